@@ -1,0 +1,14 @@
+import type { Clock } from '../lib/clock.js';
+import type { Config } from '../lib/config.js';
+import type { SecretBox } from '../lib/crypto.js';
+import type { Db } from '../lib/db/pool.js';
+import type { Logger } from '../lib/log.js';
+
+/** What activities need from the outside world; tests hand in their own. */
+export interface ActivityDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  box: SecretBox;
+  log: Logger;
+}

@@ -1,0 +1,14 @@
+/**
+ * @module activities — all I/O the workflows do, built by createActivities(deps).
+ */
+import type { ActivityDeps } from './deps.js';
+import { diagnosticsActivities } from './diagnostics.js';
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...diagnosticsActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;
+export type { ActivityDeps };

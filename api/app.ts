@@ -1,0 +1,75 @@
+/**
+ * @module api/app — the Hono application: middleware, routes and the error mapping.
+ */
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import { NotFound } from '../lib/errors.js';
+import type { AppDeps, AppEnv } from './context.js';
+import { errorResponse } from './errors.js';
+import { clientVersion } from './middleware/client-version.js';
+import { requestId } from './middleware/request-id.js';
+import { openapiDocument } from './openapi.js';
+import { diagnosticsRoutes } from './routes/diagnostics.js';
+import { healthRoutes } from './routes/health.js';
+
+export const API_VERSION = '0.67.0';
+
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use('*', requestId);
+  app.use(
+    '*',
+    cors({
+      origin: '*',
+      maxAge: 600,
+      allowHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Accept',
+        'Origin',
+        'X-Requested-With',
+        'Provider-Config-Key',
+        'Connection-Id',
+        'X-Async',
+        'X-Max-Retries',
+        'Retries',
+        'Retry-On',
+        'Base-Url-Override',
+        'Nango-Is-Sync',
+        'Nango-Is-Dry-Run',
+        'Nango-Activity-Log-Id',
+        'Switchyard-Client-Version',
+      ],
+      exposeHeaders: ['Content-Type', 'Content-Length', 'Location', 'X-Request-Id'],
+    }),
+  );
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    deps.log.info(
+      { reqId: c.get('requestId'), method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      'http',
+    );
+  });
+  app.use('*', clientVersion);
+
+  app.route('/', healthRoutes(deps));
+  app.route('/', diagnosticsRoutes(deps));
+
+  app.get('/openapi.json', (c) => c.json(openapiDocument(API_VERSION, deps.config.publicUrl) as object));
+
+  app.notFound(() => {
+    throw new NotFound('not_found', 'No such route');
+  });
+  app.onError((err, c) => {
+    if (err instanceof HTTPException && !(err.cause instanceof Error)) {
+      return c.json({ error: { code: err.status === 413 ? 'payload_too_large' : 'bad_request', message: err.message } }, err.status);
+    }
+    const { status, body, unexpected } = errorResponse(err);
+    if (unexpected) deps.log.error({ reqId: c.get('requestId'), err, errorId: body.error.payload }, 'unexpected error');
+    return c.json(body, status);
+  });
+  return app;
+}

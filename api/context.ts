@@ -1,0 +1,26 @@
+/**
+ * @module api/context — what every route handler can reach: dependencies and per-request variables.
+ */
+import type { Client } from '@temporalio/client';
+import type { Clock } from '../lib/clock.js';
+import type { Config } from '../lib/config.js';
+import type { SecretBox } from '../lib/crypto.js';
+import type { Environment } from '../lib/db/environments.js';
+import type { Db } from '../lib/db/pool.js';
+import type { Logger } from '../lib/log.js';
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  box: SecretBox;
+  log: Logger;
+  temporal: Client;
+}
+
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    environment: Environment;
+  };
+}

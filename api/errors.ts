@@ -1,0 +1,46 @@
+/**
+ * @module api/errors — the one place where errors become HTTP answers, in the envelope
+ * `{"error":{"code","message","errors"?,"payload"?}}`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { SwitchyardError, UpstreamError, ValidationFailed } from '../lib/errors.js';
+
+const statusOfKind: Record<SwitchyardError['kind'], ContentfulStatusCode> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  unsupported_media_type: 415,
+  too_large: 413,
+  upgrade_required: 426,
+  upstream: 502,
+  unavailable: 503,
+  internal: 500,
+};
+
+export interface ErrorBody {
+  error: { code: string; message?: string; errors?: ValidationFailed['errors']; payload?: unknown; [k: string]: unknown };
+}
+
+export function errorResponse(err: unknown): { status: ContentfulStatusCode; body: ErrorBody; unexpected: boolean } {
+  if (err instanceof UpstreamError) {
+    return { status: err.status as ContentfulStatusCode, body: { error: { code: err.code, message: err.message, payload: err.payload } }, unexpected: false };
+  }
+  if (err instanceof ValidationFailed) {
+    return { status: 400, body: { error: { code: err.code, message: err.message, errors: err.errors } }, unexpected: false };
+  }
+  if (err instanceof SwitchyardError) {
+    const body: ErrorBody = { error: { code: err.code, message: err.message } };
+    if (err.payload !== undefined) body.error.payload = err.payload;
+    return { status: statusOfKind[err.kind], body, unexpected: false };
+  }
+  const id = randomUUID();
+  return {
+    status: 500,
+    body: { error: { code: 'server_error', message: `An unexpected error occurred. Quote this id when you report it: "${id}"`, payload: id } },
+    unexpected: true,
+  };
+}

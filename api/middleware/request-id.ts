@@ -1,0 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context.js';
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Honours a caller's X-Request-Id when it is safe to echo, else makes one. */
+export const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const given = c.req.header('x-request-id');
+  const id = given && SAFE_ID.test(given) ? given : randomUUID();
+  c.set('requestId', id);
+  c.header('X-Request-Id', id);
+  await next();
+};

@@ -1,0 +1,90 @@
+/**
+ * @module crypto — secrets at rest (AES-256-GCM with a key ring), secret-key hashing and
+ * constant-time comparison.
+ */
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+
+const FORMAT = 'v1';
+
+export function parseKey(text: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32) throw new Error('encryption key must be 32 bytes');
+  return key;
+}
+
+function keyId(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 8);
+}
+
+/**
+ * Encrypts with the newest key and decrypts with any key of the ring, so a new key can be added
+ * and data re-encrypted while the old key still reads what it wrote.
+ */
+export class SecretBox {
+  private readonly keys = new Map<string, Buffer>();
+  private readonly currentId: string;
+
+  constructor(current: Buffer, previous: Buffer[] = []) {
+    this.currentId = keyId(current);
+    this.keys.set(this.currentId, current);
+    for (const k of previous) this.keys.set(keyId(k), k);
+  }
+
+  encrypt(plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentId)!, iv);
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return [FORMAT, this.currentId, iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
+  }
+
+  decrypt(sealed: string): string {
+    const [format, id, iv, tag, body] = sealed.split(':');
+    const key = id ? this.keys.get(id) : undefined;
+    if (format !== FORMAT || !key || !iv || !tag || body === undefined) throw new Error('cannot decrypt: unknown key or format');
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+  }
+
+  encryptJson(value: unknown): string {
+    return this.encrypt(JSON.stringify(value));
+  }
+
+  decryptJson<T>(sealed: string): T {
+    return JSON.parse(this.decrypt(sealed)) as T;
+  }
+
+  /** True when the sealed value was written with an older key and should be re-encrypted. */
+  isStale(sealed: string): boolean {
+    return sealed.split(':')[1] !== this.currentId;
+  }
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function hmacSha256Hex(key: string, body: string | Buffer): string {
+  return createHmac('sha256', key).update(body).digest('hex');
+}
+
+/** Compares two strings in time independent of where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  if (ab.length !== bb.length) {
+    timingSafeEqual(ab, ab);
+    return false;
+  }
+  return timingSafeEqual(ab, bb);
+}
+
+export function newSecretKey(): string {
+  return randomUUID();
+}
+
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

@@ -1,0 +1,157 @@
+/**
+ * @module embedded/temporal — finds a `temporal` CLI and runs its dev server with a SQLite file in
+ * the data folder, so workflows and schedules survive restarts.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { searchAttributeNames } from '../temporal/search-attributes.js';
+import { startService, waitFor } from './process.js';
+
+const run = promisify(execFile);
+export const TEMPORAL_CLI_VERSION = '1.5.1';
+const GO_PACKAGE = `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`;
+
+export interface TemporalBinary {
+  path: string;
+  source: string;
+}
+
+function userCacheDir(): string {
+  return path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'switchyard', `temporal-cli-${TEMPORAL_CLI_VERSION}`);
+}
+
+function onPath(name: string): string | null {
+  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  return found.status === 0 ? found.stdout.trim() || null : null;
+}
+
+/**
+ * The lookup order: TEMPORAL_CLI_PATH; `temporal` on PATH; a cached build in the data folder or the
+ * user's cache; a `go install` build when Go is present; null (the caller then falls back to the
+ * download that @temporalio/testing performs).
+ */
+export async function findTemporalBinary(dataDir: string, explicit: string | undefined, log: (m: string) => void): Promise<TemporalBinary | null> {
+  if (explicit) {
+    if (!existsSync(explicit)) throw new Error(`TEMPORAL_CLI_PATH points to ${explicit}, which does not exist`);
+    return { path: explicit, source: 'TEMPORAL_CLI_PATH' };
+  }
+  const fromPath = onPath('temporal');
+  if (fromPath) return { path: fromPath, source: 'PATH' };
+  for (const dir of [path.join(dataDir, 'bin'), userCacheDir()]) {
+    const candidate = path.join(dir, 'temporal');
+    if (existsSync(candidate)) return { path: candidate, source: `cached build in ${dir}` };
+  }
+  if (onPath('go')) {
+    const cache = userCacheDir();
+    await mkdir(cache, { recursive: true });
+    log(`building the Temporal CLI with go install ${GO_PACKAGE} (first time only, takes a few minutes)`);
+    const gobin = path.join(cache, 'gobin');
+    await run('go', ['install', GO_PACKAGE], { env: { ...process.env, GOBIN: gobin }, maxBuffer: 64 * 1024 * 1024 });
+    await copyFile(path.join(gobin, 'temporal'), path.join(cache, 'temporal'));
+    return { path: path.join(cache, 'temporal'), source: `go install (cached in ${cache})` };
+  }
+  return null;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export interface DevServerOptions {
+  dataDir: string;
+  dbFile?: string;
+  port?: number;
+  uiPort?: number;
+  headless?: boolean;
+  namespace: string;
+  cliPath?: string;
+  log: (m: string) => void;
+}
+
+export interface EmbeddedTemporal {
+  address: string;
+  uiUrl: string | null;
+  binary: string;
+  stop(): Promise<void>;
+}
+
+export async function startTemporalDevServer(opts: DevServerOptions): Promise<EmbeddedTemporal> {
+  await mkdir(opts.dataDir, { recursive: true });
+  const port = opts.port ?? 7233;
+  const uiPort = opts.uiPort ?? 8233;
+  const dbFile = opts.dbFile ?? path.join(opts.dataDir, 'temporal.sqlite');
+  const binary = await findTemporalBinary(opts.dataDir, opts.cliPath, opts.log);
+  if (!binary) return startWithTestingDownload(opts, port, uiPort, dbFile);
+
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--db-filename',
+    dbFile,
+    '--namespace',
+    opts.namespace,
+    '--log-level',
+    'error',
+    ...searchAttributeNames.flatMap((n) => ['--search-attribute', `${n}=Keyword`]),
+    ...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]),
+  ];
+  if (await portOpen(port)) throw new Error(`port ${port} is already in use; stop the other Temporal server or set TEMPORAL_ADDRESS to use it`);
+  const service = startService(binary.path, args);
+  await waitFor('Temporal dev server', () => portOpen(port), 120_000, service);
+  return {
+    address: `127.0.0.1:${port}`,
+    uiUrl: opts.headless ? null : `http://localhost:${uiPort}`,
+    binary: `${binary.path} (${binary.source})`,
+    stop: () => service.stop('SIGTERM', 15_000),
+  };
+}
+
+async function startWithTestingDownload(opts: DevServerOptions, port: number, uiPort: number, dbFile: string): Promise<EmbeddedTemporal> {
+  opts.log('no temporal CLI found and no Go toolchain: downloading the dev server through @temporalio/testing');
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ip: '127.0.0.1',
+      port,
+      ui: !opts.headless,
+      uiPort,
+      dbFilename: dbFile,
+      namespace: opts.namespace,
+      searchAttributes: [],
+      extraArgs: searchAttributeNames.flatMap((n) => ['--search-attribute', `${n}=Keyword`]),
+    },
+  });
+  return {
+    address: `127.0.0.1:${port}`,
+    uiUrl: opts.headless ? null : `http://localhost:${uiPort}`,
+    binary: 'downloaded by @temporalio/testing',
+    stop: () => env.teardown(),
+  };
+}

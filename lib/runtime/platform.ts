@@ -1,0 +1,90 @@
+/**
+ * @module runtime/platform — assembles the running platform from configuration: database
+ * (migrated), environments, Temporal client, and optionally the HTTP API and the workers.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import type { WorkflowBundleOption } from '@temporalio/worker';
+import { createApp } from '../../api/app.js';
+import type { AppDeps } from '../../api/context.js';
+import { startWorkers, type RunningWorkers } from '../../worker/index.js';
+import { clockFrom, systemClock, type Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { migrate } from '../db/migrate.js';
+import { createPool, type Db } from '../db/pool.js';
+import { createLogger, type Logger } from '../log.js';
+import { connectClient, ensureSearchAttributes } from '../temporal/client.js';
+import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, type EnvironmentKey } from './secrets.js';
+
+export interface PlatformOptions {
+  config: Config;
+  databaseUrl: string;
+  temporalAddress: string;
+  runApi: boolean;
+  runWorker: boolean;
+  /** Generated keys are kept in the data folder (embedded dev setup). */
+  keepSecretsLocally: boolean;
+  clock?: Clock;
+  log?: Logger;
+  workflowBundle?: WorkflowBundleOption;
+}
+
+export interface Platform {
+  deps: AppDeps;
+  environments: EnvironmentKey[];
+  apiUrl: string | null;
+  workers: RunningWorkers | null;
+  stop(): Promise<void>;
+}
+
+export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
+  const { config } = opts;
+  const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  const clock = opts.clock ?? (config.SWITCHYARD_NOW ? clockFrom(new Date(config.SWITCHYARD_NOW)) : systemClock);
+  const db: Db = createPool(opts.databaseUrl, 20);
+  let temporal: Client | null = null;
+  let server: ServerType | null = null;
+  let workers: RunningWorkers | null = null;
+
+  const stop = async () => {
+    if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+    if (workers) await workers.shutdown();
+    if (temporal) await temporal.connection.close().catch(() => undefined);
+    await db.end().catch(() => undefined);
+  };
+
+  try {
+    await migrate(db);
+    const box = await loadSecretBox(config, opts.keepSecretsLocally);
+    const environments = await ensureEnvironments(db, config, opts.keepSecretsLocally);
+    temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE);
+    await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
+    const deps: AppDeps = { db, config, clock, box, log, temporal };
+
+    if (opts.runWorker) {
+      workers = await startWorkers({
+        address: opts.temporalAddress,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX,
+        environments: [...ENVIRONMENTS],
+        deps: { db, config, clock, box, log },
+        workflowBundle: opts.workflowBundle,
+      });
+      workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));
+    }
+    let apiUrl: string | null = null;
+    if (opts.runApi) {
+      const app = createApp(deps);
+      server = await new Promise<ServerType>((resolve) => {
+        const s = serve({ fetch: app.fetch, port: config.PORT, hostname: process.env.HOST ?? '0.0.0.0' }, () => resolve(s));
+      });
+      const port = (server.address() as AddressInfo).port;
+      apiUrl = `http://localhost:${port}`;
+    }
+    return { deps, environments, apiUrl, workers, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

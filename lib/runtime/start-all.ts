@@ -1,0 +1,44 @@
+/**
+ * `npm start`: everything in one process — embedded services when not configured, migrations,
+ * the API and the worker.
+ */
+import { ConfigError, loadConfig } from '../config.js';
+import { startServices } from './services.js';
+import { startPlatform } from './platform.js';
+import { onShutdown } from './shutdown.js';
+
+const say = (m: string) => console.log(`[switchyard] ${m}`);
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  say(`data folder: ${config.dataDir}`);
+  const services = await startServices(config, say);
+  let platform: Awaited<ReturnType<typeof startPlatform>> | null = null;
+  onShutdown(async () => {
+    await platform?.stop();
+    await services.stop();
+  }, say);
+  platform = await startPlatform({
+    config,
+    databaseUrl: services.databaseUrl,
+    temporalAddress: services.temporalAddress,
+    runApi: true,
+    runWorker: true,
+    keepSecretsLocally: true,
+  });
+  say(`API:          ${platform.apiUrl} (public URL ${config.publicUrl})`);
+  say(`Temporal UI:  ${services.temporalUiUrl ?? `(external Temporal at ${services.temporalAddress})`}`);
+  say(`Postgres:     ${services.embedded.postgres ? 'embedded' : 'DATABASE_URL'}`);
+  for (const { env, secretKey, generated } of platform.environments) {
+    if (env.name === 'dev' || generated) {
+      say(`${env.name} secret key: ${secretKey ?? '(configured elsewhere; not known to this process)'}`);
+    }
+  }
+  say('ready — Ctrl-C to stop');
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error('[switchyard] failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,26 @@
+/**
+ * @module temporal/client — the Temporal client the API uses, task-queue naming, and the
+ * registration of our search attributes on servers we did not start.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { searchAttributeNames } from './search-attributes.js';
+
+export function taskQueueFor(prefix: string, environment: string): string {
+  return `${prefix}-${environment}`;
+}
+
+export async function connectClient(address: string, namespace: string): Promise<Client> {
+  const connection = await Connection.connect({ address });
+  return new Client({ connection, namespace });
+}
+
+/** Adds the Keyword search attributes when missing (the dev server we start has them already). */
+export async function ensureSearchAttributes(client: Client, namespace: string): Promise<void> {
+  const existing = await client.connection.operatorService.listSearchAttributes({ namespace });
+  const missing = searchAttributeNames.filter((n) => !(n in (existing.customAttributes ?? {})));
+  if (missing.length === 0) return;
+  await client.connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map((n) => [n, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
+  });
+}

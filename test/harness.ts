@@ -1,0 +1,91 @@
+/**
+ * @module test/harness — a real platform for one test file: its own database on the shared test
+ * PostgreSQL, its own task queues on the shared Temporal dev server, the API on a free port.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import path from 'node:path';
+import os from 'node:os';
+import { loadConfig, type Config } from '../lib/config.js';
+import type { Clock } from '../lib/clock.js';
+import { ensureDatabase } from '../lib/embedded/postgres.js';
+import { freePort } from '../lib/embedded/temporal.js';
+import { startPlatform, type Platform } from '../lib/runtime/platform.js';
+import { createLogger } from '../lib/log.js';
+
+export interface TestPlatform {
+  url: string;
+  devKey: string;
+  prodKey: string;
+  platform: Platform;
+  config: Config;
+  databaseUrl: string;
+  /** fetch against the API with the dev key unless headers say otherwise. */
+  api(pathname: string, init?: RequestInit & { json?: unknown; key?: string | null }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run tests with \`npm test\` (test/run.ts starts the services)`);
+  return v;
+}
+
+export interface TestPlatformOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  runWorker?: boolean;
+}
+
+export async function startTestPlatform(opts: TestPlatformOptions = {}): Promise<TestPlatform> {
+  const id = randomBytes(5).toString('hex');
+  const databaseUrl = await ensureDatabase(required('SWITCHYARD_TEST_DATABASE_SERVER_URL'), `t_${id}`);
+  const port = await freePort();
+  const devKey = crypto.randomUUID();
+  const prodKey = crypto.randomUUID();
+  const dataDir = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), `data-${id}-`));
+  const config = loadConfig({
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: required('SWITCHYARD_TEST_TEMPORAL_ADDRESS'),
+    SWITCHYARD_SECRET_KEY_DEV: devKey,
+    SWITCHYARD_SECRET_KEY_PROD: prodKey,
+    SWITCHYARD_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    SWITCHYARD_TASK_QUEUE_PREFIX: `t-${id}`,
+    SWITCHYARD_DATA_DIR: dataDir,
+    SWITCHYARD_ALLOWED_PRIVATE_HOSTS: '127.0.0.1,localhost',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...opts.env,
+  });
+  const platform = await startPlatform({
+    config,
+    databaseUrl,
+    temporalAddress: config.TEMPORAL_ADDRESS!,
+    runApi: true,
+    runWorker: opts.runWorker ?? true,
+    keepSecretsLocally: false,
+    clock: opts.clock,
+    log: createLogger(config.LOG_LEVEL),
+    workflowBundle: process.env.SWITCHYARD_TEST_WORKFLOW_BUNDLE ? { codePath: process.env.SWITCHYARD_TEST_WORKFLOW_BUNDLE } : undefined,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    devKey,
+    prodKey,
+    platform,
+    config,
+    databaseUrl,
+    async api(pathname, init = {}) {
+      const { json, key, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key ?? devKey}`);
+      if (json !== undefined) {
+        if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+        rest.body = JSON.stringify(json);
+      }
+      return fetch(url + pathname, { ...rest, headers });
+    },
+    stop: () => platform.stop(),
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * `npm test`: starts one real PostgreSQL (embedded) and one Temporal dev server for the whole run,
+ * unless DATABASE_URL / TEMPORAL_ADDRESS are set, bundles the workflows once, runs every test file
+ * with node's test runner, and stops everything at the end.
+ */
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../lib/embedded/postgres.js';
+import { freePort, startTemporalDevServer } from '../lib/embedded/temporal.js';
+import { bundleWorkflows } from '../worker/index.js';
+
+const say = (m: string) => console.log(`[test] ${m}`);
+
+async function testFiles(args: string[]): Promise<string[]> {
+  if (args.length > 0) return args;
+  const out: string[] = [];
+  const walk = async (dir: string) => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory() && entry.name !== 'node_modules') await walk(p);
+      else if (entry.name.endsWith('.test.ts')) out.push(p);
+    }
+  };
+  for (const dir of ['test', 'api', 'lib', 'integrations', 'activities', 'cli']) await walk(dir).catch(() => undefined);
+  return out.sort();
+}
+
+async function main(): Promise<number> {
+  const work = await mkdtemp(path.join(os.tmpdir(), 'switchyard-test-'));
+  await chmod(work, 0o755);
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    let databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) {
+      const pg = await startEmbeddedPostgres(path.join(work, 'postgres'), await freePort());
+      stops.push(pg.stop);
+      databaseUrl = pg.url;
+      say('embedded PostgreSQL up');
+    }
+    let temporalAddress = process.env.TEMPORAL_ADDRESS;
+    if (!temporalAddress) {
+      const temporal = await startTemporalDevServer({
+        dataDir: work,
+        port: await freePort(),
+        headless: true,
+        namespace: 'default',
+        cliPath: process.env.TEMPORAL_CLI_PATH,
+        log: say,
+      });
+      stops.push(temporal.stop);
+      temporalAddress = temporal.address;
+      say(`Temporal dev server up (${temporal.binary})`);
+    }
+    const bundlePath = path.join(work, 'workflow-bundle.js');
+    await writeFile(bundlePath, (await bundleWorkflows()).code as string);
+    say('workflows bundled');
+
+    const files = await testFiles(process.argv.slice(2));
+    say(`running ${files.length} test files`);
+    const code = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '2'}`, ...files], {
+        stdio: 'inherit',
+        env: {
+          ...process.env,
+          SWITCHYARD_TEST_DATABASE_SERVER_URL: databaseUrl,
+          SWITCHYARD_TEST_TEMPORAL_ADDRESS: temporalAddress,
+          SWITCHYARD_TEST_WORKFLOW_BUNDLE: bundlePath,
+          SWITCHYARD_TEST_WORK_DIR: work,
+        },
+      });
+      child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+    });
+    return code;
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    await rm(work, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

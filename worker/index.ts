@@ -1,0 +1,87 @@
+/**
+ * @module worker — Temporal workers: one task queue per environment, workflows bundled from
+ * workflows/, activities from createActivities(deps), graceful shutdown.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities/index.js';
+import { taskQueueFor } from '../lib/temporal/client.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const WORKFLOWS_PATH = createRequire(import.meta.url).resolve(path.join(here, '..', 'workflows', 'index.ts'));
+
+let runtimeInstalled = false;
+function installQuietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({
+    logger: new (class {
+      log() {}
+      trace() {}
+      debug() {}
+      info() {}
+      warn() {}
+      error(message: string, meta?: Record<string, unknown>) {
+        console.error(JSON.stringify({ level: 'error', msg: `temporal worker: ${message}`, ...meta }));
+      }
+    })(),
+  });
+}
+
+export async function bundleWorkflows(): Promise<{ code: string }> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
+  });
+  return { code };
+}
+
+export interface WorkerOptions {
+  address: string;
+  namespace: string;
+  taskQueuePrefix: string;
+  environments: string[];
+  deps: ActivityDeps;
+  workflowBundle?: WorkflowBundleOption;
+  shutdownGraceTime?: string;
+}
+
+export interface RunningWorkers {
+  taskQueues: string[];
+  /** Stops polling, lets running activities finish within the grace time, then resolves. */
+  shutdown(): Promise<void>;
+  /** Resolves or rejects when any worker stops on its own (a fatal error). */
+  done: Promise<void>;
+}
+
+export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers> {
+  installQuietRuntime();
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const workflowBundle = opts.workflowBundle ?? (await bundleWorkflows());
+  const activities = createActivities(opts.deps);
+  const workers = await Promise.all(
+    opts.environments.map((env) =>
+      Worker.create({
+        connection,
+        namespace: opts.namespace,
+        taskQueue: taskQueueFor(opts.taskQueuePrefix, env),
+        workflowBundle,
+        activities,
+        shutdownGraceTime: opts.shutdownGraceTime ?? '10 seconds',
+      }),
+    ),
+  );
+  const runs = workers.map((w) => w.run());
+  const done = Promise.all(runs).then(() => undefined);
+  return {
+    taskQueues: opts.environments.map((env) => taskQueueFor(opts.taskQueuePrefix, env)),
+    done,
+    async shutdown() {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await Promise.allSettled(runs);
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * `npm run worker`: the Temporal worker alone, against configured DATABASE_URL and TEMPORAL_ADDRESS.
+ */
+import { ConfigError, loadConfig } from '../lib/config.js';
+import { startPlatform } from '../lib/runtime/platform.js';
+import { onShutdown } from '../lib/runtime/shutdown.js';
+
+const say = (m: string) => console.log(`[switchyard worker] ${m}`);
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
+    throw new ConfigError(['DATABASE_URL and TEMPORAL_ADDRESS are required for `npm run worker` (use `npm start` for the embedded setup)']);
+  }
+  const platform = await startPlatform({
+    config,
+    databaseUrl: config.DATABASE_URL,
+    temporalAddress: config.TEMPORAL_ADDRESS,
+    runApi: false,
+    runWorker: true,
+    keepSecretsLocally: false,
+  });
+  onShutdown(platform.stop, say);
+  say(`polling ${platform.workers?.taskQueues.join(', ')}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

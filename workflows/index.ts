@@ -1,0 +1,5 @@
+/**
+ * @module workflows — every workflow the worker runs. Deterministic code only: no I/O and no Node
+ * APIs here (eslint enforces it); all I/O is in activities/.
+ */
+export { diagnosticsWorkflow } from './diagnostics.js';
