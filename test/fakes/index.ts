@@ -1,0 +1,10 @@
+/**
+ * @module Fake third-party servers for integration tests.
+ */
+export * from './server.js';
+export * from './oauth-provider.js';
+export * from './metabase.js';
+export * from './checkr.js';
+export * from './slack.js';
+export * from './google-drive.js';
+export * from './generic.js';
