@@ -3,6 +3,7 @@ import type { Config } from '../lib/config.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Db } from '../lib/db/pool.js';
 import type { Logger } from '../lib/log.js';
+import type { ProviderHttpClient } from '../lib/http/index.js';
 
 /** What activities need from the outside world; tests hand in their own. */
 export interface ActivityDeps {
@@ -11,4 +12,5 @@ export interface ActivityDeps {
   clock: Clock;
   box: SecretBox;
   log: Logger;
+  http: ProviderHttpClient;
 }

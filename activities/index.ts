@@ -2,11 +2,13 @@
  * @module activities — all I/O the workflows do, built by createActivities(deps).
  */
 import type { ActivityDeps } from './deps.js';
+import { connectionActivities } from './connections.js';
 import { diagnosticsActivities } from './diagnostics.js';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...diagnosticsActivities(deps),
+    ...connectionActivities(deps),
   };
 }
 

@@ -12,6 +12,11 @@ import { requestId } from './middleware/request-id.js';
 import { openapiDocument } from './openapi.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { healthRoutes } from './routes/health.js';
+import { connectRoutes } from './routes/connect.js';
+import { connectUiRoutes } from './routes/connect-ui.js';
+import { connectionRoutes } from './routes/connections.js';
+import { integrationRoutes } from './routes/integrations.js';
+import { legacyConnectionRoutes } from './routes/legacy-connection.js';
 
 export const API_VERSION = '0.67.0';
 
@@ -57,6 +62,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.route('/', healthRoutes(deps));
   app.route('/', diagnosticsRoutes(deps));
+  app.route('/', integrationRoutes(deps));
+  app.route('/', connectionRoutes(deps));
+  app.route('/', connectRoutes(deps));
+  app.route('/', connectUiRoutes(deps));
+  app.route(
+    '/',
+    legacyConnectionRoutes(deps, (req) => app.fetch(req)),
+  );
 
   app.get('/openapi.json', (c) => c.json(openapiDocument(API_VERSION, deps.config.publicUrl) as object));
 

@@ -8,6 +8,9 @@ import type { SecretBox } from '../lib/crypto.js';
 import type { Environment } from '../lib/db/environments.js';
 import type { Db } from '../lib/db/pool.js';
 import type { Logger } from '../lib/log.js';
+import type { ProviderHttpClient } from '../lib/http/index.js';
+import type { Lifecycle } from '../lib/temporal/lifecycle.js';
+import type { AuthSocketHub } from './ws.js';
 
 export interface AppDeps {
   db: Db;
@@ -16,6 +19,9 @@ export interface AppDeps {
   box: SecretBox;
   log: Logger;
   temporal: Client;
+  http: ProviderHttpClient;
+  lifecycle: Lifecycle;
+  authSockets: AuthSocketHub;
 }
 
 export interface AppEnv {

@@ -3,3 +3,4 @@
  * APIs here (eslint enforces it); all I/O is in activities/.
  */
 export { diagnosticsWorkflow } from './diagnostics.js';
+export { connectionCheckWorkflow } from './connection-check.js';

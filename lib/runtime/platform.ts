@@ -15,6 +15,10 @@ import { migrate } from '../db/migrate.js';
 import { createPool, type Db } from '../db/pool.js';
 import { createLogger, type Logger } from '../log.js';
 import { connectClient, ensureSearchAttributes } from '../temporal/client.js';
+import { createLifecycle } from '../temporal/lifecycle.js';
+import { createProviderHttpClient, type ProviderHttpClient } from '../http/index.js';
+import { requestLogSinkFor } from '../db/request-logs.js';
+import { AuthSocketHub } from '../../api/ws.js';
 import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, type EnvironmentKey } from './secrets.js';
 
 export interface PlatformOptions {
@@ -46,11 +50,18 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   let temporal: Client | null = null;
   let server: ServerType | null = null;
   let workers: RunningWorkers | null = null;
+  const http: ProviderHttpClient = createProviderHttpClient({
+    allowedPrivateHosts: config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS,
+    requestLog: requestLogSinkFor(db),
+  });
+  const authSockets = new AuthSocketHub();
 
   const stop = async () => {
+    authSockets.close();
     if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
     if (workers) await workers.shutdown();
     if (temporal) await temporal.connection.close().catch(() => undefined);
+    await http.close().catch(() => undefined);
     await db.end().catch(() => undefined);
   };
 
@@ -60,7 +71,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const environments = await ensureEnvironments(db, config, opts.keepSecretsLocally);
     temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE);
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
-    const deps: AppDeps = { db, config, clock, box, log, temporal };
+    const lifecycle = createLifecycle({ temporal, db, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
+    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets };
 
     if (opts.runWorker) {
       workers = await startWorkers({
@@ -68,7 +80,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX,
         environments: [...ENVIRONMENTS],
-        deps: { db, config, clock, box, log },
+        deps: { db, config, clock, box, log, http },
         workflowBundle: opts.workflowBundle,
       });
       workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));
@@ -78,6 +90,10 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       const app = createApp(deps);
       server = await new Promise<ServerType>((resolve) => {
         const s = serve({ fetch: app.fetch, port: config.PORT, hostname: process.env.HOST ?? '0.0.0.0' }, () => resolve(s));
+      });
+      server.on('upgrade', (req, socket, head) => {
+        if (new URL(req.url ?? '/', 'http://x').pathname === '/') authSockets.handleUpgrade(req, socket, head);
+        else socket.destroy();
       });
       const port = (server.address() as AddressInfo).port;
       apiUrl = `http://localhost:${port}`;

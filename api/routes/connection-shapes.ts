@@ -1,0 +1,69 @@
+/**
+ * @module api/routes/connection-shapes — connection objects as the API returns them.
+ */
+import type { Connection } from '../../lib/db/connections.js';
+import type { StoredCredentials } from '../../integrations/credentials.js';
+
+/** `GET /connections/:id` prints offsets as +00:00; list and create use Z. */
+export function plusOffset(d: Date | null): string | null {
+  return d ? d.toISOString().replace('Z', '+00:00') : null;
+}
+
+function endUserOf(c: Connection) {
+  if (!c.endUser) return null;
+  return {
+    id: c.endUser.id,
+    display_name: c.endUser.display_name ?? null,
+    email: c.endUser.email ?? null,
+    tags: c.endUser.tags ?? null,
+    organization: c.endUser.organization ? { id: c.endUser.organization.id, display_name: c.endUser.organization.display_name ?? null } : null,
+  };
+}
+
+function errorsOf(c: Connection) {
+  return c.errors.map((e) => ({ type: e.type === 'check' ? 'auth' : e.type, log_id: e.log_id, ...(e.message ? { message: e.message } : {}) }));
+}
+
+export function listItem(c: Connection) {
+  return {
+    id: c.id,
+    connection_id: c.connectionId,
+    provider_config_key: c.integrationKey,
+    provider: c.provider,
+    errors: errorsOf(c),
+    end_user: endUserOf(c),
+    tags: c.tags,
+    metadata: c.metadata,
+    status: c.status,
+    last_check_at: c.lastCheckAt?.toISOString() ?? null,
+    created: c.createdAt.toISOString(),
+  };
+}
+
+export function credentialsOut(creds: StoredCredentials, includeRefreshToken: boolean): Record<string, unknown> {
+  if (creds.type !== 'OAUTH2') return { ...creds };
+  const { refresh_token, ...rest } = creds;
+  return { ...rest, raw: creds.raw ?? {}, ...(includeRefreshToken && refresh_token ? { refresh_token } : {}) };
+}
+
+export function fullConnection(c: Connection, opts: { style: 'Z' | '+00:00'; includeRefreshToken: boolean }) {
+  const ts = (d: Date | null) => (opts.style === 'Z' ? (d?.toISOString() ?? null) : plusOffset(d));
+  return {
+    id: c.id,
+    connection_id: c.connectionId,
+    provider_config_key: c.integrationKey,
+    provider: c.provider,
+    errors: errorsOf(c),
+    end_user: endUserOf(c),
+    tags: c.tags,
+    metadata: c.metadata,
+    connection_config: c.connectionConfig,
+    webhook_url_override: c.webhookUrlOverride,
+    status: c.status,
+    last_check_at: ts(c.lastCheckAt),
+    created_at: ts(c.createdAt),
+    updated_at: ts(c.updatedAt),
+    last_fetched_at: ts(c.lastFetchedAt),
+    credentials: credentialsOut(c.credentials, opts.includeRefreshToken),
+  };
+}

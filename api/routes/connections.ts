@@ -1,0 +1,253 @@
+/**
+ * @module api/routes/connections — import, list, read (with refresh), patch, delete, metadata.
+ */
+import { randomUUID } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { dates } from '../../lib/clock.js';
+import { withFreshCredentials } from '../../lib/connections/service.js';
+import { saveConnection } from '../../lib/connections/create.js';
+import { endUserSchema, tagsFrom, tagsSchema } from '../../lib/connections/tags.js';
+import { deleteConnection, getConnection, listConnections, markFetched, patchConnection, setMetadata, type Connection } from '../../lib/db/connections.js';
+import type { Environment } from '../../lib/db/environments.js';
+import { getIntegration } from '../../lib/db/integrations.js';
+import { BadRequest, NotFound } from '../../lib/errors.js';
+import { assertUrlAllowed } from '../../lib/http/index.js';
+import { connectionCredentials, type StoredCredentials } from '../../integrations/credentials.js';
+import { getProvider } from '../../integrations/providers.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { requireSecretKey } from '../middleware/auth.js';
+import { describeRoute } from '../openapi.js';
+import { body, params, query, stringBool } from '../validate.js';
+import { fullConnection, listItem } from './connection-shapes.js';
+import { uniqueKeySchema } from './integrations.js';
+
+export const connectionIdSchema = z
+  .string()
+  .regex(/^[a-zA-Z0-9,.;:=+~[\]|@${}"'\\/_ -]+$/, 'not a valid connection id')
+  .max(255);
+const metadataSchema = z.record(z.string(), z.unknown());
+
+const webhookUrlOverride = z.union([z.literal(''), z.url({ protocol: /^https?$/ })]);
+
+const createBody = z
+  .object({
+    provider_config_key: uniqueKeySchema,
+    connection_id: connectionIdSchema.optional(),
+    metadata: metadataSchema.optional(),
+    connection_config: z.record(z.string(), z.unknown()).optional(),
+    webhook_url_override: webhookUrlOverride.optional(),
+    tags: tagsSchema.optional(),
+    end_user: endUserSchema.optional(),
+    credentials: connectionCredentials,
+  })
+  .strict();
+
+const listQuery = z
+  .object({
+    connectionId: connectionIdSchema.optional(),
+    search: z.string().max(255).optional(),
+    endUserId: z.string().max(255).optional(),
+    endUserOrganizationId: z.string().max(255).optional(),
+    integrationId: z.string().max(4096).optional(),
+    tags: z.record(z.string(), z.string()).optional(),
+    limit: z.coerce.number().int().min(1).max(2000).optional(),
+    page: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  })
+  .strict();
+
+const getQuery = z
+  .object({
+    provider_config_key: uniqueKeySchema,
+    force_refresh: stringBool.optional(),
+    refresh_token: stringBool.optional(),
+    refresh_github_app_jwt_token: stringBool.optional(),
+  })
+  .strict();
+
+const pckQuery = z.object({ provider_config_key: uniqueKeySchema }).strict();
+const idParam = z.object({ connectionId: connectionIdSchema });
+
+const patchBody = z.object({ end_user: endUserSchema.optional(), tags: tagsSchema.optional(), webhook_url_override: webhookUrlOverride.optional() }).strict();
+
+const metadataBody = z
+  .object({
+    connection_id: z.union([connectionIdSchema, z.array(connectionIdSchema).min(1).max(1000)]),
+    provider_config_key: uniqueKeySchema,
+    metadata: metadataSchema,
+  })
+  .strict();
+
+function toStored(creds: z.infer<typeof connectionCredentials>): StoredCredentials {
+  if (creds.type === 'OAUTH2') return { ...creds, expires_at: creds.expires_at?.toISOString() };
+  return creds;
+}
+
+async function checkWebhookUrl(deps: AppDeps, url: string | undefined, path: string[]): Promise<void> {
+  if (!url) return;
+  try {
+    await assertUrlAllowed(url, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+  } catch (err) {
+    throw new BadRequest('invalid_body', `${path.join('.')}: ${(err as Error).message}`);
+  }
+}
+
+async function connectionOr404(deps: AppDeps, env: Environment, pck: string, connectionId: string): Promise<Connection> {
+  const integration = await getIntegration(deps.db, deps.box, env.id, pck);
+  if (!integration) throw new BadRequest('unknown_provider_config', 'Provider does not exists');
+  const connection = await getConnection(deps.db, deps.box, env.id, pck, connectionId);
+  if (!connection) throw new NotFound('not_found', 'Failed to find connection');
+  return connection;
+}
+
+async function applyMetadata(deps: AppDeps, c: Context<AppEnv>, merge: boolean) {
+  const env = c.get('environment');
+  const input = await body(c, metadataBody);
+  const ids = Array.isArray(input.connection_id) ? input.connection_id : [input.connection_id];
+  const pks: number[] = [];
+  for (const id of ids) {
+    const conn = await getConnection(deps.db, deps.box, env.id, input.provider_config_key, id);
+    if (!conn) {
+      throw new NotFound(
+        'unknown_connection',
+        `Connection with connection id ${id} and provider config key ${input.provider_config_key} not found.${ids.length > 1 ? ' No actions were taken on any of the connections as a result of this failure.' : ''}`,
+      );
+    }
+    pks.push(conn.id);
+  }
+  await setMetadata(deps.db, pks, input.metadata, merge);
+  return input;
+}
+
+export function connectionRoutes(deps: AppDeps) {
+  const auth = requireSecretKey(deps);
+  describeRoute({
+    method: 'post',
+    path: '/connections',
+    summary: 'Import a connection that already has credentials',
+    tag: 'connections',
+    body: createBody,
+    status: 201,
+  });
+  describeRoute({ method: 'get', path: '/connections', summary: 'List connections', tag: 'connections', query: listQuery });
+  describeRoute({
+    method: 'get',
+    path: '/connections/:connectionId',
+    summary: 'Get a connection with credentials (refreshing OAuth tokens that expire within 15 minutes)',
+    tag: 'connections',
+    query: getQuery,
+  });
+  describeRoute({
+    method: 'patch',
+    path: '/connections/:connectionId',
+    summary: 'Update end user, tags, webhook URL override',
+    tag: 'connections',
+    query: pckQuery,
+    body: patchBody,
+  });
+  describeRoute({
+    method: 'delete',
+    path: '/connections/:connectionId',
+    summary: 'Delete a connection and its schedules',
+    tag: 'connections',
+    query: pckQuery,
+  });
+  describeRoute({
+    method: 'post',
+    path: '/connections/metadata',
+    summary: 'Replace metadata of one or many connections (all or nothing)',
+    tag: 'connections',
+    body: metadataBody,
+    status: 201,
+  });
+  describeRoute({
+    method: 'patch',
+    path: '/connections/metadata',
+    summary: 'Merge metadata into one or many connections (all or nothing)',
+    tag: 'connections',
+    body: metadataBody,
+  });
+
+  return new Hono<AppEnv>()
+    .post('/connections', auth, async (c) => {
+      const env = c.get('environment');
+      query(c, z.object({}).strict());
+      const input = await body(c, createBody);
+      const integration = await getIntegration(deps.db, deps.box, env.id, input.provider_config_key);
+      if (!integration) throw new NotFound('not_found', 'Integration does not exist');
+      await checkWebhookUrl(deps, input.webhook_url_override, ['webhook_url_override']);
+      const { connection } = await saveConnection(deps, {
+        environment: env,
+        integration,
+        provider: getProvider(integration.provider)!,
+        connectionId: input.connection_id ?? randomUUID(),
+        credentials: toStored(input.credentials),
+        connectionConfig: input.connection_config ?? {},
+        metadata: input.metadata,
+        tags: tagsFrom(input.end_user, input.tags),
+        endUser: input.end_user ?? null,
+        webhookUrlOverride: input.webhook_url_override || null,
+      });
+      await deps.lifecycle.connectionSaved(env, connection);
+      return c.json(fullConnection(connection, { style: 'Z', includeRefreshToken: true }), 201);
+    })
+    .get('/connections', auth, async (c) => {
+      const env = c.get('environment');
+      const q = query(c, listQuery);
+      const connections = await listConnections(deps.db, deps.box, env.id, {
+        connectionId: q.connectionId,
+        search: q.search,
+        endUserId: q.endUserId,
+        endUserOrganizationId: q.endUserOrganizationId,
+        integrationKeys: q.integrationId?.split(',').filter(Boolean),
+        tags: q.tags ? Object.fromEntries(Object.entries(q.tags).map(([k, v]) => [k.toLowerCase(), v])) : undefined,
+        limit: q.limit ?? 10_000,
+        page: q.page ?? 0,
+      });
+      return c.json({ connections: connections.map(listItem) });
+    })
+    .post('/connections/metadata', auth, async (c) => c.json(await applyMetadata(deps, c, false), 201))
+    .patch('/connections/metadata', auth, async (c) => c.json(await applyMetadata(deps, c, true), 200))
+    .get('/connections/:connectionId', auth, async (c) => {
+      const env = c.get('environment');
+      const { connectionId } = params(c, idParam);
+      const q = query(c, getQuery);
+      let connection = await connectionOr404(deps, env, q.provider_config_key, connectionId);
+      connection = await withFreshCredentials(deps, connection, { force: q.force_refresh ?? false });
+      await markFetched(deps.db, connection.id);
+      return c.json(fullConnection(connection, { style: '+00:00', includeRefreshToken: q.refresh_token !== false }));
+    })
+    .patch('/connections/:connectionId', auth, async (c) => {
+      const env = c.get('environment');
+      const { connectionId } = params(c, idParam);
+      const q = query(c, pckQuery);
+      const input = await body(c, patchBody);
+      const connection = await connectionOr404(deps, env, q.provider_config_key, connectionId);
+      await checkWebhookUrl(deps, input.webhook_url_override, ['webhook_url_override']);
+      const tags = input.tags ?? (input.end_user ? tagsFrom(input.end_user, undefined) : undefined);
+      await patchConnection(deps.db, connection.id, {
+        ...(tags !== undefined ? { tags: input.tags ? input.tags : { ...connection.tags, ...tags } } : {}),
+        ...(input.end_user !== undefined ? { endUser: input.end_user } : {}),
+        ...(input.webhook_url_override !== undefined ? { webhookUrlOverride: input.webhook_url_override } : {}),
+      });
+      // Before 2025-09-08 an end-user update applied to every connection of that end user.
+      if (input.end_user && deps.clock.now() < dates.endUserIsolation) {
+        await deps.db.query(`UPDATE connections SET end_user = $3::jsonb, updated_at = now() WHERE environment_id = $1 AND end_user->>'id' = $2`, [
+          env.id,
+          input.end_user.id,
+          JSON.stringify(input.end_user),
+        ]);
+      }
+      return c.json({ success: true });
+    })
+    .delete('/connections/:connectionId', auth, async (c) => {
+      const env = c.get('environment');
+      const { connectionId } = params(c, idParam);
+      const q = query(c, pckQuery);
+      const connection = await getConnection(deps.db, deps.box, env.id, q.provider_config_key, connectionId);
+      if (!connection) throw new BadRequest('unknown_connection', 'Connection not found');
+      await deps.lifecycle.connectionDeleting(env, connection);
+      await deleteConnection(deps.db, connection.id);
+      return c.json({ success: true });
+    });
+}

@@ -1,0 +1,300 @@
+/**
+ * @module api/routes/integrations — integrations: the Authorization tab (credentials, stored
+ * encrypted) and the Endpoints tab (activate the endpoints the integration's scripts declare).
+ */
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import {
+  deleteIntegration,
+  endpointStates,
+  getIntegration,
+  insertIntegration,
+  listIntegrations,
+  setEndpointStates,
+  updateIntegration,
+  type Integration,
+} from '../../lib/db/integrations.js';
+import type { Environment } from '../../lib/db/environments.js';
+import { NotFound, ValidationFailed } from '../../lib/errors.js';
+import { integrationCredentials } from '../../integrations/credentials.js';
+import { getProvider, integrationConfigSchema, providerNames, providers } from '../../integrations/providers.js';
+import { endpointKey, prebuiltScriptsFor } from '../../integrations/registry.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { requireSecretKey } from '../middleware/auth.js';
+import { secretKeyOrSession } from '../middleware/connect-session.js';
+import { describeRoute } from '../openapi.js';
+import { body, params, query } from '../validate.js';
+
+export const uniqueKeySchema = z
+  .string()
+  .regex(/^[a-zA-Z0-9~:.@ _-]+$/, 'letters, digits and ~:.@ _-')
+  .max(255);
+
+const createBody = z
+  .object({
+    provider: z.string().min(1),
+    unique_key: uniqueKeySchema,
+    display_name: z.string().min(1).max(255).optional(),
+    forward_webhooks: z.boolean().optional(),
+    credentials: integrationCredentials.optional(),
+    integration_config: integrationConfigSchema.optional(),
+    custom: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
+const patchBody = createBody.omit({ provider: true }).partial().strict();
+
+const includeQuery = z.object({ include: z.union([z.enum(['webhook', 'credentials']), z.array(z.enum(['webhook', 'credentials']))]).optional() }).strict();
+
+const endpointItem = z.object({ method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']), path: z.string().startsWith('/'), enabled: z.boolean() }).strict();
+const endpointsPatch = z.object({ endpoints: z.array(endpointItem).min(1).max(500) }).strict();
+const keyParam = z.object({ uniqueKey: uniqueKeySchema });
+
+export const integrationResponse = z.object({
+  unique_key: z.string(),
+  provider: z.string(),
+  display_name: z.string(),
+  logo: z.string(),
+  forward_webhooks: z.boolean(),
+  integration_config: z.record(z.string(), z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+  webhook_url: z.string().optional(),
+  credentials: z.unknown().optional(),
+});
+
+function mask(secret: string): string {
+  return secret.length <= 4 ? '****' : `${'*'.repeat(Math.min(12, secret.length - 4))}${secret.slice(-4)}`;
+}
+
+function present(deps: AppDeps, env: Environment, i: Integration, include: string[]): z.infer<typeof integrationResponse> {
+  const provider = getProvider(i.provider);
+  return {
+    unique_key: i.uniqueKey,
+    provider: i.provider,
+    display_name: i.displayName ?? provider?.displayName ?? i.provider,
+    logo: `${deps.config.publicUrl}/images/logos/${i.provider}.svg`,
+    forward_webhooks: i.forwardWebhooks,
+    integration_config: Object.fromEntries(Object.entries(i.integrationConfig).filter(([, v]) => v !== undefined)) as Record<string, string>,
+    created_at: i.createdAt.toISOString(),
+    updated_at: i.updatedAt.toISOString(),
+    ...(include.includes('webhook') ? { webhook_url: `${deps.config.publicUrl}/webhook/${env.uuid}/${encodeURIComponent(i.uniqueKey)}` } : {}),
+    ...(include.includes('credentials') ? { credentials: i.credentials } : {}),
+  };
+}
+
+/** The Authorization tab never shows secrets back in full except on an explicit include. */
+export function credentialsSummary(i: Integration): Record<string, unknown> | null {
+  if (!i.credentials) return null;
+  return {
+    type: i.credentials.type,
+    client_id: i.credentials.client_id,
+    client_secret: mask(i.credentials.client_secret),
+    scopes: i.credentials.scopes ?? '',
+    webhook_secret: i.credentials.webhook_secret ? mask(i.credentials.webhook_secret) : null,
+  };
+}
+
+function checkCompatible(providerName: string, credentials: z.infer<typeof integrationCredentials> | undefined | null): void {
+  const provider = getProvider(providerName)!;
+  if (credentials && credentials.type !== provider.authMode) {
+    throw new ValidationFailed('invalid_body', [
+      {
+        code: 'invalid_credentials',
+        message: `incompatible credentials auth type ${credentials.type} and provider auth ${provider.authMode}`,
+        path: ['credentials', 'type'],
+      },
+    ]);
+  }
+}
+
+export async function integrationOr404(deps: AppDeps, env: Environment, uniqueKey: string): Promise<Integration> {
+  const integration = await getIntegration(deps.db, deps.box, env.id, uniqueKey);
+  if (!integration) throw new NotFound('not_found', 'Integration does not exist');
+  return integration;
+}
+
+export interface EndpointRow {
+  method: string;
+  path: string;
+  script: string;
+  type: 'sync' | 'action';
+  enabled: boolean;
+}
+
+export async function endpointsOf(deps: AppDeps, integration: Integration): Promise<EndpointRow[]> {
+  const states = new Map((await endpointStates(deps.db, integration.id)).map((s) => [endpointKey(s), s.enabled]));
+  return prebuiltScriptsFor(integration.provider).flatMap((script) =>
+    script.endpoints.map((e) => ({ method: e.method, path: e.path, script: script.name, type: script.type, enabled: states.get(endpointKey(e)) ?? false })),
+  );
+}
+
+function includes(c: Context<AppEnv>): string[] {
+  const inc = query(c, includeQuery).include;
+  return inc === undefined ? [] : Array.isArray(inc) ? inc : [inc];
+}
+
+export function integrationRoutes(deps: AppDeps) {
+  const auth = requireSecretKey(deps);
+  describeRoute({
+    method: 'get',
+    path: '/integrations',
+    summary: 'List integrations (secret key or connect session)',
+    tag: 'integrations',
+    auth: 'secret_key_or_connect_session',
+  });
+  describeRoute({
+    method: 'post',
+    path: '/integrations',
+    summary: 'Create an integration',
+    tag: 'integrations',
+    body: createBody,
+    response: z.object({ data: integrationResponse }),
+  });
+  describeRoute({
+    method: 'get',
+    path: '/integrations/:uniqueKey',
+    summary: 'Get an integration',
+    tag: 'integrations',
+    query: includeQuery,
+    response: z.object({ data: integrationResponse }),
+  });
+  describeRoute({
+    method: 'patch',
+    path: '/integrations/:uniqueKey',
+    summary: 'Update an integration (Authorization tab)',
+    tag: 'integrations',
+    body: patchBody,
+  });
+  describeRoute({ method: 'delete', path: '/integrations/:uniqueKey', summary: 'Delete an integration and its connections', tag: 'integrations' });
+  describeRoute({
+    method: 'get',
+    path: '/integrations/:uniqueKey/endpoints',
+    summary: 'The Endpoints tab: declared endpoints and whether each is activated',
+    tag: 'integrations',
+  });
+  describeRoute({
+    method: 'patch',
+    path: '/integrations/:uniqueKey/endpoints',
+    summary: 'Activate or deactivate endpoints',
+    tag: 'integrations',
+    body: endpointsPatch,
+  });
+  describeRoute({ method: 'get', path: '/providers', summary: 'The provider catalogue', tag: 'integrations', auth: 'secret_key_or_connect_session' });
+
+  return new Hono<AppEnv>()
+    .get('/providers', async (c) => {
+      await secretKeyOrSession(deps, c);
+      return c.json({
+        data: Object.values(providers).map((p) => ({
+          name: p.name,
+          display_name: p.displayName,
+          auth_mode: p.authMode,
+          docs: p.docs,
+          connection_config: Object.fromEntries(
+            Object.entries(p.connectionConfig).map(([k, f]) => [k, { title: f.title, description: f.description, required: f.required }]),
+          ),
+        })),
+      });
+    })
+    .get('/providers/:provider', async (c) => {
+      await secretKeyOrSession(deps, c);
+      const p = getProvider(c.req.param('provider'));
+      if (!p) throw new NotFound('unknown_provider_template', 'No such provider');
+      return c.json({
+        data: {
+          name: p.name,
+          display_name: p.displayName,
+          auth_mode: p.authMode,
+          docs: p.docs,
+          connection_config: Object.fromEntries(
+            Object.entries(p.connectionConfig).map(([k, f]) => [k, { title: f.title, description: f.description, required: f.required }]),
+          ),
+        },
+      });
+    })
+    .get('/integrations', async (c) => {
+      const { environment, session } = await secretKeyOrSession(deps, c);
+      let list = await listIntegrations(deps.db, deps.box, environment.id);
+      if (session?.allowedIntegrations) list = list.filter((i) => session.allowedIntegrations!.includes(i.uniqueKey));
+      return c.json({ data: list.map((i) => present(deps, environment, i, [])) });
+    })
+    .post('/integrations', auth, async (c) => {
+      const env = c.get('environment');
+      const input = await body(c, createBody);
+      if (!getProvider(input.provider)) {
+        throw new ValidationFailed('invalid_body', [
+          { code: 'invalid_string', message: `Invalid provider: expected one of ${providerNames.join(', ')}`, path: ['provider'] },
+        ]);
+      }
+      checkCompatible(input.provider, input.credentials);
+      const created = await insertIntegration(deps.db, deps.box, env.id, {
+        uniqueKey: input.unique_key,
+        provider: input.provider,
+        displayName: input.display_name,
+        credentials: input.credentials,
+        integrationConfig: input.integration_config,
+        custom: input.custom,
+        forwardWebhooks: input.forward_webhooks,
+      });
+      if (!created) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
+      return c.json({ data: present(deps, env, created, []) }, 200);
+    })
+    .get('/integrations/:uniqueKey', auth, async (c) => {
+      const env = c.get('environment');
+      const { uniqueKey } = params(c, keyParam);
+      const inc = includes(c);
+      const integration = await integrationOr404(deps, env, uniqueKey);
+      return c.json({ data: present(deps, env, integration, inc) });
+    })
+    .patch('/integrations/:uniqueKey', auth, async (c) => {
+      const env = c.get('environment');
+      const { uniqueKey } = params(c, keyParam);
+      const input = await body(c, patchBody);
+      const current = await integrationOr404(deps, env, uniqueKey);
+      checkCompatible(current.provider, input.credentials);
+      const updated = await updateIntegration(deps.db, deps.box, current, {
+        uniqueKey: input.unique_key,
+        displayName: input.display_name,
+        credentials: input.credentials,
+        integrationConfig: input.integration_config,
+        custom: input.custom,
+        forwardWebhooks: input.forward_webhooks,
+      });
+      if (!updated) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
+      return c.json({ data: present(deps, env, updated, []) });
+    })
+    .delete('/integrations/:uniqueKey', auth, async (c) => {
+      const env = c.get('environment');
+      const { uniqueKey } = params(c, keyParam);
+      const integration = await integrationOr404(deps, env, uniqueKey);
+      await deps.lifecycle.integrationDeleting(env, integration);
+      await deleteIntegration(deps.db, integration.id);
+      return c.json({ success: true });
+    })
+    .get('/integrations/:uniqueKey/endpoints', auth, async (c) => {
+      const { uniqueKey } = params(c, keyParam);
+      const integration = await integrationOr404(deps, c.get('environment'), uniqueKey);
+      return c.json({ data: await endpointsOf(deps, integration) });
+    })
+    .patch('/integrations/:uniqueKey/endpoints', auth, async (c) => {
+      const { uniqueKey } = params(c, keyParam);
+      const input = await body(c, endpointsPatch);
+      const integration = await integrationOr404(deps, c.get('environment'), uniqueKey);
+      const declared = new Set((await endpointsOf(deps, integration)).map(endpointKey));
+      const unknown = input.endpoints.map((e, i) => [e, i] as const).filter(([e]) => !declared.has(endpointKey(e)));
+      if (unknown.length) {
+        throw new ValidationFailed(
+          'invalid_body',
+          unknown.map(([e, i]) => ({
+            code: 'unknown_endpoint',
+            message: `${e.method} ${e.path} is not declared by any script of this integration`,
+            path: ['endpoints', i],
+          })),
+        );
+      }
+      await setEndpointStates(deps.db, integration.id, input.endpoints);
+      await deps.lifecycle.endpointsChanged(c.get('environment'), integration);
+      return c.json({ data: await endpointsOf(deps, integration) });
+    });
+}

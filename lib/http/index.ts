@@ -1,0 +1,20 @@
+/**
+ * @module http — the provider HTTP client and what goes with it.
+ */
+export * from './errors.js';
+export { assertUrlAllowed, isPrivateAddress, isHostAllowListed, normalizeHost } from './address-policy.js';
+export { DEFAULT_RATE_LIMIT_DELAY_MS, retryAfterMs } from './retry-after.js';
+export { redactUrl, REDACTED } from './redact.js';
+export {
+  createProviderHttpClient,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  type AuthInjection,
+  type ProviderHttpClient,
+  type ProviderHttpClientOptions,
+  type ProviderRequest,
+  type ProviderResponse,
+  type RequestContext,
+  type RequestLogEntry,
+  type RequestLogSink,
+} from './provider-client.js';

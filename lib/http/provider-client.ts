@@ -1,0 +1,376 @@
+/**
+ * @module http/provider-client — the only way the platform calls a third party (integration scripts
+ * through activities, and the proxy route): auth injection, the address policy, one keep-alive
+ * undici Agent per origin, timeouts, typed errors and a request log entry for every call.
+ */
+import type { Readable } from 'node:stream';
+import { Agent } from 'undici';
+import { assertLiteralHostAllowed, createPinnedLookup } from './address-policy.js';
+import { InvalidUrl, NetworkError, ProviderError, RateLimited, ResponseTooLarge, UpstreamHttpError, type ResponseHeaders } from './errors.js';
+import { redactUrl } from './redact.js';
+import { DEFAULT_RATE_LIMIT_DELAY_MS, retryAfterMs } from './retry-after.js';
+
+export type AuthInjection =
+  | { type: 'bearer'; token: string }
+  | { type: 'basic'; username: string; password: string }
+  | { type: 'header'; name: string; value: string }
+  | { type: 'none' };
+
+export interface RequestContext {
+  environmentId: number;
+  integration?: string;
+  connectionId?: string;
+  runId?: string;
+  kind: 'proxy' | 'action' | 'sync' | 'check' | 'auth' | 'webhook';
+}
+
+export type QueryValue = string | number | boolean | (string | number)[] | undefined;
+
+export interface ProviderRequest {
+  method: string;
+  /** May carry a path prefix (`https://api.example.com/v2`). */
+  baseUrl: string;
+  /** Joined to the base URL's path; may include a query string. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  headers?: Record<string, string>;
+  body?: string | Buffer | Uint8Array | NodeJS.ReadableStream | null;
+  auth: AuthInjection;
+  context: RequestContext;
+  /** Headers timeout and body (between chunks) timeout; default 30 s. */
+  timeoutMs?: number;
+  /** Return the body as a Readable without buffering it. The caller must consume or destroy it. */
+  stream?: boolean;
+  /** When buffering, fail with ResponseTooLarge above this; default 50 MB. */
+  maxResponseBytes?: number;
+  /** Aborts the call (e.g. the proxied client went away); the abort error is rethrown as is. */
+  signal?: AbortSignal;
+}
+
+export interface ProviderResponse {
+  status: number;
+  headers: ResponseHeaders;
+  /** The buffered body (empty when there is none); null when streamed. */
+  body: Buffer | null;
+  stream: Readable | null;
+  url: string;
+  durationMs: number;
+}
+
+export interface RequestLogEntry {
+  environmentId: number;
+  integration?: string;
+  connectionId?: string;
+  runId?: string;
+  kind: RequestContext['kind'];
+  method: string;
+  /** Redacted: see redact.ts. Headers and bodies are never logged. */
+  url: string;
+  /** Null when no response arrived. */
+  status: number | null;
+  durationMs: number;
+  /** Null when the request body is a stream. */
+  requestBytes: number | null;
+  /** Null when the response is streamed. */
+  responseBytes: number | null;
+  error?: string;
+  createdAt: Date;
+}
+
+export type RequestLogSink = (entry: RequestLogEntry) => void | Promise<void>;
+
+export interface ProviderHttpClient {
+  /** Answers with any HTTP status; throws only when no usable response arrived (network, policy, size). */
+  request(req: ProviderRequest): Promise<ProviderResponse>;
+  /** Like request, but throws RateLimited for 429 and UpstreamHttpError for any other status ≥ 400. */
+  requestOrThrow(req: ProviderRequest): Promise<ProviderResponse>;
+  /** Waits for pending log writes, then closes every connection. */
+  close(): Promise<void>;
+}
+
+export interface ProviderHttpClientOptions {
+  /** Host names or IP literals that may resolve to private or loopback addresses. */
+  allowedPrivateHosts: string[];
+  requestLog?: RequestLogSink;
+  defaultTimeoutMs?: number;
+  now?: () => Date;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
+export const ERROR_BODY_LIMIT_BYTES = 64 * 1024;
+const MAX_CONNECT_TIMEOUT_MS = 10_000;
+// Customer-supplied domains make the set of origins open-ended; beyond this the oldest Agent is closed.
+const MAX_AGENTS = 256;
+
+// Hop-by-hop and framing headers belong to each connection; undici sets or rejects them itself.
+const DROPPED_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'expect']);
+
+export function buildUrl(baseUrl: string, path: string, query?: Record<string, QueryValue>): URL {
+  let base: URL;
+  try {
+    base = new URL(baseUrl);
+  } catch {
+    throw new InvalidUrl(`not a valid base URL: ${redactUrl(baseUrl)}`);
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new InvalidUrl(`the URL scheme must be http or https, not ${base.protocol.slice(0, -1)}`);
+  const withoutFragment = path.split('#')[0]!;
+  const q = withoutFragment.indexOf('?');
+  const pathPart = q === -1 ? withoutFragment : withoutFragment.slice(0, q);
+  const pathQuery = q === -1 ? '' : withoutFragment.slice(q + 1);
+
+  const url = new URL(base.origin);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  url.pathname = pathPart ? `${prefix}/${pathPart.replace(/^\/+/, '')}` : base.pathname;
+
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) params.append(name, String(v));
+  }
+  const search = [base.search.slice(1), pathQuery, params.toString()].filter(Boolean).join('&');
+  url.search = search ? `?${search}` : '';
+  return url;
+}
+
+export function authHeaders(auth: AuthInjection): Record<string, string> {
+  switch (auth.type) {
+    case 'bearer':
+      return { authorization: `Bearer ${auth.token}` };
+    case 'basic':
+      return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` };
+    case 'header':
+      return { [auth.name.toLowerCase()]: auth.value };
+    case 'none':
+      return {};
+  }
+}
+
+function isStreamBody(body: ProviderRequest['body']): body is NodeJS.ReadableStream {
+  return body != null && typeof body !== 'string' && !(body instanceof Uint8Array);
+}
+
+function requestHeaders(req: ProviderRequest): Record<string, string> {
+  const streamed = isStreamBody(req.body);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers ?? {})) {
+    const n = name.toLowerCase();
+    if (DROPPED_HEADERS.has(n) || (n === 'content-length' && !streamed)) continue;
+    out[n] = value;
+  }
+  return { ...out, ...authHeaders(req.auth) };
+}
+
+function requestBytes(body: ProviderRequest['body']): number | null {
+  if (body == null) return 0;
+  if (typeof body === 'string') return Buffer.byteLength(body);
+  if (body instanceof Uint8Array) return body.byteLength;
+  return null;
+}
+
+function responseHeaders(headers: Record<string, string | string[] | undefined>): ResponseHeaders {
+  const out: ResponseHeaders = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+function firstHeader(headers: ResponseHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+async function readAll(body: Readable, limit: number, headers: ResponseHeaders): Promise<Buffer> {
+  const declared = Number(firstHeader(headers, 'content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    body.destroy();
+    throw new ResponseTooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += (chunk as Buffer).length;
+    if (total > limit) {
+      body.destroy();
+      throw new ResponseTooLarge(limit);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** Up to `limit` bytes of a stream, then the stream is destroyed. */
+async function readPrefix(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      total += (chunk as Buffer).length;
+      if (total >= limit) break;
+    }
+  } catch {
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, limit);
+}
+
+/** JSON when the content type says so and it parses in full; text (truncated to 64 KB) otherwise. */
+export function parseErrorBody(body: Buffer | null, contentType: string | undefined): unknown {
+  if (!body || body.length === 0) return '';
+  const text = body.subarray(0, ERROR_BODY_LIMIT_BYTES).toString('utf8');
+  if (body.length <= ERROR_BODY_LIMIT_BYTES && contentType && /[/+]json\b/i.test(contentType)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {}
+  }
+  return text;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
+
+/** Maps what undici and the socket throw to the typed errors; anything else (a bad header, an abort) passes unchanged. */
+function toProviderError(err: unknown, host: string, timeoutMs: number): unknown {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof ProviderError) return e;
+  }
+  if (!(err instanceof Error)) return err;
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  const causeCode = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (TIMEOUT_CODES.has(code)) return new NetworkError('timeout', `${host} did not answer within ${timeoutMs} ms (${code})`, { cause: err });
+  if (code === 'UND_ERR_SOCKET') return new NetworkError(causeCode ?? 'socket', `connection to ${host} failed: ${err.message}`, { cause: err });
+  if (TLS_CODE.test(code)) return new NetworkError(code, `TLS with ${host} failed: ${err.message}`, { cause: err, retryable: false });
+  if (/^E(?!RR_)[A-Z_]+$/.test(code)) return new NetworkError(code, `connection to ${host} failed: ${code}`, { cause: err });
+  return err;
+}
+
+export function createProviderHttpClient(opts: ProviderHttpClientOptions): ProviderHttpClient {
+  const allowed = [...opts.allowedPrivateHosts];
+  const defaultTimeoutMs = opts.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const now = opts.now ?? (() => new Date());
+  const lookup = createPinnedLookup(allowed);
+  const agents = new Map<string, Agent>();
+  const pendingLogs = new Set<Promise<void>>();
+  let closed = false;
+
+  function agentFor(origin: string): Agent {
+    let agent = agents.get(origin);
+    if (agent) {
+      // Re-insert so the Map's order is least recently used first.
+      agents.delete(origin);
+      agents.set(origin, agent);
+      return agent;
+    }
+    agent = new Agent({
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 10 * 60_000,
+      connect: { lookup, timeout: Math.min(defaultTimeoutMs, MAX_CONNECT_TIMEOUT_MS) },
+    });
+    agents.set(origin, agent);
+    if (agents.size > MAX_AGENTS) {
+      const [oldestOrigin, oldest] = agents.entries().next().value!;
+      agents.delete(oldestOrigin);
+      void oldest.close().catch(() => undefined);
+    }
+    return agent;
+  }
+
+  function log(entry: RequestLogEntry): void {
+    if (!opts.requestLog) return;
+    const report = (err: unknown) => console.error('[switchyard] request log sink failed:', err);
+    try {
+      const result = opts.requestLog(entry);
+      if (result && typeof result.then === 'function') {
+        const p: Promise<void> = Promise.resolve(result)
+          .catch(report)
+          .finally(() => pendingLogs.delete(p));
+        pendingLogs.add(p);
+      }
+    } catch (err) {
+      report(err);
+    }
+  }
+
+  async function request(req: ProviderRequest): Promise<ProviderResponse> {
+    if (closed) throw new Error('the provider HTTP client is closed');
+    const url = buildUrl(req.baseUrl, req.path, req.query);
+    const method = req.method.toUpperCase();
+    const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
+    const createdAt = now();
+    const started = performance.now();
+    const { environmentId, integration, connectionId, runId, kind } = req.context;
+    const reqBytes = requestBytes(req.body);
+    const elapsed = () => Math.round(performance.now() - started);
+    const entry = (status: number | null, responseBytes: number | null, error?: string): RequestLogEntry => ({
+      environmentId,
+      ...(integration !== undefined && { integration }),
+      ...(connectionId !== undefined && { connectionId }),
+      ...(runId !== undefined && { runId }),
+      kind,
+      method,
+      url: redactUrl(url),
+      status,
+      durationMs: elapsed(),
+      requestBytes: reqBytes,
+      responseBytes,
+      ...(error !== undefined && { error }),
+      createdAt,
+    });
+
+    let status: number | null = null;
+    try {
+      assertLiteralHostAllowed(url.hostname, allowed);
+      const res = await agentFor(url.origin).request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers: requestHeaders(req),
+        body: (req.body ?? null) as string | Buffer | Uint8Array | Readable | null,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: req.signal ?? null,
+      });
+      status = res.statusCode;
+      const headers = responseHeaders(res.headers);
+      if (req.stream) {
+        // Logged when the headers arrive, with responseBytes null: the caller owns the stream and may
+        // never finish or destroy it, and every call must still be logged exactly once.
+        const durationMs = elapsed();
+        log(entry(status, null));
+        return { status, headers, body: null, stream: res.body, url: url.toString(), durationMs };
+      }
+      const body = await readAll(res.body, req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, headers);
+      const durationMs = elapsed();
+      log(entry(status, body.length));
+      return { status, headers, body, stream: null, url: url.toString(), durationMs };
+    } catch (err) {
+      const mapped = toProviderError(err, url.host, timeoutMs);
+      log(entry(status, null, mapped instanceof Error ? mapped.message : String(mapped)));
+      throw mapped;
+    }
+  }
+
+  async function requestOrThrow(req: ProviderRequest): Promise<ProviderResponse> {
+    const res = await request(req);
+    if (res.status < 400) return res;
+    const raw = res.stream ? await readPrefix(res.stream, ERROR_BODY_LIMIT_BYTES) : res.body;
+    const body = parseErrorBody(raw, firstHeader(res.headers, 'content-type'));
+    const url = redactUrl(res.url);
+    if (res.status === 429) {
+      const wait = retryAfterMs(res.headers, now());
+      throw new RateLimited(wait ?? DEFAULT_RATE_LIMIT_DELAY_MS, wait !== null, { status: 429, headers: res.headers, body, url });
+    }
+    throw new UpstreamHttpError(res.status, res.headers, body, url);
+  }
+
+  async function close(): Promise<void> {
+    closed = true;
+    await Promise.allSettled([...pendingLogs]);
+    const all = [...agents.values()];
+    agents.clear();
+    await Promise.allSettled(all.map((a) => a.close()));
+  }
+
+  return { request, requestOrThrow, close };
+}
