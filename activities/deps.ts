@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { Clock } from '../lib/clock.js';
 import type { Config } from '../lib/config.js';
 import type { SecretBox } from '../lib/crypto.js';
@@ -13,4 +14,6 @@ export interface ActivityDeps {
   box: SecretBox;
   log: Logger;
   http: ProviderHttpClient;
+  /** Starts workflows from activities (webhook deliveries of the events they emit). */
+  temporal: Client;
 }

@@ -2,13 +2,17 @@
  * @module activities — all I/O the workflows do, built by createActivities(deps).
  */
 import type { ActivityDeps } from './deps.js';
+import { actionActivities } from './actions.js';
 import { connectionActivities } from './connections.js';
 import { diagnosticsActivities } from './diagnostics.js';
+import { webhookActivities } from './webhooks.js';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...diagnosticsActivities(deps),
     ...connectionActivities(deps),
+    ...actionActivities(deps),
+    ...webhookActivities(deps),
   };
 }
 

@@ -13,10 +13,16 @@ import { openapiDocument } from './openapi.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { healthRoutes } from './routes/health.js';
 import { connectRoutes } from './routes/connect.js';
+import { actionRoutes } from './routes/actions.js';
+import { unifiedEndpointRoutes } from './routes/unified-endpoints.js';
 import { connectUiRoutes } from './routes/connect-ui.js';
 import { connectionRoutes } from './routes/connections.js';
 import { integrationRoutes } from './routes/integrations.js';
 import { legacyConnectionRoutes } from './routes/legacy-connection.js';
+import { environmentRoutes } from './routes/environment.js';
+import { webhookDeliveryRoutes } from './routes/webhook-deliveries.js';
+import { logRoutes } from './routes/logs.js';
+import { proxyRoutes } from './routes/proxy.js';
 
 export const API_VERSION = '0.67.0';
 
@@ -65,13 +71,21 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', integrationRoutes(deps));
   app.route('/', connectionRoutes(deps));
   app.route('/', connectRoutes(deps));
+  app.route('/', actionRoutes(deps));
   app.route('/', connectUiRoutes(deps));
+  app.route('/', environmentRoutes(deps));
+  app.route('/', webhookDeliveryRoutes(deps));
+  app.route('/', proxyRoutes(deps));
+  app.route('/', logRoutes(deps));
   app.route(
     '/',
     legacyConnectionRoutes(deps, (req) => app.fetch(req)),
   );
 
   app.get('/openapi.json', (c) => c.json(openapiDocument(API_VERSION, deps.config.publicUrl) as object));
+
+  // Last: the endpoints scripts declare. Platform routes above always win.
+  app.route('/', unifiedEndpointRoutes(deps));
 
   app.notFound(() => {
     throw new NotFound('not_found', 'No such route');

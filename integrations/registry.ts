@@ -1,8 +1,10 @@
 /**
- * @module integrations/registry — which scripts (and so which endpoints) an integration has:
- * the pre-built scripts of its provider, present on every integration of that provider without a
- * deploy.
+ * @module integrations/registry — which scripts an integration has: the pre-built scripts of its
+ * provider (present on every integration of that provider without a deploy).
  */
+import type { ScriptDefinition } from './sdk/types.js';
+import { metabaseScripts } from './metabase/index.js';
+
 export interface EndpointDeclaration {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
@@ -15,15 +17,29 @@ export interface ScriptDeclaration {
   endpoints: EndpointDeclaration[];
 }
 
-const declarations = new Map<string, ScriptDeclaration[]>();
+const prebuilt: Record<string, Record<string, ScriptDefinition>> = {
+  metabase: metabaseScripts,
+};
 
-/** Called by each provider's script index when it loads. */
-export function declarePrebuiltScripts(provider: string, scripts: ScriptDeclaration[]): void {
-  declarations.set(provider, scripts);
+export function registerPrebuiltScripts(provider: string, scripts: Record<string, ScriptDefinition>): void {
+  prebuilt[provider] = scripts;
+}
+
+export function prebuiltScript(provider: string, name: string): ScriptDefinition | undefined {
+  const scripts = prebuilt[provider];
+  return scripts && Object.hasOwn(scripts, name) ? scripts[name] : undefined;
+}
+
+export function prebuiltScriptEntries(provider: string): [string, ScriptDefinition][] {
+  return Object.entries(prebuilt[provider] ?? {});
+}
+
+export function declarationOf(name: string, def: ScriptDefinition): ScriptDeclaration {
+  return { name, type: def.type, endpoints: def.type === 'action' ? [def.endpoint] : def.endpoints };
 }
 
 export function prebuiltScriptsFor(provider: string): ScriptDeclaration[] {
-  return declarations.get(provider) ?? [];
+  return prebuiltScriptEntries(provider).map(([name, def]) => declarationOf(name, def));
 }
 
 export function endpointKey(e: { method: string; path: string }): string {

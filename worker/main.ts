@@ -19,6 +19,8 @@ async function main(): Promise<void> {
     runApi: false,
     runWorker: true,
     keepSecretsLocally: false,
+    // A prebuilt bundle (e.g. from a build step or the test runner) skips bundling at start.
+    workflowBundle: process.env.SWITCHYARD_WORKFLOW_BUNDLE ? { codePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE } : undefined,
   });
   onShutdown(platform.stop, say);
   say(`polling ${platform.workers?.taskQueues.join(', ')}`);

@@ -4,3 +4,5 @@
  */
 export { diagnosticsWorkflow } from './diagnostics.js';
 export { connectionCheckWorkflow } from './connection-check.js';
+export { actionWorkflow } from './action.js';
+export { webhookDeliveryWorkflow } from './webhook-delivery.js';

@@ -3,7 +3,7 @@
  * and basic credentials, the upsert, and the `auth` event.
  */
 import { getConnectionByPk, upsertConnection, type Connection, type EndUser } from '../db/connections.js';
-import { recordEvent } from '../db/events.js';
+import { emitEvent } from '../webhooks/emit.js';
 import type { Integration } from '../db/integrations.js';
 import type { Environment } from '../db/environments.js';
 import { BadRequest } from '../errors.js';
@@ -67,7 +67,7 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
     webhookUrlOverride: input.webhookUrlOverride,
   });
   const connection = (await getConnectionByPk(deps.db, deps.box, pk))!;
-  await recordEvent(deps.db, {
+  await emitEvent(deps, {
     environmentId: input.environment.id,
     type: 'auth',
     integration: input.integration.uniqueKey,

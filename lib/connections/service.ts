@@ -3,11 +3,12 @@
  * credentials into provider requests, verify them, and refresh OAuth tokens under a per-connection
  * lock so two refreshes never race.
  */
+import type { Client } from '@temporalio/client';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { SecretBox } from '../crypto.js';
 import { getConnectionByPk, recordCheck, saveCredentials, type Connection } from '../db/connections.js';
-import { recordEvent } from '../db/events.js';
+import { emitEvent } from '../webhooks/emit.js';
 import { getIntegrationById, type Integration } from '../db/integrations.js';
 import { withTransaction, type Db } from '../db/pool.js';
 import { BadRequest, NotFound } from '../errors.js';
@@ -22,6 +23,7 @@ export interface ConnectionDeps {
   clock: Clock;
   http: ProviderHttpClient;
   config: Config;
+  temporal: Client;
 }
 
 export const REFRESH_MARGIN_MS = 15 * 60 * 1000;
@@ -134,7 +136,7 @@ export async function withFreshCredentials(deps: ConnectionDeps, connection: Con
     if (err instanceof NotFound) throw err;
     const message = (err as Error).message;
     await recordCheck(deps.db, connection.id, false, { type: 'auth', log_id: `refresh-${Date.now()}`, message, at: deps.clock.now().toISOString() });
-    await recordEvent(deps.db, {
+    await emitEvent(deps, {
       environmentId: connection.environmentId,
       type: 'auth',
       integration: connection.integrationKey,

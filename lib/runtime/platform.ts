@@ -80,7 +80,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX,
         environments: [...ENVIRONMENTS],
-        deps: { db, config, clock, box, log, http },
+        deps: { db, config, clock, box, log, http, temporal },
         workflowBundle: opts.workflowBundle,
       });
       workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));

@@ -1,0 +1,116 @@
+import { Context } from '@temporalio/activity';
+import { dates } from '../lib/clock.js';
+import { appendActionLog, finishActionRun, getActionRun, type ActionFailure } from '../lib/actions/runs.js';
+import { getConnectionByPk } from '../lib/db/connections.js';
+import { recordEvent } from '../lib/db/events.js';
+import { getIntegrationById } from '../lib/db/integrations.js';
+import { UpstreamHttpError } from '../lib/http/index.js';
+import { createScriptContext } from '../lib/scripts/context.js';
+import { modelsOf, scriptOf } from '../lib/scripts/resolve.js';
+import { ActionError } from '../integrations/sdk/errors.js';
+import type { ActivityDeps } from './deps.js';
+import { throwIfRetryable } from './failures.js';
+
+export const ACTION_OUTPUT_LIMIT_BYTES = 2 * 1024 * 1024;
+
+export type ActionOutcome = { ok: true } | { ok: false; error: ActionFailure };
+
+export function describeFailure(err: unknown): ActionFailure {
+  if (err instanceof ActionError) {
+    const payload = typeof err.payload === 'object' && err.payload !== null && !Array.isArray(err.payload) ? err.payload : { message: err.payload };
+    return { status: 500, code: 'action_script_runtime_error', message: 'The action script failed with a runtime error', payload };
+  }
+  if (err instanceof UpstreamHttpError) {
+    return {
+      status: 424,
+      code: 'script_http_error',
+      message: `The provider answered ${err.status}`,
+      payload: err.body,
+      upstream: { status: err.status, headers: pickHeaders(err.headers), body: err.body },
+    };
+  }
+  const e = err as { name?: string; code?: string; message?: string };
+  if (e.name === 'NetworkError') return { status: 500, code: 'script_network_error', message: e.message ?? 'network error', payload: { code: e.code } };
+  return { status: 500, code: 'action_script_failure', message: `The action script failed with an error: ${e.message ?? String(err)}` };
+}
+
+function pickHeaders(h: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(h).filter(([k]) => k === 'content-type' || k.startsWith('x-rate') || k === 'retry-after'));
+}
+
+export function actionActivities(deps: ActivityDeps) {
+  const fail = async (runId: string, error: ActionFailure): Promise<ActionOutcome> => {
+    await finishActionRun(deps.db, runId, { error });
+    return { ok: false, error };
+  };
+
+  return {
+    /** Runs the action script once; retryable failures throw (Temporal retries), final ones are stored. */
+    async runAction(runId: string): Promise<ActionOutcome> {
+      const run = await getActionRun(deps.db, runId);
+      if (!run) throw new Error(`action run ${runId} does not exist`);
+      if (run.status !== 'running') return run.status === 'success' ? { ok: true } : { ok: false, error: run.error! };
+      const connection = run.connectionPk ? await getConnectionByPk(deps.db, deps.box, run.connectionPk) : null;
+      if (!connection) return fail(runId, { status: 400, code: 'unknown_connection', message: 'Failed to find connection' });
+      const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
+      const script = integration ? scriptOf(integration, run.actionName) : undefined;
+      if (!integration || !script || script.type !== 'action') return fail(runId, { status: 404, code: 'not_found', message: 'Action not found' });
+
+      const log = (entry: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }) => {
+        void appendActionLog(deps.db, runId, entry).catch(() => undefined);
+      };
+      const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: modelsOf(integration), log });
+      const heartbeat = setInterval(() => Context.current().heartbeat(), 5000);
+      let output: unknown;
+      try {
+        output = await script.exec(ctx, script.input.parse(run.input));
+      } catch (err) {
+        throwIfRetryable(err);
+        return fail(runId, describeFailure(err));
+      } finally {
+        clearInterval(heartbeat);
+      }
+      const checked = script.output.safeParse(output);
+      if (!checked.success) {
+        return fail(runId, {
+          status: 400,
+          code: 'invalid_action_output',
+          message: 'The action returned an output that does not match its schema',
+          payload: checked.error.issues.map((i) => ({ path: i.path, message: i.message })),
+        });
+      }
+      const bytes = Buffer.byteLength(JSON.stringify(checked.data) ?? 'null');
+      if (bytes > ACTION_OUTPUT_LIMIT_BYTES) {
+        const message = `The action's output is ${bytes} bytes; the limit is ${ACTION_OUTPUT_LIMIT_BYTES}. Return large payloads through the proxy instead.`;
+        if (deps.clock.now() >= dates.actionOutputLimit) return fail(runId, { status: 400, code: 'action_output_too_large', message });
+        await appendActionLog(deps.db, runId, { level: 'warn', message: `${message} From 2025-10-01 this is an error.` });
+      }
+      await finishActionRun(deps.db, runId, { output: checked.data });
+      return { ok: true };
+    },
+
+    /** The `async_action` event: the consumer then reads `GET /action/:id`. */
+    async emitActionCompleted(runId: string): Promise<void> {
+      const run = await getActionRun(deps.db, runId);
+      if (!run) return;
+      await recordEvent(deps.db, {
+        environmentId: run.environmentId,
+        type: 'async_action',
+        integration: run.integration,
+        connectionId: run.connectionId,
+        payload: {
+          from: 'switchyard',
+          type: 'async_action',
+          connectionId: run.connectionId,
+          providerConfigKey: run.integration,
+          payload: { id: run.id, statusUrl: `/action/${run.id}` },
+        },
+      });
+    },
+
+    /** Called by the workflow when retries ran out. */
+    async failActionRun(runId: string, error: ActionFailure): Promise<ActionOutcome> {
+      return fail(runId, error);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { beginAttempt, finishAttempt, markDeliveryDead } from '../lib/webhooks/deliveries.js';
+import { createWebhookPoster } from '../lib/webhooks/post.js';
+import { signingKeys } from '../lib/webhooks/settings.js';
+import { signatureHeaders } from '../lib/webhooks/sign.js';
+import type { ActivityDeps } from './deps.js';
+
+export const MAX_RETRY_INTERVAL_MS = 60 * 60 * 1000;
+
+export interface AttemptBackoff {
+  initialIntervalMs: number;
+}
+
+export interface AttemptResult {
+  /** `skipped`: the delivery was no longer pending (delivered or dead already). */
+  outcome: 'delivered' | 'skipped';
+  status: number | null;
+  attempts: number;
+}
+
+function currentAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1; // called outside an activity (tests)
+  }
+}
+
+export function webhookActivities(deps: ActivityDeps) {
+  const poster = createWebhookPoster(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+  return {
+    /**
+     * One signed POST of a delivery, recorded as an attempt. Throws a retryable failure for network
+     * errors, 5xx, 408 and 429 (its nextRetryDelay honours Retry-After), a non-retryable one
+     * (`WebhookRejected`) for other answers.
+     */
+    async attemptWebhookDelivery(deliveryId: string, backoff?: AttemptBackoff): Promise<AttemptResult> {
+      const begun = await beginAttempt(deps.db, deliveryId);
+      if (!begun) return { outcome: 'skipped', status: null, attempts: 0 };
+      const { delivery, n } = begun;
+      const keys = await signingKeys(deps.db, deps.box, delivery.environmentId);
+      const headers = { ...delivery.headers, ...signatureHeaders(delivery.body, keys, Math.floor(Date.now() / 1000)) };
+      const started = performance.now();
+      const result = await poster.post(delivery.url, delivery.body, headers);
+      const durationMs = Math.round(performance.now() - started);
+      let nextDelayMs: number | null = null;
+      if (result.kind === 'retry') {
+        const exponential = (backoff?.initialIntervalMs ?? 2000) * 2 ** (currentAttempt() - 1);
+        nextDelayMs = Math.min(result.retryAfterMs ?? exponential, MAX_RETRY_INTERVAL_MS);
+      }
+      await finishAttempt(deps.db, deliveryId, n, {
+        status: result.status,
+        error: result.kind === 'delivered' ? null : result.error,
+        durationMs,
+        responseExcerpt: result.excerpt,
+        delivered: result.kind === 'delivered',
+        nextAttemptAt: nextDelayMs === null ? null : new Date(Date.now() + nextDelayMs),
+      });
+      if (result.kind === 'delivered') return { outcome: 'delivered', status: result.status, attempts: n };
+      if (result.kind === 'final') throw ApplicationFailure.nonRetryable(`refused: ${result.error}`, 'WebhookRejected', { status: result.status });
+      throw ApplicationFailure.create({
+        message: result.error,
+        type: 'WebhookRetryable',
+        nonRetryable: false,
+        details: [{ status: result.status }],
+        nextRetryDelay: result.retryAfterMs !== null ? Math.min(result.retryAfterMs, MAX_RETRY_INTERVAL_MS) : undefined,
+      });
+    },
+
+    /** Gives the delivery up (see lib/webhooks/deliveries.ts for the alert hook). */
+    async markDeliveryDead(deliveryId: string, reason: string): Promise<void> {
+      await markDeliveryDead(deps, deliveryId, reason);
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * @module api/routes/environment — the environment's webhook, alert and OTLP settings and its
+ * webhook signing key.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { Environment } from '../../lib/db/environments.js';
+import { ValidationFailed } from '../../lib/errors.js';
+import { assertUrlAllowed } from '../../lib/http/index.js';
+import { getSettings, rotateSigningKey, signingKeys, updateSettings, type EnvironmentSettings } from '../../lib/webhooks/settings.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { requireSecretKey } from '../middleware/auth.js';
+import { describeRoute } from '../openapi.js';
+import { body } from '../validate.js';
+
+const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+const clearableUrl = z.union([httpUrl, z.literal(''), z.null()]);
+
+const patchBody = z
+  .object({
+    webhook_url: clearableUrl.optional(),
+    secondary_webhook_url: clearableUrl.optional(),
+    webhook_events: z
+      .object({
+        auth: z.boolean().optional(),
+        sync: z.boolean().optional(),
+        async_action: z.boolean().optional(),
+        on_sync_completion_always: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
+    alert_webhook_url: clearableUrl.optional(),
+    otlp_endpoint: clearableUrl.optional(),
+    otlp_headers: z
+      .array(
+        z
+          .object({
+            name: z
+              .string()
+              .min(1)
+              .max(256)
+              .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid header name'),
+            value: z.string().max(8192),
+          })
+          .strict(),
+      )
+      .max(32)
+      .nullable()
+      .optional(),
+  })
+  .strict();
+
+const settingsResponse = z.object({
+  data: z.object({
+    name: z.string(),
+    webhook_url: z.string().nullable(),
+    secondary_webhook_url: z.string().nullable(),
+    webhook_events: z.object({ auth: z.boolean(), sync: z.boolean(), async_action: z.boolean(), forward: z.boolean(), on_sync_completion_always: z.boolean() }),
+    alert_webhook_url: z.string().nullable(),
+    otlp_endpoint: z.string().nullable(),
+    otlp_headers: z.array(z.object({ name: z.string() })),
+    webhook_signing_key: z.string(),
+    previous_webhook_signing_key_expires_at: z.string().nullable(),
+  }),
+});
+const rotateResponse = z.object({ data: z.object({ webhook_signing_key: z.string() }) });
+
+type UrlField = 'webhook_url' | 'secondary_webhook_url' | 'alert_webhook_url' | 'otlp_endpoint';
+const URL_FIELDS: UrlField[] = ['webhook_url', 'secondary_webhook_url', 'alert_webhook_url', 'otlp_endpoint'];
+
+async function view(deps: AppDeps, env: Environment, settings: EnvironmentSettings): Promise<z.infer<typeof settingsResponse>> {
+  const keys = await signingKeys(deps.db, deps.box, env.id);
+  return {
+    data: {
+      name: env.name,
+      webhook_url: settings.webhookUrl,
+      secondary_webhook_url: settings.secondaryWebhookUrl,
+      // `forward` webhooks are always sent when a URL exists (as in Nango); shown for completeness.
+      webhook_events: { ...settings.events, forward: true },
+      alert_webhook_url: settings.alertWebhookUrl,
+      otlp_endpoint: settings.otlpEndpoint,
+      otlp_headers: settings.otlpHeaders.map((h) => ({ name: h.name })),
+      webhook_signing_key: keys.current,
+      previous_webhook_signing_key_expires_at: keys.previousExpiresAt?.toISOString() ?? null,
+    },
+  };
+}
+
+export function environmentRoutes(deps: AppDeps) {
+  const auth = requireSecretKey(deps);
+  describeRoute({
+    method: 'get',
+    path: '/environment',
+    summary: 'The environment: webhook URLs, event kinds, alert webhook, OTLP export, webhook signing key',
+    tag: 'environment',
+    response: settingsResponse,
+  });
+  describeRoute({
+    method: 'patch',
+    path: '/environment',
+    summary: 'Change webhook URLs, event kinds, alert webhook, OTLP export (null or "" clears a URL)',
+    tag: 'environment',
+    body: patchBody,
+    response: settingsResponse,
+  });
+  describeRoute({
+    method: 'post',
+    path: '/environment/webhook-signing-key/rotate',
+    summary: 'New webhook signing key; the previous one also signs (X-Switchyard-Signature-V2) for 24 h',
+    tag: 'environment',
+    response: rotateResponse,
+  });
+
+  return new Hono<AppEnv>()
+    .get('/environment', auth, async (c) => {
+      const env = c.get('environment');
+      return c.json(await view(deps, env, await getSettings(deps.db, deps.box, env.id)));
+    })
+    .patch('/environment', auth, async (c) => {
+      const env = c.get('environment');
+      const input = await body(c, patchBody);
+      const problems: ValidationFailed['errors'] = [];
+      for (const field of URL_FIELDS) {
+        const url = input[field];
+        if (!url) continue;
+        try {
+          await assertUrlAllowed(url, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+        } catch (err) {
+          problems.push({ code: 'url_not_allowed', message: (err as Error).message, path: [field] });
+        }
+      }
+      if (problems.length) throw new ValidationFailed('invalid_body', problems);
+      const clear = (v: string | null | undefined) => (v === undefined ? undefined : v || null);
+      const settings = await updateSettings(deps.db, deps.box, env.id, {
+        webhookUrl: clear(input.webhook_url),
+        secondaryWebhookUrl: clear(input.secondary_webhook_url),
+        alertWebhookUrl: clear(input.alert_webhook_url),
+        otlpEndpoint: clear(input.otlp_endpoint),
+        otlpHeaders: input.otlp_headers,
+        events: input.webhook_events,
+      });
+      return c.json(await view(deps, env, settings));
+    })
+    .post('/environment/webhook-signing-key/rotate', auth, async (c) => {
+      const env = c.get('environment');
+      const key = await rotateSigningKey(deps.db, deps.box, env.id);
+      return c.json({ data: { webhook_signing_key: key } } satisfies z.infer<typeof rotateResponse>);
+    });
+}

@@ -1,0 +1,140 @@
+/**
+ * @module api/routes/logs — `GET /logs`: the request log of every call to a third party (proxy,
+ * actions, syncs, checks, auth, webhooks) in the key's environment, newest first, filterable, with a
+ * keyset cursor; and the retention job that prunes entries older than SWITCHYARD_LOG_RETENTION_DAYS.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { decodeCursor, listRequestLogs, pruneRequestLogs, type RequestLog } from '../../lib/db/request-logs.js';
+import { ValidationFailed } from '../../lib/errors.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { requireSecretKey } from '../middleware/auth.js';
+import { describeRoute } from '../openapi.js';
+import { query } from '../validate.js';
+
+export const LOG_KINDS = ['proxy', 'action', 'sync', 'check', 'auth', 'webhook'] as const;
+const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/, 'must be an ISO 8601 date or date-time')
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 date or date-time')
+  .transform((v) => new Date(v));
+
+const logsQuery = z
+  .object({
+    connection_id: z.string().min(1).max(255).optional(),
+    integration: z.string().min(1).max(255).optional(),
+    kind: z.enum(LOG_KINDS).optional(),
+    status: z
+      .union([
+        z.enum(['error', 'success']),
+        z
+          .string()
+          .regex(/^\d{3}$/, 'must be an HTTP status, `error` or `success`')
+          .transform(Number),
+      ])
+      .optional(),
+    after: isoDate.optional(),
+    before: isoDate.optional(),
+    run_id: z.string().min(1).max(255).optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+    cursor: z.string().min(1).max(512).optional(),
+  })
+  .strict();
+
+export const logEntry = z.object({
+  id: z.number(),
+  created_at: z.string(),
+  kind: z.enum(LOG_KINDS),
+  method: z.string(),
+  url: z.string(),
+  status: z.number().nullable(),
+  duration_ms: z.number(),
+  request_bytes: z.number().nullable(),
+  response_bytes: z.number().nullable(),
+  integration: z.string().nullable(),
+  connection_id: z.string().nullable(),
+  run_id: z.string().nullable(),
+  error: z.string().nullable(),
+});
+const logsResponse = z.object({ data: z.array(logEntry), next_cursor: z.string().nullable() });
+
+function present(log: RequestLog): z.infer<typeof logEntry> {
+  return {
+    id: log.id,
+    created_at: log.createdAt.toISOString(),
+    kind: log.kind,
+    method: log.method,
+    url: log.url,
+    status: log.status,
+    duration_ms: log.durationMs,
+    request_bytes: log.requestBytes,
+    response_bytes: log.responseBytes,
+    integration: log.integration,
+    connection_id: log.connectionId,
+    run_id: log.runId,
+    error: log.error,
+  };
+}
+
+export function logRoutes(deps: AppDeps) {
+  describeRoute({
+    method: 'get',
+    path: '/logs',
+    summary: 'List the request log of calls to third parties, newest first (URLs redacted; headers and bodies are never logged)',
+    tag: 'observability',
+    query: logsQuery,
+    response: logsResponse,
+  });
+  return new Hono<AppEnv>().get('/logs', requireSecretKey(deps), async (c) => {
+    const env = c.get('environment');
+    const q = query(c, logsQuery);
+    if (q.cursor !== undefined) {
+      try {
+        decodeCursor(q.cursor);
+      } catch {
+        throw new ValidationFailed('invalid_query_params', [{ code: 'invalid_cursor', message: 'the cursor is not valid', path: ['cursor'] }]);
+      }
+    }
+    const { logs, nextCursor } = await listRequestLogs(
+      deps.db,
+      env.id,
+      { connectionId: q.connection_id, integration: q.integration, kind: q.kind, status: q.status, after: q.after, before: q.before, runId: q.run_id },
+      { limit: q.limit, cursor: q.cursor },
+    );
+    return c.json({ data: logs.map(present), next_cursor: nextCursor });
+  });
+}
+
+/**
+ * Prunes request-log entries older than SWITCHYARD_LOG_RETENTION_DAYS now and then every hour.
+ * The timer does not keep the process alive. Returns the function that stops it.
+ */
+export function startLogRetention(deps: Pick<AppDeps, 'db' | 'config' | 'clock' | 'log'>): () => void {
+  let running = false;
+  let stopped = false;
+  const run = async () => {
+    if (running || stopped) return;
+    running = true;
+    try {
+      const cutoff = new Date(deps.clock.now().getTime() - deps.config.SWITCHYARD_LOG_RETENTION_DAYS * DAY_MS);
+      const deleted = await pruneRequestLogs(deps.db, cutoff);
+      if (deleted > 0) deps.log.info({ deleted, before: cutoff.toISOString() }, 'request logs pruned');
+    } catch (err) {
+      if (!stopped) deps.log.warn({ err }, 'request log retention failed');
+    } finally {
+      running = false;
+    }
+  };
+  const first = setTimeout(() => void run(), 0);
+  first.unref();
+  const timer = setInterval(() => void run(), RETENTION_INTERVAL_MS);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearTimeout(first);
+    clearInterval(timer);
+  };
+}

@@ -1,0 +1,282 @@
+/**
+ * @module api/routes/proxy — `ALL /proxy/*`: a raw request to the provider on behalf of a connection,
+ * auth injected. Method, path, query and body go upstream unchanged (the body streamed), and the
+ * upstream answer comes back unchanged (status, body streamed, headers minus hop-by-hop, CORS and
+ * cookies). Retries on network errors, 5xx, 429 and `Retry-On` statuses, when the body can be replayed.
+ */
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { providerTarget } from '../../lib/connections/service.js';
+import { getConnection } from '../../lib/db/connections.js';
+import { getIntegration } from '../../lib/db/integrations.js';
+import { BadRequest, UpstreamError } from '../../lib/errors.js';
+import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { requireSecretKey } from '../middleware/auth.js';
+import { describeRoute } from '../openapi.js';
+import { check } from '../validate.js';
+import { connectionIdSchema } from './connections.js';
+import { uniqueKeySchema } from './integrations.js';
+
+/** Largest request body kept in memory so that it can be sent again on a retry. */
+export const REPLAYABLE_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+/** The longest wait between attempts: the caller's request is held for all of them. */
+export const MAX_RETRY_WAIT_MS = 60_000;
+const BASE_BACKOFF_MS = 1000;
+
+const FORWARD_PREFIXES = ['switchyard-proxy-', 'nango-proxy-'];
+// Hop-by-hop headers belong to one connection; content-length and host are set per request.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'host', 'content-length']);
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+const blankAsAbsent = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const flag = z.enum(['true', 'false', '1', '0']).optional();
+
+const proxyHeaders = z.object({
+  'Connection-Id': connectionIdSchema,
+  'Provider-Config-Key': uniqueKeySchema,
+  Retries: z.preprocess(
+    blankAsAbsent,
+    z
+      .string()
+      .regex(/^\s*\d+\s*$/, 'must be an integer from 0 to 10')
+      .transform(Number)
+      .pipe(z.number().int().min(0).max(10))
+      .optional(),
+  ),
+  'Retry-On': z.preprocess(
+    blankAsAbsent,
+    z
+      .string()
+      .regex(/^\s*\d{3}\s*(,\s*\d{3}\s*)*$/, 'must be a comma-separated list of HTTP status codes')
+      .optional(),
+  ),
+  'Base-Url-Override': z.string().max(2048).optional(),
+  Decompress: flag,
+  'Forward-Headers-On-Redirect': flag,
+  'Nango-Activity-Log-Id': z.string().max(255).optional(),
+  'Nango-Is-Sync': flag,
+  'Nango-Is-Dry-Run': flag,
+});
+
+function readHeaders(c: Context<AppEnv>): z.output<typeof proxyHeaders> {
+  const raw: Record<string, string | undefined> = {};
+  for (const name of Object.keys(proxyHeaders.shape)) raw[name] = c.req.header(name);
+  return check(proxyHeaders, raw, 'invalid_headers');
+}
+
+/** The path and query after `/proxy`, as the caller wrote them. */
+function upstreamPath(url: string): string {
+  const u = new URL(url);
+  const rest = u.pathname.replace(/^\/proxy(?=\/|$)/, '');
+  return `${rest || '/'}${u.search}`;
+}
+
+function forwardedHeaders(incoming: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  const contentType = incoming.get('content-type');
+  if (contentType) out['content-type'] = contentType;
+  for (const [name, value] of incoming) {
+    const prefix = FORWARD_PREFIXES.find((p) => name.startsWith(p));
+    if (!prefix) continue;
+    const target = name.slice(prefix.length);
+    if (target && !NOT_FORWARDED.has(target) && !target.startsWith('proxy-')) out[target] = value;
+  }
+  return out;
+}
+
+function responseHeaders(upstream: ProviderResponse['headers']): Headers {
+  const out = new Headers();
+  for (const [name, value] of Object.entries(upstream)) {
+    const n = name.toLowerCase();
+    if (HOP_BY_HOP.has(n)) continue;
+    if (n.startsWith('proxy-') || n.startsWith('access-control-') || n === 'set-cookie') continue;
+    for (const v of Array.isArray(value) ? value : [value]) out.append(n, v);
+  }
+  return out;
+}
+
+async function* chunksOf(reader: ReadableStreamDefaultReader<Uint8Array>, first: Uint8Array[] = []): AsyncGenerator<Uint8Array> {
+  yield* first.splice(0);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    yield value;
+  }
+}
+
+/** A Node stream over a web stream that reads only when the consumer asks for more. */
+function nodeStream(reader: ReadableStreamDefaultReader<Uint8Array>, first?: Uint8Array[]): Readable {
+  return Readable.from(chunksOf(reader, first), { objectMode: false });
+}
+
+/** Drops an upstream body that will not be read. undici reports the abort as an error, which nobody needs. */
+function discard(body: Readable | null): void {
+  if (!body) return;
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+/** A web stream over the upstream body, pulled chunk by chunk so memory stays bounded. */
+function webStream(body: Readable): ReadableStream<Uint8Array> {
+  const iterator = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel() {
+        discard(body);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+type OutgoingBody = { kind: 'none' } | { kind: 'buffer'; data: Buffer } | { kind: 'stream'; stream: Readable; length: string | null };
+
+/**
+ * Decides how the request body goes upstream: none; buffered (replayable, only when retries are
+ * asked for and it fits); or streamed (sent once, so no retry).
+ */
+async function outgoingBody(c: Context<AppEnv>, wantsReplay: boolean): Promise<OutgoingBody> {
+  const raw = c.req.raw;
+  const length = raw.headers.get('content-length');
+  const chunked = raw.headers.has('transfer-encoding');
+  if (raw.method === 'GET' || raw.method === 'HEAD' || !raw.body || (!chunked && (length === null || length.trim() === '0'))) return { kind: 'none' };
+  const reader = raw.body.getReader();
+  const declared = length === null ? NaN : Number(length);
+  if (!wantsReplay || declared > REPLAYABLE_BODY_LIMIT_BYTES) return { kind: 'stream', stream: nodeStream(reader), length: chunked ? null : length };
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { kind: 'buffer', data: Buffer.concat(chunks, total) };
+    chunks.push(value);
+    total += value.byteLength;
+    if (total > REPLAYABLE_BODY_LIMIT_BYTES) return { kind: 'stream', stream: nodeStream(reader, chunks), length: chunked ? null : length };
+  }
+}
+
+function retryOnSet(value: string | undefined): Set<number> {
+  return new Set((value ?? '').split(',').flatMap((s) => (s.trim() ? [Number(s.trim())] : [])));
+}
+
+function shouldRetryStatus(status: number, retryOn: Set<number>): boolean {
+  return status >= 500 || status === 429 || retryOn.has(status);
+}
+
+function backoffMs(attempt: number): number {
+  return Math.min(BASE_BACKOFF_MS * 2 ** attempt, MAX_RETRY_WAIT_MS);
+}
+
+function toApiError(err: unknown): unknown {
+  if (err instanceof AddressNotAllowed) return new BadRequest('address_not_allowed', err.message, { host: err.host });
+  if (err instanceof InvalidUrl) return new BadRequest('invalid_url', err.message);
+  if (err instanceof NetworkError) {
+    return err.code === 'timeout' ? new UpstreamError('upstream_timeout', err.message, 504) : new UpstreamError('upstream_unreachable', err.message, 502);
+  }
+  return err;
+}
+
+async function checkOverride(deps: AppDeps, value: string): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new BadRequest('base_url_override_not_allowed', 'Base-Url-Override must be an absolute http(s) URL');
+  }
+  try {
+    await assertUrlAllowed(url, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+  } catch (err) {
+    if (err instanceof AddressNotAllowed || err instanceof InvalidUrl)
+      throw new BadRequest('base_url_override_not_allowed', `Base-Url-Override: ${err.message}`);
+    throw toApiError(err);
+  }
+  return value;
+}
+
+export function proxyRoutes(deps: AppDeps) {
+  const auth = requireSecretKey(deps);
+  describeRoute({
+    method: 'all',
+    path: '/proxy/:path',
+    summary: 'Call the provider with the connection’s credentials injected; the answer comes back unchanged',
+    tag: 'proxy',
+    headers: proxyHeaders,
+  });
+
+  const handler = async (c: Context<AppEnv>) => {
+    const env = c.get('environment');
+    const h = readHeaders(c);
+    const retries = h.Retries ?? 0;
+    const retryOn = retryOnSet(h['Retry-On']);
+    const override = h['Base-Url-Override']?.trim() ? await checkOverride(deps, h['Base-Url-Override'].trim()) : null;
+
+    const integration = await getIntegration(deps.db, deps.box, env.id, h['Provider-Config-Key']);
+    if (!integration) throw new BadRequest('unknown_provider_config', `Provider config ${h['Provider-Config-Key']} does not exist`);
+    const connection = await getConnection(deps.db, deps.box, env.id, integration.uniqueKey, h['Connection-Id']);
+    if (!connection) {
+      throw new BadRequest(
+        'unknown_connection',
+        `Connection with connection id ${h['Connection-Id']} and provider config key ${integration.uniqueKey} not found`,
+      );
+    }
+    const target = await providerTarget(deps, connection);
+
+    const method = c.req.method.toUpperCase();
+    const path = upstreamPath(c.req.url);
+    const headers = forwardedHeaders(c.req.raw.headers);
+    const body = await outgoingBody(c, retries > 0);
+    if (body.kind === 'stream' && body.length !== null) headers['content-length'] = body.length;
+    const replayable = body.kind !== 'stream';
+    const attempts = replayable ? retries + 1 : 1;
+    const signal = c.req.raw.signal;
+
+    const send = () =>
+      deps.http.request({
+        method,
+        baseUrl: override ?? target.baseUrl,
+        path,
+        headers,
+        body: body.kind === 'none' ? null : body.kind === 'buffer' ? body.data : body.stream,
+        auth: target.auth,
+        context: { environmentId: env.id, integration: integration.uniqueKey, connectionId: connection.connectionId, kind: 'proxy' },
+        stream: true,
+        signal,
+      });
+
+    let res: ProviderResponse;
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt === attempts - 1;
+      let wait: number;
+      try {
+        res = await send();
+        if (last || !shouldRetryStatus(res.status, retryOn)) break;
+        const asked = retryAfterMs(res.headers);
+        // A provider asking for a longer pause than this synchronous route holds a request gets its answer back now.
+        if (asked !== null && asked > MAX_RETRY_WAIT_MS) break;
+        wait = asked ?? backoffMs(attempt);
+        discard(res.stream);
+      } catch (err) {
+        if (last || !(err instanceof NetworkError) || !err.retryable) throw toApiError(err);
+        wait = backoffMs(attempt);
+      }
+      await sleep(wait, undefined, { signal });
+    }
+
+    const out = responseHeaders(res.headers);
+    if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {
+      discard(res.stream);
+      return new Response(null, { status: res.status, headers: out });
+    }
+    return new Response(webStream(res.stream), { status: res.status, headers: out });
+  };
+
+  return new Hono<AppEnv>().all('/proxy', auth, handler).all('/proxy/*', auth, handler);
+}

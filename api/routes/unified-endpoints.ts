@@ -1,0 +1,68 @@
+/**
+ * @module api/routes/unified-endpoints — the endpoints that scripts declare (`POST /users`,
+ * `GET /background-checks`, …), at their own path and under `/v1/`. Registered last, so platform
+ * routes always win. An action endpoint runs the action with the body (or the query, for GET) as
+ * input; a sync's GET serves that sync's records.
+ */
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { getIntegration } from '../../lib/db/integrations.js';
+import { NotFound } from '../../lib/errors.js';
+import { endpointsOfScript, isScriptEnabled, scriptsOf } from '../../lib/scripts/resolve.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { requireSecretKey } from '../middleware/auth.js';
+import { headers, parseQuery } from '../validate.js';
+import { readActionBody, triggerAction } from './actions.js';
+import { connectionIdSchema } from './connections.js';
+import { uniqueKeySchema } from './integrations.js';
+
+const endpointHeaders = z.object({ 'connection-id': connectionIdSchema, 'provider-config-key': uniqueKeySchema, 'x-async': z.string().optional() });
+
+/** Query values are strings; a GET action's numeric or boolean inputs arrive as their JSON. */
+function queryAsInput(url: string): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(parseQuery(url)).map(([k, v]) => {
+      if (typeof v !== 'string') return [k, v];
+      if (/^-?\d+(\.\d+)?$/.test(v) || v === 'true' || v === 'false' || v === 'null') return [k, JSON.parse(v)];
+      return [k, v];
+    }),
+  );
+}
+
+export type RecordsResponder = (c: Context<AppEnv>, target: { integrationKey: string; connectionId: string; models: string[] }) => Promise<Response>;
+
+export function unifiedEndpointRoutes(deps: AppDeps, serveRecords?: RecordsResponder) {
+  const auth = requireSecretKey(deps);
+  return new Hono<AppEnv>().all('*', auth, async (c) => {
+    const method = c.req.method.toUpperCase();
+    const path = c.req.path.replace(/^\/v1(?=\/)/, '');
+    const unknown = () => new NotFound('not_found', `Unknown endpoint '${method} ${path}'`);
+    if (!c.req.header('connection-id') && !c.req.header('provider-config-key')) throw unknown();
+    const h = headers(c, endpointHeaders);
+    const env = c.get('environment');
+    const integration = await getIntegration(deps.db, deps.box, env.id, h['provider-config-key']);
+    if (!integration) throw unknown();
+    const match = scriptsOf(integration).find(([, def]) => endpointsOfScript(def).some((e) => e.method === method && e.path === path));
+    if (!match) throw unknown();
+    const [name, def] = match;
+    if (!(await isScriptEnabled(deps.db, integration, def))) {
+      throw new NotFound(
+        'endpoint_not_enabled',
+        `${method} ${path} is not activated on ${integration.uniqueKey}; activate it in the integration's Endpoints tab`,
+      );
+    }
+    if (def.type === 'sync') {
+      if (!serveRecords) throw unknown();
+      return serveRecords(c, { integrationKey: integration.uniqueKey, connectionId: h['connection-id'], models: Object.keys(def.models) });
+    }
+    const input = method === 'GET' ? queryAsInput(c.req.url) : await readActionBody(deps, c);
+    return triggerAction(deps, c, {
+      env,
+      integrationKey: integration.uniqueKey,
+      connectionId: h['connection-id'],
+      actionName: name,
+      input,
+      isAsync: h['x-async'] === 'true',
+    });
+  });
+}

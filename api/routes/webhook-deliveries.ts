@@ -1,0 +1,132 @@
+/**
+ * @module api/routes/webhook-deliveries — every webhook sent to the developer's backend, with
+ * each attempt, and replay.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { NotFound } from '../../lib/errors.js';
+import { attemptsOf, listDeliveries, type Attempt, type Delivery } from '../../lib/webhooks/deliveries.js';
+import { replayDelivery } from '../../lib/webhooks/emit.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { requireSecretKey } from '../middleware/auth.js';
+import { describeRoute } from '../openapi.js';
+import { params, query } from '../validate.js';
+
+const cursorSchema = z
+  .string()
+  .max(64)
+  .transform((text, ctx) => {
+    const seq = Number(Buffer.from(text, 'base64url').toString('utf8'));
+    if (!Number.isSafeInteger(seq) || seq <= 0) {
+      ctx.addIssue({ code: 'custom', message: 'not a valid cursor' });
+      return z.NEVER;
+    }
+    return seq;
+  });
+
+const listQuery = z
+  .object({
+    status: z.enum(['pending', 'delivered', 'dead']).optional(),
+    type: z.enum(['auth', 'sync', 'async_action', 'forward']).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: cursorSchema.optional(),
+  })
+  .strict();
+const idParam = z.object({ id: z.uuid() });
+
+const attemptShape = z.object({
+  n: z.number(),
+  started_at: z.string(),
+  status: z.number().nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number().nullable(),
+  response_excerpt: z.string().nullable(),
+});
+const deliveryShape = z.object({
+  id: z.string(),
+  event_id: z.number(),
+  replay_of: z.string().nullable(),
+  type: z.string(),
+  url: z.string(),
+  status: z.enum(['pending', 'delivered', 'dead']),
+  connection_id: z.string().nullable(),
+  provider_config_key: z.string().nullable(),
+  attempts: z.array(attemptShape),
+  last_status: z.number().nullable(),
+  last_error: z.string().nullable(),
+  next_attempt_at: z.string().nullable(),
+  created_at: z.string(),
+  delivered_at: z.string().nullable(),
+});
+const listResponse = z.object({ data: z.array(deliveryShape), next_cursor: z.string().nullable() });
+const replayResponse = z.object({ data: deliveryShape });
+
+function shape(d: Delivery, attempts: Attempt[]): z.infer<typeof deliveryShape> {
+  return {
+    id: d.id,
+    event_id: d.eventId,
+    replay_of: d.replayOf,
+    type: d.type,
+    url: d.url,
+    status: d.status,
+    connection_id: d.connectionId,
+    provider_config_key: d.integration,
+    attempts: attempts.map((a) => ({
+      n: a.n,
+      started_at: a.startedAt.toISOString(),
+      status: a.status,
+      error: a.error,
+      duration_ms: a.durationMs,
+      response_excerpt: a.responseExcerpt,
+    })),
+    last_status: d.lastStatus,
+    last_error: d.lastError,
+    next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+    created_at: d.createdAt.toISOString(),
+    delivered_at: d.deliveredAt?.toISOString() ?? null,
+  };
+}
+
+export function webhookDeliveryRoutes(deps: AppDeps) {
+  const auth = requireSecretKey(deps);
+  describeRoute({
+    method: 'get',
+    path: '/webhook-deliveries',
+    summary: 'Webhooks sent to your backend, newest first, with every attempt',
+    tag: 'webhooks',
+    query: listQuery,
+    response: listResponse,
+  });
+  describeRoute({
+    method: 'post',
+    path: '/webhook-deliveries/:id/replay',
+    summary: 'Send a delivery again (same body, same URL, signed with the current key) as a new delivery',
+    tag: 'webhooks',
+    response: replayResponse,
+    status: 201,
+  });
+
+  return new Hono<AppEnv>()
+    .get('/webhook-deliveries', auth, async (c) => {
+      const env = c.get('environment');
+      const q = query(c, listQuery);
+      const page = await listDeliveries(deps.db, env.id, { status: q.status, type: q.type, beforeSeq: q.cursor, limit: q.limit + 1 });
+      const more = page.length > q.limit;
+      const items = page.slice(0, q.limit);
+      const attempts = await attemptsOf(
+        deps.db,
+        items.map((d) => d.id),
+      );
+      return c.json({
+        data: items.map((d) => shape(d, attempts.get(d.id) ?? [])),
+        next_cursor: more ? Buffer.from(String(items[items.length - 1]!.seq)).toString('base64url') : null,
+      } satisfies z.infer<typeof listResponse>);
+    })
+    .post('/webhook-deliveries/:id/replay', auth, async (c) => {
+      const env = c.get('environment');
+      const { id } = params(c, idParam);
+      const copy = await replayDelivery(deps, env.id, id);
+      if (!copy) throw new NotFound('not_found', `No webhook delivery ${id} in this environment`);
+      return c.json({ data: shape(copy, []) } satisfies z.infer<typeof replayResponse>, 201);
+    });
+}

@@ -1,0 +1,70 @@
+/**
+ * @module scripts/paginate — pagination helpers for cursor, link and offset styles, so scripts
+ * rarely write paging loops.
+ */
+import type { PaginateConfig, ProxyConfig, ScriptResponse } from '../../integrations/sdk/types.js';
+
+function pick(obj: unknown, path: string | undefined): unknown {
+  if (!path) return obj;
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+function itemsOf<T>(data: unknown, path: string | undefined): T[] {
+  const items = pick(data, path);
+  if (Array.isArray(items)) return items as T[];
+  // Some very old APIs answer a bare array where an envelope is documented.
+  if (Array.isArray(data)) return data as T[];
+  return [];
+}
+
+export async function* paginate<T>(send: (config: ProxyConfig) => Promise<ScriptResponse>, config: PaginateConfig): AsyncGenerator<T[], void, undefined> {
+  const p = config.paginate ?? {};
+  const type = p.type ?? 'cursor';
+  const limit = p.limit;
+  const limitName = p.limit_name_in_request ?? 'limit';
+  const params: Record<string, string | number | boolean | undefined> = { ...config.params };
+  if (limit !== undefined) params[limitName] = limit;
+
+  if (type === 'offset') {
+    const offsetName = p.offset_name_in_request ?? 'offset';
+    let offset = 0;
+    for (;;) {
+      const res = await send({ ...config, params: { ...params, [offsetName]: offset } });
+      const items = itemsOf<T>(res.data, p.response_path);
+      if (items.length) yield items;
+      if (items.length === 0 || (limit !== undefined && items.length < limit)) return;
+      offset += items.length;
+    }
+  }
+
+  if (type === 'link') {
+    let next: ProxyConfig | null = { ...config, params };
+    const seen = new Set<string>();
+    while (next) {
+      const res = await send(next);
+      const items = itemsOf<T>(res.data, p.response_path);
+      if (items.length) yield items;
+      const link = pick(res.data, p.link_path_in_response_body ?? 'next');
+      if (typeof link !== 'string' || link === '' || seen.has(link)) return;
+      seen.add(link);
+      const url = new URL(link, 'http://relative.invalid');
+      next =
+        url.origin === 'http://relative.invalid'
+          ? { ...config, endpoint: url.pathname, params: Object.fromEntries(url.searchParams) }
+          : { ...config, baseUrlOverride: url.origin, endpoint: url.pathname, params: Object.fromEntries(url.searchParams) };
+    }
+    return;
+  }
+
+  const cursorName = p.cursor_name_in_request ?? 'cursor';
+  let cursor: string | undefined;
+  for (;;) {
+    const res = await send({ ...config, params: { ...params, ...(cursor ? { [cursorName]: cursor } : {}) } });
+    const items = itemsOf<T>(res.data, p.response_path);
+    if (items.length) yield items;
+    const next = pick(res.data, p.cursor_path_in_response ?? 'next_cursor');
+    if (typeof next !== 'string' && typeof next !== 'number') return;
+    if (String(next) === '' || String(next) === cursor) return;
+    cursor = String(next);
+  }
+}

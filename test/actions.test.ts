@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Nango } from '@nangohq/node';
+import { z } from 'zod';
+import { clockFrom } from '../lib/clock.js';
+import { registerPrebuiltScripts } from '../integrations/registry.js';
+import { metabaseScripts } from '../integrations/metabase/index.js';
+import { createAction } from '../integrations/sdk/index.js';
+import { startMetabaseFake } from './fakes/index.js';
+import { startTestPlatform, type TestPlatform } from './harness.js';
+import { startWorkerProcess } from './worker-process.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const API_KEY = 'mb_actions=';
+
+// A script returning a 3 MB output, registered in-process for the output-limit tests.
+registerPrebuiltScripts('metabase', {
+  ...metabaseScripts,
+  'big-report': createAction({
+    description: 'returns a large payload',
+    endpoint: { method: 'GET', path: '/big-report' },
+    input: z.object({}),
+    output: z.object({ blob: z.string() }),
+    async exec() {
+      return { blob: 'x'.repeat(3 * 1024 * 1024) };
+    },
+  }),
+});
+
+async function setup(t: TestPlatform, metabaseUrl: string, enable: 'all' | string[] = 'all') {
+  await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
+  const res = await t.api('/connections', {
+    method: 'POST',
+    json: {
+      provider_config_key: 'metabase',
+      connection_id: 'acme',
+      connection_config: { domain: metabaseUrl },
+      credentials: { type: 'API_KEY', apiKey: API_KEY },
+    },
+  });
+  assert.equal(res.status, 201);
+  const tab = (await (await t.api('/integrations/metabase/endpoints')).json()) as Json;
+  const endpoints = tab.data
+    .filter((e: Json) => enable === 'all' || enable.includes(`${e.method} ${e.path}`))
+    .map((e: Json) => ({ method: e.method, path: e.path, enabled: true }));
+  const patched = await t.api('/integrations/metabase/endpoints', { method: 'PATCH', json: { endpoints } });
+  assert.equal(patched.status, 200);
+}
+
+const unified = (connectionId = 'acme') => ({ 'connection-id': connectionId, 'provider-config-key': 'metabase' });
+
+describe('actions', () => {
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  let nango: Nango;
+
+  before(async () => {
+    t = await startTestPlatform();
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    nango = new Nango({ secretKey: t.devKey, host: t.url });
+    await setup(t, metabase.url, ['POST /users', 'GET /users/single', 'PUT /users/enable']);
+  });
+  after(async () => {
+    await t?.stop();
+    await metabase?.close();
+  });
+
+  test('the Endpoints tab lists every script endpoint; a deactivated one answers 404 endpoint_not_enabled', async () => {
+    const tab = (await (await t.api('/integrations/metabase/endpoints')).json()) as Json;
+    const byKey = Object.fromEntries(tab.data.map((e: Json) => [`${e.method} ${e.path}`, e]));
+    assert.equal(byKey['POST /users'].script, 'create-user');
+    assert.equal(byKey['POST /users'].enabled, true);
+    assert.equal(byKey['GET /users'].type, 'sync');
+    assert.equal(byKey['PUT /users'].enabled, false);
+    const disabled = await t.api('/users', { method: 'PUT', headers: unified(), json: { id: 2 } });
+    assert.equal(disabled.status, 404);
+    assert.equal(((await disabled.json()) as Json).error.code, 'endpoint_not_enabled');
+    const viaTrigger = await t.api('/action/trigger', { method: 'POST', headers: unified(), json: { action_name: 'update-user', input: {} } });
+    assert.equal(viaTrigger.status, 404);
+    const unknownEndpoint = await t.api('/v1/nothing', { headers: unified() });
+    assert.equal(unknownEndpoint.status, 404);
+  });
+
+  test('triggerAction returns the output synchronously; the write shows in the cache at once', async () => {
+    const user = (await nango.triggerAction('metabase', 'acme', 'create-user', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' })) as Json;
+    assert.equal(user.email, 'ada@example.com');
+    assert.equal(user.active, true);
+    assert.ok(metabase.state.users.some((u) => u.email === 'ada@example.com'));
+    const cached = await t.platform.deps.db.query(`SELECT data FROM records WHERE model = 'User' AND external_id = $1`, [user.id]);
+    assert.equal(cached.rows[0].data.email, 'ada@example.com');
+    const viaUnified = (await (await t.api(`/v1/users/single?id=${user.id}`, { headers: unified() })).json()) as Json;
+    assert.equal(viaUnified.firstName, 'Ada');
+  });
+
+  test('triggerActionAsync then getAsyncActionResult; the async_action event is recorded', async () => {
+    const started = (await nango.triggerActionAsync('metabase', 'acme', 'create-user', { firstName: 'Bob', lastName: 'B', email: 'bob@example.com' })) as Json;
+    assert.match(started.statusUrl, /^\/action\/[0-9a-f-]{36}$/);
+    let result: Json | null = null;
+    for (let i = 0; i < 100 && !result; i++) {
+      try {
+        result = (await nango.getAsyncActionResult({ id: started.id })) as Json;
+      } catch (err) {
+        if ((err as Json).response?.status !== 404) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    assert.equal(result?.email, 'bob@example.com');
+    for (let i = 0; i < 50; i++) {
+      const ev = await t.platform.deps.db.query(`SELECT payload FROM events WHERE type = 'async_action'`);
+      if (ev.rows.length) {
+        assert.equal(ev.rows[0].payload.payload.id, started.id);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail('no async_action event');
+  });
+
+  test('bad input and script errors map to the documented codes', async () => {
+    const bad = await t.api('/action/trigger', { method: 'POST', headers: unified(), json: { action_name: 'create-user', input: { firstName: 'x' } } });
+    assert.equal(bad.status, 400);
+    const badBody = (await bad.json()) as Json;
+    assert.equal(badBody.error.code, 'invalid_action_input');
+    assert.ok(badBody.error.errors.some((e: Json) => e.path[0] === 'email'));
+    const noConn = await t.api('/action/trigger', { method: 'POST', headers: unified('ghost'), json: { action_name: 'create-user', input: {} } });
+    assert.equal(noConn.status, 400);
+    assert.equal(((await noConn.json()) as Json).error.code, 'unknown_connection');
+    const noAction = await t.api('/action/trigger', { method: 'POST', headers: unified(), json: { action_name: 'nope', input: {} } });
+    assert.equal(noAction.status, 404);
+    const missingHeader = await t.api('/action/trigger', { method: 'POST', json: { action_name: 'create-user' } });
+    assert.equal(missingHeader.status, 400);
+    assert.equal(((await missingHeader.json()) as Json).error.code, 'invalid_headers');
+    const dup = await t.api('/users', { method: 'POST', headers: unified(), json: { firstName: 'Ada', lastName: 'L', email: 'ADA@example.com' } });
+    assert.equal(dup.status, 424);
+    const dupBody = (await dup.json()) as Json;
+    assert.equal(dupBody.error.code, 'script_http_error');
+    assert.equal(dupBody.error.payload.errors.email, 'Email address already in use.');
+    const notFound = await t.api('/v1/users/single?id=9999', { headers: unified() });
+    assert.equal(notFound.status, 424);
+    const negative = await t.api('/users/single?id=-1', { headers: unified() });
+    assert.equal(negative.status, 500);
+    assert.equal(((await negative.json()) as Json).error.code, 'action_script_runtime_error');
+    const tooBig = await t.api('/action/trigger', {
+      method: 'POST',
+      headers: unified(),
+      json: { action_name: 'create-user', input: { pad: 'x'.repeat(2 * 1024 * 1024 + 10) } },
+    });
+    assert.equal(tooBig.status, 413);
+    assert.equal(((await tooBig.json()) as Json).error.code, 'action_input_too_large');
+  });
+
+  test('a 429 with Retry-After: 2 makes the next attempt wait about 2 s, then it succeeds', async () => {
+    metabase.failNext({ status: 429, headers: { 'retry-after': '2' }, body: 'slow down', match: (r) => r.method === 'POST' && r.path === '/api/user' });
+    const user = (await nango.triggerAction('metabase', 'acme', 'create-user', { firstName: 'Cy', lastName: 'C', email: 'cy@example.com' })) as Json;
+    assert.equal(user.email, 'cy@example.com');
+    const posts = metabase.requests.filter((r) => r.method === 'POST' && r.path === '/api/user' && r.body.includes('cy@example.com'));
+    assert.equal(posts.length, 2);
+    assert.equal(posts[0]!.status, 429);
+    const waited = posts[1]!.at - posts[0]!.at;
+    assert.ok(waited >= 1900 && waited < 15_000, `waited ${waited} ms`);
+  });
+
+  test('an output over 2 MB fails with action_output_too_large', async () => {
+    await t.api('/integrations/metabase/endpoints', { method: 'PATCH', json: { endpoints: [{ method: 'GET', path: '/big-report', enabled: true }] } });
+    const res = await t.api('/big-report', { headers: unified() });
+    assert.equal(res.status, 400);
+    assert.equal(((await res.json()) as Json).error.code, 'action_output_too_large');
+  });
+});
+
+describe('actions before 2025-10-01', () => {
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  before(async () => {
+    t = await startTestPlatform({ clock: clockFrom(new Date('2025-09-15T00:00:00Z')) });
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    await setup(t, metabase.url);
+  });
+  after(async () => {
+    await t?.stop();
+    await metabase?.close();
+  });
+
+  test('a 3 MB output passes with a warning in the run log', async () => {
+    const res = await t.api('/big-report', { headers: unified() });
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as Json).blob.length, 3 * 1024 * 1024);
+    const logs = await t.platform.deps.db.query(`SELECT logs FROM action_runs WHERE action_name = 'big-report'`);
+    assert.match(JSON.stringify(logs.rows[0].logs), /From 2025-10-01 this is an error/);
+  });
+});
+
+describe('actions survive a worker killed during a 429 wait', () => {
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  before(async () => {
+    t = await startTestPlatform({ runWorker: false });
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+  });
+  after(async () => {
+    await t?.stop();
+    await metabase?.close();
+  });
+
+  test('kill -9 the worker while the action waits; after a restart the async caller gets the result', async () => {
+    let worker = await startWorkerProcess(t);
+    await setup(t, metabase.url);
+    metabase.failNext({ status: 429, headers: { 'retry-after': '4' }, match: (r) => r.method === 'POST' && r.path === '/api/user' });
+    const started = (await (
+      await t.api('/action/trigger', {
+        method: 'POST',
+        headers: { ...unified(), 'x-async': 'true' },
+        json: { action_name: 'create-user', input: { firstName: 'Di', lastName: 'D', email: 'di@example.com' } },
+      })
+    ).json()) as Json;
+    for (let i = 0; i < 100 && !metabase.requests.some((r) => r.status === 429); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(
+      metabase.requests.some((r) => r.status === 429),
+      'the worker reached the provider',
+    );
+    await worker.kill();
+    worker = await startWorkerProcess(t);
+    try {
+      let res: Response | null = null;
+      for (let i = 0; i < 300; i++) {
+        res = await t.api(`/action/${started.id}`);
+        if (res.status !== 404) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.equal(res!.status, 200);
+      assert.equal(((await res!.json()) as Json).email, 'di@example.com');
+      assert.equal(metabase.state.users.filter((u) => u.email === 'di@example.com').length, 1);
+    } finally {
+      await worker.stop();
+    }
+  });
+});

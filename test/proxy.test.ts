@@ -1,0 +1,405 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Nango } from '@nangohq/node';
+import { freePort } from '../lib/embedded/temporal.js';
+import { deterministicSha256, startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
+import { startTestPlatform, type TestPlatform } from './harness.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const API_KEY = 'proxy-test-key-0123456789';
+const PCK = 'mb';
+const CONN = 'conn-1';
+
+describe('the proxy and the request log', () => {
+  let t: TestPlatform;
+  let generic: GenericApiFake;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  let nango: Nango;
+
+  const proxy = (path: string, init: RequestInit & { json?: unknown; key?: string | null } = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has('connection-id')) headers.set('connection-id', CONN);
+    if (!headers.has('provider-config-key')) headers.set('provider-config-key', PCK);
+    return t.api(`/proxy${path}`, { ...init, headers });
+  };
+
+  before(async () => {
+    t = await startTestPlatform({ runWorker: false });
+    generic = await startGenericApiFake({ apiKey: API_KEY });
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    nango = new Nango({ secretKey: t.devKey, host: t.url });
+    // The connection is verified against the Metabase fake (GET /api/user/current), then the
+    // integration's base URL is pointed at the generic fake for every call that follows.
+    assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: PCK } })).status, 200);
+    const created = await t.api('/connections', {
+      method: 'POST',
+      json: { provider_config_key: PCK, connection_id: CONN, connection_config: { domain: metabase.url }, credentials: { type: 'API_KEY', apiKey: API_KEY } },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const patched = await t.api(`/integrations/${PCK}`, { method: 'PATCH', json: { integration_config: { base_url: generic.url } } });
+    assert.equal(patched.status, 200);
+  });
+  after(async () => {
+    await t?.stop();
+    await generic?.close();
+    await metabase?.close();
+  });
+
+  test('GET with a query: credentials injected, only prefixed headers forwarded', async () => {
+    const res = await proxy('/echo?a=1&b=two%20words&a=2', {
+      headers: { 'Nango-Proxy-Accept': 'application/json', 'Switchyard-Proxy-X-Trace': 'abc', 'X-Not-Forwarded': 'nope', 'Base-Url-Override': '' },
+    });
+    assert.equal(res.status, 200);
+    const echo = (await res.json()) as Json;
+    assert.equal(echo.method, 'GET');
+    assert.equal(echo.path, '/echo');
+    assert.deepEqual(generic.requests.at(-1)!.query, { a: '2', b: 'two words' });
+    assert.deepEqual(echo.query, { a: '2', b: 'two words' });
+    assert.equal(echo.headers['x-api-key'], API_KEY);
+    assert.equal(echo.headers.accept, 'application/json');
+    assert.equal(echo.headers['x-trace'], 'abc');
+    assert.equal(echo.headers['x-not-forwarded'], undefined);
+    assert.equal(echo.headers.authorization, undefined, 'the caller’s secret key must never reach the provider');
+    assert.equal(echo.headers['connection-id'], undefined);
+    assert.equal(echo.headers['provider-config-key'], undefined);
+  });
+
+  test('JSON, binary and multipart bodies arrive byte for byte with their content type', async () => {
+    const json = JSON.stringify({ name: 'ü', nested: { list: [1, 2, 3] } });
+    const jsonRes = await proxy('/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: json });
+    assert.equal(jsonRes.status, 200);
+    const jsonEcho = (await jsonRes.json()) as Json;
+    assert.equal(jsonEcho.body, json);
+    assert.equal(jsonEcho.headers['content-type'], 'application/json');
+
+    const binary = randomBytes(3 * 1024 * 1024 + 17);
+    const binRes = await proxy('/echo-binary', { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: binary });
+    assert.equal(binRes.status, 200);
+    assert.equal(binRes.headers.get('content-type'), 'application/octet-stream');
+    assert.ok(Buffer.from(await binRes.arrayBuffer()).equals(binary));
+    assert.equal(generic.requests.at(-1)!.headers['content-type'], 'application/octet-stream');
+
+    const form = new FormData();
+    form.append('title', 'report');
+    form.append('file', new Blob([randomBytes(200_000)], { type: 'application/pdf' }), 'report.pdf');
+    const encoded = new Request('http://x/', { method: 'POST', body: form });
+    const multipart = Buffer.from(await encoded.arrayBuffer());
+    const multipartType = encoded.headers.get('content-type')!;
+    assert.match(multipartType, /^multipart\/form-data; boundary=/);
+    const mpRes = await proxy('/echo-binary', { method: 'POST', headers: { 'content-type': multipartType }, body: multipart });
+    assert.equal(mpRes.status, 200);
+    assert.ok(Buffer.from(await mpRes.arrayBuffer()).equals(multipart));
+    assert.equal(generic.requests.at(-1)!.headers['content-type'], multipartType);
+
+    const form2 = await proxy('/echo', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=%C3%BC' });
+    assert.equal(((await form2.json()) as Json).body, 'a=1&b=%C3%BC');
+  });
+
+  test('upstream errors come back unchanged', async () => {
+    const notFound = await proxy('/nope');
+    assert.equal(notFound.status, 404);
+    assert.deepEqual(await notFound.json(), { error: 'not_found' });
+
+    generic.failNext({
+      status: 500,
+      body: '{"boom":true,"detail":"upstream broke"}',
+      headers: { 'x-upstream': 'yes', 'set-cookie': 'a=b', 'access-control-allow-origin': 'https://evil' },
+    });
+    const broken = await proxy('/echo');
+    assert.equal(broken.status, 500);
+    assert.equal(await broken.text(), '{"boom":true,"detail":"upstream broke"}');
+    assert.equal(broken.headers.get('x-upstream'), 'yes');
+    assert.equal(broken.headers.get('set-cookie'), null);
+    assert.equal(broken.headers.get('access-control-allow-origin'), '*', 'our CORS policy, not the upstream’s');
+
+    const seen = generic.requests.length;
+    generic.failNext({ status: 429, body: 'slow down', headers: { 'retry-after': '1' } });
+    const limited = await proxy('/echo', { headers: { Retries: '0' } });
+    assert.equal(limited.status, 429);
+    assert.equal(await limited.text(), 'slow down');
+    assert.equal(limited.headers.get('retry-after'), '1');
+    assert.equal(generic.requests.length, seen + 1);
+  });
+
+  test('retries: 5xx, 429 with Retry-After and Retry-On statuses are retried; a replayed body is identical', async () => {
+    let seen = generic.requests.length;
+    generic.failNext({ status: 503, body: 'unavailable' });
+    const ok = await proxy('/echo', { headers: { Retries: '2' } });
+    assert.equal(ok.status, 200);
+    assert.equal(generic.requests.length - seen, 2);
+
+    seen = generic.requests.length;
+    generic.failNext({ status: 429, body: 'later', headers: { 'retry-after': '0' } });
+    const payload = JSON.stringify({ name: 'replayed' });
+    const posted = await proxy('/echo', { method: 'POST', headers: { Retries: '1', 'content-type': 'application/json' }, body: payload });
+    assert.equal(posted.status, 200);
+    assert.equal(((await posted.json()) as Json).body, payload);
+    assert.deepEqual(
+      generic.requests.slice(seen).map((r) => [r.status, r.body]),
+      [
+        [429, payload],
+        [200, payload],
+      ],
+    );
+
+    seen = generic.requests.length;
+    generic.failNext({ status: 409, body: 'conflict', headers: { 'retry-after': '0' } });
+    assert.equal((await proxy('/echo', { headers: { Retries: '1' } })).status, 409, '409 is not retried unless asked');
+    generic.failNext({ status: 409, body: 'conflict', headers: { 'retry-after': '0' } });
+    assert.equal((await proxy('/echo', { headers: { Retries: '1', 'Retry-On': '409,423' } })).status, 200);
+    assert.equal(generic.requests.length - seen, 3);
+
+    // A body above the 10 MB replay buffer is streamed once and not retried.
+    const large = randomBytes(10 * 1024 * 1024 + 1);
+    seen = generic.requests.length;
+    generic.failNext({ status: 503, body: 'unavailable', headers: { 'retry-after': '0' } });
+    const once = await proxy('/echo-binary', { method: 'POST', headers: { Retries: '2', 'content-type': 'application/octet-stream' }, body: large });
+    assert.equal(once.status, 503);
+    assert.equal(await once.text(), 'unavailable');
+    assert.equal(generic.requests.length - seen, 1);
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < large.length; at += 1024 * 1024) controller.enqueue(large.subarray(at, at + 1024 * 1024));
+        controller.close();
+      },
+    });
+    const streamed = await proxy('/echo-binary', {
+      method: 'POST',
+      headers: { Retries: '2', 'content-type': 'application/octet-stream' },
+      body: chunked,
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(streamed.status, 200);
+    assert.ok(Buffer.from(await streamed.arrayBuffer()).equals(large), 'a chunked body above the limit arrives whole');
+
+    seen = generic.requests.length;
+    generic.failNext({ status: 502, body: 'bad gateway', times: 3, headers: { 'retry-after': '0' } });
+    const exhausted = await proxy('/echo', { headers: { Retries: '2' } });
+    assert.equal(exhausted.status, 502);
+    assert.equal(await exhausted.text(), 'bad gateway');
+    assert.equal(generic.requests.length - seen, 3, 'Retries + 1 attempts in all');
+  });
+
+  test('a 50 MB download streams through in bounded memory', async (ctx) => {
+    const bytes = 50 * 1024 * 1024;
+    const base = process.memoryUsage();
+    const res = await proxy(`/files/big?bytes=${bytes}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-length'), String(bytes));
+    assert.equal(res.headers.get('content-disposition'), 'attachment; filename="big.bin"');
+    let maxRss = 0;
+    let maxArrayBuffers = 0;
+    let received = 0;
+    let sinceSample = 0;
+    const hash = createHash('sha256');
+    const reader = res.body!.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      sinceSample += value.byteLength;
+      hash.update(value);
+      if (sinceSample >= 512 * 1024) {
+        sinceSample = 0;
+        const m = process.memoryUsage();
+        maxRss = Math.max(maxRss, m.rss - base.rss);
+        maxArrayBuffers = Math.max(maxArrayBuffers, m.arrayBuffers - base.arrayBuffers);
+      }
+    }
+    assert.equal(received, bytes);
+    assert.equal(hash.digest('hex'), deterministicSha256(bytes));
+    const MB = 1024 * 1024;
+    ctx.diagnostic(`peak growth while streaming: rss ${(maxRss / MB).toFixed(1)} MB, arrayBuffers ${(maxArrayBuffers / MB).toFixed(1)} MB`);
+    assert.ok(maxArrayBuffers < 40 * MB, `arrayBuffers grew by ${Math.round(maxArrayBuffers / MB)} MB`);
+    assert.ok(maxRss < 40 * MB, `rss grew by ${Math.round(maxRss / MB)} MB`);
+  });
+
+  test('bad headers, unknown integration or connection, refused and unreachable base URLs', async () => {
+    const missing = await t.api('/proxy/echo');
+    assert.equal(missing.status, 400);
+    const problem = (await missing.json()) as Json;
+    assert.equal(problem.error.code, 'invalid_headers');
+    assert.deepEqual(problem.error.errors.map((e: Json) => e.path[0]).sort(), ['Connection-Id', 'Provider-Config-Key']);
+
+    const badRetries = (await (await proxy('/echo', { headers: { Retries: '11' } })).json()) as Json;
+    assert.equal(badRetries.error.code, 'invalid_headers');
+    assert.deepEqual(badRetries.error.errors[0].path, ['Retries']);
+    const badRetryOn = (await (await proxy('/echo', { headers: { 'Retry-On': '409;500' } })).json()) as Json;
+    assert.deepEqual(badRetryOn.error.errors[0].path, ['Retry-On']);
+
+    assert.equal((await t.api('/proxy/echo', { key: null })).status, 401);
+    const unknownIntegration = await proxy('/echo', { headers: { 'Provider-Config-Key': 'ghost' } });
+    assert.equal(unknownIntegration.status, 400);
+    assert.equal(((await unknownIntegration.json()) as Json).error.code, 'unknown_provider_config');
+    const unknownConnection = await proxy('/echo', { headers: { 'Connection-Id': 'ghost' } });
+    assert.equal(unknownConnection.status, 400);
+    assert.equal(((await unknownConnection.json()) as Json).error.code, 'unknown_connection');
+
+    for (const override of ['http://169.254.169.254/', 'http://169.254.169.254/latest/meta-data', 'ftp://example.com/', 'not a url', '/relative']) {
+      const refused = await proxy('/echo', { headers: { 'Base-Url-Override': override } });
+      assert.equal(refused.status, 400, override);
+      assert.equal(((await refused.json()) as Json).error.code, 'base_url_override_not_allowed', override);
+    }
+    const other = await startGenericApiFake({ apiKey: API_KEY });
+    try {
+      const overridden = await proxy('/echo', { headers: { 'Base-Url-Override': other.url } });
+      assert.equal(overridden.status, 200);
+      assert.equal(other.requests.length, 1);
+      assert.equal(other.requests[0]!.headers['x-api-key'], API_KEY);
+    } finally {
+      await other.close();
+    }
+    const closed = await proxy('/echo', { headers: { 'Base-Url-Override': `http://127.0.0.1:${await freePort()}` } });
+    assert.equal(closed.status, 502);
+    assert.equal(((await closed.json()) as Json).error.code, 'upstream_unreachable');
+  });
+
+  test('a loopback base URL is refused when it is not allow-listed', async () => {
+    const strict = await startTestPlatform({ runWorker: false, env: { SWITCHYARD_ALLOWED_PRIVATE_HOSTS: '' } });
+    try {
+      assert.deepEqual(strict.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, []);
+      const integration = await strict.api('/integrations', {
+        method: 'POST',
+        json: {
+          provider: 'slack',
+          unique_key: 'slack',
+          credentials: { type: 'OAUTH2', client_id: 'id', client_secret: 'secret' },
+          integration_config: { base_url: generic.url },
+        },
+      });
+      assert.equal(integration.status, 200, await integration.clone().text());
+      const conn = await strict.api('/connections', {
+        method: 'POST',
+        json: { provider_config_key: 'slack', connection_id: 's-1', credentials: { type: 'OAUTH2', access_token: 'xoxb-token' } },
+      });
+      assert.equal(conn.status, 201, await conn.clone().text());
+      const seen = generic.requests.length;
+      const headers = { 'Connection-Id': 's-1', 'Provider-Config-Key': 'slack' };
+      const refused = await strict.api('/proxy/echo', { headers });
+      assert.equal(refused.status, 400);
+      const body = (await refused.json()) as Json;
+      assert.equal(body.error.code, 'address_not_allowed');
+      assert.match(body.error.message, /127\.0\.0\.1/);
+      const overridden = await strict.api('/proxy/echo', { headers: { ...headers, 'Base-Url-Override': generic.url } });
+      assert.equal(overridden.status, 400);
+      assert.equal(((await overridden.json()) as Json).error.code, 'base_url_override_not_allowed');
+      assert.equal(generic.requests.length, seen, 'nothing reached the loopback fake');
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  test('@nangohq/node proxy, get and post work unchanged', async () => {
+    const proxied = await nango.proxy({
+      method: 'GET',
+      endpoint: '/echo',
+      providerConfigKey: PCK,
+      connectionId: CONN,
+      params: { q: 'search term' },
+      headers: { 'X-Custom': 'v1' },
+    });
+    assert.equal(proxied.status, 200);
+    assert.equal(proxied.data.query.q, 'search term');
+    assert.equal(proxied.data.headers['x-custom'], 'v1');
+    assert.equal(proxied.data.headers['x-api-key'], API_KEY);
+
+    const created = await nango.post({ endpoint: '/items', providerConfigKey: PCK, connectionId: CONN, data: { name: 'from-nango' }, retries: 1 });
+    assert.equal(created.status, 201);
+    assert.equal(created.data.name, 'from-nango');
+    const listed = await nango.get({ endpoint: '/items', providerConfigKey: PCK, connectionId: CONN, params: { per_page: '10' } });
+    assert.equal(listed.status, 200);
+    assert.ok(listed.data.items.some((i: Json) => i.name === 'from-nango'));
+
+    await assert.rejects(nango.get({ endpoint: '/items/999', providerConfigKey: PCK, connectionId: CONN }), (err: Json) => {
+      assert.equal(err.response.status, 404);
+      assert.deepEqual(err.response.data, { error: 'not_found' });
+      return true;
+    });
+  });
+
+  test('GET /logs lists every proxy call, redacted, filterable, paged, per environment', async () => {
+    const res = await proxy('/echo?api_key=secret&keep=1', { headers: { 'Nango-Proxy-X-Api-Key': 'not-this-one' } });
+    assert.equal(res.status, 200);
+    let entry: Json | undefined;
+    for (let i = 0; i < 100 && !entry; i++) {
+      const page = (await (await t.api('/logs?kind=proxy&limit=10')).json()) as Json;
+      entry = page.data.find((l: Json) => l.url.includes('keep=1'));
+      if (!entry) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(entry, 'the call is logged');
+    assert.equal(entry.url, `${generic.url}/echo?api_key=[redacted]&keep=1`);
+    assert.equal(entry.kind, 'proxy');
+    assert.equal(entry.method, 'GET');
+    assert.equal(entry.status, 200);
+    assert.equal(entry.integration, PCK);
+    assert.equal(entry.connection_id, CONN);
+    assert.equal(entry.run_id, null);
+    assert.equal(typeof entry.duration_ms, 'number');
+    assert.ok(!Number.isNaN(Date.parse(entry.created_at)));
+
+    const all = (await (await t.api('/logs?limit=1000')).json()) as Json;
+    assert.equal(all.next_cursor, null);
+    const text = JSON.stringify(all);
+    assert.ok(!text.includes(API_KEY), 'the API key is never logged');
+    assert.ok(!text.includes('secret&'), 'secret query values are redacted');
+    const proxyLogs = all.data.filter((l: Json) => l.kind === 'proxy');
+    assert.ok(proxyLogs.length >= 25, `proxy calls logged: ${proxyLogs.length}`);
+    assert.ok(proxyLogs.some((l: Json) => l.url === `${generic.url}/files/big?bytes=${50 * 1024 * 1024}`));
+    assert.ok(proxyLogs.some((l: Json) => l.status === 404));
+    assert.ok(
+      proxyLogs.some((l: Json) => l.status === null && l.error),
+      'a call that got no answer is logged with its error',
+    );
+    const auth = all.data.filter((l: Json) => l.kind === 'auth');
+    assert.ok(auth.some((l: Json) => l.url === `${metabase.url}/api/user/current`));
+    for (let i = 1; i < all.data.length; i++) assert.ok(all.data[i - 1].created_at >= all.data[i].created_at, 'newest first');
+
+    const get = async (q: string) => {
+      const r = await t.api(`/logs?${q}`);
+      assert.equal(r.status, 200, q);
+      return ((await r.json()) as Json).data as Json[];
+    };
+    assert.ok((await get('status=404')).every((l) => l.status === 404));
+    assert.ok((await get('status=404')).length >= 2);
+    const errors = await get('status=error&limit=1000');
+    assert.ok(errors.length > 0 && errors.every((l) => l.status === null || l.status >= 400 || l.error));
+    const successes = await get('status=success&limit=1000');
+    assert.ok(successes.length > 0 && successes.every((l) => l.status < 400 && !l.error));
+    assert.equal(errors.length + successes.length, all.data.length);
+    assert.ok((await get('kind=auth')).every((l) => l.kind === 'auth'));
+    assert.ok((await get(`connection_id=${CONN}&limit=1000`)).every((l) => l.connection_id === CONN));
+    assert.deepEqual(await get('connection_id=nobody'), []);
+    assert.ok((await get(`integration=${PCK}&limit=1000`)).length === all.data.filter((l: Json) => l.integration === PCK).length);
+    assert.deepEqual(await get('run_id=none'), []);
+    assert.deepEqual(await get(`after=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`), []);
+    assert.equal((await get(`before=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&limit=1000`)).length, all.data.length);
+
+    const ids: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = (await (await t.api(`/logs?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).json()) as Json;
+      assert.ok(page.data.length <= 7);
+      ids.push(...page.data.map((l: Json) => l.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(
+      ids,
+      all.data.map((l: Json) => l.id),
+    );
+
+    const badCursor = await t.api('/logs?cursor=not-a-cursor');
+    assert.equal(badCursor.status, 400);
+    assert.deepEqual(((await badCursor.json()) as Json).error.errors[0].path, ['cursor']);
+    for (const q of ['limit=0', 'limit=1001', 'kind=nope', 'status=abc', 'after=yesterday', 'unknown=1']) {
+      const bad = await t.api(`/logs?${q}`);
+      assert.equal(bad.status, 400, q);
+      assert.equal(((await bad.json()) as Json).error.code, 'invalid_query_params', q);
+    }
+    assert.equal((await t.api('/logs', { key: null })).status, 401);
+
+    const prod = (await (await t.api('/logs?limit=1000', { key: t.prodKey })).json()) as Json;
+    assert.deepEqual(prod, { data: [], next_cursor: null });
+  });
+});

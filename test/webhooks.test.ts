@@ -1,0 +1,320 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { Nango } from '@nangohq/node';
+import type { Client } from '@temporalio/client';
+import { emitEvent, sweepPendingDeliveries } from '../lib/webhooks/emit.js';
+import { verifyWebhook } from '../lib/webhooks/verify.js';
+import { startMetabaseFake } from './fakes/index.js';
+import { startTestPlatform, type TestPlatform } from './harness.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+// Small backoffs: 100 ms, 200 ms, ... (read by the emitter, carried in the workflow input).
+process.env.SWITCHYARD_WEBHOOK_INITIAL_BACKOFF_MS = '100';
+
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  at: number;
+  answered: number;
+}
+
+/** The developer's backend: answers each path from a script of replies, then with its default. */
+async function startReceiver() {
+  const received: Received[] = [];
+  const scripts = new Map<string, { status: number; headers?: Record<string, string> }[]>();
+  const defaults = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const reply = scripts.get(path)?.shift() ?? { status: defaults.get(path) ?? 200 };
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), answered: reply.status });
+      res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+      res.end(reply.status === 200 ? 'ok' : `no (${reply.status})`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    received,
+    script: (path: string, replies: { status: number; headers?: Record<string, string> }[]) => scripts.set(path, replies),
+    setDefault: (path: string, status: number) => defaults.set(path, status),
+    at: (path: string) => received.filter((r) => r.path === path),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('webhooks to the developer', () => {
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const API_KEY = 'mb_goodkey=';
+
+  before(async () => {
+    t = await startTestPlatform();
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    receiver = await startReceiver();
+    const res = await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
+    assert.equal(res.status, 200);
+  });
+  after(async () => {
+    await t?.stop();
+    await metabase?.close();
+    await receiver?.close();
+  });
+
+  async function setEnvironment(json: Json, key?: string): Promise<Json> {
+    const res = await t.api('/environment', { method: 'PATCH', json, key });
+    assert.equal(res.status, 200, await res.clone().text());
+    return ((await res.json()) as Json).data;
+  }
+
+  async function connect(connectionId: string, extra: Json = {}): Promise<void> {
+    const res = await t.api('/connections', {
+      method: 'POST',
+      json: {
+        provider_config_key: 'metabase',
+        connection_id: connectionId,
+        connection_config: { domain: metabase.url },
+        credentials: { type: 'API_KEY', apiKey: API_KEY },
+        ...extra,
+      },
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+  }
+
+  async function deliveries(q = '', key?: string): Promise<Json[]> {
+    const res = await t.api(`/webhook-deliveries${q}`, { key });
+    assert.equal(res.status, 200, await res.clone().text());
+    return ((await res.json()) as Json).data;
+  }
+
+  async function deliveryFor(connectionId: string, status: string): Promise<Json> {
+    return waitFor(`${status} delivery for ${connectionId}`, async () =>
+      (await deliveries('?limit=100')).find((d) => d.connection_id === connectionId && d.status === status),
+    );
+  }
+
+  async function signingKey(): Promise<string> {
+    return ((await (await t.api('/environment')).json()) as Json).data.webhook_signing_key;
+  }
+
+  test('environment settings: read, patch, refusals naming the field', async () => {
+    const initial = ((await (await t.api('/environment')).json()) as Json).data;
+    assert.equal(initial.name, 'dev');
+    assert.equal(initial.webhook_url, null);
+    assert.deepEqual(initial.webhook_events, { auth: true, sync: true, async_action: true, forward: true, on_sync_completion_always: false });
+    assert.match(initial.webhook_signing_key, /^[0-9a-f]{64}$/);
+    assert.equal(await signingKey(), initial.webhook_signing_key, 'generated once');
+
+    const patched = await setEnvironment({
+      alert_webhook_url: `${receiver.url}/alerts`,
+      otlp_endpoint: 'http://127.0.0.1:4318',
+      otlp_headers: [{ name: 'x-api-key', value: 'collector-secret' }],
+      webhook_events: { on_sync_completion_always: true },
+    });
+    assert.deepEqual(patched.otlp_headers, [{ name: 'x-api-key' }]);
+    assert.equal(patched.webhook_events.on_sync_completion_always, true);
+    assert.ok(!JSON.stringify(patched).includes('collector-secret'));
+    const stored = await t.platform.deps.db.query('SELECT otlp_headers_enc FROM environment_settings');
+    assert.ok(!String(stored.rows[0].otlp_headers_enc).includes('collector-secret'), 'OTLP headers are encrypted at rest');
+
+    const privateUrl = await t.api('/environment', { method: 'PATCH', json: { secondary_webhook_url: 'http://10.1.2.3/hook' } });
+    assert.equal(privateUrl.status, 400);
+    assert.deepEqual(((await privateUrl.json()) as Json).error.errors[0].path, ['secondary_webhook_url']);
+    const badScheme = await t.api('/environment', { method: 'PATCH', json: { webhook_url: 'ftp://example.com/x' } });
+    assert.equal(badScheme.status, 400);
+    assert.deepEqual(((await badScheme.json()) as Json).error.errors[0].path, ['webhook_url']);
+    const unknownField = await t.api('/environment', { method: 'PATCH', json: { webhook_urls: 'x' } });
+    assert.equal(unknownField.status, 400);
+    // the prod environment is untouched
+    const prod = ((await (await t.api('/environment', { key: t.prodKey })).json()) as Json).data;
+    assert.equal(prod.name, 'prod');
+    assert.equal(prod.alert_webhook_url, null);
+    assert.notEqual(prod.webhook_signing_key, initial.webhook_signing_key);
+  });
+
+  test('an auth webhook survives 503, 503, 429 (Retry-After: 1) and arrives signed once the backend is healthy', async () => {
+    receiver.script('/flaky', [{ status: 503 }, { status: 503 }, { status: 429, headers: { 'retry-after': '1' } }]);
+    await setEnvironment({ webhook_url: `${receiver.url}/flaky` });
+    await connect('wh-flaky');
+
+    const delivered = await deliveryFor('wh-flaky', 'delivered');
+    assert.equal(delivered.type, 'auth');
+    assert.deepEqual(
+      delivered.attempts.map((a: Json) => a.status),
+      [503, 503, 429, 200],
+    );
+    assert.equal(delivered.attempts[0].response_excerpt, 'no (503)');
+    assert.equal(delivered.attempts[3].error, null);
+    assert.ok(delivered.delivered_at);
+
+    const hits = receiver.at('/flaky');
+    assert.equal(hits.length, 4);
+    assert.equal(hits.filter((h) => h.answered === 200).length, 1, 'delivered once');
+    assert.ok(hits[3]!.at - hits[2]!.at >= 900, `Retry-After honoured (waited ${hits[3]!.at - hits[2]!.at} ms)`);
+
+    const last = hits[3]!;
+    assert.equal(last.headers['content-type'], 'application/json');
+    assert.equal(last.headers['user-agent'], 'switchyard/0.67.0');
+    const payload = JSON.parse(last.body) as Json;
+    assert.equal(payload.type, 'auth');
+    assert.equal(payload.operation, 'creation');
+    assert.equal(payload.connectionId, 'wh-flaky');
+    assert.equal(payload.providerConfigKey, 'metabase');
+    assert.equal(payload.environment, 'dev');
+    assert.equal(JSON.stringify(payload), last.body, 'keys sorted, so re-serializing gives the same bytes');
+
+    const key = await signingKey();
+    const nango = new Nango({ secretKey: t.devKey, host: t.url, webhookSigningKey: key });
+    assert.equal(nango.verifyIncomingWebhookRequest(last.body, last.headers), true);
+    assert.equal(nango.verifyWebhookSignature(String(last.headers['x-nango-signature']), payload), true);
+    assert.equal(last.headers['x-switchyard-hmac-sha256'], last.headers['x-nango-hmac-sha256']);
+    assert.deepEqual(verifyWebhook(last.body, last.headers, key), { ok: true });
+    assert.deepEqual(verifyWebhook(last.body.replace('wh-flaky', 'wh-forged'), last.headers, key), { ok: false, reason: 'bad_signature' });
+    assert.deepEqual(verifyWebhook(last.body, last.headers, key, { now: new Date(Date.now() + 10 * 60_000) }), { ok: false, reason: 'stale_timestamp' });
+    const impostor = new Nango({ secretKey: t.devKey, host: t.url, webhookSigningKey: 'not-the-key' });
+    assert.equal(impostor.verifyIncomingWebhookRequest(last.body, last.headers), false);
+  });
+
+  test('a 400 is final: dead after one attempt; replay delivers a copy; listing pages with a cursor', async () => {
+    receiver.setDefault('/refuse', 400);
+    await setEnvironment({ webhook_url: `${receiver.url}/refuse` });
+    await connect('wh-refused');
+    const dead = await deliveryFor('wh-refused', 'dead');
+    assert.equal(dead.attempts.length, 1);
+    assert.equal(dead.last_status, 400);
+    assert.match(dead.last_error, /400/);
+    assert.equal((await deliveries('?status=dead')).length, 1);
+
+    const otherEnv = await t.api(`/webhook-deliveries/${dead.id}/replay`, { method: 'POST', key: t.prodKey });
+    assert.equal(otherEnv.status, 404);
+    const notUuid = await t.api('/webhook-deliveries/nope/replay', { method: 'POST' });
+    assert.equal(notUuid.status, 400);
+
+    receiver.setDefault('/refuse', 200);
+    const replay = await t.api(`/webhook-deliveries/${dead.id}/replay`, { method: 'POST' });
+    assert.equal(replay.status, 201);
+    const copy = ((await replay.json()) as Json).data;
+    assert.equal(copy.replay_of, dead.id);
+    assert.notEqual(copy.id, dead.id);
+    const delivered = await waitFor('replayed delivery', async () =>
+      (await deliveries('?limit=100')).find((d) => d.id === copy.id && d.status === 'delivered'),
+    );
+    assert.equal(delivered.attempts.length, 1);
+    const bodies = receiver.at('/refuse').map((r) => r.body);
+    assert.equal(bodies.length, 2);
+    assert.equal(bodies[0], bodies[1], 'same bytes');
+
+    const firstPage = (await (await t.api('/webhook-deliveries?limit=1')).json()) as Json;
+    assert.equal(firstPage.data.length, 1);
+    assert.equal(firstPage.data[0].id, copy.id, 'newest first');
+    assert.ok(firstPage.next_cursor);
+    const secondPage = (await (await t.api(`/webhook-deliveries?limit=1&cursor=${firstPage.next_cursor}`)).json()) as Json;
+    assert.equal(secondPage.data[0].id, dead.id);
+    const badCursor = await t.api('/webhook-deliveries?cursor=%%%');
+    assert.equal(badCursor.status, 400);
+    assert.equal((await deliveries('', t.prodKey)).length, 0, 'another environment sees none');
+  });
+
+  test('rotation: new key signs; the old key keeps verifying during the grace period only', async () => {
+    const oldKey = await signingKey();
+    await setEnvironment({ webhook_url: `${receiver.url}/rotated` });
+    const rotated = await t.api('/environment/webhook-signing-key/rotate', { method: 'POST' });
+    assert.equal(rotated.status, 200);
+    const newKey = ((await rotated.json()) as Json).data.webhook_signing_key;
+    assert.match(newKey, /^[0-9a-f]{64}$/);
+    assert.notEqual(newKey, oldKey);
+    const env = ((await (await t.api('/environment')).json()) as Json).data;
+    assert.equal(env.webhook_signing_key, newKey);
+    const graceLeft = Date.parse(env.previous_webhook_signing_key_expires_at) - Date.now();
+    assert.ok(graceLeft > 23 * 3600_000 && graceLeft <= 24 * 3600_000);
+
+    await connect('wh-rotated');
+    await deliveryFor('wh-rotated', 'delivered');
+    const inGrace = receiver.at('/rotated')[0]!;
+    assert.equal(new Nango({ secretKey: t.devKey, host: t.url, webhookSigningKey: newKey }).verifyIncomingWebhookRequest(inGrace.body, inGrace.headers), true);
+    assert.equal(new Nango({ secretKey: t.devKey, host: t.url, webhookSigningKey: oldKey }).verifyIncomingWebhookRequest(inGrace.body, inGrace.headers), false);
+    assert.deepEqual(verifyWebhook(inGrace.body, inGrace.headers, newKey), { ok: true });
+    assert.deepEqual(verifyWebhook(inGrace.body, inGrace.headers, oldKey), { ok: true }, 'old key still verifies in the grace window');
+
+    await t.platform.deps.db.query(`UPDATE environment_settings SET previous_signing_key_expires_at = now() - interval '1 second'`);
+    await connect('wh-rotated', { connection_config: { domain: metabase.url } }); // re-authorisation: an `override` auth event
+    await waitFor('second delivery', async () => receiver.at('/rotated').length === 2);
+    const afterGrace = receiver.at('/rotated')[1]!;
+    assert.equal((JSON.parse(afterGrace.body) as Json).operation, 'override');
+    assert.deepEqual(verifyWebhook(afterGrace.body, afterGrace.headers, newKey), { ok: true });
+    assert.deepEqual(verifyWebhook(afterGrace.body, afterGrace.headers, oldKey), { ok: false, reason: 'bad_signature' });
+    assert.deepEqual(verifyWebhook(afterGrace.body, afterGrace.headers, [oldKey, newKey]), { ok: true });
+  });
+
+  test('targets: the connection override replaces both URLs; a disabled kind is recorded but not sent', async () => {
+    await setEnvironment({ webhook_url: `${receiver.url}/primary`, secondary_webhook_url: `${receiver.url}/secondary` });
+    await connect('wh-both');
+    await waitFor('both URLs', async () => receiver.at('/primary').length === 1 && receiver.at('/secondary').length === 1);
+
+    await connect('wh-override', { webhook_url_override: `${receiver.url}/override` });
+    await deliveryFor('wh-override', 'delivered');
+    const toOverride = (await deliveries('?limit=100')).filter((d) => d.connection_id === 'wh-override');
+    assert.deepEqual(
+      toOverride.map((d) => d.url),
+      [`${receiver.url}/override`],
+    );
+
+    await setEnvironment({ webhook_events: { auth: false } });
+    await connect('wh-muted');
+    const events = await t.platform.deps.db.query(`SELECT id FROM events WHERE connection_id = 'wh-muted'`);
+    assert.equal(events.rowCount, 1, 'the event is recorded');
+    assert.equal((await deliveries('?limit=100')).filter((d) => d.connection_id === 'wh-muted').length, 0);
+    await setEnvironment({ webhook_events: { auth: true }, secondary_webhook_url: null });
+  });
+
+  test('a delivery whose workflow could not be started is started by the sweeper; forward headers are filtered', async () => {
+    await setEnvironment({ webhook_url: `${receiver.url}/swept` });
+    const broken = {
+      workflow: {
+        start: async () => {
+          throw new Error('Temporal is down');
+        },
+      },
+    } as unknown as Client;
+    const env = (await t.platform.deps.db.query(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0];
+    const { deliveries: ids } = await emitEvent(
+      { ...t.platform.deps, temporal: broken },
+      { environmentId: env.id, type: 'forward', integration: 'metabase', payload: { from: 'metabase', type: 'forward', payload: { hello: 'world' } } },
+      { forwardHeaders: { 'x-metabase-event': 'user.created', authorization: 'Bearer provider-secret', 'x-nango-hmac-sha256': 'spoofed' } },
+    );
+    assert.equal(ids.length, 1);
+    const pending = await t.platform.deps.db.query('SELECT status, workflow_started_at FROM webhook_deliveries WHERE id = $1', [ids[0]]);
+    assert.equal(pending.rows[0].status, 'pending');
+    assert.equal(pending.rows[0].workflow_started_at, null);
+
+    assert.equal(await sweepPendingDeliveries(t.platform.deps, { minAgeMs: 0 }), 1);
+    assert.equal(await sweepPendingDeliveries(t.platform.deps, { minAgeMs: 0 }), 0, 'started once');
+    await waitFor('swept delivery', async () => receiver.at('/swept').length === 1);
+    const hit = receiver.at('/swept')[0]!;
+    assert.equal(hit.headers['x-metabase-event'], 'user.created');
+    assert.equal(hit.headers.authorization, undefined);
+    assert.deepEqual(verifyWebhook(hit.body, hit.headers, await signingKey()), { ok: true });
+    assert.equal(hit.headers['x-nango-hmac-sha256'], hit.headers['x-switchyard-hmac-sha256'], 'a provider cannot spoof our signature headers');
+  });
+});

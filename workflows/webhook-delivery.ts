@@ -1,0 +1,55 @@
+import { ActivityFailure, ApplicationFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  /** First retry delay; doubles up to 1 h. Default 2 s. */
+  initialIntervalMs?: number;
+  /** How long to keep retrying before the delivery is dead (SWITCHYARD_WEBHOOK_RETRY_HOURS). Default 24. */
+  retryHours?: number;
+}
+
+export interface WebhookDeliveryResult {
+  status: 'delivered' | 'dead' | 'skipped';
+  reason?: string;
+}
+
+const { markDeliveryDead } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  // Only the database can fail here; keep trying until it is back.
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * Delivers one webhook: attempts are retried by Temporal with exponential backoff (or the
+ * receiver's Retry-After) for `retryHours`, so a worker that dies mid-delivery is replaced by
+ * another that carries on. A final refusal or an exhausted window marks the delivery dead.
+ */
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  const initialIntervalMs = input.initialIntervalMs ?? 2000;
+  const retryHours = input.retryHours ?? 24;
+  const { attemptWebhookDelivery } = proxyActivities<Activities>({
+    // The request's own timeout is 20 s; the rest is database time.
+    startToCloseTimeout: '40 seconds',
+    scheduleToCloseTimeout: retryHours * 60 * 60 * 1000,
+    retry: {
+      initialInterval: initialIntervalMs,
+      backoffCoefficient: 2,
+      maximumInterval: '1 hour',
+      maximumAttempts: 0,
+      nonRetryableErrorTypes: ['WebhookRejected'],
+    },
+  });
+  try {
+    const result = await attemptWebhookDelivery(input.deliveryId, { initialIntervalMs });
+    return { status: result.outcome === 'delivered' ? 'delivered' : 'skipped' };
+  } catch (err) {
+    const cause = err instanceof ActivityFailure ? err.cause : err;
+    let reason: string;
+    if (cause instanceof ApplicationFailure && cause.type === 'WebhookRejected') reason = cause.message;
+    else if (cause instanceof TimeoutFailure) reason = `gave up after ${retryHours} h of retries`;
+    else reason = `gave up: ${cause instanceof Error ? cause.message : String(cause)}`;
+    await markDeliveryDead(input.deliveryId, reason);
+    return { status: 'dead', reason };
+  }
+}
