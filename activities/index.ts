@@ -4,6 +4,7 @@
 import type { ActivityDeps } from './deps.js';
 import { actionActivities } from './actions.js';
 import { connectionActivities } from './connections.js';
+import { syncActivities } from './syncs.js';
 import { diagnosticsActivities } from './diagnostics.js';
 import { webhookActivities } from './webhooks.js';
 
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...diagnosticsActivities(deps),
     ...connectionActivities(deps),
     ...actionActivities(deps),
+    ...syncActivities(deps),
     ...webhookActivities(deps),
   };
 }

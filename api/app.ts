@@ -14,6 +14,7 @@ import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { healthRoutes } from './routes/health.js';
 import { connectRoutes } from './routes/connect.js';
 import { actionRoutes } from './routes/actions.js';
+import { syncRoutes } from './routes/syncs.js';
 import { unifiedEndpointRoutes } from './routes/unified-endpoints.js';
 import { connectUiRoutes } from './routes/connect-ui.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', connectionRoutes(deps));
   app.route('/', connectRoutes(deps));
   app.route('/', actionRoutes(deps));
+  app.route('/', syncRoutes(deps));
   app.route('/', connectUiRoutes(deps));
   app.route('/', environmentRoutes(deps));
   app.route('/', webhookDeliveryRoutes(deps));

@@ -6,3 +6,4 @@ export { diagnosticsWorkflow } from './diagnostics.js';
 export { connectionCheckWorkflow } from './connection-check.js';
 export { actionWorkflow } from './action.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';
+export { syncWorkflow } from './sync.js';

@@ -33,7 +33,10 @@ const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'host', 'content-length']);
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 const blankAsAbsent = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-const flag = z.enum(['true', 'false', '1', '0']).optional();
+const flag = z
+  .string()
+  .regex(/^\s*(?:true|false|1|0)\s*$/i, 'must be true or false')
+  .optional();
 
 const proxyHeaders = z.object({
   'Connection-Id': connectionIdSchema,

@@ -71,7 +71,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const environments = await ensureEnvironments(db, config, opts.keepSecretsLocally);
     temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE);
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
-    const lifecycle = createLifecycle({ temporal, db, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
+    const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
     const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets };
 
     if (opts.runWorker) {

@@ -9,7 +9,7 @@ import { getConnectionByPk, setMetadata, type Connection } from '../db/connectio
 import { assertUrlAllowed } from '../http/index.js';
 import { deleteRecords, saveRecords, type SaveResult } from '../records/store.js';
 import type { HttpMethod, ProxyConfig, ScriptContext, ScriptResponse, SyncContext } from '../../integrations/sdk/types.js';
-import { paginate } from './paginate.js';
+import { paginate, type PagePosition } from './paginate.js';
 
 export class InvalidRecords extends Error {
   constructor(
@@ -31,6 +31,8 @@ export interface RunHooks {
   onDeleted?(model: string, count: number): void;
   onInvalid?(model: string, problems: { id: unknown; issues: string[] }[]): void;
   checkpoint?: { get(): Promise<unknown>; save(value: unknown): Promise<void> };
+  /** Saved page positions of this run, by paginate call, for resuming after a crash. */
+  pages?: { positions: Record<string, unknown>; save(key: string, position: PagePosition): Promise<void> };
   isFullSync?: boolean;
 }
 
@@ -106,6 +108,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     return good;
   }
 
+  let paginateCalls = 0;
   const ctx: SyncContext<Record<string, unknown>, unknown> = {
     connectionId: connection.connectionId,
     providerConfigKey: connection.integrationKey,
@@ -115,7 +118,15 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     patch: (c) => send('PATCH', c),
     delete: (c) => send('DELETE', c),
     proxy: (c) => send(c.method ?? 'GET', c),
-    paginate: <T>(c: Parameters<SyncContext<unknown, unknown>['paginate']>[0]) => paginate<T>((cfg) => send(cfg.method ?? 'GET', cfg), c),
+    paginate: <T>(c: Parameters<SyncContext<unknown, unknown>['paginate']>[0]) => {
+      // The n-th paginate call of a run, over one endpoint, resumes where that call stopped.
+      const key = `${paginateCalls++}:${c.method ?? 'GET'} ${c.endpoint}`;
+      const pages = hooks.pages;
+      const resume = pages
+        ? { start: (pages.positions[key] as PagePosition | undefined) ?? null, save: (pos: PagePosition) => pages.save(key, pos) }
+        : undefined;
+      return paginate<T>((cfg) => send(cfg.method ?? 'GET', cfg), c, resume);
+    },
     async getConnection() {
       const fresh = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
       return {

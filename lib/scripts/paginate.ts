@@ -1,8 +1,17 @@
 /**
  * @module scripts/paginate — pagination helpers for cursor, link and offset styles, so scripts
- * rarely write paging loops.
+ * rarely write paging loops. With `resume`, the position of the next page is saved before it is
+ * fetched (the previous page has been processed by then), so a run restarted after a crash goes on
+ * from the page in flight rather than from the start.
  */
 import type { PaginateConfig, ProxyConfig, ScriptResponse } from '../../integrations/sdk/types.js';
+
+export type PagePosition = { offset: number } | { cursor: string } | { next: Pick<ProxyConfig, 'endpoint' | 'params' | 'baseUrlOverride'> };
+
+export interface PageResume {
+  start: PagePosition | null;
+  save(position: PagePosition): Promise<void>;
+}
 
 function pick(obj: unknown, path: string | undefined): unknown {
   if (!path) return obj;
@@ -17,18 +26,23 @@ function itemsOf<T>(data: unknown, path: string | undefined): T[] {
   return [];
 }
 
-export async function* paginate<T>(send: (config: ProxyConfig) => Promise<ScriptResponse>, config: PaginateConfig): AsyncGenerator<T[], void, undefined> {
+export async function* paginate<T>(
+  send: (config: ProxyConfig) => Promise<ScriptResponse>,
+  config: PaginateConfig,
+  resume?: PageResume,
+): AsyncGenerator<T[], void, undefined> {
   const p = config.paginate ?? {};
   const type = p.type ?? 'cursor';
   const limit = p.limit;
-  const limitName = p.limit_name_in_request ?? 'limit';
   const params: Record<string, string | number | boolean | undefined> = { ...config.params };
-  if (limit !== undefined) params[limitName] = limit;
+  if (limit !== undefined) params[p.limit_name_in_request ?? 'limit'] = limit;
+  const start = resume?.start ?? null;
 
   if (type === 'offset') {
     const offsetName = p.offset_name_in_request ?? 'offset';
-    let offset = 0;
-    for (;;) {
+    let offset = start && 'offset' in start ? start.offset : 0;
+    for (let first = true; ; first = false) {
+      if (!first) await resume?.save({ offset });
       const res = await send({ ...config, params: { ...params, [offsetName]: offset } });
       const items = itemsOf<T>(res.data, p.response_path);
       if (items.length) yield items;
@@ -38,27 +52,32 @@ export async function* paginate<T>(send: (config: ProxyConfig) => Promise<Script
   }
 
   if (type === 'link') {
-    let next: ProxyConfig | null = { ...config, params };
+    let next: ProxyConfig | null = start && 'next' in start ? { ...config, ...start.next } : { ...config, params };
     const seen = new Set<string>();
-    while (next) {
-      const res = await send(next);
+    for (let first = true; next; first = false) {
+      if (!first) await resume?.save({ next: { endpoint: next.endpoint, params: next.params, baseUrlOverride: next.baseUrlOverride } });
+      const res: ScriptResponse = await send(next);
       const items = itemsOf<T>(res.data, p.response_path);
       if (items.length) yield items;
       const link = pick(res.data, p.link_path_in_response_body ?? 'next');
       if (typeof link !== 'string' || link === '' || seen.has(link)) return;
       seen.add(link);
       const url = new URL(link, 'http://relative.invalid');
-      next =
-        url.origin === 'http://relative.invalid'
-          ? { ...config, endpoint: url.pathname, params: Object.fromEntries(url.searchParams) }
-          : { ...config, baseUrlOverride: url.origin, endpoint: url.pathname, params: Object.fromEntries(url.searchParams) };
+      const relative = url.origin === 'http://relative.invalid';
+      next = {
+        ...config,
+        endpoint: url.pathname,
+        params: Object.fromEntries(url.searchParams),
+        baseUrlOverride: relative ? config.baseUrlOverride : url.origin,
+      };
     }
     return;
   }
 
   const cursorName = p.cursor_name_in_request ?? 'cursor';
-  let cursor: string | undefined;
-  for (;;) {
+  let cursor: string | undefined = start && 'cursor' in start ? start.cursor : undefined;
+  for (let first = true; ; first = false) {
+    if (!first && cursor) await resume?.save({ cursor });
     const res = await send({ ...config, params: { ...params, ...(cursor ? { [cursorName]: cursor } : {}) } });
     const items = itemsOf<T>(res.data, p.response_path);
     if (items.length) yield items;

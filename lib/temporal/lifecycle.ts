@@ -1,14 +1,20 @@
 /**
  * @module temporal/lifecycle — what happens in Temporal when connections and integrations change:
- * a connection check at creation plus its schedule; schedules removed with the connection.
+ * a connection check at creation plus its schedule; a schedule per activated sync; schedules
+ * removed with the connection, or when a sync's endpoints are deactivated.
  */
 import { ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Connection } from '../db/connections.js';
 import type { Environment } from '../db/environments.js';
 import type { Integration } from '../db/integrations.js';
 import type { Db } from '../db/pool.js';
+import type { SecretBox } from '../crypto.js';
 import { searchAttributesFor } from './search-attributes.js';
 import { taskQueueFor } from './client.js';
+import { getIntegrationById } from '../db/integrations.js';
+import { isScriptEnabled, scriptsOf } from '../scripts/resolve.js';
+import { SyncSchedules } from '../syncs/schedules.js';
+import { ensureSyncState, getSyncState } from '../syncs/state.js';
 
 export interface Lifecycle {
   connectionSaved(env: Environment, connection: Connection): Promise<void>;
@@ -23,8 +29,37 @@ export function checkWorkflowId(env: string, integration: string, connection: st
   return `check:${env}:${integration}:${connection}`;
 }
 
-export function createLifecycle(deps: { temporal: Client; db: Db; taskQueuePrefix: string }): Lifecycle {
+export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox; taskQueuePrefix: string }): Lifecycle {
   const { temporal } = deps;
+  const syncs = new SyncSchedules(temporal, deps.taskQueuePrefix);
+
+  /** Brings one connection's sync schedules in line with its integration's activated endpoints. */
+  async function reconcileSyncs(
+    env: Environment,
+    integration: Integration,
+    connection: Pick<Connection, 'id' | 'integrationKey' | 'connectionId'>,
+    isNew: boolean,
+  ) {
+    for (const [name, def] of scriptsOf(integration)) {
+      if (def.type !== 'sync') continue;
+      const target = { env: env.name, connection, syncName: name };
+      if (!(await isScriptEnabled(deps.db, integration, def))) {
+        await syncs.remove(target);
+        continue;
+      }
+      const existing = await getSyncState(deps.db, connection.id, name);
+      if (!existing && !def.autoStart) continue;
+      const state = existing ?? (await ensureSyncState(deps.db, connection.id, name, 'RUNNING'));
+      await syncs.ensure(target, state.frequencyOverride ?? def.frequency, { paused: state.status !== 'RUNNING', runNow: isNew || !existing });
+    }
+  }
+
+  async function connectionsOf(integration: Integration) {
+    const { rows } = await deps.db.query<{ id: number; connection_id: string }>('SELECT id, connection_id FROM connections WHERE integration_id = $1', [
+      integration.id,
+    ]);
+    return rows.map((r) => ({ id: r.id, integrationKey: integration.uniqueKey, connectionId: r.connection_id }));
+  }
 
   async function deleteSchedule(id: string): Promise<void> {
     try {
@@ -34,12 +69,17 @@ export function createLifecycle(deps: { temporal: Client; db: Db; taskQueuePrefi
     }
   }
 
-  async function connectionDeleting(env: Environment, connection: Connection): Promise<void> {
+  async function connectionDeleting(env: Environment, connection: Pick<Connection, 'id' | 'integrationKey' | 'connectionId' | 'integrationId'>): Promise<void> {
     await deleteSchedule(checkWorkflowId(env.name, connection.integrationKey, connection.connectionId));
+    const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
+    if (!integration) return;
+    for (const [name, def] of scriptsOf(integration)) if (def.type === 'sync') await syncs.remove({ env: env.name, connection, syncName: name });
   }
 
   return {
     async connectionSaved(env, connection) {
+      const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
+      if (integration) await reconcileSyncs(env, integration, connection, true);
       const id = checkWorkflowId(env.name, connection.integrationKey, connection.connectionId);
       const labels = searchAttributesFor({
         environment: env.name,
@@ -79,9 +119,10 @@ export function createLifecycle(deps: { temporal: Client; db: Db; taskQueuePrefi
     },
     connectionDeleting,
     async integrationDeleting(env, integration) {
-      const { rows } = await deps.db.query<{ connection_id: string }>('SELECT connection_id FROM connections WHERE integration_id = $1', [integration.id]);
-      for (const r of rows) await deleteSchedule(checkWorkflowId(env.name, integration.uniqueKey, r.connection_id));
+      for (const c of await connectionsOf(integration)) await connectionDeleting(env, { ...c, integrationId: integration.id });
     },
-    async endpointsChanged() {},
+    async endpointsChanged(env, integration) {
+      for (const c of await connectionsOf(integration)) await reconcileSyncs(env, integration, c, false);
+    },
   };
 }

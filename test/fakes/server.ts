@@ -34,6 +34,8 @@ export interface FakeServer<State> {
   state: State;
   requests: RecordedRequest[];
   failNext(spec: FailSpec): void;
+  /** Every later request waits this long before it is answered (0: no delay). */
+  setLatency(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -177,6 +179,7 @@ export async function startFakeServer<State>(state: State, handle: Handler): Pro
     });
   });
 
+  let latencyMs = 0;
   async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const rawBody = await readBody(req);
     const url = new URL(req.url ?? '/', origin);
@@ -207,6 +210,7 @@ export async function startFakeServer<State>(state: State, handle: Handler): Pro
       signal: AbortSignal.any([clientGone.signal, lifetime.signal]),
     };
 
+    if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
     const reply = takeFault(faults, record) ?? (await handle(ctx));
     record.status = reply.status;
     writeReply(res, reply);
@@ -224,6 +228,9 @@ export async function startFakeServer<State>(state: State, handle: Handler): Pro
     requests,
     failNext(spec) {
       faults.push({ ...spec, times: spec.times ?? 1 });
+    },
+    setLatency(ms) {
+      latencyMs = ms;
     },
     async close() {
       lifetime.abort();

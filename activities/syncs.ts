@@ -1,0 +1,193 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { getConnectionByPk, type Connection } from '../lib/db/connections.js';
+import { getIntegrationById, type Integration } from '../lib/db/integrations.js';
+import { deleteUnseen, emptyCache, forgetRun } from '../lib/records/store.js';
+import { createScriptContext } from '../lib/scripts/context.js';
+import { modelsOf, scriptOf } from '../lib/scripts/resolve.js';
+import {
+  addInvalid,
+  addRunResult,
+  claimSync,
+  createSyncRun,
+  ensureSyncState,
+  finishSyncRun,
+  getSyncRun,
+  getSyncState,
+  releaseSync,
+  resetSync,
+  saveResumePosition,
+  type ModelResult,
+  type SyncRun,
+} from '../lib/syncs/state.js';
+import type { SyncWorkflowInput } from '../lib/syncs/schedules.js';
+import { emitEvent } from '../lib/webhooks/emit.js';
+import type { SyncDefinition } from '../integrations/sdk/types.js';
+import type { ActivityDeps } from './deps.js';
+import { throwIfRetryable } from './failures.js';
+
+interface Loaded {
+  connection: Connection;
+  integration: Integration;
+  script: SyncDefinition;
+}
+
+export function syncActivities(deps: ActivityDeps) {
+  async function load(connectionPk: number, syncName: string): Promise<Loaded | null> {
+    const connection = await getConnectionByPk(deps.db, deps.box, connectionPk);
+    if (!connection) return null;
+    const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
+    const script = integration ? scriptOf(integration, syncName) : undefined;
+    if (!integration || !script || script.type !== 'sync') return null;
+    return { connection, integration, script };
+  }
+
+  /** True when the run holding the sync is still executing in Temporal. */
+  async function holderAlive(runId: string): Promise<boolean> {
+    const [workflowId, temporalRunId] = runId.split('/');
+    try {
+      const d = await deps.temporal.workflow.getHandle(workflowId!, temporalRunId).describe();
+      return d.status.name === 'RUNNING';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+
+  async function emitSyncEvents(l: Loaded, run: SyncRun, outcome: { ok: true; checkpointTo: unknown } | { ok: false; error: string }): Promise<void> {
+    const env = await deps.db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [l.connection.environmentId]);
+    for (const model of Object.keys(l.script.models)) {
+      const base = {
+        from: 'switchyard',
+        type: 'sync',
+        connectionId: l.connection.connectionId,
+        providerConfigKey: l.connection.integrationKey,
+        syncName: run.syncName,
+        syncVariant: 'base',
+        model,
+        syncType: run.mode === 'full' ? 'INITIAL' : 'INCREMENTAL',
+        environment: env.rows[0]?.name,
+      };
+      const payload = outcome.ok
+        ? {
+            ...base,
+            success: true,
+            modifiedAfter: run.startedAt.toISOString(),
+            queryTimeStamp: run.startedAt.toISOString(),
+            responseResults: run.results[model] ?? { added: 0, updated: 0, deleted: 0 },
+            checkpoints: { from: run.checkpointFrom ?? null, to: outcome.checkpointTo ?? null },
+          }
+        : {
+            ...base,
+            success: false,
+            error: { type: 'script_error', description: outcome.error },
+            startedAt: run.startedAt.toISOString(),
+            failedAt: deps.clock.now().toISOString(),
+          };
+      await emitEvent(deps, {
+        environmentId: l.connection.environmentId,
+        type: 'sync',
+        integration: l.connection.integrationKey,
+        connectionId: l.connection.connectionId,
+        payload,
+      });
+    }
+  }
+
+  return {
+    async beginSyncRun(input: SyncWorkflowInput & { runId: string }): Promise<{ skipped: boolean; reason?: string }> {
+      const l = await load(input.connectionPk, input.syncName);
+      if (!l) return { skipped: true, reason: 'the connection or its sync no longer exists' };
+      const state = await ensureSyncState(deps.db, input.connectionPk, input.syncName);
+      const holder = state.runningRunId;
+      const stale = holder && holder !== input.runId && !(await holderAlive(holder)) ? holder : null;
+      if (!(await claimSync(deps.db, input.connectionPk, input.syncName, input.runId, stale))) {
+        return { skipped: true, reason: `another run (${holder}) is in progress` };
+      }
+      if (input.reset) await resetSync(deps.db, input.connectionPk, input.syncName);
+      if (input.emptyCache) await emptyCache(deps.db, input.connectionPk, Object.keys(l.script.models));
+      const fresh = await getSyncState(deps.db, input.connectionPk, input.syncName);
+      const full = l.script.syncType !== 'incremental' || input.reset === true || fresh?.checkpoint == null;
+      await createSyncRun(deps.db, {
+        id: input.runId,
+        connectionPk: input.connectionPk,
+        syncName: input.syncName,
+        mode: full ? 'full' : 'incremental',
+        checkpointFrom: fresh?.checkpoint ?? null,
+      });
+      return { skipped: false };
+    },
+
+    /**
+     * Runs the script. Each saved page and its position are in Postgres before the next page is
+     * fetched, so a retry after a crash resumes from the page in flight.
+     */
+    async executeSync(runId: string): Promise<void> {
+      const run = await getSyncRun(deps.db, runId);
+      if (!run) throw ApplicationFailure.nonRetryable(`sync run ${runId} does not exist`);
+      const l = await load(run.connectionPk, run.syncName);
+      if (!l) throw ApplicationFailure.nonRetryable('the connection or its sync no longer exists');
+      const heartbeat = setInterval(() => Context.current().heartbeat(), 2000);
+      const ctx = createScriptContext(deps, l.connection, {
+        kind: 'sync',
+        runId,
+        models: modelsOf(l.integration),
+        seenRunId: run.mode === 'full' ? runId : undefined,
+        isFullSync: run.mode === 'full',
+        log: (e) => deps.log[e.level]({ runId, ...e.fields }, e.message),
+        onSaved: (model, r) => void addRunResult(deps.db, runId, model, { added: r.added, updated: r.updated }).catch(() => undefined),
+        onDeleted: (model, n) => void addRunResult(deps.db, runId, model, { deleted: n }).catch(() => undefined),
+        onInvalid: (model, problems) => void addInvalid(deps.db, runId, model, problems).catch(() => undefined),
+        checkpoint: {
+          get: async () => (await getSyncState(deps.db, run.connectionPk, run.syncName))?.checkpoint ?? null,
+          save: async (value) => {
+            await deps.db.query('UPDATE sync_states SET checkpoint = $3 WHERE connection_pk = $1 AND sync_name = $2', [
+              run.connectionPk,
+              run.syncName,
+              JSON.stringify(value),
+            ]);
+          },
+        },
+        pages: { positions: run.resume, save: (key, pos) => saveResumePosition(deps.db, runId, key, pos) },
+      });
+      try {
+        await l.script.exec(ctx);
+      } catch (err) {
+        throwIfRetryable(err);
+        throw ApplicationFailure.nonRetryable((err as Error).message ?? String(err), 'SyncScriptError');
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+
+    async finishSync(runId: string): Promise<Record<string, ModelResult>> {
+      const run = (await getSyncRun(deps.db, runId))!;
+      const l = await load(run.connectionPk, run.syncName);
+      if (!l) return {};
+      if (run.mode === 'full') {
+        for (const model of Object.keys(l.script.models)) {
+          const deleted = await deleteUnseen(deps.db, run.connectionPk, model, runId);
+          if (deleted) await addRunResult(deps.db, runId, model, { deleted });
+        }
+      }
+      const done = (await getSyncRun(deps.db, runId))!;
+      const results = Object.fromEntries(Object.keys(l.script.models).map((m) => [m, done.results[m] ?? { added: 0, updated: 0, deleted: 0 }]));
+      await finishSyncRun(deps.db, runId, 'SUCCESS');
+      const state = await getSyncState(deps.db, run.connectionPk, run.syncName);
+      await releaseSync(deps.db, run.connectionPk, run.syncName, runId, { status: 'SUCCESS', result: results });
+      await emitSyncEvents(l, { ...done, results }, { ok: true, checkpointTo: state?.checkpoint ?? null });
+      return results;
+    },
+
+    /** The script failed for good: what was saved stays; the run and the sync show the error. */
+    async failSync(runId: string, message: string): Promise<void> {
+      const run = await getSyncRun(deps.db, runId);
+      if (!run) return;
+      await finishSyncRun(deps.db, runId, 'ERROR', { type: 'script_error', description: message });
+      await releaseSync(deps.db, run.connectionPk, run.syncName, runId, { status: 'ERROR', error: { type: 'script_error', description: message } });
+      await forgetRun(deps.db, runId);
+      const l = await load(run.connectionPk, run.syncName);
+      if (l) await emitSyncEvents(l, run, { ok: false, error: message });
+    },
+  };
+}

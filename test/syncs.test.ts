@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Nango } from '@nangohq/node';
+import { startMetabaseFake } from './fakes/index.js';
+import { startTestPlatform, type TestPlatform } from './harness.js';
+import { startWorkerProcess } from './worker-process.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const API_KEY = 'mb_syncs=';
+
+async function connect(t: TestPlatform, metabaseUrl: string, connectionId: string) {
+  const res = await t.api('/connections', {
+    method: 'POST',
+    json: {
+      provider_config_key: 'metabase',
+      connection_id: connectionId,
+      connection_config: { domain: metabaseUrl },
+      credentials: { type: 'API_KEY', apiKey: API_KEY },
+    },
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+}
+
+async function activateUsersSync(t: TestPlatform) {
+  await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
+  const res = await t.api('/integrations/metabase/endpoints', { method: 'PATCH', json: { endpoints: [{ method: 'GET', path: '/users', enabled: true }] } });
+  assert.equal(res.status, 200);
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function status(nango: Nango, connectionId: string): Promise<Json> {
+  return ((await nango.syncStatus('metabase', ['users'], connectionId)) as Json).syncs[0];
+}
+
+async function runAndWait(t: TestPlatform, nango: Nango, connectionId: string, opts: Json = {}) {
+  const before = (await status(nango, connectionId))?.finishedAt ?? null;
+  await nango.triggerSync('metabase', ['users'], connectionId, opts as never);
+  return waitFor('the sync run to finish', async () => {
+    const s = await status(nango, connectionId);
+    return s.finishedAt && s.finishedAt !== before && s.latestExecutionStatus !== 'RUNNING' ? s : null;
+  });
+}
+
+describe('syncs and the records cache', () => {
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  let nango: Nango;
+
+  before(async () => {
+    t = await startTestPlatform();
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    for (let i = 0; i < 250; i++) metabase.addUser({ email: `user${i}@example.com`, first_name: `First${i}`, last_name: `Last${i}` });
+    nango = new Nango({ secretKey: t.devKey, host: t.url });
+    await activateUsersSync(t);
+    await connect(t, metabase.url, 'acme');
+  });
+  after(async () => {
+    await t?.stop();
+    await metabase?.close();
+  });
+
+  test('an auto-start sync runs unattended on its schedule and fills the cache', async () => {
+    const s = await waitFor('the first scheduled run', async () => {
+      const st = await status(nango, 'acme');
+      return st?.latestResult?.User?.added === 250 ? st : null;
+    });
+    assert.equal(s.recordCount.User, 250);
+    assert.equal(s.frequency, 'every day');
+    assert.ok(s.nextScheduledSyncAt);
+    const schedule = await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe();
+    assert.equal(schedule.state.paused, false);
+    const pages = metabase.requests.filter((r) => r.path === '/api/user' && r.query.status === 'all');
+    assert.deepEqual(
+      pages.map((p) => p.query.offset),
+      ['0', '100', '200'],
+    );
+  });
+
+  test('a second run with no upstream change writes 0 rows', async () => {
+    const before = await t.platform.deps.db.query(`SELECT max(cursor) AS c FROM records`);
+    const s = await runAndWait(t, nango, 'acme');
+    assert.deepEqual(s.latestResult.User, { added: 0, updated: 0, deleted: 0 });
+    const afterRun = await t.platform.deps.db.query(`SELECT max(cursor) AS c FROM records`);
+    assert.equal(afterRun.rows[0].c, before.rows[0].c);
+  });
+
+  test('upstream edits and deletions show as UPDATED and DELETED, with tombstones readable', async () => {
+    const edited = metabase.state.users.find((u) => u.email === 'user3@example.com')!;
+    edited.first_name = 'Renamed';
+    const removedIndex = metabase.state.users.findIndex((u) => u.email === 'user7@example.com');
+    const removedId = String(metabase.state.users[removedIndex]!.id);
+    metabase.state.users.splice(removedIndex, 1);
+    const s = await runAndWait(t, nango, 'acme');
+    assert.deepEqual(s.latestResult.User, { added: 0, updated: 1, deleted: 1 });
+    const changed = (await nango.listRecords({
+      providerConfigKey: 'metabase',
+      connectionId: 'acme',
+      model: 'User',
+      filter: 'updated,deleted',
+    } as never)) as Json;
+    const byId = Object.fromEntries(changed.records.map((r: Json) => [r.id, r]));
+    assert.equal(byId[String(edited.id)].firstName, 'Renamed');
+    assert.equal(byId[String(edited.id)]._nango_metadata.last_action, 'UPDATED');
+    assert.equal(byId[removedId]._nango_metadata.last_action, 'DELETED');
+    assert.ok(byId[removedId]._nango_metadata.deleted_at);
+  });
+
+  test('sync webhooks are emitted per model with counts', async () => {
+    const events = await t.platform.deps.db.query(`SELECT payload FROM events WHERE type = 'sync' ORDER BY id`);
+    const last = events.rows.at(-1).payload;
+    assert.equal(last.model, 'User');
+    assert.equal(last.success, true);
+    assert.deepEqual(last.responseResults, { added: 0, updated: 1, deleted: 1 });
+    assert.ok(last.modifiedAfter);
+  });
+
+  test('pausing stops runs and starting resumes them; frequency override and revert', async () => {
+    await nango.pauseSync('metabase', ['users'], 'acme');
+    let s = await status(nango, 'acme');
+    assert.equal(s.status, 'PAUSED');
+    assert.equal((await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe()).state.paused, true);
+    assert.equal(s.nextScheduledSyncAt, null);
+    await nango.updateSyncConnectionFrequency('metabase', 'users', 'acme', 'every 2 hours');
+    s = await status(nango, 'acme');
+    assert.equal(s.frequency, 'every 2 hours');
+    const bad = await t.api('/sync/update-connection-frequency', {
+      method: 'PUT',
+      json: { sync_name: 'users', provider_config_key: 'metabase', connection_id: 'acme', frequency: 'every 5 seconds' },
+    });
+    assert.equal(bad.status, 400);
+    await nango.updateSyncConnectionFrequency('metabase', 'users', 'acme', null as never);
+    assert.equal((await status(nango, 'acme')).frequency, 'every day');
+    const runsBefore = metabase.requests.length;
+    await nango.startSync('metabase', ['users'], 'acme');
+    s = await waitFor('a run after start', async () => {
+      const st = await status(nango, 'acme');
+      return metabase.requests.length > runsBefore && st.latestExecutionStatus === 'SUCCESS' ? st : null;
+    });
+    assert.notEqual(s.status, 'PAUSED');
+    assert.equal((await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe()).state.paused, false);
+  });
+
+  test('deactivating the endpoint removes the schedule; deleting the connection removes its schedules', async () => {
+    await connect(t, metabase.url, 'temp');
+    await waitFor('schedule of temp', async () =>
+      t.platform.deps.temporal.schedule
+        .getHandle('sync:dev:metabase:temp:users')
+        .describe()
+        .then(
+          () => true,
+          () => false,
+        ),
+    );
+    await nango.deleteConnection('metabase', 'temp');
+    await assert.rejects(t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:temp:users').describe());
+    await assert.rejects(t.platform.deps.temporal.schedule.getHandle('check:dev:metabase:temp').describe());
+  });
+
+  test('bad sync requests get clear 4xx answers', async () => {
+    const unknown = await t.api('/sync/trigger', { method: 'POST', json: { syncs: ['nope'], provider_config_key: 'metabase' } });
+    assert.equal(unknown.status, 400);
+    const noPck = await t.api('/sync/trigger', { method: 'POST', json: { syncs: ['users'] } });
+    assert.equal(((await noPck.json()) as Json).error.code, 'missing_provider_config_key');
+    const mixed = await t.api('/sync/trigger', {
+      method: 'POST',
+      json: { syncs: ['users'], provider_config_key: 'metabase', opts: { reset: true }, full_resync: true },
+    });
+    assert.equal(mixed.status, 400);
+  });
+});
+
+describe('a sync survives its worker being killed mid-run', () => {
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  before(async () => {
+    t = await startTestPlatform({ runWorker: false });
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    for (let i = 0; i < 1950; i++) metabase.addUser({ email: `u${i}@example.com`, first_name: `F${i}`, last_name: `L${i}` });
+  });
+  after(async () => {
+    await t?.stop();
+    await metabase?.close();
+  });
+
+  test('kill -9 during a 20-page sync: every record exactly once, no page fetched from the start again', async () => {
+    let worker = await startWorkerProcess(t);
+    try {
+      metabase.setLatency(150);
+      await activateUsersSync(t);
+      await connect(t, metabase.url, 'big');
+      const pages = () => metabase.requests.filter((r) => r.path === '/api/user' && r.query.status === 'all');
+      await waitFor('8 pages fetched', async () => pages().length >= 8);
+      await worker.kill();
+      const fetchedBeforeKill = pages().map((p) => Number(p.query.offset));
+      worker = await startWorkerProcess(t);
+      const nango = new Nango({ secretKey: t.devKey, host: t.url });
+      const s = await waitFor(
+        'the resumed run to finish',
+        async () => {
+          const st = await status(nango, 'big');
+          return st?.latestExecutionStatus === 'SUCCESS' ? st : null;
+        },
+        120_000,
+      );
+      assert.equal(s.recordCount.User, 1950);
+      const rows = await t.platform.deps.db.query(
+        `SELECT external_id, count(*) AS n FROM records WHERE model = 'User' GROUP BY external_id HAVING count(*) > 1`,
+      );
+      assert.equal(rows.rows.length, 0);
+      const all = pages().map((p) => Number(p.query.offset));
+      const after = all.slice(fetchedBeforeKill.length);
+      assert.ok(after.length > 0);
+      // After the restart the run goes on from the last page in flight, never from offset 0.
+      assert.ok(!after.includes(0), `refetched from the start: ${after.join(',')}`);
+      assert.ok(after[0]! >= Math.max(...fetchedBeforeKill) - 100, `resumed at ${after[0]} after ${Math.max(...fetchedBeforeKill)}`);
+      const distinct = new Set(all);
+      assert.equal(distinct.size, 20);
+      assert.ok(all.length - distinct.size <= 1, `pages fetched twice: ${all.length - distinct.size}`);
+    } finally {
+      metabase.setLatency(0);
+      await worker.stop();
+    }
+  });
+});

@@ -1,0 +1,31 @@
+import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { SyncWorkflowInput } from '../lib/syncs/schedules.js';
+
+const steps = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 20, maximumInterval: '30 seconds' } });
+
+// The script runs in one activity that heartbeats; a worker that dies is noticed within the
+// heartbeat timeout and the retry resumes from the last saved page.
+const { executeSync } = proxyActivities<Activities>({
+  startToCloseTimeout: '12 hours',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 25, nonRetryableErrorTypes: ['SyncScriptError'] },
+});
+
+/** One run of a sync for one connection: claim, run the script page by page, detect deletions, notify. */
+export async function syncWorkflow(input: SyncWorkflowInput): Promise<{ status: 'SUCCESS' | 'ERROR' | 'SKIPPED'; reason?: string }> {
+  const { workflowId, runId: temporalRunId } = workflowInfo();
+  const runId = `${workflowId}/${temporalRunId}`;
+  const begin = await steps.beginSyncRun({ ...input, runId });
+  if (begin.skipped) return { status: 'SKIPPED', reason: begin.reason };
+  try {
+    await executeSync(runId);
+  } catch (err) {
+    const cause = err instanceof ActivityFailure ? err.cause : err;
+    const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : 'the sync failed';
+    await steps.failSync(runId, message);
+    return { status: 'ERROR', reason: message };
+  }
+  await steps.finishSync(runId);
+  return { status: 'SUCCESS' };
+}
