@@ -19,11 +19,14 @@ export interface AttemptResult {
   attempts: number;
 }
 
-function currentAttempt(): number {
+/** Heartbeats while the request is in flight, so a worker killed mid-request is noticed within the heartbeat timeout. */
+export const HEARTBEAT_INTERVAL_MS = 2000;
+
+function activityContext(): Context | null {
   try {
-    return Context.current().info.attempt;
+    return Context.current();
   } catch {
-    return 1; // called outside an activity (tests)
+    return null; // called outside an activity (tests)
   }
 }
 
@@ -41,12 +44,14 @@ export function webhookActivities(deps: ActivityDeps) {
       const { delivery, n } = begun;
       const keys = await signingKeys(deps.db, deps.box, delivery.environmentId);
       const headers = { ...delivery.headers, ...signatureHeaders(delivery.body, keys, Math.floor(Date.now() / 1000)) };
+      const ctx = activityContext();
+      const beat = ctx ? setInterval(() => ctx.heartbeat(), HEARTBEAT_INTERVAL_MS) : null;
       const started = performance.now();
-      const result = await poster.post(delivery.url, delivery.body, headers);
+      const result = await poster.post(delivery.url, delivery.body, headers).finally(() => beat && clearInterval(beat));
       const durationMs = Math.round(performance.now() - started);
       let nextDelayMs: number | null = null;
       if (result.kind === 'retry') {
-        const exponential = (backoff?.initialIntervalMs ?? 2000) * 2 ** (currentAttempt() - 1);
+        const exponential = (backoff?.initialIntervalMs ?? 2000) * 2 ** ((ctx?.info.attempt ?? 1) - 1);
         nextDelayMs = Math.min(result.retryAfterMs ?? exponential, MAX_RETRY_INTERVAL_MS);
       }
       await finishAttempt(deps.db, deliveryId, n, {

@@ -36,24 +36,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     cors({
       origin: '*',
       maxAge: 600,
-      allowHeaders: [
-        'Authorization',
-        'Content-Type',
-        'Accept',
-        'Origin',
-        'X-Requested-With',
-        'Provider-Config-Key',
-        'Connection-Id',
-        'X-Async',
-        'X-Max-Retries',
-        'Retries',
-        'Retry-On',
-        'Base-Url-Override',
-        'Nango-Is-Sync',
-        'Nango-Is-Dry-Run',
-        'Nango-Activity-Log-Id',
-        'Switchyard-Client-Version',
-      ],
+      // Without a fixed list the preflight's requested headers are allowed, so browsers can send
+      // the prefixed proxy headers (Nango-Proxy-*, Switchyard-Proxy-*).
       exposeHeaders: ['Content-Type', 'Content-Length', 'Location', 'X-Request-Id'],
     }),
   );

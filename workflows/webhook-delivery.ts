@@ -31,12 +31,13 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const { attemptWebhookDelivery } = proxyActivities<Activities>({
     // The request's own timeout is 20 s; the rest is database time.
     startToCloseTimeout: '40 seconds',
+    // The activity heartbeats during the request: a killed worker's attempt is retried within 10 s.
+    heartbeatTimeout: '10 seconds',
     scheduleToCloseTimeout: retryHours * 60 * 60 * 1000,
     retry: {
       initialInterval: initialIntervalMs,
       backoffCoefficient: 2,
       maximumInterval: '1 hour',
-      maximumAttempts: 0,
       nonRetryableErrorTypes: ['WebhookRejected'],
     },
   });
@@ -47,7 +48,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     const cause = err instanceof ActivityFailure ? err.cause : err;
     let reason: string;
     if (cause instanceof ApplicationFailure && cause.type === 'WebhookRejected') reason = cause.message;
-    else if (cause instanceof TimeoutFailure) reason = `gave up after ${retryHours} h of retries`;
+    else if (cause instanceof TimeoutFailure) reason = `gave up after ${retryHours >= 1 ? `${retryHours} h` : `${Math.round(retryHours * 3600)} s`} of retries`;
     else reason = `gave up: ${cause instanceof Error ? cause.message : String(cause)}`;
     await markDeliveryDead(input.deliveryId, reason);
     return { status: 'dead', reason };

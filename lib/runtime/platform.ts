@@ -19,6 +19,7 @@ import { createLifecycle } from '../temporal/lifecycle.js';
 import { createProviderHttpClient, type ProviderHttpClient } from '../http/index.js';
 import { requestLogSinkFor } from '../db/request-logs.js';
 import { AuthSocketHub } from '../../api/ws.js';
+import { startLogRetention } from '../../api/routes/logs.js';
 import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, type EnvironmentKey } from './secrets.js';
 
 export interface PlatformOptions {
@@ -55,12 +56,14 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     requestLog: requestLogSinkFor(db),
   });
   const authSockets = new AuthSocketHub();
+  let stopLogRetention: (() => void) | null = null;
 
   const stop = async () => {
     authSockets.close();
     if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
     if (workers) await workers.shutdown();
     if (temporal) await temporal.connection.close().catch(() => undefined);
+    stopLogRetention?.();
     await http.close().catch(() => undefined);
     await db.end().catch(() => undefined);
   };
@@ -73,6 +76,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
     const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets };
+    if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
     if (opts.runWorker) {
       workers = await startWorkers({
