@@ -24,6 +24,7 @@ import { environmentRoutes } from './routes/environment.js';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries.js';
 import { logRoutes } from './routes/logs.js';
 import { proxyRoutes } from './routes/proxy.js';
+import { recordRoutes, serveRecords } from './routes/records.js';
 
 export const API_VERSION = '0.67.0';
 
@@ -70,8 +71,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.get('/openapi.json', (c) => c.json(openapiDocument(API_VERSION, deps.config.publicUrl) as object));
 
+  app.route('/', recordRoutes(deps));
+
   // Last: the endpoints scripts declare. Platform routes above always win.
-  app.route('/', unifiedEndpointRoutes(deps));
+  app.route('/', unifiedEndpointRoutes(deps, serveRecords(deps)));
 
   app.notFound(() => {
     throw new NotFound('not_found', 'No such route');

@@ -4,10 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import type { Client } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { emitEvent, sweepPendingDeliveries } from '../lib/webhooks/emit.js';
 import { verifyWebhook } from '../lib/webhooks/verify.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
+import { startWorkerProcess } from './worker-process.js';
+import { taskQueueFor } from '../lib/temporal/client.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -22,7 +25,7 @@ interface Received {
   answered: number;
 }
 
-/** The developer's backend: answers each path from a script of replies, then with its default. */
+/** The developer's backend: answers each path from a script of replies (status 0: never answer), then with its default. */
 async function startReceiver() {
   const received: Received[] = [];
   const scripts = new Map<string, { status: number; headers?: Record<string, string> }[]>();
@@ -34,6 +37,7 @@ async function startReceiver() {
       const path = req.url ?? '/';
       const reply = scripts.get(path)?.shift() ?? { status: defaults.get(path) ?? 200 };
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), answered: reply.status });
+      if (reply.status === 0) return; // hang: hold the request open
       res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
       res.end(reply.status === 200 ? 'ok' : `no (${reply.status})`);
     });
@@ -194,6 +198,11 @@ describe('webhooks to the developer', () => {
     assert.deepEqual(verifyWebhook(last.body, last.headers, key, { now: new Date(Date.now() + 10 * 60_000) }), { ok: false, reason: 'stale_timestamp' });
     const impostor = new Nango({ secretKey: t.devKey, host: t.url, webhookSigningKey: 'not-the-key' });
     assert.equal(impostor.verifyIncomingWebhookRequest(last.body, last.headers), false);
+
+    // The recorded history (four attempts, a Retry-After wait) replays against the current workflow code.
+    const history = await t.platform.deps.temporal.workflow.getHandle(`webhook:${delivered.id}`).fetchHistory();
+    const bundle = process.env.SWITCHYARD_TEST_WORKFLOW_BUNDLE;
+    if (bundle) await Worker.runReplayHistory({ workflowBundle: { codePath: bundle } }, history, `webhook:${delivered.id}`);
   });
 
   test('a 400 is final: dead after one attempt; replay delivers a copy; listing pages with a cursor', async () => {
@@ -301,7 +310,10 @@ describe('webhooks to the developer', () => {
     const { deliveries: ids } = await emitEvent(
       { ...t.platform.deps, temporal: broken },
       { environmentId: env.id, type: 'forward', integration: 'metabase', payload: { from: 'metabase', type: 'forward', payload: { hello: 'world' } } },
-      { forwardHeaders: { 'x-metabase-event': 'user.created', authorization: 'Bearer provider-secret', 'x-nango-hmac-sha256': 'spoofed' } },
+      {
+        forwardHeaders: { 'x-metabase-event': 'user.created', authorization: 'Bearer provider-secret', 'x-nango-hmac-sha256': 'spoofed' },
+        idempotencyKey: 'forward-1',
+      },
     );
     assert.equal(ids.length, 1);
     const pending = await t.platform.deps.db.query('SELECT status, workflow_started_at FROM webhook_deliveries WHERE id = $1', [ids[0]]);
@@ -310,11 +322,96 @@ describe('webhooks to the developer', () => {
 
     assert.equal(await sweepPendingDeliveries(t.platform.deps, { minAgeMs: 0 }), 1);
     assert.equal(await sweepPendingDeliveries(t.platform.deps, { minAgeMs: 0 }), 0, 'started once');
+    const again = await emitEvent(
+      t.platform.deps,
+      { environmentId: env.id, type: 'forward', integration: 'metabase', payload: { from: 'metabase', type: 'forward', payload: { hello: 'world' } } },
+      { idempotencyKey: 'forward-1' },
+    );
+    assert.deepEqual(again.deliveries, ids, 'the same key emits once');
     await waitFor('swept delivery', async () => receiver.at('/swept').length === 1);
     const hit = receiver.at('/swept')[0]!;
     assert.equal(hit.headers['x-metabase-event'], 'user.created');
     assert.equal(hit.headers.authorization, undefined);
     assert.deepEqual(verifyWebhook(hit.body, hit.headers, await signingKey()), { ok: true });
     assert.equal(hit.headers['x-nango-hmac-sha256'], hit.headers['x-switchyard-hmac-sha256'], 'a provider cannot spoof our signature headers');
+  });
+});
+
+describe('webhook retries end', () => {
+  let t: TestPlatform;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const broken = {
+    workflow: {
+      start: async () => {
+        throw new Error('not started here');
+      },
+    },
+  } as unknown as Client;
+
+  before(async () => {
+    t = await startTestPlatform({ runWorker: false });
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await t?.stop();
+    await receiver?.close();
+  });
+
+  async function pendingDelivery(path: string): Promise<string> {
+    const res = await t.api('/environment', { method: 'PATCH', json: { webhook_url: `${receiver.url}${path}` } });
+    assert.equal(res.status, 200);
+    const env = (await t.platform.deps.db.query(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0];
+    const { deliveries } = await emitEvent(
+      { ...t.platform.deps, temporal: broken },
+      { environmentId: env.id, type: 'async_action', integration: 'x', connectionId: 'c', payload: { type: 'async_action', payload: { id: path } } },
+    );
+    return deliveries[0]!;
+  }
+
+  async function delivery(id: string): Promise<Json> {
+    const list = ((await (await t.api('/webhook-deliveries?limit=100')).json()) as Json).data as Json[];
+    return list.find((d) => d.id === id)!;
+  }
+
+  test('a backend that stays down: retried until the window closes, then dead with the last error', async () => {
+    const worker = await startWorkerProcess(t);
+    try {
+      receiver.setDefault('/down', 503);
+      const id = await pendingDelivery('/down');
+      const result = await t.platform.deps.temporal.workflow.execute('webhookDeliveryWorkflow', {
+        workflowId: `webhook:${id}`,
+        taskQueue: taskQueueFor(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev'),
+        args: [{ deliveryId: id, initialIntervalMs: 200, retryHours: 3 / 3600 }],
+      });
+      assert.deepEqual(result, { status: 'dead', reason: 'gave up after 3 s of retries' });
+      const dead = await delivery(id);
+      assert.equal(dead.status, 'dead');
+      assert.ok(dead.attempts.length >= 2, `retried (${dead.attempts.length} attempts)`);
+      assert.ok(dead.attempts.every((a: Json) => a.status === 503));
+      assert.equal(dead.last_error, 'gave up after 3 s of retries (last error: HTTP 503)');
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  test('kill -9 the worker mid-request: another worker carries the delivery through', async () => {
+    let worker = await startWorkerProcess(t);
+    try {
+      receiver.script('/slow', [{ status: 0 }]);
+      const id = await pendingDelivery('/slow');
+      assert.equal(await sweepPendingDeliveries(t.platform.deps, { minAgeMs: 0 }), 1);
+      await waitFor('the first request', async () => receiver.at('/slow').length === 1);
+      await worker.kill();
+      worker = await startWorkerProcess(t);
+      await waitFor('delivered', async () => (await delivery(id)).status === 'delivered');
+      const done = await delivery(id);
+      assert.deepEqual(
+        done.attempts.map((a: Json) => a.status),
+        [null, 200],
+      );
+      assert.equal(receiver.at('/slow').length, 2);
+    } finally {
+      await worker.stop();
+    }
   });
 });

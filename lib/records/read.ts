@@ -1,8 +1,10 @@
 /**
  * @module records/read — paged reads of the records cache in Nango's `GET /records` shape. Pages
  * are keyset on `cursor` (a sequence value taken on every change) over the index
- * (connection_pk, model, cursor); each record's JSON, `_nango_metadata` included, is built by
- * Postgres so a 10,000-record page costs no per-row object work in JS.
+ * (connection_pk, model, cursor). A record's JSON is the stored text (`data::text`) with
+ * `_nango_metadata` appended as a string, its timestamps formatted by Postgres: measured on 100k
+ * records in 10k pages, ~0.7 s against ~1.4 s for parsing rows into objects and JSON.stringify and
+ * ~1.2–2 s for building each record's JSON in SQL (jsonb_build_object).
  */
 import type { Queryable } from '../db/pool.js';
 
@@ -59,15 +61,25 @@ export function decodeCursor(cursor: string): string {
 }
 
 const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
-// The same base64url as encodeCursor, computed in SQL (a ≤19-digit number never wraps a line).
-const cursorSql = `translate(rtrim(encode(convert_to(cursor::text, 'UTF8'), 'base64'), '='), '+/', '-_')`;
-const RECORD_JSON = `(data || jsonb_build_object('_nango_metadata', jsonb_build_object(
-    'first_seen_at', ${ts('first_seen_at')},
-    'last_modified_at', ${ts('last_modified_at')},
-    'last_action', last_action,
-    'deleted_at', ${ts('deleted_at')},
-    'pruned_at', NULL,
-    'cursor', ${cursorSql})))::text`;
+const COLUMNS = `data::text AS data, ${ts('first_seen_at')} AS first_seen_at, ${ts('last_modified_at')} AS last_modified_at,
+  ${ts('deleted_at')} AS deleted_at, last_action, cursor::text AS cursor_text`;
+
+interface Row {
+  data: string;
+  first_seen_at: string;
+  last_modified_at: string;
+  deleted_at: string | null;
+  last_action: string;
+  cursor_text: string;
+}
+
+/** The record's JSON text with `_nango_metadata` appended: string work only, no parse. */
+function recordJson(r: Row): string {
+  const meta =
+    `"_nango_metadata":{"first_seen_at":"${r.first_seen_at}","last_modified_at":"${r.last_modified_at}","last_action":${JSON.stringify(r.last_action)},` +
+    `"deleted_at":${r.deleted_at === null ? 'null' : `"${r.deleted_at}"`},"pruned_at":null,"cursor":"${encodeCursor(r.cursor_text)}"}`;
+  return r.data === '{}' ? `{${meta}}` : `${r.data.slice(0, -1)},${meta}}`;
+}
 
 const ACTION: Record<RecordsFilter, string> = { added: 'ADDED', updated: 'UPDATED', deleted: 'DELETED' };
 
@@ -93,7 +105,7 @@ function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
   // One more than asked: whether another page exists, without an empty last page.
   values.push(q.limit + 1);
   return {
-    text: `SELECT ${RECORD_JSON} AS json, cursor::text AS last_cursor FROM records WHERE ${where.join(' AND ')} ORDER BY cursor LIMIT $${values.length}`,
+    text: `SELECT ${COLUMNS} FROM records WHERE ${where.join(' AND ')} ORDER BY cursor LIMIT $${values.length}`,
     values,
   };
 }
@@ -104,10 +116,10 @@ function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
  */
 export async function readRecordsJson(db: Queryable, q: RecordsQuery): Promise<RecordsPage<string>> {
   const { text, values } = buildQuery(q);
-  const { rows } = await db.query<{ json: string; last_cursor: string }>(text, values);
+  const { rows } = await db.query<Row>(text, values);
   const more = rows.length > q.limit;
   if (more) rows.pop();
-  return { records: rows.map((r) => r.json), nextCursor: more ? encodeCursor(rows[rows.length - 1]!.last_cursor) : null };
+  return { records: rows.map(recordJson), nextCursor: more ? encodeCursor(rows[rows.length - 1]!.cursor_text) : null };
 }
 
 /** One page as objects; see readRecordsJson. */

@@ -251,3 +251,9 @@ export async function unstartedDeliveries(db: Queryable, minAgeMs: number, limit
   );
   return rows.map(fromRow);
 }
+
+/** The original deliveries of an event (not its replays). */
+export async function deliveriesOfEvent(db: Queryable, eventId: number): Promise<Delivery[]> {
+  const { rows } = await db.query<Row>('SELECT * FROM webhook_deliveries WHERE event_id = $1 AND replay_of IS NULL ORDER BY seq', [eventId]);
+  return rows.map(fromRow);
+}

@@ -15,7 +15,7 @@ import type { Logger } from '../log.js';
 import { taskQueueFor } from '../temporal/client.js';
 import { searchAttributesFor } from '../temporal/search-attributes.js';
 import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
-import { getDelivery, insertDelivery, markWorkflowStarted, unstartedDeliveries, type Delivery } from './deliveries.js';
+import { deliveriesOfEvent, getDelivery, insertDelivery, markWorkflowStarted, unstartedDeliveries, type Delivery } from './deliveries.js';
 import { getSettings, type EnvironmentSettings } from './settings.js';
 import { stableStringify } from './sign.js';
 
@@ -30,6 +30,12 @@ export interface EmitDeps {
 export interface EmitOptions {
   /** The provider's original request headers, for `forward` webhooks (filtered before sending). */
   forwardHeaders?: Record<string, string | string[] | undefined>;
+  /**
+   * Emits at most once per key and environment: a second call returns the first call's event and
+   * (re)starts its deliveries. For emitters that may run twice, e.g. a retried activity
+   * (`sync:${runId}:${model}`, `action:${runId}`).
+   */
+  idempotencyKey?: string;
 }
 
 export interface EmitResult {
@@ -161,7 +167,15 @@ async function startAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], env
  */
 export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptions = {}): Promise<EmitResult> {
   const { eventId, deliveries, envName } = await withTransaction(deps.db, async (tx) => {
+    if (opts.idempotencyKey) {
+      const { rows } = await tx.query<{ id: number }>('SELECT id FROM events WHERE environment_id = $1 AND idempotency_key = $2', [
+        event.environmentId,
+        opts.idempotencyKey,
+      ]);
+      if (rows[0]) return { eventId: rows[0].id, deliveries: await deliveriesOfEvent(tx, rows[0].id), envName: undefined };
+    }
     const eventId = await recordEvent(tx, event);
+    if (opts.idempotencyKey) await tx.query('UPDATE events SET idempotency_key = $2 WHERE id = $1', [eventId, opts.idempotencyKey]);
     const settings = await getSettings(tx, deps.box, event.environmentId);
     if (!wantsEvent(settings, event)) return { eventId, deliveries: [] as Delivery[], envName: undefined };
     const urls = await targetUrls(tx, settings, event);
@@ -187,7 +201,11 @@ export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptio
     }
     return { eventId, deliveries, envName };
   });
-  await startAll(deps, deliveries, envName);
+  await startAll(
+    deps,
+    deliveries.filter((d) => d.status === 'pending'),
+    envName,
+  );
   return { eventId, deliveries: deliveries.map((d) => d.id) };
 }
 

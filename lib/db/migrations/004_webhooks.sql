@@ -65,3 +65,8 @@ CREATE TABLE webhook_attempts (
   response_excerpt text,
   PRIMARY KEY (delivery_id, n)
 );
+
+-- Lets an emitter that may run twice (a retried activity) emit an event once: emitEvent's
+-- `idempotencyKey` option.
+ALTER TABLE events ADD COLUMN idempotency_key text;
+CREATE UNIQUE INDEX events_env_idempotency_key ON events (environment_id, idempotency_key) WHERE idempotency_key IS NOT NULL;

@@ -1,0 +1,127 @@
+/**
+ * @module api/routes/records — `GET /records` (and `/records/`, which the Node client calls): the
+ * records cache of one connection and model, cursor-paged, in Nango's shape. `serveRecords` serves
+ * the same for the GET endpoints that syncs declare.
+ */
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { BadRequest, ValidationFailed } from '../../lib/errors.js';
+import type { Queryable } from '../../lib/db/pool.js';
+import { decodeCursor, readRecordsJson, recordsResponseBody, type RecordsFilter } from '../../lib/records/read.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { requireSecretKey } from '../middleware/auth.js';
+import { describeRoute } from '../openapi.js';
+import { check, headers, parseQuery } from '../validate.js';
+import { connectionIdSchema } from './connections.js';
+import { uniqueKeySchema } from './integrations.js';
+import type { RecordsResponder } from './unified-endpoints.js';
+
+const recordsHeaders = z.object({ 'connection-id': connectionIdSchema, 'provider-config-key': uniqueKeySchema });
+
+const modelSchema = z.string().regex(/^[A-Z][a-zA-Z0-9_-]+$/, 'a model name starts with an uppercase letter, then letters, digits, _ or -');
+const isoDate = z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'expected an ISO 8601 date-time, e.g. 2025-09-18T15:20:35.941305+00:00' });
+const FILTERS = ['added', 'updated', 'deleted'] as const satisfies readonly RecordsFilter[];
+
+const queryFields = {
+  variant: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]+$/)
+    .refine((v) => v === 'base', 'only the base variant is supported')
+    .optional(),
+  cursor: z
+    .string()
+    .min(1)
+    .max(1000)
+    .refine((v) => {
+      try {
+        decodeCursor(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'not a cursor this API returned')
+    .optional(),
+  modified_after: isoDate.optional(),
+  delta: isoDate.optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).default(100),
+  filter: z
+    .string()
+    .transform((s) => s.split(',').map((f) => f.trim().toLowerCase()))
+    .pipe(z.array(z.enum(FILTERS, { error: 'expected added, updated or deleted' })).min(1))
+    .optional(),
+  ids: z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string().min(1).max(256)).max(100)).optional(),
+};
+
+const recordsQuery = z.object({ model: modelSchema, ...queryFields }).strict();
+const endpointQuery = z.object({ model: modelSchema.optional(), ...queryFields }).strict();
+
+type RecordsQueryInput = z.output<typeof endpointQuery>;
+
+async function connectionPkOf(db: Queryable, environmentId: number, integrationKey: string, connectionId: string): Promise<number> {
+  const { rows } = await db.query<{ id: number }>(
+    `SELECT c.id FROM connections c JOIN integrations i ON i.id = c.integration_id
+     WHERE c.environment_id = $1 AND i.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`,
+    [environmentId, integrationKey, connectionId],
+  );
+  if (!rows[0]) throw new BadRequest('unknown_connection', 'Provided ConnectionId and ProviderConfigKey does not match a valid connection');
+  return rows[0].id;
+}
+
+async function respond(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+  target: { integrationKey: string; connectionId: string },
+  model: string,
+  q: RecordsQueryInput,
+): Promise<Response> {
+  const connectionPk = await connectionPkOf(deps.db, c.get('environment').id, target.integrationKey, target.connectionId);
+  const page = await readRecordsJson(deps.db, {
+    connectionPk,
+    model,
+    cursor: q.cursor,
+    modifiedAfter: q.modified_after ?? q.delta,
+    filter: q.filter,
+    ids: q.ids,
+    limit: q.limit,
+  });
+  return c.body(recordsResponseBody(page), 200, { 'Content-Type': 'application/json; charset=UTF-8' });
+}
+
+/** Serves a sync's records at the GET endpoint it declares; `model` may be left out when the sync has one. */
+export function serveRecords(deps: AppDeps): RecordsResponder {
+  return async (c, target) => {
+    const q = check(endpointQuery, parseQuery(c.req.url), 'invalid_query_params');
+    let model = q.model;
+    if (model === undefined) {
+      if (target.models.length !== 1) {
+        throw new ValidationFailed('invalid_query_params', [
+          { code: 'invalid_type', message: `this sync has several models; pass one of ${target.models.join(', ')}`, path: ['model'] },
+        ]);
+      }
+      model = target.models[0]!;
+    } else if (!target.models.includes(model)) {
+      throw new ValidationFailed('invalid_query_params', [
+        { code: 'invalid_value', message: `this sync's models are ${target.models.join(', ')}`, path: ['model'] },
+      ]);
+    }
+    return respond(deps, c, target, model, q);
+  };
+}
+
+export function recordRoutes(deps: AppDeps) {
+  const auth = requireSecretKey(deps);
+  describeRoute({
+    method: 'get',
+    path: '/records',
+    summary: "A connection's cached records of one model, oldest change first, cursor-paged",
+    tag: 'records',
+    headers: recordsHeaders,
+    query: recordsQuery,
+  });
+  const handler = async (c: Context<AppEnv>) => {
+    const h = headers(c, recordsHeaders);
+    const q = check(recordsQuery, parseQuery(c.req.url), 'invalid_query_params');
+    return respond(deps, c, { integrationKey: h['provider-config-key'], connectionId: h['connection-id'] }, q.model, q);
+  };
+  return new Hono<AppEnv>().get('/records', auth, handler).get('/records/', auth, handler);
+}

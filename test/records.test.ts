@@ -1,0 +1,296 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Nango } from '@nangohq/node';
+import { Hono } from 'hono';
+import type { AppEnv } from '../api/context.js';
+import { errorResponse } from '../api/errors.js';
+import { requireSecretKey } from '../api/middleware/auth.js';
+import { serveRecords } from '../api/routes/records.js';
+import { decodeCursor, encodeCursor } from '../lib/records/read.js';
+import { deleteRecords, saveRecords } from '../lib/records/store.js';
+import { startMetabaseFake } from './fakes/index.js';
+import { startTestPlatform, type TestPlatform } from './harness.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const API_KEY = 'mb_records=';
+const MODEL = 'Ticket';
+const TOTAL = 2500;
+const MICROS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/;
+const conn = { 'connection-id': 'acme', 'provider-config-key': 'metabase' };
+
+const ticket = (i: number, title = `Ticket ${i}`) => ({ id: `t-${i}`, title, n: i, tags: ['a', 'b'] });
+
+describe('records', () => {
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  let nango: Nango;
+  let pk: number;
+
+  const list = (opts: Json = {}) =>
+    nango.listRecords({ providerConfigKey: 'metabase', connectionId: 'acme', model: MODEL, ...opts }) as Promise<{
+      records: Json[];
+      next_cursor: string | null;
+    }>;
+
+  async function listAll(opts: Json = {}): Promise<{ records: Json[]; pages: number }> {
+    const records: Json[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const page = await list({ ...opts, cursor });
+      pages++;
+      records.push(...page.records);
+      if (!page.next_cursor) return { records, pages };
+      cursor = page.next_cursor;
+    }
+  }
+
+  async function one(id: string): Promise<Json> {
+    const { records } = await list({ ids: [id] });
+    assert.equal(records.length, 1, `record ${id}`);
+    return records[0]!;
+  }
+
+  async function apiError(res: Response, status: number, code: string): Promise<Json> {
+    const body = (await res.json()) as Json;
+    assert.equal(res.status, status, JSON.stringify(body));
+    assert.equal(body.error.code, code);
+    return body;
+  }
+
+  before(async () => {
+    t = await startTestPlatform({ runWorker: false });
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    nango = new Nango({ secretKey: t.devKey, host: t.url });
+    await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
+    const res = await t.api('/connections', {
+      method: 'POST',
+      json: {
+        provider_config_key: 'metabase',
+        connection_id: 'acme',
+        connection_config: { domain: metabase.url },
+        credentials: { type: 'API_KEY', apiKey: API_KEY },
+      },
+    });
+    assert.equal(res.status, 201);
+    const { rows } = await t.platform.deps.db.query<{ id: number }>(`SELECT id FROM connections WHERE connection_id = 'acme'`);
+    pk = rows[0]!.id;
+    const saved = await saveRecords(
+      t.platform.deps.db,
+      pk,
+      MODEL,
+      Array.from({ length: TOTAL }, (_, i) => ticket(i)),
+    );
+    assert.deepEqual(saved, { added: TOTAL, updated: 0, unchanged: 0 });
+  });
+  after(async () => {
+    await t?.stop();
+    await metabase?.close();
+  });
+
+  test('cursor paging with listRecords returns every record exactly once, in cursor order', async () => {
+    const { records, pages } = await listAll({ limit: 1000 });
+    assert.equal(pages, 3);
+    assert.equal(records.length, TOTAL);
+    assert.equal(new Set(records.map((r) => r.id)).size, TOTAL);
+    const cursors = records.map((r) => BigInt(decodeCursor(r._nango_metadata.cursor)));
+    for (let i = 1; i < cursors.length; i++) assert.ok(cursors[i]! > cursors[i - 1]!, 'cursors ascend');
+    const first = records[0]!;
+    assert.equal(first.id, 't-0');
+    assert.equal(first.title, 'Ticket 0');
+    assert.deepEqual(first.tags, ['a', 'b']);
+    const meta = first._nango_metadata;
+    assert.match(meta.first_seen_at, MICROS);
+    assert.equal(meta.last_modified_at, meta.first_seen_at);
+    assert.equal(meta.last_action, 'ADDED');
+    assert.equal(meta.deleted_at, null);
+    assert.equal(meta.pruned_at, null);
+    assert.match(meta.cursor, /^[A-Za-z0-9_-]+$/);
+
+    // A page that ends exactly at the last record has no next cursor (no empty page after it).
+    assert.equal((await listAll({ limit: 500 })).pages, 5);
+    // Default limit is 100.
+    const page = await list();
+    assert.equal(page.records.length, 100);
+    assert.equal(page.next_cursor, page.records[99]!._nango_metadata.cursor);
+    // A record's own cursor resumes right after it.
+    const resumed = await list({ cursor: records[9]!._nango_metadata.cursor, limit: 5 });
+    assert.deepEqual(
+      resumed.records.map((r) => r.id),
+      ['t-10', 't-11', 't-12', 't-13', 't-14'],
+    );
+  });
+
+  test('an unchanged re-save keeps the cursor; an update moves the record to the end as UPDATED', async () => {
+    const db = t.platform.deps.db;
+    const before = await one('t-5');
+    assert.deepEqual(await saveRecords(db, pk, MODEL, [ticket(5)]), { added: 0, updated: 0, unchanged: 1 });
+    assert.deepEqual(await one('t-5'), before);
+
+    const all = await list({ limit: 10000 });
+    const endCursor = all.records[all.records.length - 1]!._nango_metadata.cursor;
+    assert.deepEqual(await saveRecords(db, pk, MODEL, [ticket(5, 'Renamed')]), { added: 0, updated: 1, unchanged: 0 });
+    const after = await list({ cursor: endCursor });
+    assert.deepEqual(
+      after.records.map((r) => r.id),
+      ['t-5'],
+    );
+    const moved = after.records[0]!;
+    assert.equal(moved.title, 'Renamed');
+    assert.equal(moved._nango_metadata.last_action, 'UPDATED');
+    assert.equal(moved._nango_metadata.first_seen_at, before._nango_metadata.first_seen_at);
+    assert.ok(moved._nango_metadata.last_modified_at > before._nango_metadata.last_modified_at);
+    assert.ok(BigInt(decodeCursor(moved._nango_metadata.cursor)) > BigInt(decodeCursor(endCursor)));
+    const updated = await list({ filter: 'updated' });
+    assert.deepEqual(
+      updated.records.map((r) => r.id),
+      ['t-5'],
+    );
+    // Still every record once, the updated one last.
+    const again = await listAll({ limit: 700 });
+    assert.equal(again.records.length, TOTAL);
+    assert.equal(again.records[TOTAL - 1]!.id, 't-5');
+  });
+
+  test('modified_after (and the deprecated delta) keeps records modified at or after the instant, to the microsecond', async () => {
+    const db = t.platform.deps.db;
+    const t5 = (await one('t-5'))._nango_metadata.last_modified_at as string;
+    await saveRecords(db, pk, MODEL, [ticket(7, 'Seven'), ticket(8, 'Eight')]);
+    const t7 = (await one('t-7'))._nango_metadata.last_modified_at as string;
+    assert.ok(t7 > t5);
+    const since5 = await list({ modifiedAfter: t5 });
+    assert.deepEqual(
+      since5.records.map((r) => r.id),
+      ['t-5', 't-7', 't-8'],
+    );
+    const since7 = await list({ modifiedAfter: t7 });
+    assert.deepEqual(
+      since7.records.map((r) => r.id),
+      ['t-7', 't-8'],
+    );
+    const viaDelta = (await (await t.api(`/records?model=${MODEL}&delta=${encodeURIComponent(t7)}`, { headers: conn })).json()) as Json;
+    assert.deepEqual(
+      viaDelta.records.map((r: Json) => r.id),
+      ['t-7', 't-8'],
+    );
+    const future = await list({ modifiedAfter: new Date(Date.now() + 86_400_000).toISOString() });
+    assert.deepEqual(future, { records: [], next_cursor: null });
+  });
+
+  test('deleted records stay readable as tombstones; filter=deleted lists them', async () => {
+    assert.equal(await deleteRecords(t.platform.deps.db, pk, MODEL, ['t-10', 't-11']), 2);
+    const deleted = await list({ filter: 'deleted' });
+    assert.deepEqual(
+      deleted.records.map((r) => r.id),
+      ['t-10', 't-11'],
+    );
+    for (const r of deleted.records) {
+      assert.equal(r._nango_metadata.last_action, 'DELETED');
+      assert.match(r._nango_metadata.deleted_at, MICROS);
+      assert.equal(r._nango_metadata.last_modified_at, r._nango_metadata.deleted_at);
+      assert.equal(r.title, `Ticket ${r.id.slice(2)}`);
+    }
+    const addedOrDeleted = await list({ filter: 'ADDED,Deleted', limit: 10000 });
+    assert.equal(addedOrDeleted.records.length, TOTAL - 3);
+    assert.equal(addedOrDeleted.records.filter((r) => r._nango_metadata.last_action === 'DELETED').length, 2);
+    assert.equal((await listAll({ limit: 10000 })).records.length, TOTAL);
+  });
+
+  test('ids selects records by external id', async () => {
+    const { records } = await list({ ids: ['t-2', 't-1', 'nope'] });
+    assert.deepEqual(
+      records.map((r) => r.id),
+      ['t-1', 't-2'],
+    );
+    const single = await t.api(`/records?model=${MODEL}&ids=t-3`, { headers: conn });
+    assert.deepEqual(
+      ((await single.json()) as Json).records.map((r: Json) => r.id),
+      ['t-3'],
+    );
+    const tooMany = Array.from({ length: 101 }, (_, i) => `ids=t-${i}`).join('&');
+    const body = await apiError(await t.api(`/records?model=${MODEL}&${tooMany}`, { headers: conn }), 400, 'invalid_query_params');
+    assert.equal(body.error.errors[0].path[0], 'ids');
+  });
+
+  test('/records and /records/ answer the same', async () => {
+    const plain = await t.api(`/records?model=${MODEL}&limit=3`, { headers: conn });
+    const slash = await t.api(`/records/?model=${MODEL}&limit=3`, { headers: conn });
+    assert.equal(plain.status, 200);
+    assert.match(plain.headers.get('content-type') ?? '', /^application\/json/);
+    assert.deepEqual(await plain.json(), await slash.json());
+  });
+
+  test('validation errors are 400s naming the field', async () => {
+    const cases: [string, string][] = [
+      ['model=ticket', 'model'],
+      ['limit=5', 'model'],
+      [`model=${MODEL}&limit=0`, 'limit'],
+      [`model=${MODEL}&limit=10001`, 'limit'],
+      [`model=${MODEL}&limit=ten`, 'limit'],
+      [`model=${MODEL}&cursor=not-a-cursor!`, 'cursor'],
+      [`model=${MODEL}&cursor=${encodeCursor('abc')}`, 'cursor'],
+      [`model=${MODEL}&cursor=${'A'.repeat(1001)}`, 'cursor'],
+      [`model=${MODEL}&filter=created`, 'filter'],
+      [`model=${MODEL}&modified_after=yesterday`, 'modified_after'],
+      [`model=${MODEL}&variant=v2`, 'variant'],
+      [`model=${MODEL}&ids=${'x'.repeat(257)}`, 'ids'],
+    ];
+    for (const [qs, field] of cases) {
+      const body = await apiError(await t.api(`/records/?${qs}`, { headers: conn }), 400, 'invalid_query_params');
+      assert.ok(
+        body.error.errors.some((e: Json) => e.path[0] === field),
+        `${qs}: ${JSON.stringify(body.error.errors)}`,
+      );
+    }
+    await apiError(await t.api(`/records?model=${MODEL}&page=2`, { headers: conn }), 400, 'invalid_query_params');
+    const noHeaders = await apiError(await t.api(`/records?model=${MODEL}`), 400, 'invalid_headers');
+    assert.ok(noHeaders.error.errors.some((e: Json) => e.path[0] === 'connection-id'));
+    await apiError(await t.api(`/records?model=${MODEL}`, { headers: conn, key: null }), 401, 'missing_auth_header');
+    // Through the Node client too (axios error).
+    await assert.rejects(list({ model: 'bad' }), (err: Json) => {
+      assert.equal(err.response.status, 400);
+      assert.equal(err.response.data.error.code, 'invalid_query_params');
+      return true;
+    });
+  });
+
+  test('unknown connections, and connections of another environment, answer unknown_connection', async () => {
+    const message = 'Provided ConnectionId and ProviderConfigKey does not match a valid connection';
+    const ghost = await apiError(await t.api(`/records?model=${MODEL}`, { headers: { ...conn, 'connection-id': 'ghost' } }), 400, 'unknown_connection');
+    assert.equal(ghost.error.message, message);
+    await apiError(await t.api(`/records?model=${MODEL}`, { headers: { ...conn, 'provider-config-key': 'nope' } }), 400, 'unknown_connection');
+    const prod = new Nango({ secretKey: t.prodKey, host: t.url });
+    await assert.rejects(prod.listRecords({ providerConfigKey: 'metabase', connectionId: 'acme', model: MODEL }), (err: Json) => {
+      assert.equal(err.response.status, 400);
+      assert.equal(err.response.data.error.code, 'unknown_connection');
+      assert.equal(err.response.data.error.message, message);
+      return true;
+    });
+  });
+
+  test('serveRecords serves a sync endpoint: model optional with one model, required with several', async () => {
+    const deps = t.platform.deps;
+    const app = new Hono<AppEnv>();
+    app.get('/one', requireSecretKey(deps), (c) => serveRecords(deps)(c, { integrationKey: 'metabase', connectionId: 'acme', models: [MODEL] }));
+    app.get('/two', requireSecretKey(deps), (c) => serveRecords(deps)(c, { integrationKey: 'metabase', connectionId: 'acme', models: ['Other', MODEL] }));
+    app.onError((err, c) => {
+      const { status, body } = errorResponse(err);
+      return c.json(body, status);
+    });
+    const auth = { authorization: `Bearer ${t.devKey}` };
+    const one = (await (await app.request('/one?limit=2&filter=deleted', { headers: auth })).json()) as Json;
+    assert.deepEqual(
+      one.records.map((r: Json) => r.id),
+      ['t-10', 't-11'],
+    );
+    const missing = await apiError(await app.request('/two', { headers: auth }), 400, 'invalid_query_params');
+    assert.equal(missing.error.errors[0].path[0], 'model');
+    const wrong = await apiError(await app.request('/one?model=Other', { headers: auth }), 400, 'invalid_query_params');
+    assert.equal(wrong.error.errors[0].path[0], 'model');
+    const two = (await (await app.request(`/two?model=${MODEL}&ids=t-1`, { headers: auth })).json()) as Json;
+    assert.equal(two.records[0].id, 't-1');
+    const prod = await app.request('/one', { headers: { authorization: `Bearer ${t.prodKey}` } });
+    await apiError(prod, 400, 'unknown_connection');
+  });
+});
