@@ -2,14 +2,18 @@ import { Context } from '@temporalio/activity';
 import { dates } from '../lib/clock.js';
 import { appendActionLog, finishActionRun, getActionRun, type ActionFailure } from '../lib/actions/runs.js';
 import { getConnectionByPk } from '../lib/db/connections.js';
-import { recordEvent } from '../lib/db/events.js';
+import { emitEvent } from '../lib/webhooks/emit.js';
 import { getIntegrationById } from '../lib/db/integrations.js';
 import { UpstreamHttpError } from '../lib/http/index.js';
 import { createScriptContext } from '../lib/scripts/context.js';
-import { modelsOf, scriptOf } from '../lib/scripts/resolve.js';
+import { modelsOf, scriptOf } from '../lib/scripts/catalog.js';
+import { SandboxError, ScriptError } from '../lib/sandbox/index.js';
 import { ActionError } from '../integrations/sdk/errors.js';
+import { environmentName } from '../lib/alerts/index.js';
+import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfRetryable } from './failures.js';
+import { startActionFollowUps } from './background-checks.js';
 
 export const ACTION_OUTPUT_LIMIT_BYTES = 2 * 1024 * 1024;
 
@@ -29,6 +33,8 @@ export function describeFailure(err: unknown): ActionFailure {
       upstream: { status: err.status, headers: pickHeaders(err.headers), body: err.body },
     };
   }
+  if (err instanceof SandboxError) return { status: 500, code: err.code, message: err.message };
+  if (err instanceof ScriptError) return { status: 500, code: 'action_script_failure', message: `The action script failed with an error: ${err.message}` };
   const e = err as { name?: string; code?: string; message?: string };
   if (e.name === 'NetworkError') return { status: 500, code: 'script_network_error', message: e.message ?? 'network error', payload: { code: e.code } };
   return { status: 500, code: 'action_script_failure', message: `The action script failed with an error: ${e.message ?? String(err)}` };
@@ -49,23 +55,29 @@ export function actionActivities(deps: ActivityDeps) {
     async runAction(runId: string): Promise<ActionOutcome> {
       const run = await getActionRun(deps.db, runId);
       if (!run) throw new Error(`action run ${runId} does not exist`);
+      // A retry after the run was recorded: make sure its follow-up workflow started (idempotent).
+      if (run.status === 'success') await startActionFollowUps(deps, runId);
       if (run.status !== 'running') return run.status === 'success' ? { ok: true } : { ok: false, error: run.error! };
       const connection = run.connectionPk ? await getConnectionByPk(deps.db, deps.box, run.connectionPk) : null;
       if (!connection) return fail(runId, { status: 400, code: 'unknown_connection', message: 'Failed to find connection' });
       const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
-      const script = integration ? scriptOf(integration, run.actionName) : undefined;
+      const script = integration ? await scriptOf(deps, integration, run.actionName) : undefined;
       if (!integration || !script || script.type !== 'action') return fail(runId, { status: 404, code: 'not_found', message: 'Action not found' });
+      annotate({ integration: integration.uniqueKey, connection: connection.connectionId, script: run.actionName, runId });
+      const labels = { environment: await environmentName(deps.db, connection.environmentId), integration: integration.uniqueKey, script: run.actionName };
+      const startedAt = Date.now();
 
       const log = (entry: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }) => {
         void appendActionLog(deps.db, runId, entry).catch(() => undefined);
       };
-      const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: modelsOf(integration), log });
+      const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: await modelsOf(deps, integration), log });
       const heartbeat = setInterval(() => Context.current().heartbeat(), 5000);
       let output: unknown;
       try {
         output = await script.exec(ctx, script.input.parse(run.input));
       } catch (err) {
         throwIfRetryable(err);
+        metric.run('action', labels, false, Date.now() - startedAt);
         return fail(runId, describeFailure(err));
       } finally {
         clearInterval(heartbeat);
@@ -86,6 +98,10 @@ export function actionActivities(deps: ActivityDeps) {
         await appendActionLog(deps.db, runId, { level: 'warn', message: `${message} From 2025-10-01 this is an error.` });
       }
       await finishActionRun(deps.db, runId, { output: checked.data });
+      metric.run('action', labels, true, Date.now() - startedAt);
+      // e.g. backgroundCheckWorkflow after trigger-background-check; a failure here retries the
+      // activity, which then finds the run recorded and only starts what is missing.
+      await startActionFollowUps(deps, runId);
       return { ok: true };
     },
 
@@ -93,19 +109,23 @@ export function actionActivities(deps: ActivityDeps) {
     async emitActionCompleted(runId: string): Promise<void> {
       const run = await getActionRun(deps.db, runId);
       if (!run) return;
-      await recordEvent(deps.db, {
-        environmentId: run.environmentId,
-        type: 'async_action',
-        integration: run.integration,
-        connectionId: run.connectionId,
-        payload: {
-          from: 'switchyard',
+      await emitEvent(
+        deps,
+        {
+          environmentId: run.environmentId,
           type: 'async_action',
+          integration: run.integration,
           connectionId: run.connectionId,
-          providerConfigKey: run.integration,
-          payload: { id: run.id, statusUrl: `/action/${run.id}` },
+          payload: {
+            from: 'switchyard',
+            type: 'async_action',
+            connectionId: run.connectionId,
+            providerConfigKey: run.integration,
+            payload: { id: run.id, statusUrl: `/action/${run.id}` },
+          },
         },
-      });
+        { idempotencyKey: `action:${run.id}` },
+      );
     },
 
     /** Called by the workflow when retries ran out. */

@@ -1,12 +1,25 @@
 import { providerTarget, verifyCredentials } from '../lib/connections/service.js';
 import { getConnectionByPk, recordCheck } from '../lib/db/connections.js';
+import { Context } from '@temporalio/activity';
+import { alertHooks } from '../lib/alerts/index.js';
+import { annotate } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
+
+/** The check's workflow run (what resolves or repeats its alert), or a timestamp outside an activity. */
+function checkRef(): string {
+  try {
+    const { workflowExecution } = Context.current().info;
+    if (workflowExecution) return `${workflowExecution.workflowId}/${workflowExecution.runId}`;
+  } catch {}
+  return `check-${Date.now()}`;
+}
 
 export function connectionActivities(deps: ActivityDeps) {
   return {
     async checkConnection(connectionPk: number): Promise<{ ok: boolean; reason?: string }> {
       const connection = await getConnectionByPk(deps.db, deps.box, connectionPk);
       if (!connection) return { ok: false, reason: 'connection deleted' };
+      annotate({ integration: connection.integrationKey, connection: connection.connectionId, script: 'connection-check' });
       let result: { ok: boolean; reason?: string };
       try {
         const target = await providerTarget(deps, connection);
@@ -29,6 +42,8 @@ export function connectionActivities(deps: ActivityDeps) {
         result.ok,
         result.ok ? null : { type: 'auth', log_id: `check-${Date.now()}`, message: result.reason, at: deps.clock.now().toISOString() },
       );
+      if (result.ok) await alertHooks.checkSucceeded(deps, connection, checkRef());
+      else await alertHooks.checkFailed(deps, connection, result.reason ?? 'the check failed', checkRef());
       return result;
     },
   };

@@ -7,6 +7,7 @@ import { connectionActivities } from './connections.js';
 import { syncActivities } from './syncs.js';
 import { diagnosticsActivities } from './diagnostics.js';
 import { webhookActivities } from './webhooks.js';
+import { backgroundCheckActivities } from './background-checks.js';
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...actionActivities(deps),
     ...syncActivities(deps),
     ...webhookActivities(deps),
+    ...backgroundCheckActivities(deps),
   };
 }
 

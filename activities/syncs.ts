@@ -4,7 +4,7 @@ import { getConnectionByPk, type Connection } from '../lib/db/connections.js';
 import { getIntegrationById, type Integration } from '../lib/db/integrations.js';
 import { deleteUnseen, emptyCache, forgetRun } from '../lib/records/store.js';
 import { createScriptContext } from '../lib/scripts/context.js';
-import { modelsOf, scriptOf } from '../lib/scripts/resolve.js';
+import { modelsOf, scriptOf, type SyncHandle } from '../lib/scripts/catalog.js';
 import {
   addInvalid,
   addRunResult,
@@ -22,14 +22,15 @@ import {
 } from '../lib/syncs/state.js';
 import type { SyncWorkflowInput } from '../lib/syncs/schedules.js';
 import { emitEvent } from '../lib/webhooks/emit.js';
-import type { SyncDefinition } from '../integrations/sdk/types.js';
+import { alertHooks, environmentName } from '../lib/alerts/index.js';
+import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfRetryable } from './failures.js';
 
 interface Loaded {
   connection: Connection;
   integration: Integration;
-  script: SyncDefinition;
+  script: SyncHandle;
 }
 
 export function syncActivities(deps: ActivityDeps) {
@@ -37,7 +38,7 @@ export function syncActivities(deps: ActivityDeps) {
     const connection = await getConnectionByPk(deps.db, deps.box, connectionPk);
     if (!connection) return null;
     const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
-    const script = integration ? scriptOf(integration, syncName) : undefined;
+    const script = integration ? await scriptOf(deps, integration, syncName) : undefined;
     if (!integration || !script || script.type !== 'sync') return null;
     return { connection, integration, script };
   }
@@ -84,13 +85,17 @@ export function syncActivities(deps: ActivityDeps) {
             startedAt: run.startedAt.toISOString(),
             failedAt: deps.clock.now().toISOString(),
           };
-      await emitEvent(deps, {
-        environmentId: l.connection.environmentId,
-        type: 'sync',
-        integration: l.connection.integrationKey,
-        connectionId: l.connection.connectionId,
-        payload,
-      });
+      await emitEvent(
+        deps,
+        {
+          environmentId: l.connection.environmentId,
+          type: 'sync',
+          integration: l.connection.integrationKey,
+          connectionId: l.connection.connectionId,
+          payload,
+        },
+        { idempotencyKey: `sync:${run.id}:${model}` },
+      );
     }
   }
 
@@ -127,11 +132,12 @@ export function syncActivities(deps: ActivityDeps) {
       if (!run) throw ApplicationFailure.nonRetryable(`sync run ${runId} does not exist`);
       const l = await load(run.connectionPk, run.syncName);
       if (!l) throw ApplicationFailure.nonRetryable('the connection or its sync no longer exists');
+      annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
       const heartbeat = setInterval(() => Context.current().heartbeat(), 2000);
       const ctx = createScriptContext(deps, l.connection, {
         kind: 'sync',
         runId,
-        models: modelsOf(l.integration),
+        models: await modelsOf(deps, l.integration),
         seenRunId: run.mode === 'full' ? runId : undefined,
         isFullSync: run.mode === 'full',
         log: (e) => deps.log[e.level]({ runId, ...e.fields }, e.message),
@@ -176,6 +182,18 @@ export function syncActivities(deps: ActivityDeps) {
       const state = await getSyncState(deps.db, run.connectionPk, run.syncName);
       await releaseSync(deps.db, run.connectionPk, run.syncName, runId, { status: 'SUCCESS', result: results });
       await emitSyncEvents(l, { ...done, results }, { ok: true, checkpointTo: state?.checkpoint ?? null });
+      annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
+      const labels = {
+        environment: await environmentName(deps.db, l.connection.environmentId),
+        integration: l.connection.integrationKey,
+        script: run.syncName,
+      };
+      metric.run('sync', labels, true, deps.clock.now().getTime() - run.startedAt.getTime());
+      metric.recordsSaved(
+        labels,
+        Object.values(results).reduce((n, r) => n + (r.added ?? 0) + (r.updated ?? 0), 0),
+      );
+      await alertHooks.syncSucceeded(deps, l.connection, run.syncName, runId);
       return results;
     },
 
@@ -188,6 +206,16 @@ export function syncActivities(deps: ActivityDeps) {
       await forgetRun(deps.db, runId);
       const l = await load(run.connectionPk, run.syncName);
       if (l) await emitSyncEvents(l, run, { ok: false, error: message });
+      if (l) {
+        annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
+        const labels = {
+          environment: await environmentName(deps.db, l.connection.environmentId),
+          integration: l.connection.integrationKey,
+          script: run.syncName,
+        };
+        metric.run('sync', labels, false, deps.clock.now().getTime() - run.startedAt.getTime());
+        await alertHooks.syncFailed(deps, l.connection, run.syncName, runId, message, deps.clock.now());
+      }
     },
   };
 }

@@ -4,6 +4,9 @@ import { beginAttempt, finishAttempt, markDeliveryDead } from '../lib/webhooks/d
 import { createWebhookPoster } from '../lib/webhooks/post.js';
 import { signingKeys } from '../lib/webhooks/settings.js';
 import { signatureHeaders } from '../lib/webhooks/sign.js';
+import { alertHooks } from '../lib/alerts/index.js';
+import { annotate, metric } from '../lib/otel/index.js';
+import { endWebhookSpan, webhookSpan } from '../lib/otel/spans.js';
 import type { ActivityDeps } from './deps.js';
 
 export const MAX_RETRY_INTERVAL_MS = 60 * 60 * 1000;
@@ -46,9 +49,14 @@ export function webhookActivities(deps: ActivityDeps) {
       const headers = { ...delivery.headers, ...signatureHeaders(delivery.body, keys, Math.floor(Date.now() / 1000)) };
       const ctx = activityContext();
       const beat = ctx ? setInterval(() => ctx.heartbeat(), HEARTBEAT_INTERVAL_MS) : null;
+      annotate({ integration: delivery.integration, connection: delivery.connectionId, runId: delivery.id, script: 'webhook-delivery' });
+      const span = webhookSpan(delivery, n);
       const started = performance.now();
       const result = await poster.post(delivery.url, delivery.body, headers).finally(() => beat && clearInterval(beat));
       const durationMs = Math.round(performance.now() - started);
+      endWebhookSpan(span, result);
+      metric.delivery({ type: delivery.type }, result.kind === 'final' ? 'refused' : result.kind);
+      if (result.kind === 'delivered') await alertHooks.delivered(deps, delivery);
       let nextDelayMs: number | null = null;
       if (result.kind === 'retry') {
         const exponential = (backoff?.initialIntervalMs ?? 2000) * 2 ** ((ctx?.info.attempt ?? 1) - 1);

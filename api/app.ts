@@ -9,6 +9,9 @@ import type { AppDeps, AppEnv } from './context.js';
 import { errorResponse } from './errors.js';
 import { clientVersion } from './middleware/client-version.js';
 import { requestId } from './middleware/request-id.js';
+import { requestLogContext } from '../lib/log-context.js';
+import { alertRoutes } from './routes/alerts.js';
+import { integrationStatusRoutes } from './routes/integration-status.js';
 import { openapiDocument } from './openapi.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { healthRoutes } from './routes/health.js';
@@ -25,6 +28,9 @@ import { webhookDeliveryRoutes } from './routes/webhook-deliveries.js';
 import { logRoutes } from './routes/logs.js';
 import { proxyRoutes } from './routes/proxy.js';
 import { recordRoutes, serveRecords } from './routes/records.js';
+import { scriptComponentSchemas, scriptRoutes } from './routes/scripts.js';
+import { dashboardRoutes } from './dashboard/index.js';
+import { providerWebhookRoutes } from './routes/provider-webhooks.js';
 
 export const API_VERSION = '0.67.0';
 
@@ -32,6 +38,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use('*', requestId);
+  // Every log line of the request carries its reqId; with telemetry, the request is a SERVER span.
+  app.use('*', requestLogContext);
+  if (deps.telemetry) app.use('*', deps.telemetry.apiMiddleware);
   app.use(
     '*',
     cors({
@@ -64,14 +73,23 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', webhookDeliveryRoutes(deps));
   app.route('/', proxyRoutes(deps));
   app.route('/', logRoutes(deps));
+  app.route('/', scriptRoutes(deps));
+  app.route('/', alertRoutes(deps));
+  app.route('/', integrationStatusRoutes(deps));
   app.route(
     '/',
     legacyConnectionRoutes(deps, (req) => app.fetch(req)),
   );
 
-  app.get('/openapi.json', (c) => c.json(openapiDocument(API_VERSION, deps.config.publicUrl) as object));
+  app.get('/openapi.json', async (c) =>
+    c.json(openapiDocument(API_VERSION, deps.config.publicUrl, await scriptComponentSchemas(deps, c.req.header('authorization'))) as object),
+  );
 
   app.route('/', recordRoutes(deps));
+
+  app.route('/', providerWebhookRoutes(deps));
+
+  app.route('/', dashboardRoutes(deps));
 
   // Last: the endpoints scripts declare. Platform routes above always win.
   app.route('/', unifiedEndpointRoutes(deps, serveRecords(deps)));

@@ -10,6 +10,7 @@ import type { Db } from '../lib/db/pool.js';
 import type { Logger } from '../lib/log.js';
 import type { ProviderHttpClient } from '../lib/http/index.js';
 import type { Lifecycle } from '../lib/temporal/lifecycle.js';
+import type { Telemetry } from '../lib/otel/index.js';
 import type { AuthSocketHub } from './ws.js';
 
 export interface AppDeps {
@@ -22,6 +23,8 @@ export interface AppDeps {
   http: ProviderHttpClient;
   lifecycle: Lifecycle;
   authSockets: AuthSocketHub;
+  /** OpenTelemetry when an OTLP endpoint is configured, else null/absent (lib/otel). */
+  telemetry?: Telemetry | null;
 }
 
 export interface AppEnv {

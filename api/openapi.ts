@@ -35,7 +35,8 @@ function parametersOf(schema: z.ZodType | undefined, where: 'query' | 'header'):
   return Object.entries(js.properties ?? {}).map(([name, s]) => ({ name, in: where, required: js.required?.includes(name) ?? false, schema: s }));
 }
 
-export function openapiDocument(version: string, serverUrl: string): unknown {
+/** `schemas`: extra component schemas (the models of deployed and pre-built scripts). */
+export function openapiDocument(version: string, serverUrl: string, schemas: Record<string, unknown> = {}): unknown {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const oaPath = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -65,6 +66,7 @@ export function openapiDocument(version: string, serverUrl: string): unknown {
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An environment secret key (UUID v4)' } },
       schemas: {
+        ...schemas,
         Error: {
           type: 'object',
           required: ['error'],

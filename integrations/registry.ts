@@ -4,6 +4,9 @@
  */
 import type { ScriptDefinition } from './sdk/types.js';
 import { metabaseScripts } from './metabase/index.js';
+import { checkrScripts } from './checkr-partner/index.js';
+import { slackScripts } from './slack/index.js';
+import { googleDriveScripts } from './google-drive/index.js';
 
 export interface EndpointDeclaration {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -19,6 +22,10 @@ export interface ScriptDeclaration {
 
 const prebuilt: Record<string, Record<string, ScriptDefinition>> = {
   metabase: metabaseScripts,
+  'checkr-partner': checkrScripts,
+  'checkr-partner-staging': checkrScripts,
+  slack: slackScripts,
+  'google-drive': googleDriveScripts,
 };
 
 export function registerPrebuiltScripts(provider: string, scripts: Record<string, ScriptDefinition>): void {

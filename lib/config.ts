@@ -37,6 +37,9 @@ export const configSchema = z.object({
     .string()
     .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'must be 32 bytes as 64 hex characters or base64')
     .optional(),
+  SWITCHYARD_PREVIOUS_ENCRYPTION_KEYS: commaList
+    .pipe(z.array(z.string().regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'each key must be 32 bytes as 64 hex characters or base64')))
+    .default([]),
   SWITCHYARD_SECRET_KEY_DEV: secretKey,
   SWITCHYARD_SECRET_KEY_PROD: secretKey,
   SWITCHYARD_ALLOWED_PRIVATE_HOSTS: commaList.default([]),
@@ -53,6 +56,9 @@ export const configSchema = z.object({
     .default(2 * 1024 * 1024),
   SWITCHYARD_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(14),
   SWITCHYARD_WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(24),
+  SWITCHYARD_SCRIPT_MEMORY_LIMIT_MB: z.coerce.number().int().min(16).max(4096).default(128),
+  SWITCHYARD_SCRIPT_CPU_LIMIT_MS: z.coerce.number().int().min(100).default(30_000),
+  SWITCHYARD_SCRIPT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
   SWITCHYARD_NOW: z.string().datetime({ offset: true }).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,7 +1,8 @@
 /**
  * @module log — structured JSON logs (pino) with credential redaction.
  */
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { logFields } from './log-context.js';
 
 export const REDACTED = '[redacted]';
 
@@ -21,10 +22,33 @@ const redactPaths = [
   '*.secretKey',
   'credentials',
   '*.credentials',
+  // Top-level spellings of the above, and what else carries secrets (OTLP collector headers,
+  // signing keys, bearer tokens).
+  'password',
+  'client_secret',
+  'access_token',
+  'refresh_token',
+  'apiKey',
+  'api_key',
+  'secret',
+  'secretKey',
+  'token',
+  '*.token',
+  '*.clientSecret',
+  '*.webhookSecret',
+  '*.webhook_secret',
+  '*.signingKey',
+  '*.privateKey',
+  'otlpHeaders',
+  '*.otlpHeaders',
+  '*.otlp_headers',
+  '*.headers.authorization',
+  '*.headers["x-api-key"]',
 ];
 
-export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({ level, base: undefined, redact: { paths: redactPaths, censor: REDACTED } });
+export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  // mixin: the request id, or the activity's workflow and run ids, of the code that logs (lib/log-context.ts).
+  return pino({ level, base: undefined, redact: { paths: redactPaths, censor: REDACTED }, mixin: () => logFields() }, destination);
 }
 
 export type { Logger };

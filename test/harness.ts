@@ -11,7 +11,7 @@ import type { Clock } from '../lib/clock.js';
 import { ensureDatabase } from '../lib/embedded/postgres.js';
 import { freePort } from '../lib/embedded/temporal.js';
 import { startPlatform, type Platform } from '../lib/runtime/platform.js';
-import { createLogger } from '../lib/log.js';
+import { createLogger, type Logger } from '../lib/log.js';
 
 export interface TestPlatform {
   url: string;
@@ -35,14 +35,16 @@ export interface TestPlatformOptions {
   env?: Record<string, string>;
   clock?: Clock;
   runWorker?: boolean;
+  /** Where the platform's structured logs go (default: pino to stdout at LOG_LEVEL). */
+  log?: Logger;
 }
 
 export async function startTestPlatform(opts: TestPlatformOptions = {}): Promise<TestPlatform> {
   const id = randomBytes(5).toString('hex');
-  const databaseUrl = await ensureDatabase(required('SWITCHYARD_TEST_DATABASE_SERVER_URL'), `t_${id}`);
+  const databaseUrl = opts.env?.DATABASE_URL ?? (await ensureDatabase(required('SWITCHYARD_TEST_DATABASE_SERVER_URL'), `t_${id}`));
   const port = await freePort();
-  const devKey = crypto.randomUUID();
-  const prodKey = crypto.randomUUID();
+  const devKey = opts.env?.SWITCHYARD_SECRET_KEY_DEV ?? crypto.randomUUID();
+  const prodKey = opts.env?.SWITCHYARD_SECRET_KEY_PROD ?? crypto.randomUUID();
   const dataDir = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), `data-${id}-`));
   const config = loadConfig({
     PORT: String(port),
@@ -65,7 +67,7 @@ export async function startTestPlatform(opts: TestPlatformOptions = {}): Promise
     runWorker: opts.runWorker ?? true,
     keepSecretsLocally: false,
     clock: opts.clock,
-    log: createLogger(config.LOG_LEVEL),
+    log: opts.log ?? createLogger(config.LOG_LEVEL),
     workflowBundle: process.env.SWITCHYARD_TEST_WORKFLOW_BUNDLE ? { codePath: process.env.SWITCHYARD_TEST_WORKFLOW_BUNDLE } : undefined,
   });
   const url = `http://127.0.0.1:${port}`;

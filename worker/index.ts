@@ -7,10 +7,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
+import { activityLogContext } from '../lib/log-context.js';
+import { workflowSpanSinks, type Telemetry } from '../lib/otel/index.js';
 import { taskQueueFor } from '../lib/temporal/client.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const WORKFLOWS_PATH = createRequire(import.meta.url).resolve(path.join(here, '..', 'workflows', 'index.ts'));
+/** OpenTelemetry workflow interceptors, always bundled; they trace only runs started with a trace context. */
+export const WORKFLOW_INTERCEPTORS_PATH = createRequire(import.meta.url).resolve(path.join(here, '..', 'workflows', 'otel-interceptors.ts'));
 
 let runtimeInstalled = false;
 function installQuietRuntime(): void {
@@ -33,6 +37,7 @@ function installQuietRuntime(): void {
 export async function bundleWorkflows(): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
   });
   return { code };
@@ -46,6 +51,8 @@ export interface WorkerOptions {
   deps: ActivityDeps;
   workflowBundle?: WorkflowBundleOption;
   shutdownGraceTime?: string;
+  /** OpenTelemetry (lib/otel): activity interceptors and the workflow span sink. */
+  telemetry?: Telemetry | null;
 }
 
 export interface RunningWorkers {
@@ -69,6 +76,11 @@ export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers>
         taskQueue: taskQueueFor(opts.taskQueuePrefix, env),
         workflowBundle,
         activities,
+        interceptors: {
+          activity: [...(opts.telemetry?.workerInterceptors(opts.taskQueuePrefix).activity ?? []), activityLogContext],
+        },
+        // Registered without telemetry too (a no-op), so a traced workflow never finds it missing.
+        sinks: opts.telemetry?.sinks ?? workflowSpanSinks(null),
         shutdownGraceTime: opts.shutdownGraceTime ?? '10 seconds',
       }),
     ),

@@ -7,3 +7,4 @@ export { connectionCheckWorkflow } from './connection-check.js';
 export { actionWorkflow } from './action.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';
 export { syncWorkflow } from './sync.js';
+export { backgroundCheckWorkflow } from './background-check.js';

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { SyncWorkflowInput } from '../lib/syncs/schedules.js';
 
@@ -24,6 +24,9 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<{ status: 
     const cause = err instanceof ActivityFailure ? err.cause : err;
     const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : 'the sync failed';
     await steps.failSync(runId, message);
+    // A failed run shows as Failed in Temporal UI (ExecutionStatus="Failed"), so ops can list a
+    // connection's failing syncs. Patched: runs that completed with ERROR before still replay.
+    if (patched('sync-failure-fails-workflow')) throw ApplicationFailure.nonRetryable(`Sync failed: ${message}`, 'SyncFailed');
     return { status: 'ERROR', reason: message };
   }
   await steps.finishSync(runId);

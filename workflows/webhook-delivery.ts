@@ -1,3 +1,4 @@
+import { RetryState } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 
@@ -46,9 +47,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     return { status: result.outcome === 'delivered' ? 'delivered' : 'skipped' };
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : err;
+    // The window closes either during an attempt (a TimeoutFailure) or because the next retry would
+    // start after it (the last attempt's own failure, with retry state TIMEOUT).
+    const windowClosed = cause instanceof TimeoutFailure || (err instanceof ActivityFailure && err.retryState === RetryState.TIMEOUT);
     let reason: string;
     if (cause instanceof ApplicationFailure && cause.type === 'WebhookRejected') reason = cause.message;
-    else if (cause instanceof TimeoutFailure) reason = `gave up after ${retryHours >= 1 ? `${retryHours} h` : `${Math.round(retryHours * 3600)} s`} of retries`;
+    else if (windowClosed) reason = `gave up after ${retryHours >= 1 ? `${retryHours} h` : `${Math.round(retryHours * 3600)} s`} of retries`;
     else reason = `gave up: ${cause instanceof Error ? cause.message : String(cause)}`;
     await markDeliveryDead(input.deliveryId, reason);
     return { status: 'dead', reason };

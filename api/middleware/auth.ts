@@ -7,6 +7,7 @@ import { UUID_V4 } from '../../lib/crypto.js';
 import { findEnvironmentBySecretKey, type Environment } from '../../lib/db/environments.js';
 import { Unauthorized } from '../../lib/errors.js';
 import type { AppDeps, AppEnv } from '../context.js';
+import { annotate } from '../../lib/otel/attributes.js';
 
 export function bearerToken(header: string | undefined): string {
   if (!header) throw new Unauthorized('missing_auth_header', 'Authentication failed. The request is missing the Authorization header.');
@@ -26,6 +27,7 @@ export function requireSecretKey(deps: Pick<AppDeps, 'db'>): MiddlewareHandler<A
   return async (c, next) => {
     const env = await environmentForSecretKey(deps, bearerToken(c.req.header('authorization')));
     c.set('environment', env);
+    annotate({ environment: env.name }); // the request's span (when tracing), inherited by its children
     await next();
   };
 }

@@ -12,7 +12,8 @@ import { getIntegration } from '../../lib/db/integrations.js';
 import { BadRequest, NotFound, PayloadTooLarge, UpstreamError, ValidationFailed } from '../../lib/errors.js';
 import { taskQueueFor } from '../../lib/temporal/client.js';
 import { searchAttributesFor } from '../../lib/temporal/search-attributes.js';
-import { isScriptEnabled, scriptOf } from '../../lib/scripts/resolve.js';
+import { annotate } from '../../lib/otel/attributes.js';
+import { isScriptEnabled, scriptOf } from '../../lib/scripts/catalog.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { describeRoute } from '../openapi.js';
@@ -58,7 +59,7 @@ export async function triggerAction(deps: AppDeps, c: Context<AppEnv>, req: Acti
   if (!integration) throw new BadRequest('unknown_provider', 'Failed to find provider');
   const connection = await getConnection(deps.db, deps.box, req.env.id, req.integrationKey, req.connectionId);
   if (!connection) throw new BadRequest('unknown_connection', 'Failed to find connection');
-  const script = scriptOf(integration, req.actionName);
+  const script = await scriptOf(deps, integration, req.actionName);
   if (!script || script.type !== 'action') throw new NotFound('not_found', 'Action not found');
   if (!(await isScriptEnabled(deps.db, integration, script))) {
     throw new NotFound(
@@ -70,6 +71,7 @@ export async function triggerAction(deps: AppDeps, c: Context<AppEnv>, req: Acti
   if (!parsed.success) throw new ValidationFailed('invalid_action_input', problemsOf(parsed.error), 'The input does not match the action input schema');
 
   const runId = randomUUID();
+  annotate({ integration: integration.uniqueKey, connection: connection.connectionId, script: req.actionName, runId });
   await createActionRun(deps.db, {
     id: runId,
     environmentId: req.env.id,

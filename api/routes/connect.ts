@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { checkConnectionConfig, saveConnection } from '../../lib/connections/create.js';
 import { authorizeUrl, exchangeCode, OAuthError, pkcePair, tokenMetadata } from '../../lib/connections/oauth.js';
+import { runPostConnection } from '../../lib/connections/post-connection.js';
 import { endUserSchema, organizationSchema, tagsFrom, tagsSchema } from '../../lib/connections/tags.js';
 import { providerOf } from '../../lib/connections/service.js';
 import { getConnectionByPk } from '../../lib/db/connections.js';
@@ -396,6 +397,8 @@ export function connectRoutes(deps: AppDeps) {
           },
           credentials,
         );
+        // Provider post-connection step (Checkr: Account Hierarchy), before the end user is told it is done.
+        await runPostConnection(deps, connection);
         deps.authSockets.publish(session.wsClientId, {
           message_type: 'success',
           provider_config_key: pck,

@@ -32,7 +32,8 @@ export function diagnosticsRoutes(deps: AppDeps) {
       workflowId: `diagnostics:${env.name}:${randomUUID()}`,
       taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, env.name),
       workflowExecutionTimeout: '30 seconds',
-      typedSearchAttributes: searchAttributesFor({ environment: env.name }),
+      typedSearchAttributes: searchAttributesFor({ environment: env.name, script: 'diagnostics' }),
+      staticSummary: `Diagnostics roundtrip (${env.name})`,
       args: [{ echo: input?.echo ?? null }],
     });
     return c.json(result);

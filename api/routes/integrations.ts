@@ -18,7 +18,8 @@ import type { Environment } from '../../lib/db/environments.js';
 import { NotFound, ValidationFailed } from '../../lib/errors.js';
 import { integrationCredentials } from '../../integrations/credentials.js';
 import { getProvider, integrationConfigSchema, providerNames, providers } from '../../integrations/providers.js';
-import { endpointKey, prebuiltScriptsFor } from '../../integrations/registry.js';
+import { endpointKey } from '../../integrations/registry.js';
+import { scriptsOf } from '../../lib/scripts/catalog.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { secretKeyOrSession } from '../middleware/connect-session.js';
@@ -124,8 +125,10 @@ export interface EndpointRow {
 
 export async function endpointsOf(deps: AppDeps, integration: Integration): Promise<EndpointRow[]> {
   const states = new Map((await endpointStates(deps.db, integration.id)).map((s) => [endpointKey(s), s.enabled]));
-  return prebuiltScriptsFor(integration.provider).flatMap((script) =>
-    script.endpoints.map((e) => ({ method: e.method, path: e.path, script: script.name, type: script.type, enabled: states.get(endpointKey(e)) ?? false })),
+  return (await scriptsOf(deps, integration)).flatMap(([name, script]) =>
+    script.type === 'on-event'
+      ? []
+      : script.endpoints.map((e) => ({ method: e.method, path: e.path, script: name, type: script.type, enabled: states.get(endpointKey(e)) ?? false })),
   );
 }
 

@@ -230,7 +230,7 @@ export function proxyRoutes(deps: AppDeps) {
         `Connection with connection id ${h['Connection-Id']} and provider config key ${integration.uniqueKey} not found`,
       );
     }
-    const target = await providerTarget(deps, connection);
+    const target = await providerTarget(deps, connection, integration);
 
     const method = c.req.method.toUpperCase();
     const path = upstreamPath(c.req.url);

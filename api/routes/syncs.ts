@@ -8,11 +8,10 @@ import type { Environment } from '../../lib/db/environments.js';
 import { getIntegration, type Integration } from '../../lib/db/integrations.js';
 import { BadRequest, NotFound, ValidationFailed } from '../../lib/errors.js';
 import { countRecords } from '../../lib/records/store.js';
-import { isScriptEnabled, scriptsOf } from '../../lib/scripts/resolve.js';
+import { isScriptEnabled, scriptsOf, type SyncHandle } from '../../lib/scripts/catalog.js';
 import { parseFrequency } from '../../lib/syncs/frequency.js';
 import { SyncSchedules } from '../../lib/syncs/schedules.js';
 import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus } from '../../lib/syncs/state.js';
-import type { SyncDefinition } from '../../integrations/sdk/types.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { describeRoute } from '../openapi.js';
@@ -54,7 +53,7 @@ const frequencyBody = z
 interface Selection {
   integration: Integration;
   connections: Connection[];
-  syncs: [string, SyncDefinition][];
+  syncs: [string, SyncHandle][];
 }
 
 async function select(deps: AppDeps, env: Environment, pck: string | undefined, connectionId: string | undefined, names: string[]): Promise<Selection> {
@@ -69,7 +68,7 @@ async function select(deps: AppDeps, env: Environment, pck: string | undefined, 
   } else {
     connections = await listConnections(deps.db, deps.box, env.id, { integrationKeys: [pck], limit: 100_000, page: 0 });
   }
-  const all = scriptsOf(integration).filter((e): e is [string, SyncDefinition] => e[1].type === 'sync');
+  const all = (await scriptsOf(deps, integration)).filter((e): e is [string, SyncHandle] => e[1].type === 'sync');
   const wanted = names.length === 0 || names.includes('*') ? all : all.filter(([n]) => names.includes(n));
   const unknown = names.filter((n) => n !== '*' && !all.some(([s]) => s === n));
   if (unknown.length)
@@ -216,7 +215,7 @@ export function syncRoutes(deps: AppDeps) {
       const integration = await getIntegration(deps.db, deps.box, env.id, input.provider_config_key);
       const conn = integration && (await getConnection(deps.db, deps.box, env.id, input.provider_config_key, input.connection_id));
       if (!integration || !conn) throw new BadRequest('unknown_connection', 'Connection not found');
-      const def = scriptsOf(integration).find(([n, d]) => n === input.sync_name && d.type === 'sync')?.[1] as SyncDefinition | undefined;
+      const def = (await scriptsOf(deps, integration)).find(([n, d]) => n === input.sync_name && d.type === 'sync')?.[1] as SyncHandle | undefined;
       if (!def) throw new BadRequest('unknown_sync', `Sync ${input.sync_name} does not exist on ${input.provider_config_key}`);
       const state = await ensureSyncState(deps.db, conn.id, input.sync_name);
       await setFrequencyOverride(deps.db, conn.id, input.sync_name, input.frequency);

@@ -8,7 +8,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { getIntegration } from '../../lib/db/integrations.js';
 import { NotFound } from '../../lib/errors.js';
-import { endpointsOfScript, isScriptEnabled, scriptsOf } from '../../lib/scripts/resolve.js';
+import { endpointsOfScript, isScriptEnabled, scriptsOf } from '../../lib/scripts/catalog.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { headers, parseQuery } from '../validate.js';
@@ -42,7 +42,7 @@ export function unifiedEndpointRoutes(deps: AppDeps, serveRecords?: RecordsRespo
     const env = c.get('environment');
     const integration = await getIntegration(deps.db, deps.box, env.id, h['provider-config-key']);
     if (!integration) throw unknown();
-    const match = scriptsOf(integration).find(([, def]) => endpointsOfScript(def).some((e) => e.method === method && e.path === path));
+    const match = (await scriptsOf(deps, integration)).find(([, def]) => endpointsOfScript(def).some((e) => e.method === method && e.path === path));
     if (!match) throw unknown();
     const [name, def] = match;
     if (!(await isScriptEnabled(deps.db, integration, def))) {
@@ -53,7 +53,7 @@ export function unifiedEndpointRoutes(deps: AppDeps, serveRecords?: RecordsRespo
     }
     if (def.type === 'sync') {
       if (!serveRecords) throw unknown();
-      return serveRecords(c, { integrationKey: integration.uniqueKey, connectionId: h['connection-id'], models: Object.keys(def.models) });
+      return serveRecords(c, { integrationKey: integration.uniqueKey, connectionId: h['connection-id'], models: def.modelNames });
     }
     const input = method === 'GET' ? queryAsInput(c.req.url) : await readActionBody(deps, c);
     return triggerAction(deps, c, {

@@ -27,7 +27,7 @@ const cursorSchema = z
 const listQuery = z
   .object({
     status: z.enum(['pending', 'delivered', 'dead']).optional(),
-    type: z.enum(['auth', 'sync', 'async_action', 'forward']).optional(),
+    type: z.enum(['auth', 'sync', 'async_action', 'forward', 'alert']).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: cursorSchema.optional(),
   })

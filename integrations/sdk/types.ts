@@ -120,3 +120,17 @@ export interface SyncDefinition<
 }
 
 export type ScriptDefinition = ActionDefinition | SyncDefinition;
+
+export type ConnectionEvent = 'post-connection-creation' | 'pre-connection-deletion' | 'validate-connection';
+
+export interface OnEventDefinition<M extends z.ZodType = z.ZodType> {
+  type: 'on-event';
+  description?: string;
+  event: ConnectionEvent;
+  metadata?: M;
+  version?: string;
+  exec(ctx: ScriptContext<z.infer<M>>): Promise<void>;
+}
+
+/** Everything a script file may default-export. */
+export type AnyScriptDefinition = ScriptDefinition | OnEventDefinition;

@@ -16,6 +16,7 @@ import type { AuthInjection, ProviderHttpClient, RequestContext } from '../http/
 import type { StoredCredentials } from '../../integrations/credentials.js';
 import { getProvider, MissingConfigValue, resolveBaseUrl, type Provider } from '../../integrations/providers.js';
 import { refreshToken } from './oauth.js';
+import { refreshFailed, refreshSucceeded } from '../alerts/hooks.js';
 
 export interface ConnectionDeps {
   db: Db;
@@ -110,8 +111,9 @@ function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
 export async function withFreshCredentials(deps: ConnectionDeps, connection: Connection, opts: { force?: boolean } = {}): Promise<Connection> {
   if (!needsRefresh(connection, deps.clock.now(), opts.force ?? false)) return connection;
   const envName = await environmentName(deps.db, connection.environmentId);
+  let refreshed = false;
   try {
-    return await withTransaction(deps.db, async (tx) => {
+    const result = await withTransaction(deps.db, async (tx) => {
       const locked = await getConnectionByPk(tx, deps.box, connection.id, true);
       if (!locked) throw new NotFound('not_found', 'Failed to find connection');
       if (locked.credentials.type !== 'OAUTH2') return locked;
@@ -130,11 +132,16 @@ export async function withFreshCredentials(deps: ConnectionDeps, connection: Con
       });
       await saveCredentials(tx, deps.box, locked.id, fresh);
       await tx.query('UPDATE connections SET updated_at = now() WHERE id = $1', [locked.id]);
+      refreshed = true;
       return (await getConnectionByPk(tx, deps.box, locked.id))!;
     });
+    // A successful refresh resolves the connection's auth_refresh_failed alert, if one is open.
+    if (refreshed) await refreshSucceeded(deps, connection);
+    return result;
   } catch (err) {
     if (err instanceof NotFound) throw err;
     const message = (err as Error).message;
+    await refreshFailed(deps, connection, message);
     await recordCheck(deps.db, connection.id, false, { type: 'auth', log_id: `refresh-${Date.now()}`, message, at: deps.clock.now().toISOString() });
     await emitEvent(deps, {
       environmentId: connection.environmentId,
@@ -171,9 +178,12 @@ export interface ProviderTarget {
   auth: AuthInjection;
 }
 
-/** Everything needed to call the provider on behalf of this connection, credentials fresh. */
-export async function providerTarget(deps: ConnectionDeps, connection: Connection): Promise<ProviderTarget> {
-  const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
+/**
+ * Everything needed to call the provider on behalf of this connection, credentials fresh. A caller
+ * that has just read the connection's integration passes it, saving a query per call.
+ */
+export async function providerTarget(deps: ConnectionDeps, connection: Connection, loaded?: Integration): Promise<ProviderTarget> {
+  const integration = loaded?.id === connection.integrationId ? loaded : await getIntegrationById(deps.db, deps.box, connection.integrationId);
   if (!integration) throw new NotFound('unknown_provider_config', 'Integration does not exist');
   const provider = providerOf(integration.provider);
   const fresh = await withFreshCredentials(deps, connection);

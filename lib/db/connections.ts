@@ -19,6 +19,8 @@ export interface ConnectionError {
   log_id: string;
   message?: string;
   at?: string;
+  /** For `sync` errors: which sync failed (one error per sync). */
+  sync?: string;
 }
 
 export interface Connection {
@@ -250,6 +252,20 @@ export async function recordCheck(db: Queryable, pk: number, ok: boolean, error:
                 ELSE (SELECT COALESCE(jsonb_agg(e), '[]'::jsonb) FROM jsonb_array_elements(errors) e WHERE e->>'type' <> $4) || jsonb_build_array($3::jsonb) END
      WHERE id = $1`,
     [pk, ok ? 'ok' : 'failing', error ? JSON.stringify(error) : null, error?.type ?? 'check'],
+  );
+}
+
+/**
+ * A failed sync run puts one `{type: 'sync'}` error per sync on the connection (replacing that
+ * sync's previous one); its next successful run (`error` null) takes it off. Status is untouched.
+ */
+export async function setSyncError(db: Queryable, pk: number, syncName: string, error: ConnectionError | null): Promise<void> {
+  await db.query(
+    `UPDATE connections SET
+       errors = (SELECT COALESCE(jsonb_agg(e), '[]'::jsonb) FROM jsonb_array_elements(errors) e WHERE NOT (e->>'type' = 'sync' AND e->>'sync' = $2))
+                || CASE WHEN $3::jsonb IS NULL THEN '[]'::jsonb ELSE jsonb_build_array($3::jsonb) END
+     WHERE id = $1 AND (errors @> jsonb_build_array(jsonb_build_object('type', 'sync', 'sync', $2::text)) OR $3::jsonb IS NOT NULL)`,
+    [pk, syncName, error ? JSON.stringify({ ...error, sync: syncName }) : null],
   );
 }
 

@@ -3,7 +3,8 @@
  */
 import type { Queryable } from './pool.js';
 
-export type EventType = 'auth' | 'sync' | 'async_action' | 'forward';
+/** `alert`: sent to the environment's alert webhook by lib/alerts, never through emitEvent. */
+export type EventType = 'auth' | 'sync' | 'async_action' | 'forward' | 'alert';
 
 export interface NewEvent {
   environmentId: number;

@@ -96,11 +96,19 @@ export function decodeCursor(cursor: string): { createdAt: string; id: number } 
 }
 
 export async function insertRequestLog(db: Queryable, entry: RequestLogEntry): Promise<void> {
-  await db.query(
-    `INSERT INTO request_logs (environment_id, integration, connection_id, run_id, kind, method, url, status, duration_ms,
-       request_bytes, response_bytes, error, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [
+  await insertRequestLogs(db, [entry]);
+}
+
+const LOG_COLUMNS = 13;
+
+/** Several entries in one multi-row INSERT, in order. */
+export async function insertRequestLogs(db: Queryable, entries: RequestLogEntry[]): Promise<void> {
+  const values: unknown[] = [];
+  const rows: string[] = [];
+  for (const entry of entries) {
+    const base = values.length;
+    rows.push(`(${Array.from({ length: LOG_COLUMNS }, (_, i) => `$${base + i + 1}`).join(', ')})`);
+    values.push(
       entry.environmentId,
       entry.integration ?? null,
       entry.connectionId ?? null,
@@ -114,7 +122,13 @@ export async function insertRequestLog(db: Queryable, entry: RequestLogEntry): P
       entry.responseBytes,
       entry.error ?? null,
       entry.createdAt,
-    ],
+    );
+  }
+  await db.query(
+    `INSERT INTO request_logs (environment_id, integration, connection_id, run_id, kind, method, url, status, duration_ms,
+       request_bytes, response_bytes, error, created_at)
+     VALUES ${rows.join(', ')}`,
+    values,
   );
 }
 
@@ -168,13 +182,41 @@ export async function pruneRequestLogs(db: Queryable, olderThan: Date): Promise<
   }
 }
 
-/** A sink for the provider HTTP client: a failed insert is reported and swallowed, never failing the call. */
+/**
+ * A sink for the provider HTTP client: a failed insert is reported and swallowed, never failing the
+ * call. Entries that arrive while an insert is in flight are written together by the next one (one
+ * multi-row INSERT), so a busy proxy spends one round trip per batch on its log rather than one per
+ * call; an idle one writes each entry at once, as before. A batch that fails is retried entry by
+ * entry, so one bad entry loses only itself.
+ */
 export function requestLogSinkFor(db: Queryable): RequestLogSink {
-  return async (entry) => {
-    try {
-      await insertRequestLog(db, entry);
-    } catch (err) {
-      console.error('[switchyard] could not write the request log:', err instanceof Error ? err.message : err);
+  const report = (err: unknown) => console.error('[switchyard] could not write the request log:', err instanceof Error ? err.message : err);
+  let queue: { entry: RequestLogEntry; written: () => void }[] = [];
+  let writing = false;
+  const drain = async () => {
+    writing = true;
+    while (queue.length > 0) {
+      const batch = queue.slice(0, LOG_BATCH);
+      queue = queue.slice(batch.length);
+      try {
+        await insertRequestLogs(
+          db,
+          batch.map((b) => b.entry),
+        );
+      } catch (err) {
+        if (batch.length === 1) report(err);
+        else for (const b of batch) await insertRequestLog(db, b.entry).catch(report);
+      }
+      for (const b of batch) b.written();
     }
+    writing = false;
   };
+  return (entry) =>
+    new Promise<void>((resolve) => {
+      queue.push({ entry, written: resolve });
+      if (!writing) void drain();
+    });
 }
+
+/** Entries per INSERT: 13 parameters each, far below PostgreSQL's 65535. */
+const LOG_BATCH = 500;

@@ -9,6 +9,8 @@ import { assertLiteralHostAllowed, createPinnedLookup } from './address-policy.j
 import { InvalidUrl, NetworkError, ProviderError, RateLimited, ResponseTooLarge, UpstreamHttpError, type ResponseHeaders } from './errors.js';
 import { redactUrl } from './redact.js';
 import { DEFAULT_RATE_LIMIT_DELAY_MS, retryAfterMs } from './retry-after.js';
+import { metric } from '../otel/metrics.js';
+import { endProviderSpan, providerSpan } from '../otel/spans.js';
 
 export type AuthInjection =
   | { type: 'bearer'; token: string }
@@ -319,6 +321,8 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     });
 
     let status: number | null = null;
+    // One CLIENT span per request (a no-op without telemetry), labelled by the run around it.
+    const span = providerSpan(method, url, req.context);
     try {
       assertLiteralHostAllowed(url.hostname, allowed);
       const res = await agentFor(url.origin).request({
@@ -338,15 +342,21 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
         // never finish or destroy it, and every call must still be logged exactly once.
         const durationMs = elapsed();
         log(entry(status, null));
+        endProviderSpan(span, status);
+        metric.providerRequest(req.context, status);
         return { status, headers, body: null, stream: res.body, url: url.toString(), durationMs };
       }
       const body = await readAll(res.body, req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, headers);
       const durationMs = elapsed();
       log(entry(status, body.length));
+      endProviderSpan(span, status);
+      metric.providerRequest(req.context, status);
       return { status, headers, body, stream: null, url: url.toString(), durationMs };
     } catch (err) {
       const mapped = toProviderError(err, url.host, timeoutMs);
       log(entry(status, null, mapped instanceof Error ? mapped.message : String(mapped)));
+      endProviderSpan(span, status, mapped);
+      metric.providerRequest(req.context, status);
       throw mapped;
     }
   }

@@ -78,12 +78,18 @@ export async function deleteRecords(db: Queryable, connectionPk: number, model: 
   return rowCount ?? 0;
 }
 
-/** Marks as deleted every live record of the model that the run did not see; forgets the run's ids. */
+/**
+ * Marks as deleted every live record of the model that the run did not see; forgets the run's ids.
+ * `OFFSET 0` keeps the NOT EXISTS a per-record probe of sync_seen's primary key (O(n log n)). As an
+ * anti-join, the planner trusts statistics taken before the sync filled both tables (a new
+ * connection, a first big sync) and picks a nested loop that rescans the run's ids for every record:
+ * O(n²), minutes at 20k records, hours at 100k (bench/RESULTS.md).
+ */
 export async function deleteUnseen(db: Queryable, connectionPk: number, model: string, runId: string): Promise<number> {
   const { rowCount } = await db.query(
     `UPDATE records r SET deleted_at = now(), last_modified_at = now(), last_action = 'DELETED', cursor = nextval('records_cursor_seq')
      WHERE r.connection_pk = $1 AND r.model = $2 AND r.deleted_at IS NULL
-       AND NOT EXISTS (SELECT 1 FROM sync_seen s WHERE s.run_id = $3 AND s.model = r.model AND s.external_id = r.external_id)`,
+       AND NOT EXISTS (SELECT 1 FROM sync_seen s WHERE s.run_id = $3 AND s.model = r.model AND s.external_id = r.external_id OFFSET 0)`,
     [connectionPk, model, runId],
   );
   await forgetRun(db, runId);

@@ -20,7 +20,9 @@ import { createProviderHttpClient, type ProviderHttpClient } from '../http/index
 import { requestLogSinkFor } from '../db/request-logs.js';
 import { AuthSocketHub } from '../../api/ws.js';
 import { startLogRetention } from '../../api/routes/logs.js';
+import { startDeliverySweeper } from '../webhooks/emit.js';
 import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, type EnvironmentKey } from './secrets.js';
+import { startTelemetry, type Telemetry } from '../otel/index.js';
 
 export interface PlatformOptions {
   config: Config;
@@ -57,6 +59,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   });
   const authSockets = new AuthSocketHub();
   let stopLogRetention: (() => void) | null = null;
+  let stopSweeper: (() => void) | null = null;
+  let telemetry: Telemetry | null = null;
 
   const stop = async () => {
     authSockets.close();
@@ -64,7 +68,10 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     if (workers) await workers.shutdown();
     if (temporal) await temporal.connection.close().catch(() => undefined);
     stopLogRetention?.();
+    stopSweeper?.();
     await http.close().catch(() => undefined);
+    // Flushes the spans and metrics still buffered (the OTel SDK is process-global: see lib/otel/sdk.ts).
+    await telemetry?.stop().catch(() => undefined);
     await db.end().catch(() => undefined);
   };
 
@@ -72,10 +79,12 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     await migrate(db);
     const box = await loadSecretBox(config, opts.keepSecretsLocally);
     const environments = await ensureEnvironments(db, config, opts.keepSecretsLocally);
-    temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE);
+    // Nothing is started unless an OTLP endpoint is configured (lib/otel).
+    telemetry = await startTelemetry({ config, db, box, log });
+    temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors);
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
-    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets };
+    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry };
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
     if (opts.runWorker) {
@@ -86,8 +95,11 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         environments: [...ENVIRONMENTS],
         deps: { db, config, clock, box, log, http, temporal },
         workflowBundle: opts.workflowBundle,
+        telemetry,
       });
       workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));
+      // Starts delivery workflows whose start was lost (e.g. Temporal unreachable at emit time).
+      stopSweeper = startDeliverySweeper({ db, temporal, config, log });
     }
     let apiUrl: string | null = null;
     if (opts.runApi) {

@@ -38,7 +38,7 @@ async function writeLocal(config: Config, secrets: LocalSecrets): Promise<void> 
  * in the data folder only when `allowLocal` (the embedded setup); production must configure it.
  */
 export async function loadSecretBox(config: Config, allowLocal: boolean): Promise<SecretBox> {
-  const previous = (process.env.SWITCHYARD_PREVIOUS_ENCRYPTION_KEYS ?? '').split(',').filter(Boolean).map(parseKey);
+  const previous = config.SWITCHYARD_PREVIOUS_ENCRYPTION_KEYS.map(parseKey);
   if (config.SWITCHYARD_ENCRYPTION_KEY) return new SecretBox(parseKey(config.SWITCHYARD_ENCRYPTION_KEY), previous);
   if (!allowLocal) throw new Error('SWITCHYARD_ENCRYPTION_KEY is required when DATABASE_URL is set (32 bytes, 64 hex characters)');
   const local = await readLocal(config);

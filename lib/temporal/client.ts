@@ -2,16 +2,17 @@
  * @module temporal/client — the Temporal client the API uses, task-queue naming, and the
  * registration of our search attributes on servers we did not start.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ClientInterceptors } from '@temporalio/client';
 import { searchAttributeNames } from './search-attributes.js';
 
 export function taskQueueFor(prefix: string, environment: string): string {
   return `${prefix}-${environment}`;
 }
 
-export async function connectClient(address: string, namespace: string): Promise<Client> {
+/** `interceptors`: OpenTelemetry's, when telemetry is on (lib/otel). */
+export async function connectClient(address: string, namespace: string, interceptors?: ClientInterceptors): Promise<Client> {
   const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, ...(interceptors ? { interceptors } : {}) });
 }
 
 /** Adds the Keyword search attributes when missing (the dev server we start has them already). */

@@ -12,7 +12,7 @@ import type { SecretBox } from '../crypto.js';
 import { searchAttributesFor } from './search-attributes.js';
 import { taskQueueFor } from './client.js';
 import { getIntegrationById } from '../db/integrations.js';
-import { isScriptEnabled, scriptsOf } from '../scripts/resolve.js';
+import { isScriptEnabled, scriptsOf } from '../scripts/catalog.js';
 import { SyncSchedules } from '../syncs/schedules.js';
 import { ensureSyncState, getSyncState } from '../syncs/state.js';
 
@@ -40,7 +40,8 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
     connection: Pick<Connection, 'id' | 'integrationKey' | 'connectionId'>,
     isNew: boolean,
   ) {
-    for (const [name, def] of scriptsOf(integration)) {
+    const scripts = await scriptsOf(deps, integration);
+    for (const [name, def] of scripts) {
       if (def.type !== 'sync') continue;
       const target = { env: env.name, connection, syncName: name };
       if (!(await isScriptEnabled(deps.db, integration, def))) {
@@ -52,6 +53,10 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
       const state = existing ?? (await ensureSyncState(deps.db, connection.id, name, 'RUNNING'));
       await syncs.ensure(target, state.frequencyOverride ?? def.frequency, { paused: state.status !== 'RUNNING', runNow: isNew || !existing });
     }
+    // Syncs that no longer exist (removed by a deploy) stop: their schedules go, their state stays.
+    const current = new Set(scripts.filter(([, d]) => d.type === 'sync').map(([n]) => n));
+    const { rows } = await deps.db.query<{ sync_name: string }>('SELECT sync_name FROM sync_states WHERE connection_pk = $1', [connection.id]);
+    for (const r of rows) if (!current.has(r.sync_name)) await syncs.remove({ env: env.name, connection, syncName: r.sync_name });
   }
 
   async function connectionsOf(integration: Integration) {
@@ -73,7 +78,7 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
     await deleteSchedule(checkWorkflowId(env.name, connection.integrationKey, connection.connectionId));
     const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
     if (!integration) return;
-    for (const [name, def] of scriptsOf(integration)) if (def.type === 'sync') await syncs.remove({ env: env.name, connection, syncName: name });
+    for (const [name, def] of await scriptsOf(deps, integration)) if (def.type === 'sync') await syncs.remove({ env: env.name, connection, syncName: name });
   }
 
   return {
@@ -109,6 +114,7 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
             taskQueue,
             args: [{ connectionPk: connection.id }],
             typedSearchAttributes: labels,
+            staticSummary: `Check ${connection.integrationKey} connection ${connection.connectionId}`,
           },
           policies: { overlap: 'SKIP' as never },
           typedSearchAttributes: labels,

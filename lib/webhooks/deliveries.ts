@@ -2,7 +2,10 @@
  * @module webhooks/deliveries — the delivery and attempt rows: one delivery per target URL of an
  * event, one attempt per HTTP request made for it.
  */
-import type { Queryable } from '../db/pool.js';
+import type { Db, Queryable } from '../db/pool.js';
+import { deliveryDead } from '../alerts/hooks.js';
+import type { AlertDeps } from '../alerts/notify.js';
+import { metric } from '../otel/metrics.js';
 import type { EventType } from '../db/events.js';
 import { redactUrl } from '../http/index.js';
 import type { Logger } from '../log.js';
@@ -197,6 +200,10 @@ export interface AttemptOutcome {
   nextAttemptAt: Date | null;
 }
 
+/**
+ * Records the attempt's outcome. An attempt that ends after its delivery was given up on (it ran
+ * past the retry window) leaves the delivery's reason alone, unless it did deliver.
+ */
 export async function finishAttempt(db: Queryable, deliveryId: string, n: number, o: AttemptOutcome): Promise<void> {
   await db.query('UPDATE webhook_attempts SET status = $3, error = $4, duration_ms = $5, response_excerpt = $6 WHERE delivery_id = $1 AND n = $2', [
     deliveryId,
@@ -211,22 +218,34 @@ export async function finishAttempt(db: Queryable, deliveryId: string, n: number
         SET last_status = $2, last_error = $3, next_attempt_at = $4,
             status = CASE WHEN $5 THEN 'delivered' ELSE status END,
             delivered_at = CASE WHEN $5 THEN now() ELSE delivered_at END
-      WHERE id = $1`,
+      WHERE id = $1 AND (status = 'pending' OR $5)`,
     [deliveryId, o.status, o.error, o.nextAttemptAt, o.delivered],
   );
 }
 
 /**
  * The one place a delivery is given up on: after a final refusal (4xx other than 408/429, 3xx) or
- * when the retry window is exhausted. The hook for alerts: there is no alerts table yet, so the
- * dead delivery is logged at error level and shows in GET /webhook-deliveries?status=dead.
+ * when the retry window is exhausted. The dead delivery is logged at error level, shows in
+ * GET /webhook-deliveries?status=dead, and (given the alert deps) raises the `webhook_dead` alert
+ * of its URL (lib/alerts), which the URL's next delivered webhook resolves.
  */
-export async function markDeliveryDead(deps: { db: Queryable; log: Logger }, deliveryId: string, reason: string): Promise<void> {
-  const { rows } = await deps.db.query<{ environment_id: number; type: string; url: string; attempts: number }>(
+export async function markDeliveryDead(
+  deps: { db: Queryable; log: Logger } & Partial<Pick<AlertDeps, 'temporal' | 'box' | 'config'>>,
+  deliveryId: string,
+  reason: string,
+): Promise<void> {
+  const { rows } = await deps.db.query<{
+    environment_id: number;
+    type: string;
+    url: string;
+    attempts: number;
+    integration: string | null;
+    connection_id: string | null;
+  }>(
     `UPDATE webhook_deliveries
         SET status = 'dead', next_attempt_at = NULL,
             last_error = CASE WHEN last_error IS NULL OR strpos($2, last_error) > 0 THEN $2 ELSE $2 || ' (last error: ' || last_error || ')' END
-      WHERE id = $1 AND status = 'pending' RETURNING environment_id, type, url, attempts`,
+      WHERE id = $1 AND status = 'pending' RETURNING environment_id, type, url, attempts, integration, connection_id`,
     [deliveryId, reason],
   );
   const row = rows[0];
@@ -235,6 +254,23 @@ export async function markDeliveryDead(deps: { db: Queryable; log: Logger }, del
     { deliveryId, environmentId: row.environment_id, type: row.type, url: redactUrl(row.url), attempts: row.attempts, reason },
     'webhook delivery dead',
   );
+  metric.delivery({ type: row.type }, 'dead');
+  const db = deps.db as Db;
+  if (deps.temporal && deps.box && deps.config && typeof db.connect === 'function') {
+    await deliveryDead(
+      { db, box: deps.box, temporal: deps.temporal, config: deps.config, log: deps.log },
+      {
+        id: deliveryId,
+        environmentId: row.environment_id,
+        type: row.type,
+        url: row.url,
+        attempts: row.attempts,
+        reason,
+        integration: row.integration,
+        connectionId: row.connection_id,
+      },
+    );
+  }
 }
 
 export async function markWorkflowStarted(db: Queryable, deliveryId: string): Promise<void> {

@@ -102,6 +102,8 @@ export function wantsEvent(settings: EnvironmentSettings, event: NewEvent): bool
       return settings.events.async_action;
     case 'sync':
       return settings.events.sync && (settings.events.on_sync_completion_always || !isEmptySyncRun(event.payload));
+    case 'alert':
+      return false; // lib/alerts sends these to the alert webhook URL
   }
 }
 

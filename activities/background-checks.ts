@@ -1,0 +1,136 @@
+/**
+ * @module activities/background-checks — what backgroundCheckWorkflow does outside: polling Checkr
+ * for one check, and reporting a change (record + event); and starting the workflow once a
+ * `trigger-background-check` action has succeeded.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { getActionRun } from '../lib/actions/runs.js';
+import { MODEL, saveSnapshot, startBackgroundCheckWorkflow } from '../lib/checkr/background-checks.js';
+import { providerTarget } from '../lib/connections/service.js';
+import { getConnectionByPk } from '../lib/db/connections.js';
+import { UpstreamHttpError } from '../lib/http/index.js';
+import { emitEvent } from '../lib/webhooks/emit.js';
+import { CHECKR_PROVIDERS, TRIGGER_ACTION } from '../integrations/checkr-partner/index.js';
+import { checkStatusOf, type CheckSnapshot, type InvitationFacts, type ReportFacts } from '../integrations/checkr-partner/status.js';
+import type { ActivityDeps } from './deps.js';
+import { throwIfRetryable } from './failures.js';
+
+async function environmentName(deps: ActivityDeps, id: number): Promise<string | undefined> {
+  return (await deps.db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id])).rows[0]?.name;
+}
+
+/**
+ * Starts backgroundCheckWorkflow for a successful `trigger-background-check` run of a Checkr
+ * connection; any other run is left alone. Idempotent (one workflow per check), so the action
+ * activity calls it again when retried after the run was recorded.
+ */
+export async function startActionFollowUps(deps: ActivityDeps, runId: string): Promise<void> {
+  const run = await getActionRun(deps.db, runId);
+  if (!run || run.status !== 'success' || run.actionName !== TRIGGER_ACTION || !run.connectionPk) return;
+  const invitationId = (run.output as { applicationId?: unknown } | null)?.applicationId;
+  if (typeof invitationId !== 'string') return;
+  const connection = await getConnectionByPk(deps.db, deps.box, run.connectionPk);
+  if (!connection || !CHECKR_PROVIDERS.includes(connection.provider)) return;
+  const env = await environmentName(deps, connection.environmentId);
+  if (!env) return;
+  await startBackgroundCheckWorkflow(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, {
+    env,
+    connectionPk: connection.id,
+    integration: connection.integrationKey,
+    connectionId: connection.connectionId,
+    invitationId,
+  });
+}
+
+export function backgroundCheckActivities(deps: ActivityDeps) {
+  return {
+    /** The invitation and its report as Checkr has them now; `stopped` when the connection or the invitation is gone. */
+    async pollBackgroundCheck(input: {
+      connectionPk: number;
+      invitationId: string;
+    }): Promise<{ stopped?: string; invitation?: InvitationFacts; report?: ReportFacts }> {
+      const connection = await getConnectionByPk(deps.db, deps.box, input.connectionPk);
+      if (!connection) return { stopped: 'the connection was deleted' };
+      const target = await providerTarget(deps, connection);
+      const get = async <T>(path: string): Promise<T> => {
+        const res = await deps.http.requestOrThrow({
+          method: 'GET',
+          baseUrl: target.baseUrl,
+          path,
+          headers: { accept: 'application/json' },
+          auth: target.auth,
+          context: { environmentId: connection.environmentId, integration: connection.integrationKey, connectionId: connection.connectionId, kind: 'sync' },
+        });
+        return JSON.parse(res.body?.toString('utf8') || '{}') as T;
+      };
+      try {
+        const invitation = await get<InvitationFacts>(`/v1/invitations/${encodeURIComponent(input.invitationId)}`);
+        const report = invitation.report_id ? await get<ReportFacts>(`/v1/reports/${encodeURIComponent(invitation.report_id)}`) : undefined;
+        return {
+          invitation: { id: invitation.id, status: invitation.status, deleted_at: invitation.deleted_at ?? null, report_id: invitation.report_id ?? null },
+          ...(report ? { report: { id: report.id, status: report.status, result: report.result ?? null } } : {}),
+        };
+      } catch (err) {
+        if (err instanceof UpstreamHttpError && err.status === 404) return { stopped: 'Checkr no longer knows the invitation' };
+        throwIfRetryable(err);
+        throw ApplicationFailure.nonRetryable((err as Error).message, 'BackgroundCheckPollFailed');
+      }
+    },
+
+    /** A change of the check: its record is updated and a `sync` event (syncType WEBHOOK) tells the developer. */
+    async reportBackgroundCheck(input: {
+      connectionPk: number;
+      integration: string;
+      connectionId: string;
+      snapshot: CheckSnapshot;
+      previousStatus: string;
+      source: 'webhook' | 'poll';
+    }): Promise<void> {
+      const connection = await getConnectionByPk(deps.db, deps.box, input.connectionPk);
+      if (!connection) return;
+      const s = input.snapshot;
+      await saveSnapshot(deps.db, connection.id, s);
+      const { rows } = await deps.db.query<{ at: Date }>(
+        'SELECT last_modified_at AS at FROM records WHERE connection_pk = $1 AND model = $2 AND external_id = $3',
+        [connection.id, MODEL, s.invitationId],
+      );
+      const modifiedAfter = new Date((rows[0]?.at ?? deps.clock.now()).getTime() - 1).toISOString();
+      const status = checkStatusOf(s);
+      await emitEvent(
+        deps,
+        {
+          environmentId: connection.environmentId,
+          type: 'sync',
+          integration: input.integration,
+          connectionId: input.connectionId,
+          payload: {
+            from: 'switchyard',
+            type: 'sync',
+            connectionId: input.connectionId,
+            providerConfigKey: input.integration,
+            syncName: 'background-checks',
+            syncVariant: 'base',
+            model: MODEL,
+            syncType: 'WEBHOOK',
+            success: true,
+            modifiedAfter,
+            queryTimeStamp: modifiedAfter,
+            responseResults: { added: 0, updated: 1, deleted: 0 },
+            environment: await environmentName(deps, connection.environmentId),
+            backgroundCheck: {
+              id: s.invitationId,
+              check_status: status,
+              previous_check_status: input.previousStatus,
+              status: s.invitationStatus,
+              report_id: s.reportId,
+              report_status: s.reportStatus,
+              result: s.result,
+              source: input.source,
+            },
+          },
+        },
+        { idempotencyKey: `bgcheck:${connection.id}:${s.invitationId}:${s.invitationStatus}:${s.reportStatus ?? ''}:${s.result ?? ''}` },
+      );
+    },
+  };
+}

@@ -1,0 +1,416 @@
+/**
+ * @module api/dashboard/logs — request logs (the calls made to third parties, as GET /logs lists
+ * them) and runs (sync and action runs); a run shows its HTTP calls in the order they were made
+ * and links to its workflow in the Temporal UI.
+ */
+import type { Hono } from 'hono';
+import { listIntegrations } from '../../lib/db/integrations.js';
+import { decodeCursor, listRequestLogs, type RequestLog, type RequestLogFilters } from '../../lib/db/request-logs.js';
+import { NotFound } from '../../lib/errors.js';
+import type { AppDeps } from '../context.js';
+import { LOG_KINDS } from '../routes/logs.js';
+import { noticeFrom, type DashContext, type DashEnv } from './context.js';
+import { Badge, Empty, Json, Layout, renderPage, statusTone, When, withQuery, type Notice, type PageContext } from './layout.js';
+import { getRun, listRuns, temporalRunUrl, type RunFilters, type RunKind, type RunSummary } from './runs.js';
+
+const RUN_PAGE_SIZE = 50;
+const LOG_PAGE_SIZE = 50;
+
+export function runHref(ctx: PageContext, kind: RunKind, id: string): string {
+  return withQuery(`${ctx.base}/runs/view`, { kind, id });
+}
+
+function connectionHref(ctx: PageContext, integration: string, connectionId: string): string {
+  return `${ctx.base}/connections/${encodeURIComponent(integration)}/${encodeURIComponent(connectionId)}`;
+}
+
+/** Request-log ids of sync runs are `<workflowId>/<runId>`; of action runs a UUID. */
+function runKindOf(runId: string): RunKind {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(runId) ? 'action' : 'sync';
+}
+
+export function RequestLogTable({ ctx, logs, caption, numbered }: { ctx: PageContext; logs: RequestLog[]; caption: string; numbered?: boolean }) {
+  if (logs.length === 0) return <Empty>No requests.</Empty>;
+  return (
+    <div class="table-wrap">
+      <table class="logs">
+        <caption class="sr-only">{caption}</caption>
+        <thead>
+          <tr>
+            {numbered && <th scope="col">#</th>}
+            <th scope="col">Time</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Request</th>
+            <th scope="col">Status</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Connection</th>
+            {!numbered && <th scope="col">Run</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {logs.map((l, n) => (
+            <tr>
+              {numbered && <td>{n + 1}</td>}
+              <td>
+                <When at={l.createdAt} />
+              </td>
+              <td>{l.kind}</td>
+              <td class="url">
+                <code class="method">{l.method}</code> <span class="break">{l.url}</span>
+                {l.error && <div class="error-text">{l.error}</div>}
+              </td>
+              <td>
+                <Badge tone={l.error || l.status === null ? 'error' : statusTone(l.status)}>{l.status ?? 'no answer'}</Badge>
+              </td>
+              <td>{l.durationMs} ms</td>
+              <td>
+                {l.connectionId && l.integration ? (
+                  <a href={connectionHref(ctx, l.integration, l.connectionId)}>{l.connectionId}</a>
+                ) : (
+                  <span class="muted">—</span>
+                )}
+              </td>
+              {!numbered && (
+                <td>
+                  {l.runId ? (
+                    <a href={runHref(ctx, runKindOf(l.runId), l.runId)}>
+                      view<span class="sr-only"> run {l.runId}</span>
+                    </a>
+                  ) : (
+                    <span class="muted">—</span>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function TemporalLink({ href }: { href: string | null }) {
+  if (!href) return <span class="muted">—</span>;
+  return (
+    <a href={href} target="_blank" rel="noopener noreferrer">
+      Temporal UI<span class="sr-only"> (opens in a new tab)</span>
+    </a>
+  );
+}
+
+function duration(run: RunSummary): string {
+  if (!run.finishedAt) return '—';
+  const ms = run.finishedAt.getTime() - run.startedAt.getTime();
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
+  app.get('/logs', async (c) => {
+    const ctx = c.get('page');
+    const q = {
+      kind: c.req.query('kind') ?? '',
+      outcome: c.req.query('outcome') ?? '',
+      code: c.req.query('code') ?? '',
+      integration: c.req.query('integration') ?? '',
+      connection_id: c.req.query('connection_id')?.trim() ?? '',
+      run_id: c.req.query('run_id')?.trim() ?? '',
+      cursor: c.req.query('cursor') ?? '',
+    };
+    const problems: string[] = [];
+    const filters: RequestLogFilters = {};
+    if (q.kind) {
+      if ((LOG_KINDS as readonly string[]).includes(q.kind)) filters.kind = q.kind as RequestLogFilters['kind'];
+      else problems.push(`Kind: one of ${LOG_KINDS.join(', ')}`);
+    }
+    if (q.code) {
+      if (/^\d{3}$/.test(q.code)) filters.status = Number(q.code);
+      else problems.push('HTTP status: three digits');
+    } else if (q.outcome === 'error' || q.outcome === 'success') filters.status = q.outcome;
+    if (q.integration) filters.integration = q.integration;
+    if (q.connection_id) filters.connectionId = q.connection_id;
+    if (q.run_id) filters.runId = q.run_id;
+    let cursor: string | undefined;
+    if (q.cursor) {
+      try {
+        decodeCursor(q.cursor);
+        cursor = q.cursor;
+      } catch {
+        problems.push('The page cursor is not valid; showing the newest entries.');
+      }
+    }
+    const { logs, nextCursor } = problems.length
+      ? { logs: [], nextCursor: null }
+      : await listRequestLogs(deps.db, ctx.env.id, filters, { limit: LOG_PAGE_SIZE, cursor });
+    const integrations = await listIntegrations(deps.db, deps.box, ctx.env.id);
+    const notice: Notice | null = problems.length ? { kind: 'error', text: problems.join(' ') } : noticeFrom(c);
+    return renderPage(
+      c,
+      problems.length ? 400 : 200,
+      <Layout ctx={ctx} section="logs" title="Request logs" notice={notice}>
+        <p class="explain">
+          Every call made to a third party (proxy, actions, syncs, checks, auth, webhooks), newest first. Headers and bodies are never logged.
+        </p>
+        <form method="get" action={`${ctx.base}/logs`} class="filters" role="search" aria-label="Filter request logs">
+          <div class="field">
+            <label for="f-kind">Kind</label>
+            <select id="f-kind" name="kind">
+              <option value="">Any</option>
+              {LOG_KINDS.map((k) => (
+                <option value={k} selected={q.kind === k}>
+                  {k}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="f-outcome">Outcome</label>
+            <select id="f-outcome" name="outcome">
+              <option value="">Any</option>
+              <option value="success" selected={q.outcome === 'success'}>
+                Success
+              </option>
+              <option value="error" selected={q.outcome === 'error'}>
+                Error
+              </option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="f-code">HTTP status</label>
+            <input id="f-code" name="code" type="text" inputmode="numeric" pattern="\d{3}" size={4} value={q.code} />
+          </div>
+          <div class="field">
+            <label for="f-integration">Integration</label>
+            <select id="f-integration" name="integration">
+              <option value="">Any</option>
+              {integrations.map((i) => (
+                <option value={i.uniqueKey} selected={q.integration === i.uniqueKey}>
+                  {i.uniqueKey}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="f-connection">Connection ID</label>
+            <input id="f-connection" name="connection_id" type="text" value={q.connection_id} />
+          </div>
+          <div class="field">
+            <label for="f-run">Run ID</label>
+            <input id="f-run" name="run_id" type="text" value={q.run_id} />
+          </div>
+          <div class="actions">
+            <button type="submit" class="btn">
+              Filter
+            </button>
+            <a href={`${ctx.base}/logs`} class="btn btn-quiet">
+              Clear
+            </a>
+          </div>
+        </form>
+        <RequestLogTable ctx={ctx} logs={logs} caption="Request logs" />
+        {nextCursor && (
+          <nav class="pager" aria-label="Pages">
+            <a href={withQuery(`${ctx.base}/logs`, { ...q, cursor: nextCursor })}>Older entries →</a>
+          </nav>
+        )}
+      </Layout>,
+    );
+  });
+
+  app.get('/runs', async (c) => {
+    const ctx = c.get('page');
+    const q = {
+      kind: c.req.query('kind') ?? '',
+      status: c.req.query('status') ?? '',
+      integration: c.req.query('integration') ?? '',
+      connection_id: c.req.query('connection_id')?.trim() ?? '',
+      page: c.req.query('page') ?? '',
+    };
+    const page = /^\d{1,6}$/.test(q.page) ? Number(q.page) : 0;
+    const filters: RunFilters = {
+      kind: q.kind === 'sync' || q.kind === 'action' ? q.kind : undefined,
+      status: q.status === 'running' || q.status === 'success' || q.status === 'error' ? q.status : undefined,
+      integration: q.integration || undefined,
+      connectionId: q.connection_id || undefined,
+    };
+    const rows = await listRuns(deps.db, ctx.env.id, filters, { limit: RUN_PAGE_SIZE + 1, offset: page * RUN_PAGE_SIZE });
+    const runs = rows.slice(0, RUN_PAGE_SIZE);
+    const integrations = await listIntegrations(deps.db, deps.box, ctx.env.id);
+    return renderPage(
+      c,
+      200,
+      <Layout ctx={ctx} section="runs" title="Runs" notice={noticeFrom(c)}>
+        <p class="explain">Sync and action runs, newest first. A run's page lists the HTTP calls it made, in order.</p>
+        <form method="get" action={`${ctx.base}/runs`} class="filters" role="search" aria-label="Filter runs">
+          <div class="field">
+            <label for="r-kind">Kind</label>
+            <select id="r-kind" name="kind">
+              <option value="">Any</option>
+              <option value="sync" selected={q.kind === 'sync'}>
+                Sync
+              </option>
+              <option value="action" selected={q.kind === 'action'}>
+                Action
+              </option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="r-status">Status</label>
+            <select id="r-status" name="status">
+              <option value="">Any</option>
+              {['running', 'success', 'error'].map((s) => (
+                <option value={s} selected={q.status === s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="r-integration">Integration</label>
+            <select id="r-integration" name="integration">
+              <option value="">Any</option>
+              {integrations.map((i) => (
+                <option value={i.uniqueKey} selected={q.integration === i.uniqueKey}>
+                  {i.uniqueKey}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="r-connection">Connection ID</label>
+            <input id="r-connection" name="connection_id" type="text" value={q.connection_id} />
+          </div>
+          <div class="actions">
+            <button type="submit" class="btn">
+              Filter
+            </button>
+            <a href={`${ctx.base}/runs`} class="btn btn-quiet">
+              Clear
+            </a>
+          </div>
+        </form>
+        {runs.length === 0 ? (
+          <Empty>No runs.</Empty>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <caption class="sr-only">Runs</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Started</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Script</th>
+                  <th scope="col">Connection</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Temporal</th>
+                </tr>
+              </thead>
+              <tbody>
+                {runs.map((r) => (
+                  <tr>
+                    <td>
+                      <a href={runHref(ctx, r.kind, r.id)}>
+                        <When at={r.startedAt} />
+                        <span class="sr-only">
+                          {' '}
+                          {r.kind} {r.name} run
+                        </span>
+                      </a>
+                    </td>
+                    <td>{r.kind}</td>
+                    <td>{r.name}</td>
+                    <td>
+                      <a href={connectionHref(ctx, r.integration, r.connectionId)}>
+                        {r.integration} / {r.connectionId}
+                      </a>
+                    </td>
+                    <td>
+                      <Badge tone={statusTone(r.status)}>{r.status}</Badge>
+                    </td>
+                    <td>{duration(r)}</td>
+                    <td>
+                      <TemporalLink href={temporalRunUrl(deps.config, ctx.env.name, r)} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <nav class="pager" aria-label="Pages">
+          {page > 0 && <a href={withQuery(`${ctx.base}/runs`, { ...q, page: page - 1 || undefined })}>← Newer</a>}
+          {rows.length > RUN_PAGE_SIZE && <a href={withQuery(`${ctx.base}/runs`, { ...q, page: page + 1 })}>Older →</a>}
+        </nav>
+      </Layout>,
+    );
+  });
+
+  app.get('/runs/view', async (c: DashContext) => {
+    const ctx = c.get('page');
+    const kind = c.req.query('kind');
+    const id = c.req.query('id') ?? '';
+    if ((kind !== 'sync' && kind !== 'action') || !id) throw new NotFound('not_found', 'No such run');
+    const run = await getRun(deps.db, ctx.env.id, kind, id);
+    if (!run) throw new NotFound('not_found', 'No such run in this environment');
+    // Oldest first: the order the run made its calls.
+    const { logs } = await listRequestLogs(deps.db, ctx.env.id, { runId: run.id }, { limit: 1000 });
+    logs.reverse();
+    const temporal = temporalRunUrl(deps.config, ctx.env.name, run);
+    return renderPage(
+      c,
+      200,
+      <Layout ctx={ctx} section="runs" title={`${run.kind === 'sync' ? 'Sync' : 'Action'} run: ${run.name}`} crumbs={[[`${ctx.base}/runs`, 'Runs']]}>
+        <dl class="facts">
+          <dt>Status</dt>
+          <dd>
+            <Badge tone={statusTone(run.status)}>{run.status}</Badge>
+          </dd>
+          <dt>Connection</dt>
+          <dd>
+            <a href={connectionHref(ctx, run.integration, run.connectionId)}>
+              {run.integration} / {run.connectionId}
+            </a>
+          </dd>
+          <dt>Mode</dt>
+          <dd>{run.mode ?? '—'}</dd>
+          <dt>Started</dt>
+          <dd>
+            <When at={run.startedAt} />
+          </dd>
+          <dt>Finished</dt>
+          <dd>
+            <When at={run.finishedAt} /> ({duration(run)})
+          </dd>
+          <dt>Run ID</dt>
+          <dd>
+            <code class="break">{run.id}</code>
+          </dd>
+          <dt>Temporal</dt>
+          <dd>
+            <TemporalLink href={temporal} />
+          </dd>
+        </dl>
+        <section aria-labelledby="calls-heading">
+          <h2 id="calls-heading">HTTP calls, in order ({logs.length})</h2>
+          <RequestLogTable ctx={ctx} logs={logs} caption="HTTP calls of this run, oldest first" numbered />
+        </section>
+        <section aria-labelledby="result-heading">
+          <h2 id="result-heading">{run.kind === 'sync' ? 'Results per model' : 'Output'}</h2>
+          <Json value={run.result} label="Run result" />
+          {run.error !== null && run.error !== undefined && (
+            <>
+              <h3>Error</h3>
+              <Json value={run.error} label="Run error" />
+            </>
+          )}
+          {Array.isArray(run.logs) && run.logs.length > 0 && (
+            <>
+              <h3>Script log</h3>
+              <Json value={run.logs} label="Script log" />
+            </>
+          )}
+        </section>
+      </Layout>,
+    );
+  });
+}

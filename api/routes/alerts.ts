@@ -1,0 +1,82 @@
+/**
+ * @module api/routes/alerts — the environment's alerts (lib/alerts): failed sync runs, auth refresh
+ * failures, connection check failures and dead-lettered webhooks, one open alert per cause.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { listAlerts, presentAlert } from '../../lib/alerts/store.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { requireSecretKey } from '../middleware/auth.js';
+import { describeRoute } from '../openapi.js';
+import { query } from '../validate.js';
+
+const cursorSchema = z
+  .string()
+  .max(64)
+  .transform((text, ctx) => {
+    const id = Number(Buffer.from(text, 'base64url').toString('utf8'));
+    if (!Number.isSafeInteger(id) || id <= 0) {
+      ctx.addIssue({ code: 'custom', message: 'not a valid cursor' });
+      return z.NEVER;
+    }
+    return id;
+  });
+
+const listQuery = z
+  .object({
+    status: z.enum(['open', 'resolved']).optional(),
+    kind: z.enum(['sync_failed', 'auth_refresh_failed', 'connection_check_failed', 'webhook_dead']).optional(),
+    provider_config_key: z.string().max(255).optional(),
+    connection_id: z.string().max(255).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    cursor: cursorSchema.optional(),
+  })
+  .strict();
+
+export const alertShape = z.object({
+  id: z.number(),
+  kind: z.enum(['sync_failed', 'auth_refresh_failed', 'connection_check_failed', 'webhook_dead']),
+  cause: z.string(),
+  status: z.enum(['open', 'resolved']),
+  integration: z.string().nullable(),
+  connection_id: z.string().nullable(),
+  script: z.string().nullable(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()),
+  occurrences: z.number(),
+  first_seen_at: z.string(),
+  last_seen_at: z.string(),
+  resolved_at: z.string().nullable(),
+  resolved_by: z.string().nullable(),
+});
+const listResponse = z.object({ data: z.array(alertShape), next_cursor: z.string().nullable() });
+
+export function alertRoutes(deps: AppDeps) {
+  const auth = requireSecretKey(deps);
+  describeRoute({
+    method: 'get',
+    path: '/alerts',
+    summary: 'Alerts, newest first: open ones until the failing thing next succeeds (?status=open|resolved)',
+    tag: 'observability',
+    query: listQuery,
+    response: listResponse,
+  });
+  return new Hono<AppEnv>().get('/alerts', auth, async (c) => {
+    const env = c.get('environment');
+    const q = query(c, listQuery);
+    const page = await listAlerts(deps.db, env.id, {
+      status: q.status,
+      kind: q.kind,
+      integration: q.provider_config_key,
+      connectionId: q.connection_id,
+      beforeId: q.cursor,
+      limit: q.limit + 1,
+    });
+    const more = page.length > q.limit;
+    const items = page.slice(0, q.limit);
+    return c.json({
+      data: items.map(presentAlert),
+      next_cursor: more ? Buffer.from(String(items[items.length - 1]!.id)).toString('base64url') : null,
+    } satisfies z.infer<typeof listResponse>);
+  });
+}

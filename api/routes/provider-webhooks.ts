@@ -1,0 +1,176 @@
+/**
+ * @module api/routes/provider-webhooks — `POST /webhook/:environmentUuid/:providerConfigKey`:
+ * real-time webhooks from third parties (no API key). Checkr: the `X-Checkr-Signature` (hex
+ * HMAC-SHA256 of the raw body with the integration's client secret) is checked in constant time and
+ * a bad or missing one is refused with 401 (Nango only logs it); the event is routed by `account_id`
+ * to the connection whose `connection_config.checkr_account_id` matches (`token.deauthorized` by
+ * its access code); the check's `BackgroundCheck` record is updated, a signed `forward` webhook is
+ * recorded for the developer (delivered durably by webhookDeliveryWorkflow), and the check's
+ * backgroundCheckWorkflow is signalled. Checkr gets 200 `{"status":"success"}` once that is written.
+ */
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { applyCheckrObject } from '../../lib/checkr/background-checks.js';
+import { constantTimeEqual, hmacSha256Hex } from '../../lib/crypto.js';
+import { getConnectionByPk, type Connection } from '../../lib/db/connections.js';
+import { findEnvironmentByUuid } from '../../lib/db/environments.js';
+import { getIntegration, type Integration } from '../../lib/db/integrations.js';
+import { BadRequest, NotFound, PayloadTooLarge, Unauthorized } from '../../lib/errors.js';
+import { emitEvent } from '../../lib/webhooks/emit.js';
+import { getProvider } from '../../integrations/providers.js';
+import { backgroundCheckWorkflowId, checkrEventSignal } from '../../workflows/background-check-signals.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { describeRoute } from '../openapi.js';
+import { params } from '../validate.js';
+
+export const WEBHOOK_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+const pathParams = z.object({ environmentUuid: z.uuid(), providerConfigKey: z.string().min(1).max(255) });
+
+interface CheckrEvent {
+  id?: unknown;
+  type?: unknown;
+  account_id?: unknown;
+  data?: { object?: unknown };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The secrets a Checkr webhook may be signed with: the partner app's client secret (and a webhook secret, if set). */
+function checkrSecrets(integration: Integration): string[] {
+  return [integration.credentials?.client_secret, integration.credentials?.webhook_secret].filter((s): s is string => Boolean(s));
+}
+
+function verifyCheckrSignature(raw: Buffer, header: string | undefined, secrets: string[]): void {
+  if (!header) throw new Unauthorized('webhook_missing_signature', 'The X-Checkr-Signature header is missing');
+  if (secrets.length === 0) throw new Unauthorized('webhook_invalid_signature', 'The integration has no client secret to verify Checkr webhooks with');
+  const given = header.trim().toLowerCase();
+  let ok = false;
+  for (const secret of secrets) if (constantTimeEqual(hmacSha256Hex(secret, raw), given)) ok = true;
+  if (!ok) throw new Unauthorized('webhook_invalid_signature', 'The X-Checkr-Signature does not match the body');
+}
+
+async function connectionsOf(deps: AppDeps, integration: Integration, event: CheckrEvent): Promise<Connection[]> {
+  const object = isRecord(event.data?.object) ? event.data.object : {};
+  if (event.type === 'token.deauthorized' && typeof object.access_code === 'string') {
+    // account_id is the partner's own account here; the token names the connection.
+    const { rows } = await deps.db.query<{ id: number }>('SELECT id FROM connections WHERE integration_id = $1', [integration.id]);
+    const out: Connection[] = [];
+    for (const { id } of rows) {
+      const c = await getConnectionByPk(deps.db, deps.box, id);
+      if (c?.credentials.type === 'OAUTH2' && constantTimeEqual(c.credentials.access_token, object.access_code)) out.push(c);
+    }
+    return out;
+  }
+  if (typeof event.account_id !== 'string' || event.account_id === '') return [];
+  const { rows } = await deps.db.query<{ id: number }>(
+    `SELECT id FROM connections WHERE integration_id = $1 AND connection_config->>'checkr_account_id' = $2 ORDER BY id`,
+    [integration.id, event.account_id],
+  );
+  const out: Connection[] = [];
+  for (const { id } of rows) {
+    const c = await getConnectionByPk(deps.db, deps.box, id);
+    if (c) out.push(c);
+  }
+  return out;
+}
+
+export function providerWebhookRoutes(deps: AppDeps) {
+  describeRoute({
+    method: 'post',
+    path: '/webhook/:environmentUuid/:providerConfigKey',
+    summary: "A third party's real-time webhook (Checkr): verified, routed to its connection, forwarded to your backend",
+    tag: 'webhooks',
+    auth: 'none',
+  });
+  return new Hono<AppEnv>().post('/webhook/:environmentUuid/:providerConfigKey', async (c) => {
+    const { environmentUuid, providerConfigKey } = params(c, pathParams);
+    const env = await findEnvironmentByUuid(deps.db, environmentUuid);
+    if (!env) throw new NotFound('unknown_environment', 'No environment has this id');
+    const integration = await getIntegration(deps.db, deps.box, env.id, providerConfigKey);
+    if (!integration) throw new NotFound('unknown_provider_config', `Integration ${providerConfigKey} does not exist`);
+    const provider = getProvider(integration.provider);
+    if (provider?.webhookRouting !== 'checkr') {
+      throw new NotFound(
+        'webhooks_not_supported',
+        `${provider?.displayName ?? integration.provider} does not send real-time webhooks; nothing is received here`,
+      );
+    }
+
+    if (Number(c.req.header('content-length') ?? 0) > WEBHOOK_BODY_LIMIT_BYTES) {
+      throw new PayloadTooLarge('payload_too_large', `Webhook bodies are limited to ${WEBHOOK_BODY_LIMIT_BYTES} bytes`);
+    }
+    const raw = Buffer.from(await c.req.arrayBuffer());
+    if (raw.length > WEBHOOK_BODY_LIMIT_BYTES)
+      throw new PayloadTooLarge('payload_too_large', `Webhook bodies are limited to ${WEBHOOK_BODY_LIMIT_BYTES} bytes`);
+    verifyCheckrSignature(raw, c.req.header('x-checkr-signature'), checkrSecrets(integration));
+
+    let event: CheckrEvent;
+    try {
+      const parsed: unknown = JSON.parse(raw.toString('utf8'));
+      if (!isRecord(parsed)) throw new Error('not an object');
+      event = parsed;
+    } catch {
+      throw new BadRequest('invalid_json', 'The webhook body is not a JSON object');
+    }
+
+    const forwardHeaders = c.req.header();
+    const eventId = typeof event.id === 'string' ? event.id : null;
+    const type = typeof event.type === 'string' ? event.type : 'unknown';
+    const connections = await connectionsOf(deps, integration, event);
+    const object = isRecord(event.data?.object) ? event.data.object : null;
+
+    if (connections.length === 0) {
+      // Not attributable to a connection: the raw body goes to the developer without the wrapper (as Nango).
+      if (integration.forwardWebhooks) {
+        await emitEvent(
+          deps,
+          { environmentId: env.id, type: 'forward', integration: integration.uniqueKey, connectionId: null, payload: event as Record<string, unknown> },
+          { forwardHeaders, idempotencyKey: eventId ? `forward:${integration.uniqueKey}::${eventId}` : undefined },
+        );
+      }
+      return c.json({ status: 'success' }, 200);
+    }
+
+    for (const connection of connections) {
+      const check = object ? await applyCheckrObject(deps.db, connection.id, object) : null;
+      if (integration.forwardWebhooks) {
+        await emitEvent(
+          deps,
+          {
+            environmentId: env.id,
+            type: 'forward',
+            integration: integration.uniqueKey,
+            connectionId: connection.connectionId,
+            payload: {
+              from: integration.provider,
+              type: 'forward',
+              providerConfigKey: integration.uniqueKey,
+              connectionId: connection.connectionId,
+              payload: event,
+            },
+          },
+          { forwardHeaders, idempotencyKey: eventId ? `forward:${integration.uniqueKey}:${connection.connectionId}:${eventId}` : undefined },
+        );
+      }
+      if (check) {
+        // Best effort: a lost signal is made up for by the workflow's polling.
+        try {
+          await deps.temporal.workflow.getHandle(backgroundCheckWorkflowId(env.name, connection.connectionId, check.invitationId)).signal(checkrEventSignal, {
+            eventId,
+            type,
+            ...(check.invitation ? { invitation: check.invitation } : {}),
+            ...(check.report ? { report: check.report } : {}),
+          });
+        } catch (err) {
+          if (!(err instanceof WorkflowNotFoundError))
+            deps.log.warn({ err, invitationId: check.invitationId }, 'could not signal the background check workflow');
+        }
+      }
+    }
+    return c.json({ status: 'success' }, 200);
+  });
+}

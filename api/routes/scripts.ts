@@ -1,0 +1,253 @@
+/**
+ * @module api/routes/scripts — custom integrations: `POST /scripts/deploy/preview` and
+ * `POST /scripts/deploy` (what `switchyard deploy` calls, with the target environment's secret
+ * key), and `GET /scripts/config` (every script of the environment with its JSON Schemas; Nango's
+ * shape with `format=nango`, tool definitions with `format=openai`).
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { findEnvironmentBySecretKey, type Environment } from '../../lib/db/environments.js';
+import { endpointStates, listIntegrations } from '../../lib/db/integrations.js';
+import { UUID_V4 } from '../../lib/crypto.js';
+import { prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../lib/scripts/catalog.js';
+import { deploy, previewDeploy, type DeployRequest } from '../../lib/scripts/deploy.js';
+import { endpointKey } from '../../integrations/registry.js';
+import { providerNames } from '../../integrations/providers.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { requireSecretKey } from '../middleware/auth.js';
+import { describeRoute } from '../openapi.js';
+import { body, query } from '../validate.js';
+
+const uploadedScript = z
+  .object({
+    integration: z.string().min(1).max(255),
+    name: z.string().min(1).max(255),
+    bundle: z.string().min(1),
+    source: z
+      .string()
+      .max(2 * 1024 * 1024)
+      .optional(),
+    manifest: z.record(z.string(), z.unknown()),
+  })
+  .strict();
+
+const deployBody = z
+  .object({
+    scripts: z.array(uploadedScript).max(500),
+    activate: z.boolean().optional(),
+    integrations: z.array(z.string().min(1).max(255)).max(500).optional(),
+    cli_version: z.string().max(64).optional(),
+  })
+  .strict();
+
+const configQuery = z.object({ format: z.enum(['switchyard', 'nango', 'openai']).optional() }).strict();
+
+const planItem = z.object({ integration: z.string(), name: z.string(), type: z.enum(['sync', 'action', 'on-event']) });
+const planResponse = z.object({ new: z.array(planItem), changed: z.array(planItem), removed: z.array(planItem), unchanged: z.array(planItem) });
+
+function request(input: z.infer<typeof deployBody>): DeployRequest {
+  return { scripts: input.scripts, activate: input.activate, integrations: input.integrations, cliVersion: input.cli_version ?? null };
+}
+
+export interface ConfiguredScript {
+  integration: string;
+  provider: string;
+  name: string;
+  handle: ScriptHandle;
+  enabled: boolean;
+}
+
+/** Every script of every integration of the environment, with whether one of its endpoints is active. */
+export async function environmentScripts(deps: AppDeps, env: Environment): Promise<ConfiguredScript[]> {
+  const out: ConfiguredScript[] = [];
+  for (const integration of await listIntegrations(deps.db, deps.box, env.id)) {
+    const enabled = new Set((await endpointStates(deps.db, integration.id)).filter((s) => s.enabled).map(endpointKey));
+    for (const [name, handle] of await scriptsOf(deps, integration)) {
+      out.push({
+        integration: integration.uniqueKey,
+        provider: integration.provider,
+        name,
+        handle,
+        enabled: handle.endpoints.some((e) => enabled.has(endpointKey(e))),
+      });
+    }
+  }
+  return out;
+}
+
+function switchyardShape(s: ConfiguredScript) {
+  const h = s.handle;
+  const schemas = h.schemas();
+  return {
+    name: s.name,
+    type: h.type,
+    source: h.source,
+    description: h.description,
+    version: h.version,
+    deployed_version: h.deployed?.version ?? null,
+    last_deployed: h.deployed?.at.toISOString() ?? null,
+    enabled: s.enabled,
+    endpoints: h.endpoints,
+    frequency: h.type === 'sync' ? h.frequency : null,
+    auto_start: h.type === 'sync' ? h.autoStart : false,
+    sync_type: h.type === 'sync' ? h.syncType : null,
+    event: h.type === 'on-event' ? h.event : null,
+    scopes: h.scopes,
+    models: schemas.models,
+    input: schemas.input,
+    output: schemas.output,
+    metadata: schemas.metadata,
+  };
+}
+
+const pascal = (name: string) =>
+  name
+    .split(/[^a-zA-Z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+
+function nangoShape(s: ConfiguredScript) {
+  const h = s.handle;
+  const schemas = h.schemas();
+  const definitions: Record<string, unknown> = { ...schemas.models };
+  if (schemas.input) definitions[`${pascal(s.name)}Input`] = schemas.input;
+  if (schemas.output) definitions[`${pascal(s.name)}Output`] = schemas.output;
+  return {
+    name: s.name,
+    type: h.type,
+    runs: h.type === 'sync' ? h.frequency : null,
+    auto_start: h.type === 'sync' ? h.autoStart : false,
+    attributes: {},
+    description: h.description,
+    scopes: h.scopes,
+    metadata: { description: h.description, scopes: h.scopes },
+    track_deletes: h.type === 'sync' && h.syncType === 'full',
+    returns: h.type === 'sync' ? h.modelNames : schemas.output ? [`${pascal(s.name)}Output`] : [],
+    endpoints: h.endpoints,
+    source: h.source,
+    version: h.version ?? (h.deployed ? String(h.deployed.version) : null),
+    last_deployed: h.deployed?.at.toISOString() ?? null,
+    input: schemas.input ? `${pascal(s.name)}Input` : null,
+    ...(h.type === 'sync' ? { sync_type: h.syncType, webhookSubscriptions: h.webhookSubscriptions } : {}),
+    enabled: s.enabled,
+    json_schema: { definitions },
+    sdk_version: null,
+    features: [],
+  };
+}
+
+export function scriptRoutes(deps: AppDeps) {
+  const auth = requireSecretKey(deps);
+  describeRoute({
+    method: 'post',
+    path: '/scripts/deploy/preview',
+    summary: 'What a deploy would add, change and remove (validates everything, changes nothing)',
+    tag: 'scripts',
+    body: deployBody,
+    response: planResponse,
+  });
+  describeRoute({
+    method: 'post',
+    path: '/scripts/deploy',
+    summary: "Deploy compiled scripts to the key's environment (atomic; schedules follow)",
+    tag: 'scripts',
+    body: deployBody,
+  });
+  describeRoute({
+    method: 'get',
+    path: '/scripts/config',
+    summary: 'Every script of the environment (pre-built and deployed) with its JSON Schemas',
+    tag: 'scripts',
+    query: configQuery,
+  });
+
+  return new Hono<AppEnv>()
+    .post('/scripts/deploy/preview', auth, async (c) => {
+      const input = await body(c, deployBody);
+      return c.json(await previewDeploy(deps, c.get('environment'), request(input)));
+    })
+    .post('/scripts/deploy', auth, async (c) => {
+      const input = await body(c, deployBody);
+      const result = await deploy(deps, c.get('environment'), request(input));
+      return c.json({
+        deployment: { version: result.deployment.version, created_at: result.deployment.createdAt.toISOString() },
+        new: result.new,
+        changed: result.changed,
+        removed: result.removed,
+        unchanged: result.unchanged,
+        scripts: result.scripts,
+      });
+    })
+    .get('/scripts/config', auth, async (c) => {
+      const format = query(c, configQuery).format ?? 'switchyard';
+      const scripts = await environmentScripts(deps, c.get('environment'));
+      if (format === 'openai') {
+        return c.json({
+          data: scripts
+            .filter((s) => s.handle.type === 'action')
+            .map((s) => {
+              const input = (s.handle.schemas().input ?? {}) as { properties?: unknown; required?: unknown };
+              return {
+                name: s.name,
+                description: s.handle.description,
+                parameters: { type: 'object', properties: input.properties ?? {}, required: input.required ?? [] },
+              };
+            }),
+        });
+      }
+      const byIntegration = new Map<string, ConfiguredScript[]>();
+      for (const s of scripts) byIntegration.set(s.integration, [...(byIntegration.get(s.integration) ?? []), s]);
+      if (format === 'nango') {
+        return c.json(
+          [...byIntegration.values()].map((list) => ({
+            providerConfigKey: list[0]!.integration,
+            provider: list[0]!.provider,
+            syncs: list.filter((s) => s.handle.type === 'sync').map(nangoShape),
+            actions: list.filter((s) => s.handle.type === 'action').map(nangoShape),
+            'on-events': list.filter((s) => s.handle.type === 'on-event').map(nangoShape),
+          })),
+        );
+      }
+      return c.json({
+        data: [...byIntegration.values()].map((list) => ({
+          integration: list[0]!.integration,
+          provider: list[0]!.provider,
+          scripts: list.map(switchyardShape),
+        })),
+      });
+    });
+}
+
+/**
+ * Component schemas for the OpenAPI document: the models (and action inputs and outputs) of the
+ * pre-built scripts of every provider and, when the caller sends a secret key, of the scripts
+ * deployed to that key's environment.
+ */
+export async function scriptComponentSchemas(deps: AppDeps, authorization: string | undefined): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const put = (integration: string, name: string, schema: unknown) => {
+    if (!schema) return;
+    const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+    const key = name in out && JSON.stringify(out[name]) !== JSON.stringify(rest) ? `${integration.replace(/[^a-zA-Z0-9._-]/g, '_')}.${name}` : name;
+    out[key] = rest;
+  };
+  for (const provider of providerNames) {
+    for (const [name, handle] of prebuiltScriptsOf(provider)) {
+      const schemas = handle.schemas();
+      for (const [model, schema] of Object.entries(schemas.models)) put(provider, model, schema);
+      put(provider, `${pascal(name)}Input`, schemas.input);
+      put(provider, `${pascal(name)}Output`, schemas.output);
+    }
+  }
+  const token = /^Bearer\s+(.+)$/i.exec(authorization?.trim() ?? '')?.[1]?.trim();
+  const env = token && UUID_V4.test(token) ? await findEnvironmentBySecretKey(deps.db, token) : null;
+  if (!env) return out;
+  for (const s of await environmentScripts(deps, env)) {
+    const schemas = s.handle.schemas();
+    for (const [model, schema] of Object.entries(schemas.models)) put(s.integration, model, schema);
+    put(s.integration, `${pascal(s.name)}Input`, schemas.input);
+    put(s.integration, `${pascal(s.name)}Output`, schemas.output);
+  }
+  return out;
+}

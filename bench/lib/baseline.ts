@@ -1,0 +1,44 @@
+/**
+ * @module bench/lib/baseline — the platform as it was before the changes made from these
+ * benchmarks' findings, to measure before and after in the same run. A copy of the source tree (no
+ * node_modules: a symlink) in which each change is reverted: bench/baseline/<name>.after.txt is
+ * replaced by <name>.before.txt in its file. When someone has since edited a changed passage, the
+ * revert no longer applies and the baseline is reported unavailable rather than guessed.
+ */
+import { cp, readFile, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const REVERTS_DIR = fileURLToPath(new URL('../baseline', import.meta.url));
+
+export interface Revert {
+  name: string;
+  file: string;
+  why: string;
+}
+
+export const REVERTS: Revert[] = [
+  { name: 'delete-unseen', file: 'lib/records/store.ts', why: 'deletion detection at the end of a full sync: NOT EXISTS kept a per-row probe (OFFSET 0)' },
+  { name: 'provider-target', file: 'lib/connections/service.ts', why: 'providerTarget reuses an integration its caller has just read' },
+  { name: 'proxy-target', file: 'api/routes/proxy.ts', why: 'the proxy passes its integration to providerTarget' },
+  { name: 'request-log-batch', file: 'lib/db/request-logs.ts', why: 'request log entries that queue behind an insert are written together' },
+];
+
+const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'bench/out']);
+
+/** Copies the tree into `dir` and reverts the named changes (all by default). Returns the copy's root, or why it is unavailable. */
+export async function baselineTree(dir: string, names = REVERTS.map((r) => r.name)): Promise<{ root: string } | { unavailable: string }> {
+  const root = path.join(dir, 'baseline-tree');
+  await cp(ROOT, root, { recursive: true, filter: (src) => !SKIP.has(path.relative(ROOT, src)) });
+  await symlink(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  for (const r of REVERTS.filter((x) => names.includes(x.name))) {
+    const after = await readFile(path.join(REVERTS_DIR, `${r.name}.after.txt`), 'utf8');
+    const before = await readFile(path.join(REVERTS_DIR, `${r.name}.before.txt`), 'utf8');
+    const file = path.join(root, r.file);
+    const text = await readFile(file, 'utf8');
+    if (text.split(after).length !== 2) return { unavailable: `${r.file} has changed since the ${r.name} change; its revert does not apply` };
+    await writeFile(file, text.replace(after, () => before));
+  }
+  return { root };
+}

@@ -1,0 +1,37 @@
+/**
+ * @module bench/lib/platform-main — a Switchyard process for a benchmark (the API, the worker, or
+ * both as `npm start` runs them), with the benchmark scripts registered. Configured from the
+ * environment like `npm run api` / `npm run worker`; says `ready` over IPC and stops on `stop`.
+ */
+import './scripts.js';
+import { loadConfig } from '../../lib/config.js';
+import { createLogger } from '../../lib/log.js';
+import { startPlatform } from '../../lib/runtime/platform.js';
+
+const role = process.env.BENCH_ROLE ?? 'all';
+const config = loadConfig();
+const platform = await startPlatform({
+  config,
+  databaseUrl: config.DATABASE_URL!,
+  temporalAddress: config.TEMPORAL_ADDRESS!,
+  runApi: role !== 'worker',
+  runWorker: role !== 'api',
+  keepSecretsLocally: false,
+  log: createLogger(config.LOG_LEVEL),
+  workflowBundle: process.env.SWITCHYARD_WORKFLOW_BUNDLE ? { codePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE } : undefined,
+});
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await platform.stop().catch((err: unknown) => console.error('[bench platform] stop failed', err));
+  // process.exit runs the exit hooks; --cpu-prof writes its profile on a normal exit.
+  process.exit(0);
+};
+process.on('message', (m) => {
+  if (m === 'stop') void stop();
+});
+process.on('disconnect', () => void stop());
+process.on('SIGTERM', () => void stop());
+process.send?.({ ready: true, apiUrl: platform.apiUrl });

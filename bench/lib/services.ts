@@ -1,0 +1,80 @@
+/**
+ * @module bench/lib/services — what every benchmark shares: one embedded PostgreSQL and one Temporal
+ * dev server (or DATABASE_URL / TEMPORAL_ADDRESS when set), and the workflow bundle, built once.
+ * Everything listens on 127.0.0.1 and lives in a temporary folder removed at the end.
+ */
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Pg from 'pg';
+import { startEmbeddedPostgres } from '../../lib/embedded/postgres.js';
+import { freePort, startTemporalDevServer } from '../../lib/embedded/temporal.js';
+import { bundleWorkflows } from '../../worker/index.js';
+
+export interface BenchServices {
+  databaseServerUrl: string;
+  temporalAddress: string;
+  /** The platform's workflow bundle, written once. */
+  bundlePath: string;
+  workDir: string;
+  storage: Storage;
+  pgStatStatements: boolean;
+  stop(): Promise<void>;
+}
+
+export type Storage = 'disk' | 'tmpfs';
+
+/**
+ * `disk`: PostgreSQL's data and Temporal's SQLite file in the temporary folder, as `npm start` and
+ * `npm test` keep them. `tmpfs`: both in /dev/shm, so the disk's fsync latency is out of every
+ * figure, floors included.
+ */
+export async function startServices(say: (m: string) => void, storage: Storage = 'disk', pgStatStatements = false): Promise<BenchServices> {
+  const workDir = await mkdtemp(path.join(storage === 'tmpfs' ? '/dev/shm' : os.tmpdir(), 'switchyard-bench-'));
+  await chmod(workDir, 0o755);
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+    await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+  };
+  try {
+    let databaseServerUrl = process.env.DATABASE_URL;
+    if (!databaseServerUrl) {
+      const port = await freePort();
+      let pg = await startEmbeddedPostgres(path.join(workDir, 'postgres'), port);
+      if (pgStatStatements) {
+        // Per-statement timings (--pg-stat-statements): the library loads only at server start.
+        const client = new Pg.Client({ connectionString: pg.url });
+        await client.connect();
+        await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+        await client.end();
+        await pg.stop();
+        pg = await startEmbeddedPostgres(path.join(workDir, 'postgres'), port);
+      }
+      stops.push(pg.stop);
+      databaseServerUrl = pg.url;
+      say('embedded PostgreSQL up');
+    }
+    let temporalAddress = process.env.TEMPORAL_ADDRESS;
+    if (!temporalAddress) {
+      const temporal = await startTemporalDevServer({
+        dataDir: workDir,
+        port: await freePort(),
+        headless: true,
+        namespace: 'default',
+        cliPath: process.env.TEMPORAL_CLI_PATH,
+        log: say,
+      });
+      stops.push(temporal.stop);
+      temporalAddress = temporal.address;
+      say(`Temporal dev server up (${temporal.binary})`);
+    }
+    const bundlePath = path.join(workDir, 'workflow-bundle.js');
+    await writeFile(bundlePath, (await bundleWorkflows()).code);
+    say('workflows bundled');
+    return { databaseServerUrl, temporalAddress, bundlePath, workDir, storage, pgStatStatements, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

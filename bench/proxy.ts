@@ -1,0 +1,170 @@
+/**
+ * @module bench/proxy — GETs through `/proxy` against direct GETs to the same fake URL, both with
+ * undici (keep-alive, one connection per caller) at concurrency 32, in alternating rounds; then the
+ * same one call at a time, for the latency added without queueing. The platform as it was before
+ * the changes these benchmarks led to (bench/lib/baseline.ts) runs alongside and is measured in the
+ * same rounds, for before/after figures from one run (`--no-baseline` skips it).
+ */
+import { Agent, request } from 'undici';
+import { startGenericApiFake, startMetabaseFake } from '../test/fakes/index.js';
+import { baselineTree } from './lib/baseline.js';
+import { numberFlag, type BenchContext, type BenchGroup } from './lib/context.js';
+import { closedLoop, type LoadResult } from './lib/load.js';
+import { ApiClient, benchDb, platformEnv, spawnPlatform, type PlatformProcess } from './lib/platform.js';
+import { NOOP_UPSTREAM_PATH } from './lib/scripts.js';
+import { API_KEY, connectionHeaders, createConnection, createIntegration, INTEGRATION } from './lib/setup.js';
+import { cpuBreakdown, cpuSnapshot, formatCpu, resetStatements, round, summarize, topStatements, type BenchResult, type Row } from './lib/stats.js';
+
+type Side = 'after' | 'before' | 'direct';
+
+interface Target {
+  side: Side;
+  platform?: PlatformProcess;
+  call: () => Promise<void>;
+  close(): Promise<void>;
+}
+
+export const proxy: BenchGroup = {
+  names: ['proxy'],
+  async run(ctx: BenchContext): Promise<BenchResult[]> {
+    const concurrency = numberFlag(ctx, 'proxy-concurrency', 32);
+    const seconds = numberFlag(ctx, 'proxy-seconds', 8);
+    const rounds = numberFlag(ctx, 'proxy-rounds', 2);
+    const generic = await startGenericApiFake({ apiKey: API_KEY, items: [{ name: 'one' }] });
+    const metabase = await startMetabaseFake({ apiKey: API_KEY });
+    const expected = JSON.stringify(generic.state.items[0]);
+    const targets: Target[] = [];
+    const notes: string[] = [];
+    try {
+      const viaProxy = async (side: Side, root?: string): Promise<Target> => {
+        const p = await platformEnv(ctx.services, side === 'after' ? 'proxy' : 'proxy-before');
+        const platform = await spawnPlatform(p, { role: 'all', cpuProfDir: ctx.cpuProfDir, root });
+        const api = new ApiClient(p.url, p.devKey);
+        await createIntegration(api, []);
+        await createConnection(api, 'c1', metabase.url);
+        await api.ok('PATCH', `/integrations/${INTEGRATION}`, { json: { integration_config: { base_url: generic.url } } });
+        await api.close();
+        const agent = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 });
+        const url = `${p.url}/proxy${NOOP_UPSTREAM_PATH}`;
+        const headers = { authorization: `Bearer ${p.devKey}`, ...connectionHeaders('c1') };
+        const db = ctx.services.pgStatStatements ? benchDb(p, 1) : null;
+        return {
+          side,
+          platform,
+          async call() {
+            const res = await request(url, { dispatcher: agent, headers });
+            const body = await res.body.text();
+            if (res.statusCode !== 200 || body !== expected) throw new Error(`proxy answered ${res.statusCode}: ${body.slice(0, 200)}`);
+          },
+          async close() {
+            if (db) {
+              for (const line of await topStatements(db, 8)) ctx.say(`proxy (${side}): statement ${line}`);
+              await db.end();
+            }
+            await agent.close();
+            await platform.stop();
+          },
+          ...(db ? { reset: () => resetStatements(db) } : {}),
+        };
+      };
+      targets.push(await viaProxy('after'));
+      if (ctx.flags['baseline'] !== 'false' && !ctx.flags['no-baseline']) {
+        const tree = await baselineTree(ctx.services.workDir);
+        if ('root' in tree) targets.push(await viaProxy('before', tree.root));
+        else notes.push(`before/after: baseline unavailable (${tree.unavailable})`);
+      }
+      const direct = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 });
+      const directUrl = generic.url + NOOP_UPSTREAM_PATH;
+      targets.push({
+        side: 'direct',
+        async call() {
+          const res = await request(directUrl, { dispatcher: direct, headers: { 'x-api-key': API_KEY } });
+          const body = await res.body.text();
+          if (res.statusCode !== 200 || body !== expected) throw new Error(`fake answered ${res.statusCode}`);
+        },
+        close: () => direct.close(),
+      });
+      const forget = () => {
+        generic.requests.length = 0;
+      };
+
+      ctx.say('proxy: warming up');
+      for (const t of targets) await closedLoop(t.call, { concurrency, durationMs: 2000 });
+      forget();
+      for (const t of targets) await (t as Target & { reset?: () => Promise<void> }).reset?.();
+
+      const loaded = new Map<Side, LoadResult[]>(targets.map((t) => [t.side, []]));
+      const oneByOne = new Map<Side, number[]>(targets.map((t) => [t.side, []]));
+      const cpu = new Map<Side, string>();
+      for (let r = 0; r < rounds; r++) {
+        // Rotate the order so no side always runs first (or right after the most tiring one).
+        const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
+        for (const t of order) {
+          const cpu0 = cpuSnapshot();
+          const res = await closedLoop(t.call, { concurrency, durationMs: seconds * 1000 });
+          if (r === 0) cpu.set(t.side, formatCpu(cpuBreakdown(cpu0, cpuSnapshot(), t.platform ? { switchyard: t.platform.pid } : {}), res.seconds));
+          if (res.errors) ctx.say(`proxy: ${res.errors} ${t.side} errors, first: ${res.firstError}`);
+          loaded.get(t.side)!.push(res);
+          forget();
+          oneByOne.get(t.side)!.push(...(await closedLoop(t.call, { concurrency: 1, calls: 300 })).latenciesMs);
+          forget();
+        }
+        ctx.say(`proxy: round ${r + 1}/${rounds}: ${targets.map((t) => `${t.side} ${round(loaded.get(t.side)!.at(-1)!.perSecond, 0)}/s`).join(', ')}`);
+      }
+      const rate = (side: Side) => {
+        const xs = loaded.get(side)!;
+        return xs.reduce((a, x) => a + x.calls, 0) / xs.reduce((a, x) => a + x.seconds, 0);
+      };
+      const lat = (side: Side) => summarize(loaded.get(side)!.flatMap((x) => x.latenciesMs));
+      const one = (side: Side) => summarize(oneByOne.get(side)!);
+      const s = lat('after');
+      const f = lat('direct');
+      const s1 = one('after');
+      const f1 = one('direct');
+      const rows: Row[] = [
+        { metric: `throughput @${concurrency}`, switchyard: rate('after'), floor: rate('direct'), unit: 'req/s', ratio: rate('after') / rate('direct'), goal: '≥ 0.7×', met: rate('after') / rate('direct') >= 0.7 },
+        { metric: `p50 @${concurrency}`, switchyard: s.p50, floor: f.p50, unit: 'ms', ratio: s.p50 / f.p50 },
+        { metric: `p50 added @${concurrency}`, switchyard: s.p50 - f.p50, floor: 0, unit: 'ms', goal: '≤ 1 ms', met: s.p50 - f.p50 <= 1 },
+        { metric: `p99 @${concurrency}`, switchyard: s.p99, floor: f.p99, unit: 'ms', ratio: s.p99 / f.p99 },
+        { metric: 'context: p50 added @1', switchyard: s1.p50 - f1.p50, floor: 0, unit: 'ms' },
+      ];
+      const hasBefore = loaded.has('before');
+      if (hasBefore) {
+        const b = lat('before');
+        const b1 = one('before');
+        rows.push(
+          { metric: `change: throughput @${concurrency} (floor = before)`, switchyard: rate('after'), floor: rate('before'), unit: 'req/s', ratio: rate('after') / rate('before') },
+          { metric: `change: p50 @${concurrency} (floor = before)`, switchyard: s.p50, floor: b.p50, unit: 'ms', ratio: s.p50 / b.p50 },
+          { metric: 'change: p50 added @1 (floor = before)', switchyard: s1.p50 - f1.p50, floor: b1.p50 - f1.p50, unit: 'ms', ratio: (s1.p50 - f1.p50) / (b1.p50 - f1.p50) },
+          { metric: 'change: throughput ratio to direct, before', switchyard: '', floor: rate('before'), unit: 'req/s', ratio: rate('before') / rate('direct') },
+        );
+      }
+      const errors = [...loaded.values()].flat().reduce((a, x) => a + x.errors, 0);
+      return [
+        {
+          name: 'proxy',
+          rows,
+          details: {
+            concurrency,
+            secondsPerRound: seconds,
+            rounds,
+            errors,
+            perRound: Object.fromEntries([...loaded].map(([k, v]) => [k, v.map((x) => round(x.perSecond, 0))])),
+            p50OneByOneMs: Object.fromEntries([...oneByOne].map(([k, v]) => [k, round(summarize(v).p50, 2)])),
+            cpu: Object.fromEntries(cpu),
+          },
+          notes: [
+            `${rounds} rotating rounds of ${seconds} s per side at concurrency ${concurrency}, then 300 calls one at a time; errors: ${errors}`,
+            ...[...cpu].map(([k, v]) => `${k} round 1: ${v}`),
+            ...(hasBefore ? ['before = this tree with the proxy/request-log changes reverted (bench/lib/baseline.ts), measured in the same rounds'] : []),
+            ...notes,
+          ],
+        },
+      ];
+    } finally {
+      for (const t of targets) await t.close().catch(() => undefined);
+      await generic.close();
+      await metabase.close();
+    }
+  },
+};

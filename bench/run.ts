@@ -1,0 +1,119 @@
+/**
+ * `npm run bench` runs every benchmark; `npm run bench -- <name> [<name>…] [--flag=value]` runs some.
+ * Starts one embedded PostgreSQL and one Temporal dev server (or uses DATABASE_URL / TEMPORAL_ADDRESS),
+ * bundles the workflows once, runs the groups in order, prints each table and JSON line, then a
+ * summary of every ratio, and writes bench/out/last-run.json. Never fails on speed; exits 1 only
+ * when a benchmark could not run.
+ *
+ * Flags: --cpu-prof (V8 profiles of the Switchyard processes into bench/out/profiles),
+ * --schedules-minutes=N (default 5), --connections=N (many schedules, default 1000),
+ * --records=N (sync, default 100000), --concurrency=N (action throughput, default 16).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { actions } from './actions.js';
+import { proxy } from './proxy.js';
+import { schedules } from './schedules.js';
+import { syncs } from './sync.js';
+import { webhooks } from './webhooks.js';
+import type { BenchContext, BenchGroup } from './lib/context.js';
+import { startServices } from './lib/services.js';
+import { formatTable, printResult, round, type BenchResult } from './lib/stats.js';
+
+const GROUPS: BenchGroup[] = [actions, syncs, proxy, webhooks, schedules];
+const ALL = GROUPS.flatMap((g) => g.names);
+const OUT = fileURLToPath(new URL('./out', import.meta.url));
+
+function parseArgs(argv: string[]): { names: string[]; flags: Record<string, string | true> } {
+  const names: string[] = [];
+  const flags: Record<string, string | true> = {};
+  for (const a of argv) {
+    const m = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(a);
+    if (m) flags[m[1]!] = m[2] ?? true;
+    else names.push(a);
+  }
+  return { names, flags };
+}
+
+export function machine() {
+  const cpus = os.cpus();
+  return {
+    date: new Date().toISOString(),
+    nproc: cpus.length,
+    cpu: cpus[0]?.model ?? 'unknown',
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+}
+
+async function main(): Promise<number> {
+  const { names, flags } = parseArgs(process.argv.slice(2));
+  const unknown = names.filter((n) => !ALL.includes(n));
+  if (unknown.length) {
+    console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${ALL.join(', ')}`);
+    return 2;
+  }
+  const wanted = new Set(names.length ? names : ALL);
+  const say = (m: string) => console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)}s] ${m}`);
+  const t0 = performance.now();
+  await mkdir(OUT, { recursive: true });
+  const cpuProfDir = flags['cpu-prof'] ? path.join(OUT, 'profiles') : undefined;
+  if (cpuProfDir) await mkdir(cpuProfDir, { recursive: true });
+  say(`machine: ${JSON.stringify(machine())}`);
+
+  const storage = flags.storage === 'tmpfs' ? 'tmpfs' : 'disk';
+  const services = await startServices(say, storage, flags['pg-stat-statements'] === true);
+  const stopOnSignal = () => {
+    say('interrupted: stopping services');
+    void services.stop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+
+  const results: BenchResult[] = [];
+  const failures: { group: string; error: string }[] = [];
+  try {
+    for (const group of GROUPS) {
+      const selected = new Set(group.names.filter((n) => wanted.has(n)));
+      if (selected.size === 0) continue;
+      const ctx: BenchContext = { services, flags, selected, say, cpuProfDir, outDir: OUT };
+      const started = performance.now();
+      say(`>>> ${[...selected].join(', ')}`);
+      try {
+        for (const r of await group.run(ctx)) {
+          results.push(r);
+          printResult(r);
+        }
+      } catch (err) {
+        const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+        failures.push({ group: [...selected].join(','), error });
+        console.error(`[bench] ${[...selected].join(', ')} failed:\n${error}`);
+      }
+      say(`<<< ${[...selected].join(', ')} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }
+  } finally {
+    await services.stop();
+  }
+
+  const summary: BenchResult = {
+    name: 'summary (every ratio)',
+    rows: results.flatMap((r) => r.rows.filter((row) => row.ratio !== undefined || row.goal).map((row) => ({ ...row, metric: `${r.name}: ${row.metric}` }))),
+    details: {},
+  };
+  console.log('\n' + formatTable(summary));
+  const total = (performance.now() - t0) / 1000;
+  say(`done in ${total.toFixed(0)} s${failures.length ? `; ${failures.length} group(s) failed` : ''}`);
+  await writeFile(path.join(OUT, 'last-run.json'), JSON.stringify({ machine: machine(), totalSeconds: round(total, 0), flags, results, failures }, null, 2));
+  return failures.length ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

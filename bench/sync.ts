@@ -1,0 +1,393 @@
+/**
+ * @module bench/sync — sync ingest, re-sync and records read, on one dataset of ~1 KB records.
+ *
+ * - sync ingest: one full sync of N records (default 100k) from the generic fake, paged 1000 at a
+ *   time, into the records cache. Floor: the same rows (JSON, md5 hash) inserted into an equivalent
+ *   table (same columns, unique key and cursor index) with multi-row INSERTs of 1000 rows, measured
+ *   before and after the sync. Context: fetching the pages alone, and fetch + insert.
+ * - re-sync: the same sync again, nothing changed upstream: time against the first sync, and rows
+ *   written in `records` (must be 0; checked three ways: the run's counts, the cursor sequence, and
+ *   PostgreSQL's own tuple counters).
+ * - records read: `GET /records` of every record, limit 1000, following next_cursor. Floor: a
+ *   SELECT of the same rows and columns, keyset-paged the same way, in alternating rounds.
+ */
+import { createHash } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { startGenericApiFake, startMetabaseFake, type GenericItem } from '../test/fakes/index.js';
+import { numberFlag, type BenchContext, type BenchGroup } from './lib/context.js';
+import { ApiClient, benchDb, platformEnv, spawnPlatform } from './lib/platform.js';
+import { API_KEY, connectionHeaders, createConnection, createIntegration, INTEGRATION } from './lib/setup.js';
+import { resetStatements, round, sleep, summarize, topStatements, waitUntil, type BenchResult } from './lib/stats.js';
+import type { Db } from '../lib/db/pool.js';
+
+const PAGE = 1000;
+const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
+
+/** A deterministic record of about 1 KB of JSON. */
+export function benchItem(i: number): GenericItem {
+  const words: string[] = [];
+  for (let k = 0; words.join(' ').length < 640; k++) words.push(WORDS[(i * 7 + k * 13) % WORDS.length]!);
+  return {
+    id: String(i + 1),
+    name: `Item ${i + 1}`,
+    updated_at: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(),
+    email: `user${i + 1}@example.com`,
+    description: words.join(' '),
+    tags: [`t${i % 10}`, `g${i % 7}`, `k${i % 3}`],
+    address: { street: `${(i % 999) + 1} Main Street`, city: ['Lisbon', 'Paris', 'Berlin', 'Oslo'][i % 4]!, zip: String(10000 + (i % 89999)), country: 'PT' },
+    score: (i % 1000) / 10,
+    active: i % 5 !== 0,
+  };
+}
+
+interface SyncRunRow {
+  id: string;
+  status: string;
+  results: Record<string, { added: number; updated: number; deleted: number }>;
+  started_at: Date;
+  finished_at: Date | null;
+  ms: number;
+}
+
+export const syncs: BenchGroup = {
+  names: ['sync-ingest', 'resync', 'records-read'],
+  async run(ctx: BenchContext): Promise<BenchResult[]> {
+    const n = numberFlag(ctx, 'records', 100_000);
+    ctx.say(`sync: generating ${n} records`);
+    const items = Array.from({ length: n }, (_, i) => benchItem(i));
+    const avgBytes = Math.round(items.slice(0, 1000).reduce((a, it) => a + Buffer.byteLength(JSON.stringify(it)), 0) / Math.min(1000, n));
+    const generic = await startGenericApiFake({ apiKey: API_KEY, items });
+    const metabase = await startMetabaseFake({ apiKey: API_KEY });
+    const p = await platformEnv(ctx.services, 'sync');
+    const platform = await spawnPlatform(p, { role: 'all', cpuProfDir: ctx.cpuProfDir });
+    const api = new ApiClient(p.url, p.devKey);
+    const db = benchDb(p);
+    const results: BenchResult[] = [];
+    try {
+      await createIntegration(api, [{ method: 'GET', path: '/bench/items' }]);
+      await createConnection(api, 'c1', metabase.url);
+      await api.ok('PATCH', `/integrations/${INTEGRATION}`, { json: { integration_config: { base_url: generic.url } } });
+      const connectionPk = (await db.query<{ id: number }>(`SELECT id FROM connections WHERE connection_id = 'c1'`)).rows[0]!.id;
+
+      // ---- floors ----
+      await db.query('CREATE TABLE floor_records (LIKE records INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)');
+      const fetchOnly = await fetchAllPages(generic.url);
+      ctx.say(`sync: fetch-only floor ${fetchOnly.ms.toFixed(0)} ms for ${fetchOnly.rows} rows`);
+      const insertBefore = await insertFloor(db, connectionPk, items);
+      ctx.say(`sync: insert floor (before) ${insertBefore.toFixed(0)} ms`);
+      await db.query('TRUNCATE floor_records');
+      const fetchInsert = await fetchAndInsertFloor(db, connectionPk, generic.url);
+      ctx.say(`sync: fetch+insert floor ${fetchInsert.toFixed(0)} ms`);
+      await db.query('TRUNCATE floor_records');
+      await db.query('CHECKPOINT');
+      generic.requests.length = 0;
+
+      // ---- first sync ----
+      const pgss = ctx.services.pgStatStatements;
+      if (pgss) await resetStatements(db);
+      const first = await runSync(api, db, connectionPk, ctx);
+      const firstStatements = pgss ? await topStatements(db) : [];
+      for (const line of firstStatements) ctx.say(`sync: first sync statement ${line}`);
+      const firstCount = (
+        await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM records WHERE connection_pk = $1 AND model = 'BenchItem' AND deleted_at IS NULL`, [
+          connectionPk,
+        ])
+      ).rows[0]!.n;
+      ctx.say(`sync: first sync ${first.ms.toFixed(0)} ms, ${firstCount} records`);
+      const insertAfter = await insertFloor(db, connectionPk, items);
+      ctx.say(`sync: insert floor (after) ${insertAfter.toFixed(0)} ms`);
+      await db.query('DROP TABLE floor_records');
+      const floorMs = (insertBefore + insertAfter) / 2;
+      const syncRate = n / (first.ms / 1000);
+      const floorRate = n / (floorMs / 1000);
+      const fetchInsertRate = n / (fetchInsert / 1000);
+      if (ctx.selected.has('sync-ingest')) {
+        results.push({
+          name: 'sync-ingest',
+          rows: [
+            {
+              metric: `rows/s (${n} × ${avgBytes} B)`,
+              switchyard: syncRate,
+              floor: floorRate,
+              unit: 'rows/s',
+              ratio: syncRate / floorRate,
+              goal: '≥ 0.5×',
+              met: syncRate / floorRate >= 0.5,
+            },
+            { metric: 'context: vs fetch + insert', switchyard: syncRate, floor: fetchInsertRate, unit: 'rows/s', ratio: syncRate / fetchInsertRate },
+            { metric: 'time', switchyard: first.ms, floor: floorMs, unit: 'ms' },
+            { metric: 'context: fetch pages only', switchyard: '', floor: fetchOnly.ms, unit: 'ms' },
+          ],
+          details: {
+            records: n,
+            avgRecordBytes: avgBytes,
+            firstSync: { ms: round(first.ms, 0), dbMs: first.run.ms, results: first.run.results, stored: firstCount },
+            floorInsertMs: { before: round(insertBefore, 0), after: round(insertAfter, 0) },
+            fetchOnlyMs: round(fetchOnly.ms, 0),
+            fetchInsertMs: round(fetchInsert, 0),
+            ...(pgss ? { statements: firstStatements } : {}),
+          },
+          notes: [`sync: trigger → run finished, ${first.run.results.BenchItem?.added ?? 0} added; floor: mean of a run before and after the sync`],
+        });
+      }
+
+      // ---- re-sync ----
+      // PostgreSQL publishes a backend's tuple counters within ~10 s of its last transaction: let
+      // the first sync's land before the snapshot.
+      const settle = 11_000 - (performance.now() - first.endedAt);
+      if (settle > 0) await sleep(settle);
+      const statsBefore = await tupleStats(db);
+      const cursorBefore = await maxCursor(db, connectionPk);
+      const resyncStartedAt = new Date();
+      if (pgss) await resetStatements(db);
+      const second = await runSync(api, db, connectionPk, ctx);
+      const secondStatements = pgss ? await topStatements(db) : [];
+      for (const line of secondStatements) ctx.say(`sync: re-sync statement ${line}`);
+      const cursorAfter = await maxCursor(db, connectionPk);
+      const touched = (
+        await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM records WHERE connection_pk = $1 AND last_modified_at >= $2`, [
+          connectionPk,
+          resyncStartedAt,
+        ])
+      ).rows[0]!.n;
+      const resyncEnded = Date.now();
+      ctx.say(`sync: re-sync ${second.ms.toFixed(0)} ms`);
+
+      // ---- records read ----
+      if (ctx.selected.has('records-read')) {
+        const rounds = numberFlag(ctx, 'read-rounds', 3);
+        const agent = new Agent({ connections: 4 });
+        const sy: { ms: number; rows: number; pages: number[] }[] = [];
+        const fl: { ms: number; rows: number; pages: number[] }[] = [];
+        for (let r = 0; r < rounds; r++) {
+          const order = r % 2 === 0 ? ['sy', 'fl'] : ['fl', 'sy'];
+          for (const side of order) {
+            if (side === 'sy') sy.push(await readAllViaApi(p.url, p.devKey, agent));
+            else fl.push(await readAllViaSelect(db, connectionPk));
+          }
+          ctx.say(`sync: read round ${r + 1}/${rounds}: api ${sy.at(-1)!.ms.toFixed(0)} ms, select ${fl.at(-1)!.ms.toFixed(0)} ms`);
+        }
+        await agent.close();
+        const rowsRead = sy[0]!.rows;
+        const syMs = sy.reduce((a, x) => a + x.ms, 0) / sy.length;
+        const flMs = fl.reduce((a, x) => a + x.ms, 0) / fl.length;
+        const syRate = rowsRead / (syMs / 1000);
+        const flRate = fl[0]!.rows / (flMs / 1000);
+        const syPage = summarize(sy.flatMap((x) => x.pages));
+        const flPage = summarize(fl.flatMap((x) => x.pages));
+        results.push({
+          name: 'records-read',
+          rows: [
+            {
+              metric: 'rows/s (limit 1000)',
+              switchyard: syRate,
+              floor: flRate,
+              unit: 'rows/s',
+              ratio: syRate / flRate,
+              goal: '≥ 0.5×',
+              met: syRate / flRate >= 0.5,
+            },
+            { metric: 'time for all', switchyard: syMs, floor: flMs, unit: 'ms' },
+            { metric: 'page p50', switchyard: syPage.p50, floor: flPage.p50, unit: 'ms', ratio: syPage.p50 / flPage.p50 },
+          ],
+          details: { rowsRead, floorRows: fl[0]!.rows, rounds, apiMs: sy.map((x) => round(x.ms, 0)), selectMs: fl.map((x) => round(x.ms, 0)) },
+          notes: [`${rounds} alternating rounds of ${Math.ceil(rowsRead / PAGE)} pages; floor: SELECT data::text and the metadata columns, keyset on cursor`],
+        });
+      }
+
+      if (ctx.selected.has('resync')) {
+        const wait = 11_000 - (Date.now() - resyncEnded);
+        if (wait > 0) await sleep(wait);
+        const statsAfter = await tupleStats(db);
+        const pgWrites = statsAfter.ins + statsAfter.upd + statsAfter.del - (statsBefore.ins + statsBefore.upd + statsBefore.del);
+        const r2 = second.run.results.BenchItem ?? { added: 0, updated: 0, deleted: 0 };
+        const rewritten = r2.added + r2.updated + r2.deleted;
+        const speedup = first.ms / second.ms;
+        results.push({
+          name: 'resync',
+          rows: [
+            { metric: 'time (floor: first sync)', switchyard: second.ms, floor: first.ms, unit: 'ms', ratio: speedup, goal: '≥ 3× faster', met: speedup >= 3 },
+            { metric: 'rows rewritten (run counts)', switchyard: rewritten, floor: 0, unit: 'rows', goal: '0', met: rewritten === 0 },
+            { metric: 'rows written (pg_stat records)', switchyard: pgWrites, floor: 0, unit: 'rows', goal: '0', met: pgWrites === 0 },
+            {
+              metric: 'rows touched (last_modified_at, cursor)',
+              switchyard: touched + (cursorAfter === cursorBefore ? 0 : 1),
+              floor: 0,
+              unit: 'rows',
+              met: touched === 0 && cursorAfter === cursorBefore,
+            },
+          ],
+          details: {
+            firstMs: round(first.ms, 0),
+            resyncMs: round(second.ms, 0),
+            results: second.run.results,
+            pgWrites,
+            touched,
+            cursorUnchanged: cursorAfter === cursorBefore,
+          },
+          notes: ['ratio = first sync time / re-sync time'],
+        });
+      }
+      return results;
+    } finally {
+      await db.end().catch(() => undefined);
+      await api.close();
+      await platform.stop();
+      await generic.close();
+      await metabase.close();
+    }
+  },
+};
+
+async function runSync(api: ApiClient, db: Db, connectionPk: number, ctx: BenchContext): Promise<{ ms: number; endedAt: number; run: SyncRunRow }> {
+  const known = new Set((await db.query<{ id: string }>('SELECT id FROM sync_runs WHERE connection_pk = $1', [connectionPk])).rows.map((r) => r.id));
+  const eventsBefore = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'sync' AND connection_id = 'c1'`)).rows[0]!.n;
+  const t0 = performance.now();
+  await api.ok('POST', '/sync/trigger', {
+    json: { provider_config_key: INTEGRATION, connection_id: 'c1', syncs: ['bench-items'] },
+    headers: connectionHeaders('c1'),
+  });
+  let lastLog = t0;
+  const run = await waitUntil(
+    'the sync run to finish',
+    async () => {
+      const { rows } = await db.query<SyncRunRow>(
+        `SELECT id, status, results, started_at, finished_at, EXTRACT(EPOCH FROM finished_at - started_at) * 1000 AS ms FROM sync_runs WHERE connection_pk = $1`,
+        [connectionPk],
+      );
+      const mine = rows.find((r) => !known.has(r.id));
+      if (performance.now() - lastLog > 15_000) {
+        lastLog = performance.now();
+        // What the platform's connections are doing right now: a cheap timing breakdown.
+        const active = await db.query<{ q: string; s: number }>(
+          `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q, round(EXTRACT(EPOCH FROM now() - query_start))::int AS s FROM pg_stat_activity
+           WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+        );
+        ctx.say(
+          `sync: still running (${mine ? JSON.stringify(mine.results) : 'not started'}); active: ${active.rows.map((r) => `[${r.s}s] ${r.q}`).join(' | ') || 'none'}`,
+        );
+      }
+      if (!mine || mine.status === 'RUNNING') return null;
+      // finishSync's last step is the sync event: the run is over when it is recorded.
+      const events = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'sync' AND connection_id = 'c1'`)).rows[0]!.n;
+      return events > eventsBefore ? mine : null;
+    },
+    15 * 60_000,
+    25,
+  );
+  const endedAt = performance.now();
+  if (run.status !== 'SUCCESS') throw new Error(`the sync ended ${run.status}`);
+  return { ms: endedAt - t0, endedAt, run: { ...run, ms: round(Number(run.ms), 0) } };
+}
+
+async function fetchAllPages(baseUrl: string): Promise<{ ms: number; rows: number }> {
+  const agent = new Agent({ connections: 1 });
+  const t0 = performance.now();
+  let rows = 0;
+  for await (const page of pages(baseUrl, agent)) rows += page.length;
+  await agent.close();
+  return { ms: performance.now() - t0, rows };
+}
+
+async function* pages(baseUrl: string, agent: Agent): AsyncGenerator<GenericItem[]> {
+  let cursor = '';
+  for (;;) {
+    const res = await request(`${baseUrl}/items?limit=${PAGE}&cursor=${cursor}`, {
+      dispatcher: agent,
+      headers: { 'x-api-key': API_KEY, accept: 'application/json' },
+    });
+    const body = JSON.parse(await res.body.text()) as { items: GenericItem[]; next_cursor: string | null };
+    yield body.items;
+    if (!body.next_cursor) return;
+    cursor = body.next_cursor;
+  }
+}
+
+async function insertPage(db: Db, connectionPk: number, page: GenericItem[]): Promise<void> {
+  const values: unknown[] = [connectionPk, 'BenchItem'];
+  const tuples: string[] = [];
+  for (const item of page) {
+    const data = JSON.stringify(item);
+    values.push(item.id, data, createHash('md5').update(data).digest('hex'));
+    const i = values.length;
+    tuples.push(`($1, $2, $${i - 2}, $${i - 1}::jsonb, $${i})`);
+  }
+  await db.query(`INSERT INTO floor_records (connection_pk, model, external_id, data, hash) VALUES ${tuples.join(',')}`, values);
+}
+
+/** The floor: the same rows, already in memory, inserted 1000 per statement. */
+async function insertFloor(db: Db, connectionPk: number, items: GenericItem[]): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < items.length; i += PAGE) await insertPage(db, connectionPk, items.slice(i, i + PAGE));
+  return performance.now() - t0;
+}
+
+async function fetchAndInsertFloor(db: Db, connectionPk: number, baseUrl: string): Promise<number> {
+  const agent = new Agent({ connections: 1 });
+  const t0 = performance.now();
+  for await (const page of pages(baseUrl, agent)) await insertPage(db, connectionPk, page);
+  await agent.close();
+  return performance.now() - t0;
+}
+
+async function tupleStats(db: Db): Promise<{ ins: number; upd: number; del: number }> {
+  const { rows } = await db.query<{ ins: number; upd: number; del: number }>(
+    `SELECT n_tup_ins::int AS ins, n_tup_upd::int AS upd, n_tup_del::int AS del FROM pg_stat_user_tables WHERE relname = 'records'`,
+  );
+  return rows[0]!;
+}
+
+async function maxCursor(db: Db, connectionPk: number): Promise<number> {
+  return (await db.query<{ c: number }>('SELECT max(cursor) AS c FROM records WHERE connection_pk = $1', [connectionPk])).rows[0]!.c;
+}
+
+async function readAllViaApi(url: string, key: string, agent: Agent): Promise<{ ms: number; rows: number; pages: number[] }> {
+  const t0 = performance.now();
+  const pageMs: number[] = [];
+  let rows = 0;
+  let cursor: string | null = null;
+  do {
+    const p0 = performance.now();
+    const res = await request(`${url}/records?model=BenchItem&limit=${PAGE}${cursor ? `&cursor=${cursor}` : ''}`, {
+      dispatcher: agent,
+      headers: { authorization: `Bearer ${key}`, ...connectionHeaders('c1') },
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`GET /records answered ${res.statusCode}: ${text.slice(0, 300)}`);
+    pageMs.push(performance.now() - p0);
+    // Only the cursor is parsed out (a client's own JSON.parse is not the server's cost).
+    const m = /"next_cursor":(null|"([^"]*)")\}$/.exec(text);
+    if (!m) throw new Error('no next_cursor at the end of the body');
+    cursor = m[2] ?? null;
+    rows += countRecords(text);
+  } while (cursor);
+  return { ms: performance.now() - t0, rows, pages: pageMs };
+}
+
+function countRecords(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('"_nango_metadata"'); i !== -1; i = text.indexOf('"_nango_metadata"', i + 1)) n++;
+  return n;
+}
+
+async function readAllViaSelect(db: Db, connectionPk: number): Promise<{ ms: number; rows: number; pages: number[] }> {
+  const t0 = performance.now();
+  const pageMs: number[] = [];
+  let rows = 0;
+  let cursor = 0;
+  for (;;) {
+    const p0 = performance.now();
+    const { rows: page } = await db.query<{ cursor: number }>(
+      `SELECT data::text AS data, first_seen_at, last_modified_at, deleted_at, last_action, cursor FROM records
+       WHERE connection_pk = $1 AND model = 'BenchItem' AND cursor > $2 ORDER BY cursor LIMIT ${PAGE + 1}`,
+      [connectionPk, cursor],
+    );
+    pageMs.push(performance.now() - p0);
+    const more = page.length > PAGE;
+    if (more) page.pop();
+    rows += page.length;
+    if (!more) break;
+    cursor = page[page.length - 1]!.cursor;
+  }
+  return { ms: performance.now() - t0, rows, pages: pageMs };
+}

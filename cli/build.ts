@@ -1,0 +1,172 @@
+/**
+ * @module cli/build — `switchyard compile`: type-checks the project with TypeScript (strict, ES2022,
+ * no DOM or Node types: scripts run in a sandbox), bundles each script with esbuild into one IIFE
+ * (its zod included) and asks the bundle, inside a sandbox, for its manifest: endpoints,
+ * frequency, and the JSON Schema of every model, input and output (made by the project's zod).
+ * Writes build/<integration>/<kind>s/<name>.js and build/manifest.json.
+ */
+import { createHash } from 'node:crypto';
+import { builtinModules } from 'node:module';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import type ts from 'typescript';
+import { describeBundle, SandboxError, ScriptError } from '../lib/sandbox/index.js';
+import { manifestProblems, type ScriptManifest } from '../lib/scripts/manifest.js';
+import { CLI_VERSION, SDK_IMPORT, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
+import { CliError } from './ui.js';
+
+export interface BuiltScript extends ScriptFile {
+  bundle: string;
+  sha256: string;
+  manifest: ScriptManifest;
+  source: string;
+}
+
+/** Compiler options of the type-check: those of a project scaffolded by `init`, plus the SDK path. */
+export async function compilerOptions(zodDir: string): Promise<ts.CompilerOptions> {
+  const ts = (await import('typescript')).default;
+  return {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ['lib.es2022.d.ts'],
+    types: [],
+    skipLibCheck: true,
+    isolatedModules: true,
+    esModuleInterop: true,
+    allowImportingTsExtensions: true,
+    // The SDK is this CLI's; zod is the project's, for the scripts and the SDK's types alike.
+    paths: { [SDK_IMPORT]: [SDK_INDEX], zod: [zodDir], 'zod/*': [`${zodDir}/*`] },
+  };
+}
+
+const SANDBOX_HINT =
+  'scripts run in a sandbox without Node: no process.env, fs, require or Node modules. Keep per-connection settings in metadata (ctx.getMetadata()) and call the provider with ctx.get/post/…';
+
+export async function typecheck(dir: string, files: string[], zodDir: string): Promise<void> {
+  const ts = (await import('typescript')).default;
+  // Incremental: unchanged files keep their results in .switchyard/tsbuildinfo between runs.
+  const options = { ...(await compilerOptions(zodDir)), incremental: true, tsBuildInfoFile: path.join(dir, '.switchyard', 'tsbuildinfo') };
+  const program = ts.createIncrementalProgram({ rootNames: files, options });
+  const diagnostics = [
+    ...program.getConfigFileParsingDiagnostics(),
+    ...program.getSyntacticDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...program.getSemanticDiagnostics(),
+  ];
+  program.emit();
+  if (diagnostics.length === 0) return;
+  const host: ts.FormatDiagnosticsHost = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dir, getNewLine: () => '\n' };
+  const lines = ts
+    .formatDiagnostics(diagnostics, host)
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  const text = lines.join('\n');
+  const node = /Cannot find name '(process|require|Buffer|__dirname)'|Cannot find module '(node:)?(fs|path|os|child_process|http|https|net|crypto)/.test(text);
+  throw new CliError(
+    `Type errors in ${diagnostics.length === 1 ? 'one place' : `${diagnostics.length} places`}:`,
+    node ? `fix them: ${SANDBOX_HINT}` : 'fix them and run the command again (your editor shows the same errors with the tsconfig.json of `switchyard init`)',
+    lines.slice(0, 60),
+  );
+}
+
+const noNode: esbuild.Plugin = {
+  name: 'switchyard-no-node',
+  setup(build) {
+    const builtins = new Set(builtinModules);
+    build.onResolve({ filter: /.*/ }, (args) => {
+      const bare = args.path.replace(/^node:/, '');
+      if (args.path.startsWith('node:') || builtins.has(bare) || builtins.has(bare.split('/')[0]!)) {
+        return { errors: [{ text: `'${args.path}' is a Node module: ${SANDBOX_HINT}` }] };
+      }
+      return undefined;
+    });
+  },
+};
+
+export async function bundle(dir: string, script: ScriptFile): Promise<string> {
+  const entry = [
+    `import definition from ${JSON.stringify(script.file)};`,
+    `import * as z from 'zod';`,
+    `import { describeDefinition, runDefinition } from ${JSON.stringify(SDK_RUNTIME)};`,
+    `export const describe = () => describeDefinition(definition, z.toJSONSchema);`,
+    `export const run = (kind, ctx, arg) => runDefinition(definition, kind, ctx, arg);`,
+  ].join('\n');
+  try {
+    const out = await esbuild.build({
+      stdin: { contents: entry, resolveDir: dir, sourcefile: `${script.integration}/${script.name}.entry.ts`, loader: 'ts' },
+      bundle: true,
+      format: 'iife',
+      globalName: '__switchyard',
+      platform: 'neutral',
+      mainFields: ['module', 'main'],
+      target: 'es2022',
+      write: false,
+      minify: true,
+      keepNames: true,
+      legalComments: 'none',
+      logLevel: 'silent',
+      alias: { [SDK_IMPORT]: SDK_INDEX },
+      nodePaths: [path.join(dir, 'node_modules')],
+      plugins: [noNode],
+    });
+    return out.outputFiles[0]!.text;
+  } catch (err) {
+    const errors = (err as { errors?: esbuild.Message[] }).errors ?? [];
+    const zodMissing = errors.some((e) => /Could not resolve "zod"/.test(e.text));
+    throw new CliError(
+      `${relative(dir, script.file)} does not bundle:`,
+      zodMissing ? 'run `npm install` in the project (zod is missing), then run the command again' : 'fix the import and run the command again',
+      errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ''}${e.text}`),
+    );
+  }
+}
+
+/** The manifest of a bundle, from its own describe(), run in a sandbox. */
+export async function manifestOf(dir: string, script: ScriptFile, code: string): Promise<ScriptManifest> {
+  let described: unknown;
+  try {
+    described = await describeBundle(code);
+  } catch (err) {
+    const message = err instanceof SandboxError || err instanceof ScriptError ? err.message : String(err);
+    throw new CliError(
+      `${relative(dir, script.file)} does not load: ${message}`,
+      /is not defined/.test(message) ? `fix it: ${SANDBOX_HINT}` : 'fix the script (its top level runs when it loads) and run the command again',
+    );
+  }
+  const { manifest, problems } = manifestProblems({ ...(described as object), integration: script.integration, name: script.name });
+  if (!manifest || problems.length) {
+    throw new CliError(`${relative(dir, script.file)} declares something the platform refuses:`, 'fix the definition and run the command again', problems);
+  }
+  if (manifest.type !== script.kind) {
+    throw new CliError(
+      `${relative(dir, script.file)} is a ${manifest.type} but sits in the ${script.kind}s folder`,
+      `move it to ${script.integration}/${manifest.type}s/ or export the right definition`,
+    );
+  }
+  return manifest;
+}
+
+export async function buildScript(dir: string, script: ScriptFile): Promise<BuiltScript> {
+  const code = await bundle(dir, script);
+  const manifest = await manifestOf(dir, script, code);
+  return { ...script, bundle: code, sha256: createHash('sha256').update(code).digest('hex'), manifest, source: await readFile(script.file, 'utf8') };
+}
+
+export async function writeBuild(dir: string, built: BuiltScript[]): Promise<string> {
+  const out = path.join(dir, 'build');
+  await rm(out, { recursive: true, force: true });
+  const entries = [];
+  for (const b of built) {
+    const file = path.join(out, b.integration, `${b.kind}s`, `${b.name}.js`);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, b.bundle);
+    entries.push({ integration: b.integration, name: b.name, type: b.kind, file: path.relative(dir, file), sha256: b.sha256, manifest: b.manifest });
+  }
+  const manifestFile = path.join(out, 'manifest.json');
+  await writeFile(manifestFile, `${JSON.stringify({ cli_version: CLI_VERSION, built_at: new Date().toISOString(), scripts: entries }, null, 2)}\n`);
+  return manifestFile;
+}

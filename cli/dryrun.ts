@@ -1,0 +1,230 @@
+/**
+ * @module cli/dryrun — `switchyard dryrun <script> <connection-id>`: runs one script on this
+ * machine, in the same sandbox as the worker, against a real connection. Its HTTP calls go through
+ * the platform's proxy (`/proxy/*` with Connection-Id and Provider-Config-Key, marked as a dry
+ * run); nothing is saved: records, deletions, metadata and checkpoints are printed, with the
+ * records and the output checked against their schemas.
+ */
+import { readFileSync } from 'node:fs';
+import type { z } from 'zod';
+import { UpstreamHttpError } from '../lib/http/index.js';
+import { DEFAULT_SANDBOX_LIMITS, runSandboxed, SandboxError, ScriptError } from '../lib/sandbox/index.js';
+import { zodFromJsonSchema } from '../lib/scripts/catalog.js';
+import { paginate } from '../lib/scripts/paginate.js';
+import { ActionError } from '../integrations/sdk/errors.js';
+import type { ConnectionInfo, HttpMethod, ProxyConfig, ScriptResponse, SyncContext } from '../integrations/sdk/types.js';
+import { Api } from './api.js';
+import { buildScript } from './build.js';
+import { checkZod, requireScripts, type ScriptFile } from './project.js';
+import { bold, CliError, dim, green, info, red, step } from './ui.js';
+
+export interface DryrunOptions {
+  dir: string;
+  script: string;
+  connectionId: string;
+  env: string;
+  integration?: string;
+  input?: string;
+  metadata?: string;
+  checkpoint?: string;
+}
+
+function jsonArg(flag: string, value: string | undefined): unknown {
+  if (value === undefined) return undefined;
+  const text = value.startsWith('@') ? readFileSync(value.slice(1), 'utf8') : value;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`--${flag} is not valid JSON: ${(err as Error).message}`, `pass JSON, e.g. --${flag} '{"name":"x"}', or a file as --${flag} @file.json`);
+  }
+}
+
+function pickScript(scripts: ScriptFile[], name: string, integration: string | undefined): ScriptFile {
+  const matches = scripts.filter((s) => s.name === name && (!integration || s.integration === integration));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) {
+    throw new CliError(
+      `No script named ${name}${integration ? ` in ${integration}/` : ''}`,
+      `use one of: ${scripts.map((s) => `${s.name} (${s.integration})`).join(', ')}`,
+    );
+  }
+  throw new CliError(`${name} exists in several integrations (${matches.map((s) => s.integration).join(', ')})`, 'pass --integration <key>');
+}
+
+const issuesOf = (error: z.ZodError) => error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+
+export async function dryrun(o: DryrunOptions): Promise<number> {
+  await checkZod(o.dir);
+  const script = pickScript(await requireScripts(o.dir), o.script, o.integration);
+  const integration = o.integration ?? script.integration;
+  const api = new Api(o.env);
+  const built = await step(`Bundling ${script.integration}/${script.name}`, () => buildScript(o.dir, script));
+  const m = built.manifest;
+  const input = jsonArg('input', o.input);
+  const metadataOverride = jsonArg('metadata', o.metadata) as Record<string, unknown> | undefined;
+  const checkpoint = jsonArg('checkpoint', o.checkpoint);
+
+  const connection = await step(`Reading connection ${o.connectionId} of ${integration} (${o.env})`, async () => {
+    const res = await api.fetch(`/connections/${encodeURIComponent(o.connectionId)}?provider_config_key=${encodeURIComponent(integration)}`);
+    if (res.status === 404 || res.status === 400) {
+      throw new CliError(
+        `No connection '${o.connectionId}' on the integration '${integration}' in ${o.env}`,
+        'check the connection id (GET /connections) and the integration key (the project folder, or --integration)',
+      );
+    }
+    if (!res.ok) throw api.failure(res.status, (await res.json().catch(() => null)) as never, '');
+    return (await res.json()) as {
+      connection_id: string;
+      provider_config_key: string;
+      provider: string;
+      connection_config?: Record<string, unknown>;
+      metadata?: Record<string, unknown> | null;
+    };
+  });
+
+  // Models the script may save: its own, and those of the integration's deployed syncs.
+  const schemas: Record<string, unknown> = {};
+  try {
+    const config = await api.json<{ data: { integration: string; scripts: { models: Record<string, unknown> }[] }[] }>('GET', '/scripts/config');
+    for (const i of config.data.filter((x) => x.integration === integration)) for (const s of i.scripts) Object.assign(schemas, s.models);
+  } catch {
+    // Older platforms: the script's own models are enough.
+  }
+  Object.assign(schemas, m.models);
+  const validators = Object.fromEntries(Object.entries(schemas).map(([k, v]) => [k, zodFromJsonSchema(v)]));
+
+  const saved: Record<string, unknown[]> = {};
+  const updated: Record<string, unknown[]> = {};
+  const deleted: Record<string, unknown[]> = {};
+  const problems: string[] = [];
+  let metadataSet: unknown;
+  let checkpointSaved: unknown;
+
+  async function send(method: HttpMethod, config: ProxyConfig): Promise<ScriptResponse> {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(config.params ?? {})) if (v !== undefined) query.append(k, String(v));
+    const endpoint = config.endpoint.startsWith('/') ? config.endpoint : `/${config.endpoint}`;
+    const url = `/proxy${endpoint}${query.size ? `${endpoint.includes('?') ? '&' : '?'}${query}` : ''}`;
+    const headers: Record<string, string> = {
+      'connection-id': o.connectionId,
+      'provider-config-key': integration,
+      'nango-is-dry-run': 'true',
+      ...(config.retries ? { retries: String(config.retries) } : {}),
+      ...(config.baseUrlOverride ? { 'base-url-override': config.baseUrlOverride } : {}),
+      ...Object.fromEntries(Object.entries(config.headers ?? {}).map(([k, v]) => [`switchyard-proxy-${k}`, v])),
+    };
+    let body: string | undefined;
+    if (config.data !== undefined) {
+      body = typeof config.data === 'string' ? config.data : JSON.stringify(config.data);
+      if (typeof config.data !== 'string') headers['content-type'] = 'application/json';
+    }
+    const res = await api.fetch(url, { method, headers, body });
+    const text = await res.text();
+    let data: unknown;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = text;
+    }
+    const resHeaders = Object.fromEntries(res.headers.entries());
+    if (res.status >= 400) throw new UpstreamHttpError(res.status, resHeaders, data, `${method} ${endpoint}`);
+    return { status: res.status, headers: resHeaders, data };
+  }
+
+  function validate(model: string, records: { id: string }[]): { id: string }[] {
+    const schema = validators[model];
+    if (!schema) {
+      problems.push(`model ${model} is not declared by any sync of ${integration}; ${records.length} record(s) would be refused`);
+      return [];
+    }
+    const good: { id: string }[] = [];
+    for (const r of records) {
+      const result = schema.safeParse(r);
+      if (result.success && typeof (r as { id?: unknown }).id === 'string') good.push(r);
+      else
+        problems.push(`${model} ${JSON.stringify((r as { id?: unknown }).id)}: ${result.success ? 'id must be a string' : issuesOf(result.error).join('; ')}`);
+    }
+    return good;
+  }
+
+  const connectionInfo: ConnectionInfo = {
+    connectionId: connection.connection_id,
+    providerConfigKey: connection.provider_config_key,
+    provider: connection.provider,
+    connectionConfig: connection.connection_config ?? {},
+    metadata: metadataOverride ?? connection.metadata ?? null,
+  };
+  const ctx: SyncContext<Record<string, unknown>, unknown> = {
+    connectionId: o.connectionId,
+    providerConfigKey: integration,
+    get: (c) => send('GET', c) as never,
+    post: (c) => send('POST', c) as never,
+    put: (c) => send('PUT', c) as never,
+    patch: (c) => send('PATCH', c) as never,
+    delete: (c) => send('DELETE', c) as never,
+    proxy: (c) => send(c.method ?? 'GET', c) as never,
+    paginate: (c) => paginate((cfg) => send(cfg.method ?? 'GET', cfg), c) as never,
+    getConnection: async () => connectionInfo,
+    getMetadata: async () => (metadataOverride ?? connection.metadata ?? {}) as Record<string, unknown>,
+    setMetadata: async (value) => void (metadataSet = value),
+    batchSave: async (records, model) => void (saved[model] ??= []).push(...validate(model, records)),
+    batchUpdate: async (records, model) => void (updated[model] ??= []).push(...records),
+    batchDelete: async (records, model) => void (deleted[model] ??= []).push(...records.map((r) => r.id)),
+    log: (message, fields) => info(`  ${dim('log')} ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`),
+    getCheckpoint: async () => checkpoint ?? null,
+    saveCheckpoint: async (value) => void (checkpointSaved = value),
+    isFullSync: checkpoint === undefined,
+  };
+
+  let output: unknown;
+  let failed: string | null = null;
+  if (m.type === 'action') {
+    const parsed = zodFromJsonSchema(m.input).safeParse(input ?? {});
+    if (!parsed.success) {
+      info(bold('Input problems (the platform would answer 400 invalid_action_input):'));
+      for (const p of issuesOf(parsed.error)) info(`  ${red('✗')} ${p}`);
+      return 1;
+    }
+  }
+  try {
+    output = await step(`Running ${script.name} (dry run: nothing is saved)`, () =>
+      m.type === 'action'
+        ? runSandboxed(built.bundle, { kind: 'action', ctx, input: input ?? {} }, DEFAULT_SANDBOX_LIMITS)
+        : m.type === 'sync'
+          ? runSandboxed(built.bundle, { kind: 'sync', ctx }, DEFAULT_SANDBOX_LIMITS)
+          : runSandboxed(built.bundle, { kind: 'event', ctx }, DEFAULT_SANDBOX_LIMITS),
+    );
+  } catch (err) {
+    if (err instanceof ActionError) failed = `ActionError ${JSON.stringify(err.payload)}`;
+    else if (err instanceof UpstreamHttpError) failed = `the provider answered ${err.status}: ${JSON.stringify(err.body)}`;
+    else if (err instanceof SandboxError) failed = `${err.code}: ${err.message}`;
+    else if (err instanceof ScriptError) failed = err.message;
+    else failed = (err as Error).message ?? String(err);
+  }
+
+  for (const [model, records] of Object.entries(saved)) {
+    info(bold(`${model}: ${records.length} record(s) would be saved`));
+    info(JSON.stringify(records, null, 2));
+  }
+  for (const [model, records] of Object.entries(updated))
+    info(bold(`${model}: ${records.length} record(s) would be updated`) + `\n${JSON.stringify(records, null, 2)}`);
+  for (const [model, ids] of Object.entries(deleted)) info(bold(`${model}: ${ids.length} record(s) would be deleted`) + ` ${JSON.stringify(ids)}`);
+  if (metadataSet !== undefined) info(`${bold('metadata would be set to')} ${JSON.stringify(metadataSet)}`);
+  if (checkpointSaved !== undefined) info(`${bold('checkpoint would be saved:')} ${JSON.stringify(checkpointSaved)}`);
+  if (m.type === 'action' && failed === null) {
+    info(bold('Output:'));
+    info(JSON.stringify(output, null, 2));
+    const checked = zodFromJsonSchema(m.output).safeParse(output);
+    if (!checked.success) problems.push(...issuesOf(checked.error).map((p) => `output ${p}`));
+  }
+  if (problems.length) {
+    info(bold(`Validation problems (${problems.length}):`));
+    for (const p of problems.slice(0, 100)) info(`  ${red('✗')} ${p}`);
+  }
+  if (failed !== null) {
+    info(`${red('✗')} the script failed: ${failed}`);
+    return 1;
+  }
+  if (!problems.length) info(`${green('✓')} no validation problems`);
+  return problems.length ? 1 : 0;
+}

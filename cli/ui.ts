@@ -1,0 +1,70 @@
+/**
+ * @module cli/ui — what the CLI prints: progress of long steps, errors that say what to do next,
+ * and the one question it asks (before removing scripts).
+ */
+import { createInterface } from 'node:readline/promises';
+
+/** An error for the person at the terminal: what went wrong, and what to do next. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly next: string,
+    readonly details: string[] = [],
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+const tty = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+const paint = (code: number) => (s: string) => (tty ? `\u001b[${code}m${s}\u001b[0m` : s);
+export const bold = paint(1);
+export const dim = paint(2);
+export const red = paint(31);
+export const green = paint(32);
+export const yellow = paint(33);
+
+export function info(message: string): void {
+  process.stdout.write(`${message}\n`);
+}
+
+export function warn(message: string): void {
+  process.stderr.write(`${yellow('!')} ${message}\n`);
+}
+
+/** Runs a long step, showing that it started and how long it took. */
+export async function step<T>(label: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  process.stdout.write(`${dim('…')} ${label}\n`);
+  try {
+    const result = await run();
+    process.stdout.write(`${green('✓')} ${label} ${dim(`(${((performance.now() - started) / 1000).toFixed(1)}s)`)}\n`);
+    return result;
+  } catch (err) {
+    process.stdout.write(`${red('✗')} ${label}\n`);
+    throw err;
+  }
+}
+
+export function printError(err: unknown): void {
+  if (err instanceof CliError) {
+    process.stderr.write(`${red('✗')} ${err.message}\n`);
+    for (const d of err.details) process.stderr.write(`    ${d}\n`);
+    process.stderr.write(`  ${bold('→')} ${err.next}\n`);
+    return;
+  }
+  const e = err as Error;
+  process.stderr.write(`${red('✗')} ${e?.stack ?? String(err)}\n`);
+  process.stderr.write(`  ${bold('→')} this looks like a bug in the CLI: run again with DEBUG=1 and report the output\n`);
+}
+
+/** Asks a yes/no question on the terminal; false when there is no terminal to ask. */
+export async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}

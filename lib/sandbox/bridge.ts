@@ -1,0 +1,172 @@
+/**
+ * @module sandbox/bridge — the host side of a sandboxed script's context: each message from the
+ * isolate names one method of a whitelist and carries JSON arguments; it is answered with JSON.
+ * The host ScriptContext behind it is bound to one connection, so a script reaches that
+ * connection's provider and records and nothing else. Errors thrown on the host are kept here by
+ * id, so the original (an UpstreamHttpError, a 429 for Temporal to wait out) comes back out of the
+ * run when the script does not catch it.
+ */
+import type { HttpMethod, PaginateConfig, ProxyConfig, SyncContext } from '../../integrations/sdk/types.js';
+
+const METHODS = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+/** Longest single setTimeout inside a script; the run's wall-time limit still applies. */
+const MAX_SLEEP_MS = 5 * 60_000;
+/** Context calls one run may have in flight at once; more wait their turn. */
+const MAX_IN_FLIGHT = 16;
+/** Log lines one run may write; the rest are dropped (with one line saying so). */
+const MAX_LOG_LINES = 2000;
+
+type Ctx = SyncContext<Record<string, unknown>, unknown>;
+
+export interface Bridge {
+  dispatch(method: unknown, argsJson: unknown): Promise<string>;
+  hostError(id: number): unknown;
+  close(): void;
+}
+
+class BridgeArgumentError extends Error {
+  override name = 'TypeError';
+}
+
+function object(v: unknown, what: string): Record<string, unknown> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new BridgeArgumentError(`${what} must be an object`);
+  return v as Record<string, unknown>;
+}
+
+function records(v: unknown): { id: string }[] {
+  if (!Array.isArray(v)) throw new BridgeArgumentError('records must be an array');
+  return v as { id: string }[];
+}
+
+function model(v: unknown): string {
+  if (typeof v !== 'string' || v === '') throw new BridgeArgumentError('model must be a non-empty string');
+  return v;
+}
+
+/** JSON-safe copy of an upstream body (Buffers become text). */
+function plain(body: unknown): unknown {
+  if (Buffer.isBuffer(body)) return body.toString('utf8');
+  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+  return body;
+}
+
+export function createBridge(ctx: Ctx): Bridge {
+  const generators = new Map<number, AsyncGenerator<unknown[], void, undefined>>();
+  const errors = new Map<number, unknown>();
+  const timers = new Set<NodeJS.Timeout>();
+  let seq = 0;
+  let closed = false;
+  let logLines = 0;
+  let inFlight = 0;
+  const waiting: (() => void)[] = [];
+  const slot = async () => {
+    if (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
+    inFlight++;
+  };
+  const release = () => {
+    inFlight--;
+    waiting.shift()?.();
+  };
+
+  const handlers: Record<string, (...args: unknown[]) => Promise<unknown>> = {
+    async http(method, config) {
+      if (typeof method !== 'string' || !METHODS.has(method.toUpperCase() as HttpMethod))
+        throw new BridgeArgumentError(`unsupported HTTP method ${String(method)}`);
+      const c = object(config, 'the request config') as unknown as ProxyConfig;
+      if (typeof c.endpoint !== 'string') throw new BridgeArgumentError('config.endpoint must be a string');
+      const res = await ctx.proxy({ ...c, method: method.toUpperCase() as HttpMethod });
+      return { status: res.status, headers: res.headers, data: plain(res.data) };
+    },
+    async 'paginate.start'(config) {
+      const c = object(config, 'the paginate config') as unknown as PaginateConfig;
+      if (typeof c.endpoint !== 'string') throw new BridgeArgumentError('config.endpoint must be a string');
+      const id = ++seq;
+      generators.set(id, ctx.paginate(c));
+      return id;
+    },
+    async 'paginate.next'(id) {
+      const g = generators.get(Number(id));
+      if (!g) throw new BridgeArgumentError('unknown paginator');
+      const r = await g.next();
+      if (r.done) generators.delete(Number(id));
+      return r.done ? { done: true } : { done: false, value: r.value };
+    },
+    async 'paginate.return'(id) {
+      const g = generators.get(Number(id));
+      generators.delete(Number(id));
+      await g?.return(undefined);
+      return null;
+    },
+    getConnection: () => ctx.getConnection(),
+    getMetadata: () => ctx.getMetadata(),
+    setMetadata: async (m) => (await ctx.setMetadata(object(m, 'metadata')), null),
+    batchSave: async (r, m) => (await ctx.batchSave(records(r), model(m)), null),
+    batchUpdate: async (r, m) => (await ctx.batchUpdate(records(r), model(m)), null),
+    batchDelete: async (r, m) => (await ctx.batchDelete(records(r), model(m)), null),
+    getCheckpoint: () => ctx.getCheckpoint(),
+    saveCheckpoint: async (c) => (await ctx.saveCheckpoint(c), null),
+    async log(level, message, fields) {
+      if (++logLines > MAX_LOG_LINES) {
+        if (logLines === MAX_LOG_LINES + 1) ctx.log(`more than ${MAX_LOG_LINES} log lines in this run: the rest are dropped`, { level: 'warn' });
+        return null;
+      }
+      const extra = fields && typeof fields === 'object' ? (fields as Record<string, unknown>) : undefined;
+      ctx.log(String(message), level === 'info' ? extra : { ...extra, level });
+      return null;
+    },
+    sleep: (ms) =>
+      new Promise((resolve) => {
+        const t = setTimeout(
+          () => {
+            timers.delete(t);
+            resolve(null);
+          },
+          Math.min(Math.max(0, Number(ms) || 0), MAX_SLEEP_MS),
+        );
+        timers.add(t);
+      }),
+  };
+
+  return {
+    async dispatch(method, argsJson) {
+      try {
+        if (closed) throw new Error('the run is over');
+        if (typeof method !== 'string' || !Object.hasOwn(handlers, method)) throw new BridgeArgumentError(`unknown context method ${String(method)}`);
+        const args = typeof argsJson === 'string' ? (JSON.parse(argsJson) as unknown) : [];
+        if (!Array.isArray(args)) throw new BridgeArgumentError('arguments must be an array');
+        const queued = method !== 'log' && method !== 'sleep';
+        if (queued) await slot();
+        let value: unknown;
+        try {
+          value = await handlers[method]!(...args);
+        } finally {
+          if (queued) release();
+        }
+        return JSON.stringify({ value: value === undefined ? null : value });
+      } catch (err) {
+        const id = ++seq;
+        errors.set(id, err);
+        const e = err as { name?: string; message?: string; status?: number; body?: unknown; headers?: unknown; code?: string; retryable?: boolean };
+        return JSON.stringify({
+          error: {
+            name: e.name ?? 'Error',
+            message: e.message ?? String(err),
+            status: e.status,
+            body: plain(e.body),
+            headers: e.headers,
+            code: e.code,
+            retryable: e.retryable,
+            hostErrorId: id,
+          },
+        });
+      }
+    },
+    hostError: (id) => errors.get(id),
+    close() {
+      closed = true;
+      for (const t of timers) clearTimeout(t);
+      for (const g of generators.values()) void g.return(undefined).catch(() => undefined);
+      generators.clear();
+    },
+  };
+}

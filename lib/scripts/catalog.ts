@@ -1,0 +1,275 @@
+/**
+ * @module scripts/catalog — the scripts of an integration, pre-built (in-process, from the
+ * provider's registry) and deployed (sandboxed, from the database), behind one handle: name, type,
+ * endpoints, frequency, models, validators and `exec`. A deployed script with the name of a
+ * pre-built one replaces it on that integration. Every lookup of the API, the worker and the
+ * schedule reconcile goes through here.
+ */
+import { z } from 'zod';
+import type { Config } from '../config.js';
+import { endpointStates, type Integration } from '../db/integrations.js';
+import type { Queryable } from '../db/pool.js';
+import { activeScriptsOf, bundleOf, type DeployedScriptRow } from '../db/scripts.js';
+import { DEFAULT_SANDBOX_LIMITS, runSandboxed, type SandboxLimits } from '../sandbox/index.js';
+import { endpointKey, prebuiltScriptEntries } from '../../integrations/registry.js';
+import type { ConnectionEvent, Endpoint, ScriptDefinition, SyncContext } from '../../integrations/sdk/types.js';
+
+type Ctx = SyncContext<Record<string, unknown>, unknown>;
+
+export interface ScriptSchemas {
+  models: Record<string, unknown>;
+  input: unknown;
+  output: unknown;
+  metadata: unknown;
+}
+
+interface HandleBase {
+  name: string;
+  source: 'prebuilt' | 'deployed';
+  description: string;
+  /** The version the script declares, if any. */
+  version: string | null;
+  /** Deployed scripts: the version number of this deploy of the script, and when. */
+  deployed: { version: number; at: Date } | null;
+  endpoints: Endpoint[];
+  modelNames: string[];
+  scopes: string[];
+  /** JSON Schemas, for /scripts/config, the OpenAPI document and generated clients. */
+  schemas(): ScriptSchemas;
+}
+
+export interface SyncHandle extends HandleBase {
+  type: 'sync';
+  frequency: string;
+  autoStart: boolean;
+  syncType: 'full' | 'incremental';
+  webhookSubscriptions: string[];
+  /** Validators of the records it saves, by model name. */
+  models: Record<string, z.ZodType>;
+  exec(ctx: Ctx): Promise<void>;
+}
+
+export interface ActionHandle extends HandleBase {
+  type: 'action';
+  endpoint: Endpoint;
+  input: z.ZodType;
+  output: z.ZodType;
+  validateInput(input: unknown): ReturnType<z.ZodType['safeParse']>;
+  exec(ctx: Ctx, input: unknown): Promise<unknown>;
+}
+
+export interface OnEventHandle extends HandleBase {
+  type: 'on-event';
+  event: ConnectionEvent;
+  exec(ctx: Ctx): Promise<void>;
+}
+
+export type ScriptHandle = SyncHandle | ActionHandle | OnEventHandle;
+
+export interface CatalogDeps {
+  db: Queryable;
+  config?: Partial<Pick<Config, 'SWITCHYARD_SCRIPT_MEMORY_LIMIT_MB' | 'SWITCHYARD_SCRIPT_CPU_LIMIT_MS' | 'SWITCHYARD_SCRIPT_TIMEOUT_MS'>>;
+}
+
+/** A sync may take as long as its activity allows (12 h), less a margin for the bookkeeping. */
+const SYNC_WALL_MS = 11 * 3_600_000;
+
+export function sandboxLimits(config: CatalogDeps['config'], kind: 'action' | 'sync'): SandboxLimits {
+  return {
+    memoryMb: config?.SWITCHYARD_SCRIPT_MEMORY_LIMIT_MB ?? DEFAULT_SANDBOX_LIMITS.memoryMb,
+    cpuMs: config?.SWITCHYARD_SCRIPT_CPU_LIMIT_MS ?? DEFAULT_SANDBOX_LIMITS.cpuMs,
+    wallMs: kind === 'sync' ? SYNC_WALL_MS : (config?.SWITCHYARD_SCRIPT_TIMEOUT_MS ?? DEFAULT_SANDBOX_LIMITS.wallMs),
+  };
+}
+
+// ---- pre-built -------------------------------------------------------------------------------
+
+const jsonSchemaOf = (schema: z.ZodType | undefined, io: 'input' | 'output') => (schema ? z.toJSONSchema(schema, { io, unrepresentable: 'any' }) : null);
+const prebuiltSchemas = new WeakMap<object, ScriptSchemas>();
+
+function prebuiltHandle(name: string, def: ScriptDefinition): ScriptHandle {
+  const schemas = () => {
+    let s = prebuiltSchemas.get(def);
+    if (!s) {
+      s = {
+        models: def.type === 'sync' ? Object.fromEntries(Object.entries(def.models).map(([m, schema]) => [m, jsonSchemaOf(schema, 'output')])) : {},
+        input: def.type === 'action' ? jsonSchemaOf(def.input, 'input') : null,
+        output: def.type === 'action' ? jsonSchemaOf(def.output, 'output') : null,
+        metadata: jsonSchemaOf(def.metadata, 'output'),
+      };
+      prebuiltSchemas.set(def, s);
+    }
+    return s;
+  };
+  const base = {
+    name,
+    source: 'prebuilt' as const,
+    description: def.description,
+    version: def.version ?? null,
+    deployed: null,
+    scopes: def.scopes ?? [],
+    schemas,
+  };
+  if (def.type === 'action') {
+    return {
+      ...base,
+      type: 'action',
+      endpoint: def.endpoint,
+      endpoints: [def.endpoint],
+      modelNames: [],
+      input: def.input,
+      output: def.output,
+      validateInput: (input) => def.input.safeParse(input),
+      exec: (ctx, input) => def.exec(ctx as never, input as never),
+    };
+  }
+  return {
+    ...base,
+    type: 'sync',
+    endpoints: def.endpoints,
+    modelNames: Object.keys(def.models),
+    frequency: def.frequency,
+    autoStart: def.autoStart ?? false,
+    syncType: def.syncType ?? 'full',
+    webhookSubscriptions: def.webhookSubscriptions ?? [],
+    models: def.models,
+    exec: (ctx) => def.exec(ctx as never),
+  };
+}
+
+// ---- deployed --------------------------------------------------------------------------------
+
+/**
+ * A validator built from a manifest's JSON Schema. Objects accept keys they do not declare (zod's
+ * own objects strip them; a JSON Schema cannot say "strip"), and a schema zod cannot read
+ * validates nothing rather than failing every run.
+ */
+export function zodFromJsonSchema(schema: unknown): z.ZodType {
+  if (!schema || typeof schema !== 'object') return z.unknown();
+  const loosen = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(loosen);
+    if (!v || typeof v !== 'object') return v;
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k, x]) => !(k === 'additionalProperties' && x === false))
+        .map(([k, x]) => [k, loosen(x)]),
+    );
+  };
+  try {
+    return z.fromJSONSchema(loosen(schema) as never) as z.ZodType;
+  } catch {
+    return z.unknown();
+  }
+}
+
+const validators = new Map<string, z.ZodType>();
+function validator(cacheKey: string, schema: unknown): z.ZodType {
+  let v = validators.get(cacheKey);
+  if (!v) {
+    if (validators.size > 2000) validators.clear();
+    v = zodFromJsonSchema(schema);
+    validators.set(cacheKey, v);
+  }
+  return v;
+}
+
+const bundles = new Map<string, string>();
+const BUNDLE_CACHE_SIZE = 32;
+
+async function loadBundle(db: Queryable, row: DeployedScriptRow): Promise<string> {
+  const cached = bundles.get(row.bundleSha256);
+  if (cached) return cached;
+  const bundle = await bundleOf(db, row.id);
+  if (bundle === null) throw new Error(`deployed script ${row.name} (version ${row.version}) no longer exists`);
+  if (bundles.size >= BUNDLE_CACHE_SIZE) bundles.delete(bundles.keys().next().value!);
+  bundles.set(row.bundleSha256, bundle);
+  return bundle;
+}
+
+function deployedHandle(deps: CatalogDeps, row: DeployedScriptRow): ScriptHandle {
+  const m = row.manifest;
+  const key = (what: string) => `${row.bundleSha256}:${what}`;
+  const run = async (kind: 'action' | 'sync' | 'event', ctx: Ctx, input?: unknown) => {
+    const bundle = await loadBundle(deps.db, row);
+    const limits = sandboxLimits(deps.config, kind === 'sync' ? 'sync' : 'action');
+    if (kind === 'action') return runSandboxed(bundle, { kind, ctx, input }, limits);
+    return runSandboxed(bundle, { kind, ctx }, limits);
+  };
+  const base = {
+    name: row.name,
+    source: 'deployed' as const,
+    description: m.description,
+    version: m.version,
+    deployed: { version: row.version, at: row.createdAt },
+    endpoints: m.endpoints,
+    scopes: m.scopes,
+    schemas: () => ({ models: m.models, input: m.input, output: m.output, metadata: m.metadata }),
+  };
+  if (m.type === 'action') {
+    const input = validator(key('input'), m.input);
+    return {
+      ...base,
+      type: 'action',
+      endpoint: m.endpoints[0]!,
+      modelNames: [],
+      input,
+      output: validator(key('output'), m.output),
+      validateInput: (value) => input.safeParse(value),
+      exec: (ctx, value) => run('action', ctx, value),
+    };
+  }
+  if (m.type === 'on-event') {
+    return { ...base, type: 'on-event', event: m.event!, modelNames: [], exec: async (ctx) => void (await run('event', ctx)) };
+  }
+  return {
+    ...base,
+    type: 'sync',
+    frequency: m.frequency!,
+    autoStart: m.autoStart,
+    syncType: m.syncType ?? 'full',
+    webhookSubscriptions: m.webhookSubscriptions,
+    modelNames: Object.keys(m.models),
+    models: Object.fromEntries(Object.entries(m.models).map(([name, schema]) => [name, validator(key(`model:${name}`), schema)])),
+    exec: async (ctx) => void (await run('sync', ctx)),
+  };
+}
+
+// ---- lookups ---------------------------------------------------------------------------------
+
+/** The pre-built scripts of a provider (no database involved). */
+export function prebuiltScriptsOf(provider: string): [string, ScriptHandle][] {
+  return prebuiltScriptEntries(provider).map(([name, def]): [string, ScriptHandle] => [name, prebuiltHandle(name, def)]);
+}
+
+/** All scripts of an integration: pre-built ones of its provider, then deployed ones. */
+export async function scriptsOf(deps: CatalogDeps, integration: Pick<Integration, 'id' | 'provider'>): Promise<[string, ScriptHandle][]> {
+  const deployed = await activeScriptsOf(deps.db, integration.id);
+  const replaced = new Set(deployed.map((r) => r.name));
+  return [
+    ...prebuiltScriptEntries(integration.provider)
+      .filter(([name]) => !replaced.has(name))
+      .map(([name, def]): [string, ScriptHandle] => [name, prebuiltHandle(name, def)]),
+    ...deployed.map((row): [string, ScriptHandle] => [row.name, deployedHandle(deps, row)]),
+  ];
+}
+
+export async function scriptOf(deps: CatalogDeps, integration: Pick<Integration, 'id' | 'provider'>, name: string): Promise<ScriptHandle | undefined> {
+  return (await scriptsOf(deps, integration)).find(([n]) => n === name)?.[1];
+}
+
+/** All models declared by the integration's syncs, for validating what any of its scripts saves. */
+export async function modelsOf(deps: CatalogDeps, integration: Pick<Integration, 'id' | 'provider'>): Promise<Record<string, z.ZodType>> {
+  const models: Record<string, z.ZodType> = {};
+  for (const [, s] of await scriptsOf(deps, integration)) if (s.type === 'sync') Object.assign(models, s.models);
+  return models;
+}
+
+export function endpointsOfScript(s: Pick<ScriptHandle, 'endpoints'>): Endpoint[] {
+  return s.endpoints;
+}
+
+/** A script may run only when one of its endpoints is activated on the integration. */
+export async function isScriptEnabled(db: Queryable, integration: Pick<Integration, 'id'>, s: Pick<ScriptHandle, 'endpoints'>): Promise<boolean> {
+  const enabled = new Set((await endpointStates(db, integration.id)).filter((e) => e.enabled).map(endpointKey));
+  return s.endpoints.some((e) => enabled.has(endpointKey(e)));
+}

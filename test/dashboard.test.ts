@@ -1,0 +1,515 @@
+/**
+ * End-to-end browser tests of the developer dashboard (/dashboard) in headless Chromium: sign-in,
+ * an integration's Authorization and Endpoints tabs, the endpoints answering through the API,
+ * pausing a sync, logs and runs, webhook settings and replaying a dead delivery; and the refusals
+ * (wrong key, expired session, forged form posts). Screenshots of each page go to test-output/.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { startMetabaseFake } from './fakes/index.js';
+import { startTestPlatform, type TestPlatform } from './harness.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const outputDir = fileURLToPath(new URL('../test-output/', import.meta.url));
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const API_KEY = 'mb_dashboard=';
+const TEMPORAL_UI = 'http://temporal-ui.example:8080';
+// The platform runs in this process: the dashboard reads this for its Temporal UI links.
+process.env.SWITCHYARD_TEMPORAL_UI_URL = TEMPORAL_UI;
+process.env.SWITCHYARD_WEBHOOK_INITIAL_BACKOFF_MS = '100';
+
+/** The developer's backend: answers every webhook with `status` (changeable). */
+async function startReceiver() {
+  const received: { path: string; answered: number }[] = [];
+  let status = 400;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received.push({ path: req.url ?? '/', answered: status });
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : `no (${status})`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    answer: (s: number) => {
+      status = s;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Another site's page, for the forged form posts. */
+async function startPageServer(html: string) {
+  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const unified = (connectionId: string) => ({ 'connection-id': connectionId, 'provider-config-key': 'metabase' });
+
+describe('developer dashboard', () => {
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const logs: string[] = [];
+
+  const shot = (name: string) => page.screenshot({ path: `${outputDir}dashboard-${name}.png`, fullPage: true });
+  const db = () => t.platform.deps.db;
+
+  async function connect(connectionId: string): Promise<void> {
+    const res = await t.api('/connections', {
+      method: 'POST',
+      json: {
+        provider_config_key: 'metabase',
+        connection_id: connectionId,
+        connection_config: { domain: metabase.url },
+        credentials: { type: 'API_KEY', apiKey: API_KEY },
+        end_user: { id: `user-${connectionId}`, email: `${connectionId}@example.com`, display_name: `End user ${connectionId}` },
+        tags: { team: 'growth' },
+      },
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+  }
+
+  async function cookieHeader(): Promise<string> {
+    return (await context.cookies(`${t.url}/dashboard/`)).map((c) => `${c.name}=${c.value}`).join('; ');
+  }
+
+  /** Clicks a link or submit button and waits for the page it leads to (after any redirect). */
+  async function navigate(target: Locator): Promise<void> {
+    await Promise.all([page.waitForNavigation(), target.click()]);
+  }
+
+  async function expectNotice(text: string | RegExp) {
+    const notice = page.locator('.notice');
+    await notice.waitFor();
+    assert.match((await notice.textContent()) ?? '', typeof text === 'string' ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : text);
+  }
+
+  before(async () => {
+    mkdirSync(outputDir, { recursive: true });
+    t = await startTestPlatform();
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    metabase.addUser({ email: 'grace@example.com', first_name: 'Grace', last_name: 'Hopper' });
+    receiver = await startReceiver();
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    context = await browser.newContext({ viewport: { width: 1366, height: 860 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+    page = await context.newPage();
+    page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
+    page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.stop();
+    await metabase?.close();
+    await receiver?.close();
+  });
+
+  test('a wrong key is refused; the dev key signs in with a session cookie that is not the key', async () => {
+    await page.goto(`${t.url}/dashboard`);
+    assert.match(page.url(), /\/dashboard\/sign-in$/);
+    await shot('sign-in');
+
+    for (const wrong of [crypto.randomUUID(), 'not-a-key']) {
+      await page.getByLabel('Secret key').fill(wrong);
+      const [res] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/dashboard/sign-in') && r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
+      assert.equal(res.status(), 401);
+      await expectNotice('does not match any environment');
+    }
+    assert.equal((await context.cookies(`${t.url}/dashboard/`)).filter((c) => c.name.startsWith('sy_dash_dev')).length, 0);
+
+    await page.getByLabel('Secret key').fill(t.devKey);
+    await navigate(page.getByRole('button', { name: 'Sign in' }));
+    await page.waitForURL(/\/dashboard\/dev\/integrations$/);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Integrations');
+
+    const cookie = (await context.cookies(`${t.url}/dashboard/`)).find((c) => c.name === 'sy_dash_dev');
+    assert.ok(cookie, 'session cookie set');
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Strict');
+    assert.equal(cookie.path, '/dashboard');
+    assert.notEqual(cookie.value, t.devKey);
+    const rows = (await db().query('SELECT * FROM dashboard_sessions')).rows;
+    assert.equal(rows.length, 1);
+    assert.ok(!JSON.stringify(rows).includes(t.devKey), 'the key is not stored');
+    assert.ok(!JSON.stringify(rows).includes(cookie.value), 'only a hash of the session id is stored');
+    assert.ok(rows[0].expires_at > new Date());
+  });
+
+  test('create a Metabase integration; the Authorization tab shows the callback URL with a copy button', async () => {
+    await page.getByLabel('Provider').selectOption('metabase');
+    await page.getByLabel('Unique key').fill('metabase');
+    await navigate(page.getByRole('button', { name: 'Create integration' }));
+    await page.waitForURL(/\/dashboard\/dev\/integrations\/metabase\/endpoints\?notice=integration-created$/);
+    await expectNotice('Integration created.');
+
+    // A second one with the same key is refused with the reason.
+    await page.goto(`${t.url}/dashboard/dev/integrations`);
+    await page.getByLabel('Provider').selectOption('metabase');
+    await page.getByLabel('Unique key').fill('metabase');
+    await navigate(page.getByRole('button', { name: 'Create integration' }));
+    await expectNotice('already exists');
+    await page.goto(`${t.url}/dashboard/dev/integrations`);
+    await page.getByRole('link', { name: 'Metabase' }).first().waitFor();
+    await shot('integrations');
+
+    await navigate(page.getByRole('link', { name: 'Metabase' }).first());
+    await page.waitForURL(/\/integrations\/metabase\/authorization$/);
+    const callback = page.getByLabel('Callback URL');
+    assert.equal(await callback.inputValue(), `${t.config.publicUrl}/oauth/callback`);
+    await page.getByRole('button', { name: 'Copy Callback URL' }).click();
+    await waitFor('the copy confirmation', async () => ((await page.locator('[data-copy-status="callback-url"]').textContent()) ?? '').length > 0);
+    assert.equal(await page.locator('[data-copy-status="callback-url"]').textContent(), 'Copied');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${t.config.publicUrl}/oauth/callback`);
+    await shot('integration-authorization');
+  });
+
+  test('the Authorization tab of an OAuth integration never shows secrets back in full', async () => {
+    const res = await t.api('/integrations', { method: 'POST', json: { provider: 'slack', unique_key: 'slack' } });
+    assert.equal(res.status, 200);
+    await page.goto(`${t.url}/dashboard/dev/integrations/slack/authorization`);
+    await page.getByLabel('Client ID').fill('client-123');
+    await page.getByLabel('Client secret').fill('super-secret-value-9876');
+    await page.getByLabel('Scopes').fill('chat:write, users:read');
+    await page.getByLabel('Webhook secret').fill('hook-secret-5555');
+    await navigate(page.getByRole('button', { name: 'Save credentials' }));
+    await expectNotice('Credentials saved.');
+    const html = await page.content();
+    assert.ok(!html.includes('super-secret-value-9876') && !html.includes('hook-secret-5555'), 'secrets are not in the page');
+    assert.match(html, /\*+9876/);
+    assert.equal(await page.getByLabel('Client secret').inputValue(), '');
+    // Saving again with the secret left blank keeps it.
+    await page.getByLabel('Client ID').fill('client-456');
+    await navigate(page.getByRole('button', { name: 'Save credentials' }));
+    await expectNotice('Credentials saved.');
+    const stored = ((await (await t.api('/integrations/slack?include=credentials')).json()) as Json).data.credentials;
+    assert.deepEqual(stored, {
+      type: 'OAUTH2',
+      client_id: 'client-456',
+      client_secret: 'super-secret-value-9876',
+      scopes: 'chat:write,users:read',
+      webhook_secret: 'hook-secret-5555',
+    });
+  });
+
+  test('activate two endpoints in the Endpoints tab; they answer through the API while a deactivated one answers 404', async () => {
+    await page.goto(`${t.url}/dashboard/dev/integrations/metabase/endpoints`);
+    const createUser = page.getByRole('switch', { name: 'Activate POST /users', exact: true });
+    const fetchUser = page.getByRole('switch', { name: 'Activate GET /users/single', exact: true });
+    assert.equal(await createUser.isChecked(), false);
+    // Keyboard: focus the switch and toggle it with Space.
+    await createUser.focus();
+    await page.keyboard.press('Space');
+    await fetchUser.check();
+    await navigate(page.getByRole('button', { name: 'Save endpoints' }));
+    await expectNotice('Endpoints saved.');
+    assert.equal(await page.getByRole('switch', { name: 'Activate POST /users', exact: true }).isChecked(), true);
+    assert.equal(await page.getByRole('switch', { name: 'Activate GET /users/single', exact: true }).isChecked(), true);
+    assert.equal(await page.getByRole('switch', { name: 'Activate PUT /users', exact: true }).isChecked(), false);
+    await shot('integration-endpoints');
+
+    const tab = ((await (await t.api('/integrations/metabase/endpoints')).json()) as Json).data as Json[];
+    assert.deepEqual(
+      tab.filter((e) => e.enabled).map((e) => `${e.method} ${e.path}`),
+      ['POST /users', 'GET /users/single'],
+    );
+
+    await connect('acme');
+    const created = await t.api('/users', {
+      method: 'POST',
+      headers: unified('acme'),
+      json: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
+    });
+    assert.equal(created.status, 200, await created.clone().text());
+    const user = (await created.json()) as Json;
+    assert.equal(user.email, 'ada@example.com');
+    const fetched = await t.api(`/users/single?id=${user.id}`, { headers: unified('acme') });
+    assert.equal(fetched.status, 200, await fetched.clone().text());
+    assert.equal(((await fetched.json()) as Json).firstName, 'Ada');
+    const deactivated = await t.api('/users', { method: 'PUT', headers: unified('acme'), json: { id: user.id, firstName: 'X' } });
+    assert.equal(deactivated.status, 404);
+    assert.equal(((await deactivated.json()) as Json).error.code, 'endpoint_not_enabled');
+  });
+
+  test('pause a sync from the connection page: its Temporal schedule is paused; the records browser pages', async () => {
+    for (let i = 0; i < 120; i++) metabase.addUser({ email: `bulk${i}@example.com`, first_name: `Bulk${i}`, last_name: 'User' });
+    await page.goto(`${t.url}/dashboard/dev/integrations/metabase/endpoints`);
+    await page.getByRole('switch', { name: 'Activate GET /users', exact: true }).check();
+    await navigate(page.getByRole('button', { name: 'Save endpoints' }));
+    await expectNotice('Endpoints saved.');
+    const conn = (await db().query(`SELECT id FROM connections WHERE connection_id = 'acme'`)).rows[0];
+    await waitFor('the first sync run', async () => {
+      const { rows } = await db().query(`SELECT last_status FROM sync_states WHERE connection_pk = $1 AND sync_name = 'users'`, [conn.id]);
+      return rows[0]?.last_status === 'SUCCESS';
+    });
+
+    await page.goto(`${t.url}/dashboard/dev/connections`);
+    const row = page.getByRole('row', { name: /acme/ });
+    assert.match((await row.textContent()) ?? '', /End user acme/);
+    assert.match((await row.textContent()) ?? '', /team=growth/);
+    await shot('connections');
+    await navigate(page.getByRole('link', { name: 'acme', exact: true }));
+    await page.waitForURL(/\/dashboard\/dev\/connections\/metabase\/acme$/);
+    const syncRow = page.locator('tr[data-sync="users"]');
+    assert.match((await syncRow.textContent()) ?? '', /scheduled/);
+    assert.match((await syncRow.textContent()) ?? '', /User: \+\d+/);
+
+    const schedule = t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users');
+    assert.equal((await schedule.describe()).state.paused, false);
+    await navigate(page.getByRole('button', { name: 'Pause users' }));
+    await expectNotice('Sync paused.');
+    assert.equal((await schedule.describe()).state.paused, true);
+    assert.match((await page.locator('tr[data-sync="users"]').textContent()) ?? '', /paused/);
+    const state = (await db().query(`SELECT status FROM sync_states WHERE connection_pk = $1 AND sync_name = 'users'`, [conn.id])).rows[0];
+    assert.equal(state.status, 'PAUSED');
+
+    // Frequency override: a bad value is refused with the reason; a good one is saved, still paused.
+    await page.getByLabel('Frequency of users').fill('every now and then');
+    await navigate(page.getByRole('button', { name: 'Set frequency of users' }));
+    await expectNotice(/Sync interval is invalid/);
+    await page.getByLabel('Frequency of users').fill('every 2 hours');
+    await navigate(page.getByRole('button', { name: 'Set frequency of users' }));
+    await expectNotice('Frequency saved.');
+    assert.equal(await page.getByLabel('Frequency of users').inputValue(), 'every 2 hours');
+    assert.equal((await schedule.describe()).state.paused, true);
+
+    // Records browser: 25 per page, a next page, all users eventually.
+    const records = page.locator('table.records tbody tr');
+    assert.equal(await records.count(), 25);
+    const firstPage = await page.locator('table.records').textContent();
+    await navigate(page.getByRole('link', { name: 'Next page →' }));
+    const secondCount = await page.locator('table.records tbody tr').count();
+    assert.ok(secondCount > 0);
+    assert.notEqual(await page.locator('table.records').textContent(), firstPage);
+    const total = (await db().query(`SELECT count(*)::int AS n FROM records WHERE connection_pk = $1 AND model = 'User'`, [conn.id])).rows[0].n;
+    assert.equal(25 + secondCount, Math.min(total, 50));
+    await navigate(page.getByRole('link', { name: '← First page' }));
+    assert.match((await page.locator('section[aria-labelledby="requests-heading"]').textContent()) ?? '', /\/api\/user/);
+    await shot('connection');
+  });
+
+  test('request logs and runs are filterable; a run shows its HTTP calls in order, with a Temporal UI link', async () => {
+    await page.goto(`${t.url}/dashboard/dev/logs`);
+    await page.getByLabel('Kind').selectOption('action');
+    await navigate(page.getByRole('button', { name: 'Filter' }));
+    await page.waitForURL(/kind=action/);
+    const kinds = await page.locator('table.logs tbody tr td:nth-child(2)').allTextContents();
+    assert.ok(kinds.length > 0);
+    assert.ok(kinds.every((k) => k === 'action'));
+    await shot('logs');
+
+    await page.goto(`${t.url}/dashboard/dev/runs`);
+    const runRows = page.locator('table tbody tr');
+    assert.ok((await runRows.count()) >= 3, 'two action runs and a sync run');
+    const temporal = await page
+      .getByRole('link', { name: /Temporal UI/ })
+      .first()
+      .getAttribute('href');
+    assert.ok(temporal?.startsWith(`${TEMPORAL_UI}/namespaces/default/workflows/`), temporal ?? 'no link');
+    await shot('runs');
+
+    await page.getByLabel('Kind').selectOption('sync');
+    await navigate(page.getByRole('button', { name: 'Filter' }));
+    await page.waitForURL(/kind=sync/);
+    const syncLink = page.getByRole('link', { name: /sync users run/ }).last();
+    await navigate(syncLink);
+    await page.waitForURL(/\/runs\/view\?kind=sync/);
+    const runId = new URL(page.url()).searchParams.get('id')!;
+    const href = await page.getByRole('link', { name: /Temporal UI/ }).getAttribute('href');
+    const workflowId = runId.slice(0, runId.lastIndexOf('/'));
+    assert.equal(href, `${TEMPORAL_UI}/namespaces/default/workflows/${encodeURIComponent(workflowId)}/${runId.slice(runId.lastIndexOf('/') + 1)}/history`);
+    const calls = await page.locator('table.logs tbody tr').allTextContents();
+    const expected = (await db().query(`SELECT url FROM request_logs WHERE run_id = $1 ORDER BY created_at, id`, [runId])).rows.map((r) => r.url as string);
+    assert.ok(expected.length >= 2, 'the sync pages through the users');
+    assert.match(expected[0]!, /offset=0/);
+    assert.match(expected[1]!, /offset=100/);
+    assert.equal(calls.length, expected.length);
+    calls.forEach((text, i) => {
+      assert.ok(text.startsWith(String(i + 1)), `row ${i + 1} numbered`);
+      assert.ok(text.includes(expected[i]!), `call ${i + 1} is ${expected[i]}`);
+    });
+    await shot('run');
+  });
+
+  test('webhook settings; a dead delivery is replayed from the deliveries list once the backend answers 200', async () => {
+    await page.goto(`${t.url}/dashboard/dev/webhooks`);
+    await page.getByLabel('Webhook URL', { exact: true }).fill('ftp://example.com/hook');
+    await navigate(page.getByRole('button', { name: 'Save settings' }));
+    await expectNotice(/Webhook URL: must be an http\(s\) URL/);
+    await page.getByLabel('Webhook URL', { exact: true }).fill(`${receiver.url}/hook`);
+    await page.getByLabel('Alert channel URL').fill(`${receiver.url}/alerts`);
+    await page.getByLabel('Sync: records changed').uncheck();
+    await navigate(page.getByRole('button', { name: 'Save settings' }));
+    await expectNotice('Webhook settings saved.');
+    const env = ((await (await t.api('/environment')).json()) as Json).data;
+    assert.equal(env.webhook_url, `${receiver.url}/hook`);
+    assert.equal(env.alert_webhook_url, `${receiver.url}/alerts`);
+    assert.equal(env.webhook_events.sync, false);
+    assert.equal(env.webhook_events.auth, true);
+
+    const keyBefore = env.webhook_signing_key as string;
+    await navigate(page.getByRole('button', { name: 'Rotate signing key' }));
+    await expectNotice('Signing key rotated.');
+    const keyAfter = ((await (await t.api('/environment')).json()) as Json).data.webhook_signing_key as string;
+    assert.notEqual(keyAfter, keyBefore);
+    assert.ok(!(await page.content()).includes(keyBefore));
+
+    receiver.answer(400);
+    await connect('beta');
+    const dead = await waitFor('the dead delivery', async () => {
+      const { rows } = await db().query(`SELECT id FROM webhook_deliveries WHERE connection_id = 'beta' AND status = 'dead'`);
+      return rows[0]?.id as string | undefined;
+    });
+    receiver.answer(200);
+    await page.goto(`${t.url}/dashboard/dev/webhooks?status=dead`);
+    const deadRow = page.locator(`tr[data-delivery="${dead}"]`);
+    assert.match((await deadRow.textContent()) ?? '', /dead/);
+    assert.match((await deadRow.textContent()) ?? '', /1 attempt, last 400/);
+    await navigate(deadRow.getByRole('button', { name: /Replay/ }));
+    await expectNotice('Delivery replayed');
+    const replay = await waitFor('the replay delivered', async () => {
+      const { rows } = await db().query(`SELECT id FROM webhook_deliveries WHERE replay_of = $1 AND status = 'delivered'`, [dead]);
+      return rows[0]?.id as string | undefined;
+    });
+    await page.goto(`${t.url}/dashboard/dev/webhooks`);
+    assert.match((await page.locator(`tr[data-delivery="${replay}"]`).textContent()) ?? '', /delivered/);
+    await page.locator(`tr[data-delivery="${replay}"] summary`).click();
+    assert.deepEqual(
+      receiver.received.filter((r) => r.path === '/hook').map((r) => r.answered),
+      [400, 200],
+    );
+    await shot('webhooks');
+  });
+
+  test('environments: prod needs its own key; one session per environment; sign-out ends only that one', async () => {
+    await page.goto(`${t.url}/dashboard/prod/integrations`);
+    assert.match(page.url(), /\/dashboard\/sign-in\?env=prod/);
+    await page.goto(`${t.url}/dashboard/dev`);
+    assert.match(page.url(), /\/dashboard\/dev\/integrations$/);
+    await navigate(page.getByRole('navigation', { name: 'Environment' }).getByRole('link', { name: /prod/ }));
+    await page.waitForURL(/\/dashboard\/sign-in\?env=prod/);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign in to prod');
+    await page.getByLabel(/Secret key/).fill(t.prodKey);
+    await navigate(page.getByRole('button', { name: 'Sign in' }));
+    await page.waitForURL(/\/dashboard\/prod\/integrations$/);
+    assert.match((await page.locator('main').textContent()) ?? '', /No integrations yet/);
+    await shot('prod-integrations');
+    await navigate(page.getByRole('navigation', { name: 'Environment' }).getByRole('link', { name: 'dev' }));
+    await page.waitForURL(/\/dashboard\/dev\/integrations$/);
+    assert.match((await page.locator('main table').textContent()) ?? '', /metabase/);
+
+    await page.goto(`${t.url}/dashboard/prod/integrations`);
+    await navigate(page.getByRole('button', { name: 'Sign out of prod' }));
+    await page.waitForURL(/\/dashboard\/sign-in\?notice=signed-out$/);
+    await expectNotice('Signed out.');
+    await page.goto(`${t.url}/dashboard/prod/integrations`);
+    assert.match(page.url(), /\/dashboard\/sign-in\?env=prod/);
+    await page.goto(`${t.url}/dashboard/dev/integrations`);
+    assert.match(page.url(), /\/dashboard\/dev\/integrations$/);
+  });
+
+  test('forged form posts are refused: no CSRF token, a wrong one, from another page, and at sign-in', async () => {
+    await page.goto(`${t.url}/dashboard/dev/connections/metabase/acme`);
+    const token = await page.locator('input[name="_csrf"]').first().inputValue();
+    const startUrl = `${t.url}/dashboard/dev/connections/metabase/acme/syncs/users/start`;
+    const post = (body: string) =>
+      fetch(startUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const withCookie = async (body: string) =>
+      fetch(startUrl, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: await cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+    assert.equal((await withCookie('')).status, 403, 'no token');
+    assert.equal((await withCookie('_csrf=' + 'f'.repeat(64))).status, 403, 'wrong token');
+    assert.equal((await withCookie('_csrf=' + token.slice(0, -1))).status, 403, 'truncated token');
+    assert.equal((await post('_csrf=' + token)).status, 401, 'the token without the session cookie');
+
+    // A page elsewhere posting a form at the dashboard, in the signed-in browser.
+    const attacker = await startPageServer(`<!doctype html><html><body>
+      <form id="f" method="post" action="${startUrl}"><input type="hidden" name="_csrf" value="forged"></form>
+      <script>document.getElementById('f').submit()</script></body></html>`);
+    try {
+      const [res] = await Promise.all([page.waitForResponse((r) => r.url() === startUrl), page.goto(attacker.url)]);
+      assert.equal(res.status(), 403);
+      await page.waitForURL(startUrl);
+      assert.match((await page.locator('main').textContent()) ?? '', /CSRF token/);
+    } finally {
+      await attacker.close();
+    }
+    const conn = (await db().query(`SELECT id FROM connections WHERE connection_id = 'acme'`)).rows[0];
+    const state = (await db().query(`SELECT status FROM sync_states WHERE connection_pk = $1 AND sync_name = 'users'`, [conn.id])).rows[0];
+    assert.equal(state.status, 'PAUSED', 'nothing was started');
+    assert.equal((await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe()).state.paused, true);
+
+    // The sign-in form needs its double-submit token too.
+    const signIn = await fetch(`${t.url}/dashboard/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `secret_key=${t.devKey}`,
+    });
+    assert.equal(signIn.status, 403);
+    assert.ok(!(signIn.headers.get('set-cookie') ?? '').includes('sy_dash_dev='), 'no session');
+  });
+
+  test('an expired session is refused: pages send you to sign in, forms change nothing', async () => {
+    await page.goto(`${t.url}/dashboard/dev/connections/metabase/acme`);
+    const token = await page.locator('input[name="_csrf"]').first().inputValue();
+    const cookies = await cookieHeader();
+    await db().query(`UPDATE dashboard_sessions SET expires_at = now() - interval '1 minute'`);
+
+    await page.goto(`${t.url}/dashboard/dev/connections`);
+    assert.match(page.url(), /\/dashboard\/sign-in\?env=dev&next=%2Fdashboard%2Fdev%2Fconnections&expired=1$/);
+    await expectNotice('Your session has ended');
+    await shot('session-expired');
+    const res = await fetch(`${t.url}/dashboard/dev/connections/metabase/acme/syncs/users/start`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `_csrf=${token}`,
+    });
+    assert.equal(res.status, 401);
+
+    // Signing in again returns to the page asked for.
+    await page.getByLabel(/Secret key/).fill(t.devKey);
+    await navigate(page.getByRole('button', { name: 'Sign in' }));
+    await page.waitForURL(/\/dashboard\/dev\/connections$/);
+    assert.ok(!logs.some((l) => l.startsWith('pageerror')), logs.join('\n'));
+  });
+});
