@@ -58,6 +58,7 @@ export const configSchema = z.object({
   SWITCHYARD_WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(24),
   SWITCHYARD_SCRIPT_MEMORY_LIMIT_MB: z.coerce.number().int().min(16).max(4096).default(128),
   SWITCHYARD_SCRIPT_CPU_LIMIT_MS: z.coerce.number().int().min(100).default(30_000),
+  SWITCHYARD_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   SWITCHYARD_SCRIPT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
   SWITCHYARD_NOW: z.string().datetime({ offset: true }).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,

@@ -56,6 +56,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const http: ProviderHttpClient = createProviderHttpClient({
     allowedPrivateHosts: config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS,
     requestLog: requestLogSinkFor(db),
+    defaultTimeoutMs: config.SWITCHYARD_PROVIDER_TIMEOUT_MS,
   });
   const authSockets = new AuthSocketHub();
   let stopLogRetention: (() => void) | null = null;
