@@ -25,7 +25,7 @@ import { emitEvent } from '../lib/webhooks/emit.js';
 import { alertHooks, environmentName } from '../lib/alerts/index.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
-import { throwIfRetryable } from './failures.js';
+import { throwIfDatabaseUnavailable, throwIfRetryable } from './failures.js';
 
 interface Loaded {
   connection: Connection;
@@ -160,6 +160,7 @@ export function syncActivities(deps: ActivityDeps) {
         await l.script.exec(ctx);
       } catch (err) {
         throwIfRetryable(err);
+        throwIfDatabaseUnavailable(err);
         throw ApplicationFailure.nonRetryable((err as Error).message ?? String(err), 'SyncScriptError');
       } finally {
         clearInterval(heartbeat);

@@ -15,7 +15,7 @@ import { migrate } from '../db/migrate.js';
 import { createPool, type Db } from '../db/pool.js';
 import { createLogger, type Logger } from '../log.js';
 import { connectClient, ensureSearchAttributes } from '../temporal/client.js';
-import { createLifecycle } from '../temporal/lifecycle.js';
+import { createLifecycle, startConnectionSweeper } from '../temporal/lifecycle.js';
 import { createProviderHttpClient, type ProviderHttpClient } from '../http/index.js';
 import { requestLogSinkFor } from '../db/request-logs.js';
 import { AuthSocketHub } from '../../api/ws.js';
@@ -61,6 +61,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const authSockets = new AuthSocketHub();
   let stopLogRetention: (() => void) | null = null;
   let stopSweeper: (() => void) | null = null;
+  let stopConnectionSweeper: (() => void) | null = null;
   let telemetry: Telemetry | null = null;
 
   const stop = async () => {
@@ -70,6 +71,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     if (temporal) await temporal.connection.close().catch(() => undefined);
     stopLogRetention?.();
     stopSweeper?.();
+    stopConnectionSweeper?.();
     await http.close().catch(() => undefined);
     // Flushes the spans and metrics still buffered (the OTel SDK is process-global: see lib/otel/sdk.ts).
     await telemetry?.stop().catch(() => undefined);
@@ -101,6 +103,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));
       // Starts delivery workflows whose start was lost (e.g. Temporal unreachable at emit time).
       stopSweeper = startDeliverySweeper({ db, temporal, config, log });
+      // Completes connections whose API process died between the row and its schedules.
+      stopConnectionSweeper = startConnectionSweeper({ db, box, lifecycle, log });
     }
     let apiUrl: string | null = null;
     if (opts.runApi) {

@@ -4,7 +4,7 @@
  * removed with the connection, or when a sync's endpoints are deactivated.
  */
 import { ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { Connection } from '../db/connections.js';
+import { getConnectionByPk, type Connection } from '../db/connections.js';
 import type { Environment } from '../db/environments.js';
 import type { Integration } from '../db/integrations.js';
 import type { Db } from '../db/pool.js';
@@ -83,6 +83,9 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
 
   return {
     async connectionSaved(env, connection) {
+      // Order matters: the check workflow starts last, so a connection that was checked has its
+      // schedules; one never checked may not (its API process died in between) and is completed by
+      // sweepUnfinishedConnections. Each step keeps what exists, so running this again is safe.
       const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
       if (integration) await reconcileSyncs(env, integration, connection, true);
       const id = checkWorkflowId(env.name, connection.integrationKey, connection.connectionId);
@@ -93,17 +96,6 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
         script: 'connection-check',
       });
       const taskQueue = taskQueueFor(deps.taskQueuePrefix, env.name);
-      try {
-        await temporal.workflow.start('connectionCheckWorkflow', {
-          workflowId: id,
-          taskQueue,
-          args: [{ connectionPk: connection.id }],
-          typedSearchAttributes: labels,
-          staticSummary: `Check ${connection.integrationKey} connection ${connection.connectionId}`,
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
       try {
         await temporal.schedule.create({
           scheduleId: id,
@@ -122,6 +114,17 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
       } catch (err) {
         if ((err as Error).name !== 'ScheduleAlreadyRunning') throw err;
       }
+      try {
+        await temporal.workflow.start('connectionCheckWorkflow', {
+          workflowId: id,
+          taskQueue,
+          args: [{ connectionPk: connection.id }],
+          typedSearchAttributes: labels,
+          staticSummary: `Check ${connection.integrationKey} connection ${connection.connectionId}`,
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
     },
     connectionDeleting,
     async integrationDeleting(env, integration) {
@@ -131,4 +134,54 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
       for (const c of await connectionsOf(integration)) await reconcileSyncs(env, integration, c, false);
     },
   };
+}
+
+export interface ConnectionSweeperDeps {
+  db: Db;
+  box: SecretBox;
+  lifecycle: Lifecycle;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+/**
+ * One pass: runs connectionSaved again for connections never checked although older than
+ * `minAgeMs` (the check workflow is the last step of connectionSaved, and the check records
+ * `last_check_at`), so a connection whose API process died between its row and its schedules gets
+ * them. Returns how many were completed.
+ */
+export async function sweepUnfinishedConnections(deps: ConnectionSweeperDeps, opts: { minAgeMs?: number; batch?: number } = {}): Promise<number> {
+  const { rows } = await deps.db.query<{ id: number; env_id: number; env_uuid: string; env_name: string }>(
+    `SELECT c.id, e.id AS env_id, e.uuid AS env_uuid, e.name AS env_name FROM connections c JOIN environments e ON e.id = c.environment_id
+     WHERE c.last_check_at IS NULL AND c.created_at < now() - make_interval(secs => $1::double precision / 1000) ORDER BY c.id LIMIT $2`,
+    [opts.minAgeMs ?? 15_000, opts.batch ?? 100],
+  );
+  let done = 0;
+  for (const r of rows) {
+    const connection = await getConnectionByPk(deps.db, deps.box, r.id);
+    if (!connection) continue;
+    try {
+      await deps.lifecycle.connectionSaved({ id: r.env_id, uuid: r.env_uuid, name: r.env_name }, connection);
+      done++;
+    } catch (err) {
+      deps.log?.warn({ err, connectionPk: r.id }, 'connection sweeper could not complete a connection');
+      break; // Temporal is likely down: try again next tick
+    }
+  }
+  return done;
+}
+
+/** Runs sweepUnfinishedConnections every 30 s (unref'd). Returns the stop function. */
+export function startConnectionSweeper(deps: ConnectionSweeperDeps, opts: { intervalMs?: number; minAgeMs?: number } = {}): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    sweepUnfinishedConnections(deps, opts)
+      .catch((err: unknown) => deps.log?.warn({ err }, 'connection sweeper pass failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, opts.intervalMs ?? 30_000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
