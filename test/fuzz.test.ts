@@ -128,7 +128,8 @@ describe('fuzzing every route with malformed requests', () => {
 
   test('no 5xx, no hang, every 4xx in the error envelope', async () => {
     const r = prng(20261121);
-    const perRoute = Number(process.env.FUZZ_PER_ROUTE ?? 40);
+    // `npm run test:soak` sends ten times as many.
+    const perRoute = Number(process.env.FUZZ_PER_ROUTE ?? (process.env.SWITCHYARD_SOAK ? 400 : 40));
     const failures: string[] = [];
     let sent = 0;
     const statuses: Record<string, number> = {};

@@ -34,7 +34,11 @@ interface LoadResult {
   perSecond: number;
 }
 
-async function load(route: string, total: number, concurrency: number, send: () => Promise<number>): Promise<LoadResult> {
+// `npm run test:soak` runs ten times as many requests.
+const SCALE = process.env.SWITCHYARD_SOAK ? 10 : 1;
+
+async function load(route: string, count: number, concurrency: number, send: () => Promise<number>): Promise<LoadResult> {
+  const total = count * SCALE;
   const latencies: number[] = [];
   let errors = 0;
   let next = 0;
