@@ -8,6 +8,7 @@ import { syncActivities } from './syncs.js';
 import { diagnosticsActivities } from './diagnostics.js';
 import { webhookActivities } from './webhooks.js';
 import { backgroundCheckActivities } from './background-checks.js';
+import { scriptActivities } from './scripts.js';
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...syncActivities(deps),
     ...webhookActivities(deps),
     ...backgroundCheckActivities(deps),
+    ...scriptActivities(deps),
   };
 }
 

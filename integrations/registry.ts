@@ -2,7 +2,7 @@
  * @module integrations/registry — which scripts an integration has: the pre-built scripts of its
  * provider (present on every integration of that provider without a deploy).
  */
-import type { ScriptDefinition } from './sdk/types.js';
+import type { AnyScriptDefinition, ScriptDefinition } from './sdk/types.js';
 import { metabaseScripts } from './metabase/index.js';
 import { checkrScripts } from './checkr-partner/index.js';
 import { slackScripts } from './slack/index.js';
@@ -20,7 +20,7 @@ export interface ScriptDeclaration {
   endpoints: EndpointDeclaration[];
 }
 
-const prebuilt: Record<string, Record<string, ScriptDefinition>> = {
+const prebuilt: Record<string, Record<string, AnyScriptDefinition>> = {
   metabase: metabaseScripts,
   'checkr-partner': checkrScripts,
   'checkr-partner-staging': checkrScripts,
@@ -28,16 +28,25 @@ const prebuilt: Record<string, Record<string, ScriptDefinition>> = {
   'google-drive': googleDriveScripts,
 };
 
-export function registerPrebuiltScripts(provider: string, scripts: Record<string, ScriptDefinition>): void {
+export function registerPrebuiltScripts(provider: string, scripts: Record<string, AnyScriptDefinition>): void {
   prebuilt[provider] = scripts;
 }
 
+const isScript = (def: AnyScriptDefinition): def is ScriptDefinition => def.type !== 'on-event';
+
 export function prebuiltScript(provider: string, name: string): ScriptDefinition | undefined {
   const scripts = prebuilt[provider];
-  return scripts && Object.hasOwn(scripts, name) ? scripts[name] : undefined;
+  const def = scripts && Object.hasOwn(scripts, name) ? scripts[name] : undefined;
+  return def && isScript(def) ? def : undefined;
 }
 
+/** The pre-built syncs and actions of a provider (on-event scripts have no endpoints: prebuiltEntriesOf). */
 export function prebuiltScriptEntries(provider: string): [string, ScriptDefinition][] {
+  return Object.entries(prebuilt[provider] ?? {}).filter((e): e is [string, ScriptDefinition] => isScript(e[1]));
+}
+
+/** Every pre-built script of a provider, on-event scripts included. */
+export function prebuiltEntriesOf(provider: string): [string, AnyScriptDefinition][] {
   return Object.entries(prebuilt[provider] ?? {});
 }
 

@@ -8,3 +8,4 @@ export { actionWorkflow } from './action.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';
 export { syncWorkflow } from './sync.js';
 export { backgroundCheckWorkflow } from './background-check.js';
+export { onEventWorkflow, syncWebhookWorkflow } from './scripts.js';

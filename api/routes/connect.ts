@@ -128,7 +128,7 @@ async function flowTarget(deps: AppDeps, c: Context<AppEnv>, providerConfigKey: 
 }
 
 async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: StoredCredentials) {
-  const { connection } = await saveConnection(deps, {
+  const { connection, created } = await saveConnection(deps, {
     environment: t.environment,
     integration: t.integration,
     provider: providerOf(t.integration.provider),
@@ -139,7 +139,7 @@ async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: Store
     endUser: t.session.endUser ? { ...t.session.endUser, organization: t.session.endUser.organization ?? t.session.organization ?? null } : null,
     webhookUrlOverride: t.session.webhookUrlOverride,
   });
-  await deps.lifecycle.connectionSaved(t.environment, connection);
+  await deps.lifecycle.connectionSaved(t.environment, connection, { created });
   return connection;
 }
 

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { dates } from '../../lib/clock.js';
 import { withFreshCredentials } from '../../lib/connections/service.js';
 import { saveConnection } from '../../lib/connections/create.js';
+import { runPreConnectionDeletion } from '../../lib/scripts/on-event.js';
 import { endUserSchema, tagsFrom, tagsSchema } from '../../lib/connections/tags.js';
 import { deleteConnection, getConnection, listConnections, markFetched, patchConnection, setMetadata, type Connection } from '../../lib/db/connections.js';
 import type { Environment } from '../../lib/db/environments.js';
@@ -176,7 +177,7 @@ export function connectionRoutes(deps: AppDeps) {
       const integration = await getIntegration(deps.db, deps.box, env.id, input.provider_config_key);
       if (!integration) throw new NotFound('not_found', 'Integration does not exist');
       await checkWebhookUrl(deps, input.webhook_url_override, ['webhook_url_override']);
-      const { connection } = await saveConnection(deps, {
+      const { connection, created } = await saveConnection(deps, {
         environment: env,
         integration,
         provider: getProvider(integration.provider)!,
@@ -188,7 +189,7 @@ export function connectionRoutes(deps: AppDeps) {
         endUser: input.end_user ?? null,
         webhookUrlOverride: input.webhook_url_override || null,
       });
-      await deps.lifecycle.connectionSaved(env, connection);
+      await deps.lifecycle.connectionSaved(env, connection, { created });
       return c.json(fullConnection(connection, { style: 'Z', includeRefreshToken: true }), 201);
     })
     .get('/connections', auth, async (c) => {
@@ -246,6 +247,8 @@ export function connectionRoutes(deps: AppDeps) {
       const q = query(c, pckQuery);
       const connection = await getConnection(deps.db, deps.box, env.id, q.provider_config_key, connectionId);
       if (!connection) throw new BadRequest('unknown_connection', 'Connection not found');
+      // The integration's pre-connection-deletion scripts (bounded; a failure does not stop the delete).
+      await runPreConnectionDeletion(deps, connection);
       await deps.lifecycle.connectionDeleting(env, connection);
       await deleteConnection(deps.db, connection.id);
       return c.json({ success: true });

@@ -7,16 +7,25 @@
  * its access code); the check's `BackgroundCheck` record is updated, a signed `forward` webhook is
  * recorded for the developer (delivered durably by webhookDeliveryWorkflow), and the check's
  * backgroundCheckWorkflow is signalled. Checkr gets 200 `{"status":"success"}` once that is written.
+ *
+ * Syncs whose `webhookSubscriptions` hold the event's `type` (or `*`) get their `onWebhook` run for
+ * each routed connection, durably (syncWebhookWorkflow). Providers without routing of their own
+ * are received only when one of their syncs subscribes, and are routed by a `connectionId` at the
+ * body's root (no connection: nothing runs).
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { applyCheckrObject } from '../../lib/checkr/background-checks.js';
 import { constantTimeEqual, hmacSha256Hex } from '../../lib/crypto.js';
-import { getConnectionByPk, type Connection } from '../../lib/db/connections.js';
-import { findEnvironmentByUuid } from '../../lib/db/environments.js';
+import { getConnection, getConnectionByPk, type Connection } from '../../lib/db/connections.js';
+import { findEnvironmentByUuid, type Environment } from '../../lib/db/environments.js';
 import { getIntegration, type Integration } from '../../lib/db/integrations.js';
 import { BadRequest, NotFound, PayloadTooLarge, Unauthorized } from '../../lib/errors.js';
+import { isScriptEnabled, webhookSyncsOf } from '../../lib/scripts/catalog.js';
+import { taskQueueFor } from '../../lib/temporal/client.js';
+import { searchAttributesFor } from '../../lib/temporal/search-attributes.js';
 import { emitEvent } from '../../lib/webhooks/emit.js';
 import { getProvider } from '../../integrations/providers.js';
 import { backgroundCheckWorkflowId, checkrEventSignal } from '../../workflows/background-check-signals.js';
@@ -25,6 +34,8 @@ import { describeRoute } from '../openapi.js';
 import { params } from '../validate.js';
 
 export const WEBHOOK_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+/** Larger bodies are not handed to onWebhook (they travel in the workflow's input, which Temporal caps at 2 MB). */
+export const SYNC_WEBHOOK_PAYLOAD_LIMIT_BYTES = 1024 * 1024;
 
 const pathParams = z.object({ environmentUuid: z.uuid(), providerConfigKey: z.string().min(1).max(255) });
 
@@ -78,11 +89,55 @@ async function connectionsOf(deps: AppDeps, integration: Integration, event: Che
   return out;
 }
 
+/** Starts syncWebhookWorkflow for every subscribed, activated sync and every routed connection (once per event id). */
+async function startSyncWebhooks(
+  deps: AppDeps,
+  env: Environment,
+  integration: Integration,
+  connections: Connection[],
+  event: { type: string; id: string | null; payload: unknown; bytes: number },
+): Promise<void> {
+  if (connections.length === 0) return;
+  const syncs = [];
+  for (const [name, sync] of await webhookSyncsOf(deps, integration, event.type)) if (await isScriptEnabled(deps.db, integration, sync)) syncs.push(name);
+  if (syncs.length === 0) return;
+  if (event.bytes > SYNC_WEBHOOK_PAYLOAD_LIMIT_BYTES) {
+    deps.log.warn(
+      { integration: integration.uniqueKey, type: event.type, bytes: event.bytes },
+      'webhook body too large for onWebhook: not processed by the syncs',
+    );
+    return;
+  }
+  const eventKey = event.id ?? randomUUID();
+  for (const connection of connections) {
+    for (const syncName of syncs) {
+      try {
+        await deps.temporal.workflow.start('syncWebhookWorkflow', {
+          workflowId: `sync-webhook:${env.name}:${integration.uniqueKey}:${connection.connectionId}:${syncName}:${eventKey}`,
+          taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, env.name),
+          args: [{ connectionPk: connection.id, syncName, type: event.type, payload: event.payload }],
+          typedSearchAttributes: searchAttributesFor({
+            environment: env.name,
+            integration: integration.uniqueKey,
+            connection: connection.connectionId,
+            script: syncName,
+          }),
+          staticSummary: `${syncName} onWebhook (${event.type}) for ${integration.uniqueKey}/${connection.connectionId}`,
+        });
+      } catch (err) {
+        // The same event delivered again: its run exists already.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    }
+  }
+}
+
 export function providerWebhookRoutes(deps: AppDeps) {
   describeRoute({
     method: 'post',
     path: '/webhook/:environmentUuid/:providerConfigKey',
-    summary: "A third party's real-time webhook (Checkr): verified, routed to its connection, forwarded to your backend",
+    summary:
+      "A third party's real-time webhook (Checkr: verified, routed to its connection, forwarded to your backend; any provider: the onWebhook of syncs subscribed to its type)",
     tag: 'webhooks',
     auth: 'none',
   });
@@ -93,7 +148,8 @@ export function providerWebhookRoutes(deps: AppDeps) {
     const integration = await getIntegration(deps.db, deps.box, env.id, providerConfigKey);
     if (!integration) throw new NotFound('unknown_provider_config', `Integration ${providerConfigKey} does not exist`);
     const provider = getProvider(integration.provider);
-    if (provider?.webhookRouting !== 'checkr') {
+    const checkr = provider?.webhookRouting === 'checkr';
+    if (!checkr && (await webhookSyncsOf(deps, integration)).length === 0) {
       throw new NotFound(
         'webhooks_not_supported',
         `${provider?.displayName ?? integration.provider} does not send real-time webhooks; nothing is received here`,
@@ -106,7 +162,7 @@ export function providerWebhookRoutes(deps: AppDeps) {
     const raw = Buffer.from(await c.req.arrayBuffer());
     if (raw.length > WEBHOOK_BODY_LIMIT_BYTES)
       throw new PayloadTooLarge('payload_too_large', `Webhook bodies are limited to ${WEBHOOK_BODY_LIMIT_BYTES} bytes`);
-    verifyCheckrSignature(raw, c.req.header('x-checkr-signature'), checkrSecrets(integration));
+    if (checkr) verifyCheckrSignature(raw, c.req.header('x-checkr-signature'), checkrSecrets(integration));
 
     let event: CheckrEvent;
     try {
@@ -117,9 +173,18 @@ export function providerWebhookRoutes(deps: AppDeps) {
       throw new BadRequest('invalid_json', 'The webhook body is not a JSON object');
     }
 
-    const forwardHeaders = c.req.header();
     const eventId = typeof event.id === 'string' ? event.id : null;
     const type = typeof event.type === 'string' ? event.type : 'unknown';
+    const syncEvent = { type, id: eventId, payload: event, bytes: raw.length };
+    if (!checkr) {
+      const connectionId = (event as Record<string, unknown>).connectionId;
+      const connection =
+        typeof connectionId === 'string' && connectionId !== '' ? await getConnection(deps.db, deps.box, env.id, integration.uniqueKey, connectionId) : null;
+      await startSyncWebhooks(deps, env, integration, connection ? [connection] : [], syncEvent);
+      return c.json({ status: 'success' }, 200);
+    }
+
+    const forwardHeaders = c.req.header();
     const connections = await connectionsOf(deps, integration, event);
     const object = isRecord(event.data?.object) ? event.data.object : null;
 
@@ -171,6 +236,7 @@ export function providerWebhookRoutes(deps: AppDeps) {
         }
       }
     }
+    await startSyncWebhooks(deps, env, integration, connections, syncEvent);
     return c.json({ status: 'success' }, 200);
   });
 }

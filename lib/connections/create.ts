@@ -1,12 +1,15 @@
 /**
  * @module connections/create — saving a new or re-authorized connection: verification of API-key
- * and basic credentials, the upsert, and the `auth` event.
+ * and basic credentials, the integration's validate-connection scripts, the upsert, and the `auth`
+ * event.
  */
+import { randomUUID } from 'node:crypto';
 import { getConnectionByPk, upsertConnection, type Connection, type EndUser } from '../db/connections.js';
 import { emitEvent } from '../webhooks/emit.js';
 import type { Integration } from '../db/integrations.js';
 import type { Environment } from '../db/environments.js';
 import { BadRequest } from '../errors.js';
+import { ON_EVENT_TIMEOUT_MS, OnEventScriptFailed, runOnEventScripts } from '../scripts/on-event.js';
 import type { StoredCredentials } from '../../integrations/credentials.js';
 import type { Provider } from '../../integrations/providers.js';
 import { verifyCredentials, type ConnectionDeps } from './service.js';
@@ -37,8 +40,51 @@ export function checkConnectionConfig(provider: Provider, config: Record<string,
 }
 
 /**
- * Verifies (API_KEY, BASIC), saves, and records the auth event. Nothing is saved when the
- * verification fails, so a failed attempt leaves no half-created connection.
+ * Runs the integration's validate-connection scripts against the connection about to be saved (not
+ * in the database yet: its context reaches the provider with the new credentials; metadata and
+ * records calls have nothing to act on). A script that throws refuses the connection.
+ */
+async function validateConnection(deps: ConnectionDeps, input: SaveConnectionInput): Promise<void> {
+  const now = deps.clock.now();
+  const pending: Connection = {
+    id: 0,
+    environmentId: input.environment.id,
+    integrationId: input.integration.id,
+    integrationKey: input.integration.uniqueKey,
+    provider: input.integration.provider,
+    connectionId: input.connectionId,
+    authMode: input.provider.authMode,
+    credentials: input.credentials,
+    expiresAt: null,
+    connectionConfig: input.connectionConfig,
+    metadata: input.metadata ?? null,
+    tags: input.tags,
+    endUser: input.endUser,
+    webhookUrlOverride: input.webhookUrlOverride ?? null,
+    status: 'unknown',
+    errors: [],
+    lastCheckAt: null,
+    lastFetchedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await runOnEventScripts(deps, pending, input.integration, 'validate-connection', {
+      runId: `validate-${randomUUID()}`,
+      timeoutMs: ON_EVENT_TIMEOUT_MS,
+      log: () => undefined,
+    });
+  } catch (err) {
+    if (!(err instanceof OnEventScriptFailed)) throw err;
+    const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
+    throw new BadRequest('connection_validation_failed', `The connection was refused by the validate-connection script ${err.script}: ${cause}`);
+  }
+}
+
+/**
+ * Verifies (API_KEY, BASIC), runs the validate-connection scripts, saves, and records the auth
+ * event. Nothing is saved when the verification or a validation fails, so a failed attempt leaves
+ * no half-created connection.
  */
 export async function saveConnection(deps: ConnectionDeps, input: SaveConnectionInput): Promise<{ connection: Connection; created: boolean }> {
   if (input.credentials.type !== input.provider.authMode) {
@@ -54,6 +100,7 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
     if (!result.ok)
       throw new BadRequest('connection_test_failed', `The credentials did not work against ${input.provider.displayName}: ${result.reason ?? 'refused'}`);
   }
+  await validateConnection(deps, input);
   const { pk, created } = await upsertConnection(deps.db, deps.box, {
     environmentId: input.environment.id,
     integrationId: input.integration.id,

@@ -15,12 +15,14 @@ export interface EndUser {
 }
 
 export interface ConnectionError {
-  type: 'auth' | 'sync' | 'check';
+  type: 'auth' | 'sync' | 'check' | 'on-event';
   log_id: string;
   message?: string;
   at?: string;
   /** For `sync` errors: which sync failed (one error per sync). */
   sync?: string;
+  /** For `on-event` errors: which event's scripts failed (one error per event). */
+  event?: string;
 }
 
 export interface Connection {
@@ -266,6 +268,17 @@ export async function setSyncError(db: Queryable, pk: number, syncName: string, 
                 || CASE WHEN $3::jsonb IS NULL THEN '[]'::jsonb ELSE jsonb_build_array($3::jsonb) END
      WHERE id = $1 AND (errors @> jsonb_build_array(jsonb_build_object('type', 'sync', 'sync', $2::text)) OR $3::jsonb IS NOT NULL)`,
     [pk, syncName, error ? JSON.stringify({ ...error, sync: syncName }) : null],
+  );
+}
+
+/** An on-event script failed: one `{type: 'on-event'}` error per event, replacing the previous one. */
+export async function setOnEventError(db: Queryable, pk: number, event: string, error: ConnectionError): Promise<void> {
+  await db.query(
+    `UPDATE connections SET
+       errors = (SELECT COALESCE(jsonb_agg(e), '[]'::jsonb) FROM jsonb_array_elements(errors) e WHERE NOT (e->>'type' = 'on-event' AND e->>'event' = $2))
+                || jsonb_build_array($3::jsonb)
+     WHERE id = $1`,
+    [pk, event, JSON.stringify({ ...error, type: 'on-event', event })],
   );
 }
 

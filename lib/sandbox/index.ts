@@ -4,13 +4,15 @@
  * The script reaches the outside only through its context, bridged method by method as JSON
  * messages to a host-side ScriptContext bound to one connection (lib/sandbox/bridge.ts). The
  * isolate runs on its own thread, so a script that spins does not block the worker's event loop,
- * and it is disposed after every run.
+ * and it is disposed after every run. URL, URLSearchParams and TextEncoder/TextDecoder are pure-JS
+ * polyfills (lib/sandbox/polyfills.ts).
  */
 import { createHash } from 'node:crypto';
 import ivm from 'isolated-vm';
 import { ActionError } from '../../integrations/sdk/errors.js';
 import type { SyncContext } from '../../integrations/sdk/types.js';
 import { createBridge } from './bridge.js';
+import { POLYFILLS } from './polyfills.js';
 import { PRELUDE } from './prelude.js';
 
 export interface SandboxLimits {
@@ -109,6 +111,7 @@ export async function runSandboxed(bundle: string, run: SandboxRun, limits: Sand
         { ignored: true },
       ),
     );
+    await context.eval(POLYFILLS, { timeout: 1000 });
     await context.eval(PRELUDE, { timeout: 1000 });
     settle = await context.global.get('__sy_settle', { reference: true });
 

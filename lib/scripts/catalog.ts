@@ -11,8 +11,8 @@ import { endpointStates, type Integration } from '../db/integrations.js';
 import type { Queryable } from '../db/pool.js';
 import { activeScriptsOf, bundleOf, type DeployedScriptRow } from '../db/scripts.js';
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, type SandboxLimits } from '../sandbox/index.js';
-import { endpointKey, prebuiltScriptEntries } from '../../integrations/registry.js';
-import type { ConnectionEvent, Endpoint, ScriptDefinition, SyncContext } from '../../integrations/sdk/types.js';
+import { endpointKey, prebuiltEntriesOf } from '../../integrations/registry.js';
+import type { AnyScriptDefinition, ConnectionEvent, Endpoint, SyncContext } from '../../integrations/sdk/types.js';
 
 type Ctx = SyncContext<Record<string, unknown>, unknown>;
 
@@ -47,6 +47,8 @@ export interface SyncHandle extends HandleBase {
   /** Validators of the records it saves, by model name. */
   models: Record<string, z.ZodType>;
   exec(ctx: Ctx): Promise<void>;
+  /** Handles a third-party webhook of one of its webhookSubscriptions (absent: the sync has none). */
+  onWebhook?(ctx: Ctx, payload: unknown): Promise<void>;
 }
 
 export interface ActionHandle extends HandleBase {
@@ -61,7 +63,8 @@ export interface ActionHandle extends HandleBase {
 export interface OnEventHandle extends HandleBase {
   type: 'on-event';
   event: ConnectionEvent;
-  exec(ctx: Ctx): Promise<void>;
+  /** `limits` tightens the run's time (deployed scripts are stopped by the sandbox at wallMs). */
+  exec(ctx: Ctx, limits?: Partial<SandboxLimits>): Promise<void>;
 }
 
 export type ScriptHandle = SyncHandle | ActionHandle | OnEventHandle;
@@ -87,7 +90,7 @@ export function sandboxLimits(config: CatalogDeps['config'], kind: 'action' | 's
 const jsonSchemaOf = (schema: z.ZodType | undefined, io: 'input' | 'output') => (schema ? z.toJSONSchema(schema, { io, unrepresentable: 'any' }) : null);
 const prebuiltSchemas = new WeakMap<object, ScriptSchemas>();
 
-function prebuiltHandle(name: string, def: ScriptDefinition): ScriptHandle {
+function prebuiltHandle(name: string, def: AnyScriptDefinition): ScriptHandle {
   const schemas = () => {
     let s = prebuiltSchemas.get(def);
     if (!s) {
@@ -104,12 +107,15 @@ function prebuiltHandle(name: string, def: ScriptDefinition): ScriptHandle {
   const base = {
     name,
     source: 'prebuilt' as const,
-    description: def.description,
+    description: def.description ?? '',
     version: def.version ?? null,
     deployed: null,
-    scopes: def.scopes ?? [],
+    scopes: ('scopes' in def ? def.scopes : undefined) ?? [],
     schemas,
   };
+  if (def.type === 'on-event') {
+    return { ...base, type: 'on-event', event: def.event, endpoints: [], modelNames: [], exec: (ctx) => def.exec(ctx as never) };
+  }
   if (def.type === 'action') {
     return {
       ...base,
@@ -134,14 +140,92 @@ function prebuiltHandle(name: string, def: ScriptDefinition): ScriptHandle {
     webhookSubscriptions: def.webhookSubscriptions ?? [],
     models: def.models,
     exec: (ctx) => def.exec(ctx as never),
+    ...(def.onWebhook ? { onWebhook: (ctx: Ctx, payload: unknown) => def.onWebhook!(ctx as never, payload) } : {}),
   };
 }
 
 // ---- deployed --------------------------------------------------------------------------------
 
+type JsonSchema = Record<string, unknown>;
+const isObject = (v: unknown): v is JsonSchema => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A local `$ref` (`#/$defs/X`, `#/definitions/X`) resolved against the root schema. */
+function deref(schema: JsonSchema, root: JsonSchema, depth: number): JsonSchema {
+  let s = schema;
+  for (let i = 0; i < 32 && typeof s.$ref === 'string' && s.$ref.startsWith('#'); i++) {
+    let target: unknown = root;
+    for (const part of s.$ref.slice(1).split('/').filter(Boolean)) {
+      target = isObject(target) ? target[decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    }
+    if (!isObject(target) || depth > 64) return {};
+    s = { ...target, ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$ref')) };
+  }
+  return s;
+}
+
+const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? 'number' : typeof v);
+
+/** Whether a value could be of a (sub)schema, judged by its type and its constant properties. */
+function fits(value: unknown, schema: JsonSchema): boolean {
+  const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? null : [schema.type];
+  const t = typeOf(value);
+  if (types && !types.some((x) => x === t || (x === 'integer' && t === 'number'))) return false;
+  if ('const' in schema && schema.const !== value) return false;
+  if (!isObject(value) || !isObject(schema.properties)) return true;
+  for (const [key, prop] of Object.entries(schema.properties)) {
+    if (isObject(prop) && 'const' in prop && value[key] !== prop.const) return false;
+    if (isObject(prop) && Array.isArray(prop.enum) && key in value && !prop.enum.includes(value[key])) return false;
+  }
+  return !Array.isArray(schema.required) || schema.required.every((k) => typeof k !== 'string' || k in value);
+}
+
 /**
- * A validator built from a manifest's JSON Schema. Objects accept keys they do not declare (zod's
- * own objects strip them; a JSON Schema cannot say "strip"), and a schema zod cannot read
+ * What zod's objects do on parse, applied along a JSON Schema made by zod: keys an object schema
+ * does not declare are dropped, unless it allows more (`additionalProperties` true or a schema,
+ * patternProperties). Unions follow the first branch the value fits.
+ */
+export function stripUnknownKeys(value: unknown, schema: unknown, root: unknown = schema, depth = 0): unknown {
+  if (!isObject(schema) || depth > 64 || (typeof value !== 'object' && value !== null) || value === null) return value;
+  const s = deref(schema, isObject(root) ? root : {}, depth);
+  const next = (v: unknown, sub: unknown) => stripUnknownKeys(v, sub, root, depth + 1);
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = Array.isArray(s[key]) ? (s[key] as unknown[]).filter(isObject).map((b) => deref(b, isObject(root) ? root : {}, depth)) : [];
+    const branch = branches.find((b) => fits(value, b));
+    if (branches.length) return branch ? next(value, branch) : value;
+  }
+  if (Array.isArray(s.allOf)) {
+    // Every branch's properties are declared keys; a value is stripped by their union.
+    const parts = s.allOf.filter(isObject).map((b) => deref(b, isObject(root) ? root : {}, depth));
+    const merged: JsonSchema = {
+      ...s,
+      allOf: undefined,
+      properties: { ...Object.assign({}, ...parts.map((p) => p.properties ?? {})), ...(isObject(s.properties) ? s.properties : {}) },
+    };
+    if (parts.some((p) => (p.additionalProperties !== undefined && p.additionalProperties !== false) || p.patternProperties))
+      merged.additionalProperties = true;
+    return next(value, merged);
+  }
+  if (Array.isArray(value)) {
+    const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
+    return value.map((v, i) => next(v, i < prefix.length ? prefix[i] : s.items));
+  }
+  const props = isObject(s.properties) ? s.properties : null;
+  const extra = s.additionalProperties;
+  // Only objects with declared properties strip; records (additionalProperties only) pass their values on.
+  if (!isObject(value) || (!props && !isObject(extra))) return value;
+  const keepsExtra = !props || (extra !== undefined && extra !== false) || isObject(s.patternProperties);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (props && Object.hasOwn(props, k)) out[k] = next(v, props[k]);
+    else if (keepsExtra) out[k] = isObject(extra) ? next(v, extra) : v;
+  }
+  return out;
+}
+
+/**
+ * A validator built from a manifest's JSON Schema. It parses as the script's own zod schema
+ * would: objects strip the keys they do not declare (zod's default; the JSON Schema's
+ * `additionalProperties: false` is read as that, not as "refuse"), and a schema zod cannot read
  * validates nothing rather than failing every run.
  */
 export function zodFromJsonSchema(schema: unknown): z.ZodType {
@@ -156,7 +240,7 @@ export function zodFromJsonSchema(schema: unknown): z.ZodType {
     );
   };
   try {
-    return z.fromJSONSchema(loosen(schema) as never) as z.ZodType;
+    return (z.fromJSONSchema(loosen(schema) as never) as z.ZodType).transform((value) => stripUnknownKeys(value, schema));
   } catch {
     return z.unknown();
   }
@@ -189,10 +273,11 @@ async function loadBundle(db: Queryable, row: DeployedScriptRow): Promise<string
 function deployedHandle(deps: CatalogDeps, row: DeployedScriptRow): ScriptHandle {
   const m = row.manifest;
   const key = (what: string) => `${row.bundleSha256}:${what}`;
-  const run = async (kind: 'action' | 'sync' | 'event', ctx: Ctx, input?: unknown) => {
+  const run = async (kind: 'action' | 'sync' | 'event' | 'webhook', ctx: Ctx, input?: unknown, tighter?: Partial<SandboxLimits>) => {
     const bundle = await loadBundle(deps.db, row);
-    const limits = sandboxLimits(deps.config, kind === 'sync' ? 'sync' : 'action');
+    const limits = { ...sandboxLimits(deps.config, kind === 'sync' ? 'sync' : 'action'), ...tighter };
     if (kind === 'action') return runSandboxed(bundle, { kind, ctx, input }, limits);
+    if (kind === 'webhook') return runSandboxed(bundle, { kind, ctx, payload: input }, limits);
     return runSandboxed(bundle, { kind, ctx }, limits);
   };
   const base = {
@@ -219,7 +304,7 @@ function deployedHandle(deps: CatalogDeps, row: DeployedScriptRow): ScriptHandle
     };
   }
   if (m.type === 'on-event') {
-    return { ...base, type: 'on-event', event: m.event!, modelNames: [], exec: async (ctx) => void (await run('event', ctx)) };
+    return { ...base, type: 'on-event', event: m.event!, modelNames: [], exec: async (ctx, limits) => void (await run('event', ctx, undefined, limits)) };
   }
   return {
     ...base,
@@ -231,6 +316,9 @@ function deployedHandle(deps: CatalogDeps, row: DeployedScriptRow): ScriptHandle
     modelNames: Object.keys(m.models),
     models: Object.fromEntries(Object.entries(m.models).map(([name, schema]) => [name, validator(key(`model:${name}`), schema)])),
     exec: async (ctx) => void (await run('sync', ctx)),
+    // The manifest does not say whether the sync has onWebhook: one that subscribes is taken to (the
+    // bundle's runtime says so clearly when it has none).
+    ...(m.webhookSubscriptions.length ? { onWebhook: async (ctx: Ctx, payload: unknown) => void (await run('webhook', ctx, payload)) } : {}),
   };
 }
 
@@ -238,7 +326,7 @@ function deployedHandle(deps: CatalogDeps, row: DeployedScriptRow): ScriptHandle
 
 /** The pre-built scripts of a provider (no database involved). */
 export function prebuiltScriptsOf(provider: string): [string, ScriptHandle][] {
-  return prebuiltScriptEntries(provider).map(([name, def]): [string, ScriptHandle] => [name, prebuiltHandle(name, def)]);
+  return prebuiltEntriesOf(provider).map(([name, def]): [string, ScriptHandle] => [name, prebuiltHandle(name, def)]);
 }
 
 /** All scripts of an integration: pre-built ones of its provider, then deployed ones. */
@@ -246,11 +334,32 @@ export async function scriptsOf(deps: CatalogDeps, integration: Pick<Integration
   const deployed = await activeScriptsOf(deps.db, integration.id);
   const replaced = new Set(deployed.map((r) => r.name));
   return [
-    ...prebuiltScriptEntries(integration.provider)
+    ...prebuiltEntriesOf(integration.provider)
       .filter(([name]) => !replaced.has(name))
       .map(([name, def]): [string, ScriptHandle] => [name, prebuiltHandle(name, def)]),
     ...deployed.map((row): [string, ScriptHandle] => [row.name, deployedHandle(deps, row)]),
   ];
+}
+
+/** The on-event scripts of an integration for one event, pre-built and deployed. */
+export async function onEventScriptsOf(
+  deps: CatalogDeps,
+  integration: Pick<Integration, 'id' | 'provider'>,
+  event: ConnectionEvent,
+): Promise<[string, OnEventHandle][]> {
+  return (await scriptsOf(deps, integration)).filter((e): e is [string, OnEventHandle] => e[1].type === 'on-event' && e[1].event === event);
+}
+
+/** The syncs of an integration that subscribe to a third-party webhook event type (`*`: every type). */
+export async function webhookSyncsOf(
+  deps: CatalogDeps,
+  integration: Pick<Integration, 'id' | 'provider'>,
+  type?: string,
+): Promise<[string, SyncHandle & Required<Pick<SyncHandle, 'onWebhook'>>][]> {
+  return (await scriptsOf(deps, integration)).filter(
+    (e): e is [string, SyncHandle & Required<Pick<SyncHandle, 'onWebhook'>>] =>
+      e[1].type === 'sync' && e[1].onWebhook !== undefined && (type === undefined || e[1].webhookSubscriptions.some((t) => t === type || t === '*')),
+  );
 }
 
 export async function scriptOf(deps: CatalogDeps, integration: Pick<Integration, 'id' | 'provider'>, name: string): Promise<ScriptHandle | undefined> {

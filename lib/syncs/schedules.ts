@@ -48,13 +48,18 @@ export class SyncSchedules {
     };
   }
 
-  /** Creates the schedule if missing, or updates its frequency; runs it at once when created. */
+  /**
+   * Creates the schedule if missing, or sets its frequency and paused state; runs it at once when
+   * created. The paused state is always written from `opts` (the sync's state in Postgres):
+   * an update carries the whole schedule, and a describe that predates a concurrent pause would
+   * otherwise write the old state back.
+   */
   async ensure(t: SyncTarget, frequency: string, opts: { paused: boolean; runNow: boolean }): Promise<void> {
     const every = parseFrequency(frequency);
     if (!every) throw new Error(`invalid sync frequency "${frequency}"`);
     const handle = this.temporal.schedule.getHandle(syncScheduleId(t));
     try {
-      await handle.update((prev) => ({ ...prev, spec: { intervals: [{ every }] } }));
+      await handle.update((prev) => ({ ...prev, spec: { intervals: [{ every }] }, state: { ...prev.state, paused: opts.paused } }));
       return;
     } catch (err) {
       if (!(err instanceof ScheduleNotFoundError)) throw err;

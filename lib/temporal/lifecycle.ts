@@ -1,7 +1,8 @@
 /**
  * @module temporal/lifecycle — what happens in Temporal when connections and integrations change:
- * a connection check at creation plus its schedule; a schedule per activated sync; schedules
- * removed with the connection, or when a sync's endpoints are deactivated.
+ * a connection check at creation plus its schedule; the post-connection-creation scripts of a new
+ * connection (onEventWorkflow); a schedule per activated sync; schedules removed with the
+ * connection, or when a sync's endpoints are deactivated.
  */
 import { ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { getConnectionByPk, type Connection } from '../db/connections.js';
@@ -12,12 +13,13 @@ import type { SecretBox } from '../crypto.js';
 import { searchAttributesFor } from './search-attributes.js';
 import { taskQueueFor } from './client.js';
 import { getIntegrationById } from '../db/integrations.js';
-import { isScriptEnabled, scriptsOf } from '../scripts/catalog.js';
+import { isScriptEnabled, scriptsOf, type ScriptHandle } from '../scripts/catalog.js';
 import { SyncSchedules } from '../syncs/schedules.js';
 import { ensureSyncState, getSyncState } from '../syncs/state.js';
 
 export interface Lifecycle {
-  connectionSaved(env: Environment, connection: Connection): Promise<void>;
+  /** `created`: the connection is new (not an override): its post-connection-creation scripts run. */
+  connectionSaved(env: Environment, connection: Connection, opts?: { created?: boolean }): Promise<void>;
   connectionDeleting(env: Environment, connection: Connection): Promise<void>;
   integrationDeleting(env: Environment, integration: Integration): Promise<void>;
   endpointsChanged(env: Environment, integration: Integration): Promise<void>;
@@ -27,6 +29,10 @@ export const CHECK_INTERVAL = '6h';
 
 export function checkWorkflowId(env: string, integration: string, connection: string): string {
   return `check:${env}:${integration}:${connection}`;
+}
+
+export function onEventWorkflowId(env: string, event: string, integration: string, connection: string, connectionPk: number): string {
+  return `on-event:${event}:${env}:${integration}:${connection}:${connectionPk}`;
 }
 
 export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox; taskQueuePrefix: string }): Lifecycle {
@@ -39,7 +45,7 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
     integration: Integration,
     connection: Pick<Connection, 'id' | 'integrationKey' | 'connectionId'>,
     isNew: boolean,
-  ) {
+  ): Promise<[string, ScriptHandle][]> {
     const scripts = await scriptsOf(deps, integration);
     for (const [name, def] of scripts) {
       if (def.type !== 'sync') continue;
@@ -57,6 +63,7 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
     const current = new Set(scripts.filter(([, d]) => d.type === 'sync').map(([n]) => n));
     const { rows } = await deps.db.query<{ sync_name: string }>('SELECT sync_name FROM sync_states WHERE connection_pk = $1', [connection.id]);
     for (const r of rows) if (!current.has(r.sync_name)) await syncs.remove({ env: env.name, connection, syncName: r.sync_name });
+    return scripts;
   }
 
   async function connectionsOf(integration: Integration) {
@@ -82,12 +89,34 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
   }
 
   return {
-    async connectionSaved(env, connection) {
+    async connectionSaved(env, connection, opts = {}) {
       // Order matters: the check workflow starts last, so a connection that was checked has its
       // schedules; one never checked may not (its API process died in between) and is completed by
       // sweepUnfinishedConnections. Each step keeps what exists, so running this again is safe.
       const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
-      if (integration) await reconcileSyncs(env, integration, connection, true);
+      const scripts = integration ? await reconcileSyncs(env, integration, connection, true) : [];
+      const taskQueue = taskQueueFor(deps.taskQueuePrefix, env.name);
+      const event = 'post-connection-creation';
+      if (opts.created && scripts.some(([, s]) => s.type === 'on-event' && s.event === event)) {
+        // Once per connection (the id names its row): a second start, by the sweeper, is refused.
+        try {
+          await temporal.workflow.start('onEventWorkflow', {
+            workflowId: onEventWorkflowId(env.name, event, connection.integrationKey, connection.connectionId, connection.id),
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            taskQueue,
+            args: [{ connectionPk: connection.id, event }],
+            typedSearchAttributes: searchAttributesFor({
+              environment: env.name,
+              integration: connection.integrationKey,
+              connection: connection.connectionId,
+              script: event,
+            }),
+            staticSummary: `${event} scripts of ${connection.integrationKey} connection ${connection.connectionId}`,
+          });
+        } catch (err) {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }
+      }
       const id = checkWorkflowId(env.name, connection.integrationKey, connection.connectionId);
       const labels = searchAttributesFor({
         environment: env.name,
@@ -95,7 +124,6 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
         connection: connection.connectionId,
         script: 'connection-check',
       });
-      const taskQueue = taskQueueFor(deps.taskQueuePrefix, env.name);
       try {
         await temporal.schedule.create({
           scheduleId: id,
@@ -160,7 +188,9 @@ export async function sweepUnfinishedConnections(deps: ConnectionSweeperDeps, op
     const connection = await getConnectionByPk(deps.db, deps.box, r.id);
     if (!connection) continue;
     try {
-      await deps.lifecycle.connectionSaved({ id: r.env_id, uuid: r.env_uuid, name: r.env_name }, connection);
+      // Never checked: its creation may not have started its post-connection-creation scripts either
+      // (a start that happened is not repeated).
+      await deps.lifecycle.connectionSaved({ id: r.env_id, uuid: r.env_uuid, name: r.env_name }, connection, { created: true });
       done++;
     } catch (err) {
       deps.log?.warn({ err, connectionPk: r.id }, 'connection sweeper could not complete a connection');

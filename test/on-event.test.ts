@@ -1,0 +1,246 @@
+/**
+ * On-event scripts, sync webhooks and the sandbox's web APIs: deployed (sandboxed) and pre-built
+ * (in-process) post-connection-creation scripts set metadata after a connection is created (a
+ * failing one leaves an error on the connection); a validate-connection script that throws refuses
+ * the connection with 400 and nothing is saved; pre-connection-deletion scripts run before a delete
+ * (a failing one does not stop it); a sync's onWebhook turns a third-party webhook into records and
+ * a WEBHOOK sync event; a deployed action uses z.url(), URL and URLSearchParams, and deployed
+ * validators strip undeclared keys as zod does.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { bundle, manifestOf } from '../cli/build.js';
+import { findScripts } from '../cli/project.js';
+import { metabaseScripts } from '../integrations/metabase/index.js';
+import { registerPrebuiltScripts } from '../integrations/registry.js';
+import { createOnEvent } from '../integrations/sdk/index.js';
+import { startMetabaseFake } from './fakes/index.js';
+import { startTestPlatform, type TestPlatform } from './harness.js';
+import { waitFor } from './webhook-receiver.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const API_KEY = 'mb_on_event=';
+const PCK = 'generic';
+const CONN = 'acme';
+
+// Pre-built on-event scripts run in-process, next to the provider's own scripts.
+const seen = { created: [] as string[], deleted: [] as string[] };
+registerPrebuiltScripts('metabase', {
+  ...metabaseScripts,
+  'mark-prebuilt': createOnEvent({
+    event: 'post-connection-creation',
+    async exec(ctx) {
+      seen.created.push(ctx.connectionId);
+      if (ctx.connectionId === 'doomed') throw new Error('no room for doomed');
+      await ctx.setMetadata({ ...((await ctx.getMetadata()) as Record<string, unknown>), prebuilt: true });
+    },
+  }),
+  'note-deletion': createOnEvent({
+    event: 'pre-connection-deletion',
+    async exec(ctx) {
+      seen.deleted.push(ctx.connectionId);
+      if (ctx.connectionId === 'doomed') throw new Error('cannot say goodbye');
+    },
+  }),
+});
+
+const SCRIPTS: Record<string, string> = {
+  'on-events/remember-owner.ts': `import { createOnEvent } from 'switchyard/sdk';
+export default createOnEvent({
+  event: 'post-connection-creation',
+  description: 'Keeps the API key owner in metadata',
+  async exec(ctx) {
+    const res = await ctx.get<{ email: string }>({ endpoint: '/api/user/current' });
+    await ctx.setMetadata({ ...(await ctx.getMetadata()), owner: res.data.email });
+  },
+});
+`,
+  'on-events/refuse-blocked.ts': `import { createOnEvent } from 'switchyard/sdk';
+export default createOnEvent({
+  event: 'validate-connection',
+  async exec(ctx) {
+    const res = await ctx.get<{ email: string }>({ endpoint: '/api/user/current', params: { validating: ctx.connectionId } });
+    const c = await ctx.getConnection();
+    if (c.connectionId.startsWith('blocked')) throw new Error(c.connectionId + ' is blocked for ' + res.data.email);
+  },
+});
+`,
+  'on-events/say-goodbye.ts': `import { createOnEvent } from 'switchyard/sdk';
+export default createOnEvent({
+  event: 'pre-connection-deletion',
+  async exec(ctx) {
+    await ctx.get({ endpoint: '/api/user/current', params: { goodbye: ctx.connectionId } });
+  },
+});
+`,
+  'syncs/webhook-items.ts': `import { z } from 'zod';
+import { createSync } from 'switchyard/sdk';
+export default createSync({
+  description: 'Items pushed by webhooks',
+  frequency: 'every day',
+  autoStart: false,
+  endpoints: [{ method: 'GET', path: '/webhook-items' }],
+  models: { WebhookItem: z.object({ id: z.string(), name: z.string() }) },
+  webhookSubscriptions: ['item.created'],
+  async exec() {},
+  async onWebhook(ctx, payload) {
+    const event = payload as { data: { id: string; name: string } };
+    await ctx.batchSave([event.data], 'WebhookItem');
+  },
+});
+`,
+  'actions/build-url.ts': `import { z } from 'zod';
+import { createAction } from 'switchyard/sdk';
+declare class URL { constructor(url: string); readonly searchParams: URLSearchParams; toString(): string }
+declare class URLSearchParams { constructor(init?: Record<string, string>); set(k: string, v: string): void; get(k: string): string | null; toString(): string }
+export default createAction({
+  description: 'Builds a URL',
+  endpoint: { method: 'POST', path: '/build-url' },
+  input: z.object({ base: z.url(), params: z.record(z.string(), z.string()) }),
+  output: z.object({ url: z.url(), query: z.string(), page: z.string().nullable() }),
+  async exec(_ctx, input) {
+    const u = new URL(input.base);
+    for (const [k, v] of Object.entries(input.params)) u.searchParams.set(k, v);
+    const out = { url: u.toString(), query: new URLSearchParams(input.params).toString(), page: u.searchParams.get('page'), debug: true };
+    return out;
+  },
+});
+`,
+};
+
+describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  let work: string;
+  const unified = { 'connection-id': CONN, 'provider-config-key': PCK };
+  const connect = (connectionId: string) =>
+    t.api('/connections', {
+      method: 'POST',
+      json: {
+        provider_config_key: PCK,
+        connection_id: connectionId,
+        connection_config: { domain: metabase.url },
+        credentials: { type: 'API_KEY', apiKey: API_KEY },
+      },
+    });
+  const connection = async (connectionId: string) => (await (await t.api(`/connections/${connectionId}?provider_config_key=${PCK}`)).json()) as Json;
+  const connectionRows = async (connectionId: string) =>
+    (await t.platform.deps.db.query('SELECT count(*)::int AS n FROM connections WHERE connection_id = $1', [connectionId])).rows[0].n as number;
+
+  before(async () => {
+    t = await startTestPlatform();
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: PCK } })).status, 200);
+    // Compile the scripts as `switchyard compile` does (bundle + manifest), then deploy them, activated.
+    work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'on-event-'));
+    await mkdir(path.join(work, 'node_modules'), { recursive: true });
+    await symlink(path.join(ROOT, 'node_modules', 'zod'), path.join(work, 'node_modules', 'zod'), 'dir');
+    for (const [file, content] of Object.entries(SCRIPTS)) {
+      await mkdir(path.dirname(path.join(work, PCK, file)), { recursive: true });
+      await writeFile(path.join(work, PCK, file), content);
+    }
+    const scripts = [];
+    for (const s of await findScripts(work)) {
+      const code = await bundle(work, s);
+      scripts.push({ integration: s.integration, name: s.name, bundle: code, manifest: await manifestOf(work, s, code) });
+    }
+    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true } });
+    assert.equal(deployed.status, 200, await deployed.clone().text());
+  });
+  after(async () => {
+    await t?.stop();
+    await metabase?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('post-connection-creation: deployed and pre-built scripts run after the answer and set metadata; not on override', async () => {
+    const created = await connect(CONN);
+    assert.equal(created.status, 201, await created.clone().text());
+    const validated = metabase.requests.find((r) => r.path === '/api/user/current' && r.query.validating === CONN);
+    assert.ok(validated, 'validate-connection reached the provider with the new credentials');
+    const metadata = await waitFor('the post-connection-creation scripts', async () => {
+      const m = (await connection(CONN)).metadata as Json | null;
+      return m?.owner && m.prebuilt ? m : null;
+    });
+    assert.match(metadata.owner as string, /@api-key\.invalid$/);
+    assert.deepEqual(seen.created, [CONN]);
+
+    const override = await connect(CONN);
+    assert.equal(override.status, 201);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual(seen.created, [CONN], 'an override does not run them again');
+
+    // A failing one leaves an on-event error on the connection (the connection stays).
+    assert.equal((await connect('doomed')).status, 201);
+    const errors = await waitFor('the failure on the connection', async () => {
+      const e = (await connection('doomed')).errors as Json[];
+      return e.some((x) => x.type === 'on-event') ? e : null;
+    });
+    assert.match(errors.find((x) => x.type === 'on-event')!.message, /mark-prebuilt failed: no room for doomed/);
+  });
+
+  test('validate-connection: a script that throws refuses the connection with 400 and nothing is saved', async () => {
+    const refused = await connect('blocked-1');
+    assert.equal(refused.status, 400);
+    const body = (await refused.json()) as Json;
+    assert.equal(body.error.code, 'connection_validation_failed');
+    assert.match(body.error.message, /refuse-blocked.*blocked-1 is blocked for .*@api-key\.invalid/);
+    assert.equal(await connectionRows('blocked-1'), 0);
+  });
+
+  test('onWebhook: a subscribed event routed by connectionId saves records and emits a WEBHOOK sync event', async () => {
+    const env = (await t.platform.deps.db.query(`SELECT uuid FROM environments WHERE name = 'dev'`)).rows[0].uuid as string;
+    const send = (body: Json) =>
+      fetch(`${t.url}/webhook/${env}/${PCK}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const ignored = await send({ id: 'evt_0', type: 'item.deleted', connectionId: CONN, data: { id: 'w0', name: 'not subscribed' } });
+    assert.equal(ignored.status, 200);
+    const res = await send({ id: 'evt_1', type: 'item.created', connectionId: CONN, data: { id: 'w1', name: 'from a webhook', extra: 'stripped' } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { status: 'success' });
+    const records = await waitFor('the webhook record', async () => {
+      const r = (await (await t.api('/records?model=WebhookItem', { headers: unified })).json()) as Json;
+      return r.records?.length ? (r.records as Json[]) : null;
+    });
+    assert.equal(records.length, 1, 'the unsubscribed event saved nothing');
+    assert.equal(records[0]!.name, 'from a webhook');
+    assert.equal(records[0]!.extra, undefined, 'undeclared keys are stripped as zod does');
+    const event = await waitFor('the sync event', async () => {
+      const { rows } = await t.platform.deps.db.query(`SELECT payload FROM events WHERE type = 'sync' AND payload->>'syncName' = 'webhook-items'`);
+      return rows[0]?.payload as Json | undefined;
+    });
+    assert.equal(event.syncType, 'WEBHOOK');
+    assert.equal(event.model, 'WebhookItem');
+    assert.deepEqual(event.responseResults, { added: 1, updated: 0, deleted: 0 });
+    // No connectionId: acknowledged, nothing runs.
+    assert.equal((await send({ id: 'evt_2', type: 'item.created', data: { id: 'w2', name: 'nobody' } })).status, 200);
+  });
+
+  test('a deployed action uses z.url(), URL and URLSearchParams; its output is stripped of undeclared keys', async () => {
+    const res = await t.api('/action/trigger', {
+      method: 'POST',
+      headers: unified,
+      json: { action_name: 'build-url', input: { base: 'https://api.example.com/v1/items?page=1', params: { page: '2', sort: 'a b&c' } } },
+    });
+    const body = (await res.json()) as Json;
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.deepEqual(body, { url: 'https://api.example.com/v1/items?page=2&sort=a+b%26c', query: 'page=2&sort=a+b%26c', page: '2' });
+  });
+
+  test('pre-connection-deletion: scripts run before the delete; a failing one does not stop it', async () => {
+    const deleted = await t.api(`/connections/${CONN}?provider_config_key=${PCK}`, { method: 'DELETE' });
+    assert.equal(deleted.status, 200);
+    assert.ok(metabase.requests.some((r) => r.path === '/api/user/current' && r.query.goodbye === CONN));
+    assert.deepEqual(seen.deleted, [CONN]);
+    assert.equal(await connectionRows(CONN), 0);
+    const doomed = await t.api(`/connections/doomed?provider_config_key=${PCK}`, { method: 'DELETE' });
+    assert.equal(doomed.status, 200);
+    assert.deepEqual(seen.deleted, [CONN, 'doomed']);
+    assert.equal(await connectionRows('doomed'), 0);
+  });
+});
