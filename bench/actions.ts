@@ -14,7 +14,7 @@ import { closedLoop, type LoadResult } from './lib/load.js';
 import { ApiClient, platformEnv, spawnPlatform } from './lib/platform.js';
 import { NOOP_UPSTREAM_PATH } from './lib/scripts.js';
 import { API_KEY, connectionHeaders, createConnection, createIntegration, INTEGRATION } from './lib/setup.js';
-import { round, summarize, type BenchResult } from './lib/stats.js';
+import { cpuBreakdown, cpuSnapshot, formatCpu, round, summarize, type BenchResult } from './lib/stats.js';
 
 export const actions: BenchGroup = {
   names: ['action-latency', 'action-throughput'],
@@ -47,13 +47,13 @@ export const actions: BenchGroup = {
       };
 
       ctx.say('actions: warming up');
-      await closedLoop(switchyard, { concurrency: 4, calls: 60 });
-      await closedLoop(bare, { concurrency: 4, calls: 60 });
+      await closedLoop(switchyard, { concurrency: 4, calls: 24 });
+      await closedLoop(bare, { concurrency: 4, calls: 24 });
       forget();
 
       const results: BenchResult[] = [];
       if (ctx.selected.has('action-latency')) {
-        const rounds = numberFlag(ctx, 'latency-rounds', 6);
+        const rounds = numberFlag(ctx, 'latency-rounds', 5);
         const perRound = numberFlag(ctx, 'latency-calls', 100);
         const sy: number[] = [];
         const fl: number[] = [];
@@ -90,10 +90,13 @@ export const actions: BenchGroup = {
         const rounds = numberFlag(ctx, 'throughput-rounds', 2);
         const sy: LoadResult[] = [];
         const fl: LoadResult[] = [];
+        const cpu: Record<string, string> = {};
         for (let r = 0; r < rounds; r++) {
           const order = r % 2 === 0 ? ['sy', 'fl'] : ['fl', 'sy'];
           for (const side of order) {
+            const cpu0 = cpuSnapshot();
             const res = await closedLoop(side === 'sy' ? switchyard : bare, { concurrency, durationMs: seconds * 1000 });
+            if (r === 0) cpu[side] = formatCpu(cpuBreakdown(cpu0, cpuSnapshot(), { switchyard: platform.pid, 'floor worker': floor.pid }), res.seconds);
             if (res.errors) ctx.say(`actions: ${res.errors} ${side} errors under load, first: ${res.firstError}`);
             (side === 'sy' ? sy : fl).push(res);
             ctx.say(`actions: throughput ${side === 'sy' ? 'switchyard' : 'floor'} ${round(res.perSecond, 1)}/s`);
@@ -127,8 +130,13 @@ export const actions: BenchGroup = {
             rounds,
             errors,
             perRound: { switchyard: sy.map((x) => round(x.perSecond, 1)), floor: fl.map((x) => round(x.perSecond, 1)) },
+            cpu,
           },
-          notes: [`${concurrency} concurrent callers, ${rounds} alternating rounds of ${seconds} s per side; errors: ${errors}`],
+          notes: [
+            `${concurrency} concurrent callers, ${rounds} alternating rounds of ${seconds} s per side; errors: ${errors}`,
+            `switchyard round 1: ${cpu.sy}`,
+            `floor round 1: ${cpu.fl}`,
+          ],
         });
       }
       return results;

@@ -122,7 +122,15 @@ export const proxy: BenchGroup = {
       const s1 = one('after');
       const f1 = one('direct');
       const rows: Row[] = [
-        { metric: `throughput @${concurrency}`, switchyard: rate('after'), floor: rate('direct'), unit: 'req/s', ratio: rate('after') / rate('direct'), goal: '≥ 0.7×', met: rate('after') / rate('direct') >= 0.7 },
+        {
+          metric: `throughput @${concurrency}`,
+          switchyard: rate('after'),
+          floor: rate('direct'),
+          unit: 'req/s',
+          ratio: rate('after') / rate('direct'),
+          goal: '≥ 0.7×',
+          met: rate('after') / rate('direct') >= 0.7,
+        },
         { metric: `p50 @${concurrency}`, switchyard: s.p50, floor: f.p50, unit: 'ms', ratio: s.p50 / f.p50 },
         { metric: `p50 added @${concurrency}`, switchyard: s.p50 - f.p50, floor: 0, unit: 'ms', goal: '≤ 1 ms', met: s.p50 - f.p50 <= 1 },
         { metric: `p99 @${concurrency}`, switchyard: s.p99, floor: f.p99, unit: 'ms', ratio: s.p99 / f.p99 },
@@ -133,10 +141,28 @@ export const proxy: BenchGroup = {
         const b = lat('before');
         const b1 = one('before');
         rows.push(
-          { metric: `change: throughput @${concurrency} (floor = before)`, switchyard: rate('after'), floor: rate('before'), unit: 'req/s', ratio: rate('after') / rate('before') },
+          {
+            metric: `change: throughput @${concurrency} (floor = before)`,
+            switchyard: rate('after'),
+            floor: rate('before'),
+            unit: 'req/s',
+            ratio: rate('after') / rate('before'),
+          },
           { metric: `change: p50 @${concurrency} (floor = before)`, switchyard: s.p50, floor: b.p50, unit: 'ms', ratio: s.p50 / b.p50 },
-          { metric: 'change: p50 added @1 (floor = before)', switchyard: s1.p50 - f1.p50, floor: b1.p50 - f1.p50, unit: 'ms', ratio: (s1.p50 - f1.p50) / (b1.p50 - f1.p50) },
-          { metric: 'change: throughput ratio to direct, before', switchyard: '', floor: rate('before'), unit: 'req/s', ratio: rate('before') / rate('direct') },
+          {
+            metric: 'change: p50 added @1 (floor = before)',
+            switchyard: s1.p50 - f1.p50,
+            floor: b1.p50 - f1.p50,
+            unit: 'ms',
+            ratio: (s1.p50 - f1.p50) / (b1.p50 - f1.p50),
+          },
+          {
+            metric: 'change: throughput ratio to direct, before',
+            switchyard: '',
+            floor: rate('before'),
+            unit: 'req/s',
+            ratio: rate('before') / rate('direct'),
+          },
         );
       }
       const errors = [...loaded.values()].flat().reduce((a, x) => a + x.errors, 0);

@@ -19,6 +19,7 @@ import { ApiClient, benchDb, platformEnv, spawnPlatform } from './lib/platform.j
 import { API_KEY, connectionHeaders, createConnection, createIntegration, INTEGRATION } from './lib/setup.js';
 import { resetStatements, round, sleep, summarize, topStatements, waitUntil, type BenchResult } from './lib/stats.js';
 import type { Db } from '../lib/db/pool.js';
+import { deletionCheck } from './delete-check.js';
 
 const PAGE = 1000;
 const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
@@ -26,7 +27,7 @@ const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiu
 /** A deterministic record of about 1 KB of JSON. */
 export function benchItem(i: number): GenericItem {
   const words: string[] = [];
-  for (let k = 0; words.join(' ').length < 640; k++) words.push(WORDS[(i * 7 + k * 13) % WORDS.length]!);
+  for (let k = 0; words.join(' ').length < 745; k++) words.push(WORDS[(i * 7 + k * 13) % WORDS.length]!);
   return {
     id: String(i + 1),
     name: `Item ${i + 1}`,
@@ -50,8 +51,11 @@ interface SyncRunRow {
 }
 
 export const syncs: BenchGroup = {
-  names: ['sync-ingest', 'resync', 'records-read'],
+  names: ['sync-ingest', 'resync', 'records-read', 'sync-delete-check'],
   async run(ctx: BenchContext): Promise<BenchResult[]> {
+    const results: BenchResult[] = [];
+    if (ctx.selected.has('sync-delete-check')) results.push(await deletionCheck(ctx));
+    if (!['sync-ingest', 'resync', 'records-read'].some((n) => ctx.selected.has(n))) return results;
     const n = numberFlag(ctx, 'records', 100_000);
     ctx.say(`sync: generating ${n} records`);
     const items = Array.from({ length: n }, (_, i) => benchItem(i));
@@ -62,7 +66,6 @@ export const syncs: BenchGroup = {
     const platform = await spawnPlatform(p, { role: 'all', cpuProfDir: ctx.cpuProfDir });
     const api = new ApiClient(p.url, p.devKey);
     const db = benchDb(p);
-    const results: BenchResult[] = [];
     try {
       await createIntegration(api, [{ method: 'GET', path: '/bench/items' }]);
       await createConnection(api, 'c1', metabase.url);
@@ -156,6 +159,7 @@ export const syncs: BenchGroup = {
       // ---- records read ----
       if (ctx.selected.has('records-read')) {
         const rounds = numberFlag(ctx, 'read-rounds', 3);
+        if (pgss) await resetStatements(db);
         const agent = new Agent({ connections: 4 });
         const sy: { ms: number; rows: number; pages: number[] }[] = [];
         const fl: { ms: number; rows: number; pages: number[] }[] = [];
@@ -168,6 +172,7 @@ export const syncs: BenchGroup = {
           ctx.say(`sync: read round ${r + 1}/${rounds}: api ${sy.at(-1)!.ms.toFixed(0)} ms, select ${fl.at(-1)!.ms.toFixed(0)} ms`);
         }
         await agent.close();
+        for (const line of pgss ? await topStatements(db, 6) : []) ctx.say(`sync: records read statement ${line}`);
         const rowsRead = sy[0]!.rows;
         const syMs = sy.reduce((a, x) => a + x.ms, 0) / sy.length;
         const flMs = fl.reduce((a, x) => a + x.ms, 0) / fl.length;

@@ -67,8 +67,8 @@ async function startReceiver(): Promise<Receiver> {
 export const webhooks: BenchGroup = {
   names: ['webhooks'],
   async run(ctx: BenchContext): Promise<BenchResult[]> {
-    const latencyEvents = numberFlag(ctx, 'webhook-latency-events', 200);
-    const burst = numberFlag(ctx, 'webhook-burst', 1000);
+    const latencyEvents = numberFlag(ctx, 'webhook-latency-events', 100);
+    const burst = numberFlag(ctx, 'webhook-burst', 300);
     const emitters = numberFlag(ctx, 'webhook-emitters', 8);
     const receiver = await startReceiver();
     const p = await platformEnv(ctx.services, 'webhooks');
@@ -132,7 +132,7 @@ export const webhooks: BenchGroup = {
       const receipt = (s: number) =>
         Promise.race([
           receiver.receipt(s),
-          new Promise<number>((_, reject) => setTimeout(() => reject(new Error(`event ${s} not received in 60 s`)), 60_000).unref()),
+          new Promise<number>((_, reject) => setTimeout(() => reject(new Error(`event ${s} not received in 180 s`)), 180_000).unref()),
         ]);
 
       /** A burst from concurrent emitters; done when every event of it has been received. */

@@ -38,7 +38,10 @@ export async function baselineTree(dir: string, names = REVERTS.map((r) => r.nam
     const file = path.join(root, r.file);
     const text = await readFile(file, 'utf8');
     if (text.split(after).length !== 2) return { unavailable: `${r.file} has changed since the ${r.name} change; its revert does not apply` };
-    await writeFile(file, text.replace(after, () => before));
+    await writeFile(
+      file,
+      text.replace(after, () => before),
+    );
   }
   return { root };
 }

@@ -70,7 +70,9 @@ export interface SpawnOptions {
 /** Spawns one Switchyard process and waits until it says it is ready. */
 export async function spawnPlatform(p: PlatformEnv, opts: SpawnOptions): Promise<PlatformProcess> {
   // One folder per process: node writes one profile per thread (main, the loader's, workflow threads).
-  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(opts.cpuProfDir, `${p.name}-${opts.role}${opts.root ? '-baseline' : ''}`)}`] : [];
+  const nodeArgs = opts.cpuProfDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(opts.cpuProfDir, `${p.name}-${opts.role}${opts.root ? '-baseline' : ''}`)}`]
+    : [];
   const root = opts.root ?? ROOT;
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(root, path.relative(ROOT, ENTRY))], {
     cwd: root,

@@ -10,6 +10,7 @@ import Pg from 'pg';
 import { startEmbeddedPostgres } from '../../lib/embedded/postgres.js';
 import { freePort, startTemporalDevServer } from '../../lib/embedded/temporal.js';
 import { bundleWorkflows } from '../../worker/index.js';
+import { findPid, servicePids } from './stats.js';
 
 export interface BenchServices {
   databaseServerUrl: string;
@@ -69,6 +70,8 @@ export async function startServices(say: (m: string) => void, storage: Storage =
       temporalAddress = temporal.address;
       say(`Temporal dev server up (${temporal.binary})`);
     }
+    servicePids.postgres = findPid(path.join(workDir, 'postgres', 'pgdata'));
+    servicePids.temporal = findPid(path.join(workDir, 'temporal.sqlite'));
     const bundlePath = path.join(workDir, 'workflow-bundle.js');
     await writeFile(bundlePath, (await bundleWorkflows()).code);
     say('workflows bundled');

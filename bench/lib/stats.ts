@@ -52,10 +52,15 @@ function cell(v: unknown): string {
   return v === undefined ? '' : String(v);
 }
 
+/** Two decimals, or two significant digits below 0.1 (0.0048×, not 0×). */
+export function ratioText(ratio: number): string {
+  return `${Math.abs(ratio) < 0.1 && ratio !== 0 ? Number(ratio.toPrecision(2)) : round(ratio, 2)}×`;
+}
+
 export function formatTable(result: BenchResult): string {
   const header = ['metric', 'switchyard', 'floor', 'unit', 'ratio', 'goal', 'met'];
   const body = result.rows.map((r) =>
-    [r.metric, r.switchyard, r.floor, r.unit, r.ratio === undefined ? '' : `${round(r.ratio, 2)}×`, r.goal ?? '', r.met ?? ''].map(cell),
+    [r.metric, r.switchyard, r.floor, r.unit, r.ratio === undefined ? '' : ratioText(r.ratio), r.goal ?? '', r.met ?? ''].map(cell),
   );
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cols: string[]) => `| ${cols.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
@@ -72,7 +77,7 @@ export function printResult(result: BenchResult): void {
       rows: result.rows.map((r) => ({
         ...r,
         switchyard: typeof r.switchyard === 'number' ? round(r.switchyard, 3) : r.switchyard,
-        ratio: r.ratio === undefined ? undefined : round(r.ratio, 3),
+        ratio: r.ratio === undefined ? undefined : Number(r.ratio.toPrecision(3)),
       })),
       ...result.details,
     }),
@@ -140,7 +145,7 @@ export async function resetStatements(db: { query: (q: string) => Promise<unknow
   await db.query('SELECT pg_stat_statements_reset()').catch(() => undefined);
 }
 
-export type CpuSnapshot = Map<number, { comm: string; ticks: number }>;
+export type CpuSnapshot = Map<number, { comm: string; ppid: number; ticks: number }>;
 
 /** utime + stime of every process (Linux /proc), by pid. */
 export function cpuSnapshot(): CpuSnapshot {
@@ -152,7 +157,7 @@ export function cpuSnapshot(): CpuSnapshot {
       const close = stat.lastIndexOf(')');
       const comm = stat.slice(stat.indexOf('(') + 1, close);
       const fields = stat.slice(close + 2).split(' ');
-      out.set(Number(entry), { comm, ticks: Number(fields[11]) + Number(fields[12]) });
+      out.set(Number(entry), { comm, ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
     } catch {
       /* gone */
     }
@@ -160,9 +165,25 @@ export function cpuSnapshot(): CpuSnapshot {
   return out;
 }
 
+/** The PostgreSQL and Temporal processes this run started (set by services.ts), told apart from other users' ones. */
+export const servicePids: { postgres?: number; temporal?: number } = {};
+
+/** The pid of the process whose command line contains `needle` (Linux /proc), if any. */
+export function findPid(needle: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) return Number(entry);
+    } catch {
+      /* gone */
+    }
+  }
+  return undefined;
+}
+
 /**
- * CPU seconds spent between two snapshots, grouped: the named pids, PostgreSQL, Temporal, this
- * process, and everything else (other users of the shared machine included).
+ * CPU seconds spent between two snapshots, grouped: the named pids, our PostgreSQL (postmaster and
+ * backends) and Temporal, this process, and everything else — other users of the shared machine.
  */
 export function cpuBreakdown(before: CpuSnapshot, after: CpuSnapshot, named: Record<string, number>): Record<string, number> {
   const hz = 100; // USER_HZ on Linux
@@ -171,8 +192,11 @@ export function cpuBreakdown(before: CpuSnapshot, after: CpuSnapshot, named: Rec
   for (const [pid, a] of after) {
     const delta = (a.ticks - (before.get(pid)?.ticks ?? 0)) / hz;
     if (delta <= 0) continue;
-    const group =
-      pid === process.pid ? 'bench (load + fakes)' : (byPid.get(pid) ?? (a.comm === 'postgres' ? 'postgres' : a.comm === 'temporal' ? 'temporal' : 'other'));
+    let group = byPid.get(pid) ?? byPid.get(a.ppid);
+    if (!group && pid === process.pid) group = 'bench (load + fakes)';
+    if (!group && servicePids.postgres && (pid === servicePids.postgres || a.ppid === servicePids.postgres)) group = 'postgres';
+    if (!group && servicePids.temporal && pid === servicePids.temporal) group = 'temporal';
+    group ??= 'other users';
     out[group] = round((out[group] ?? 0) + delta, 1);
   }
   return out;
