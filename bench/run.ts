@@ -75,6 +75,17 @@ async function main(): Promise<number> {
 
   const results: BenchResult[] = [];
   const failures: { group: string; error: string }[] = [];
+  // A stray error from a client library (say, a gRPC retry firing after its channel closed) is
+  // recorded, not allowed to end the run before its summary.
+  process.on('uncaughtException', (err) => {
+    failures.push({ group: 'uncaught', error: err.stack ?? err.message });
+    console.error(`[bench] uncaught: ${err.stack ?? err.message}`);
+  });
+  const save = () =>
+    writeFile(
+      path.join(OUT, 'last-run.json'),
+      JSON.stringify({ machine: machine(), totalSeconds: round((performance.now() - t0) / 1000, 0), flags, results, failures }, null, 2),
+    );
   try {
     for (const group of GROUPS) {
       const selected = new Set(group.names.filter((n) => wanted.has(n)));
@@ -93,6 +104,7 @@ async function main(): Promise<number> {
         console.error(`[bench] ${[...selected].join(', ')} failed:\n${error}`);
       }
       say(`<<< ${[...selected].join(', ')} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      await save();
     }
   } finally {
     await services.stop();
@@ -106,7 +118,7 @@ async function main(): Promise<number> {
   console.log('\n' + formatTable(summary));
   const total = (performance.now() - t0) / 1000;
   say(`done in ${total.toFixed(0)} s${failures.length ? `; ${failures.length} group(s) failed` : ''}`);
-  await writeFile(path.join(OUT, 'last-run.json'), JSON.stringify({ machine: machine(), totalSeconds: round(total, 0), flags, results, failures }, null, 2));
+  await save();
   return failures.length ? 1 : 0;
 }
 
