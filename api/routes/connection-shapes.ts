@@ -48,18 +48,11 @@ export function credentialsOut(creds: StoredCredentials, includeRefreshToken: bo
 
 export function fullConnection(c: Connection, opts: { style: 'Z' | '+00:00'; includeRefreshToken: boolean }) {
   const ts = (d: Date | null) => (opts.style === 'Z' ? (d?.toISOString() ?? null) : plusOffset(d));
+  const { created: _created, ...common } = listItem(c);
   return {
-    id: c.id,
-    connection_id: c.connectionId,
-    provider_config_key: c.integrationKey,
-    provider: c.provider,
-    errors: errorsOf(c),
-    end_user: endUserOf(c),
-    tags: c.tags,
-    metadata: c.metadata,
+    ...common,
     connection_config: c.connectionConfig,
     webhook_url_override: c.webhookUrlOverride,
-    status: c.status,
     last_check_at: ts(c.lastCheckAt),
     created_at: ts(c.createdAt),
     updated_at: ts(c.updatedAt),
