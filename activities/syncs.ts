@@ -2,13 +2,14 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { getConnectionByPk, type Connection } from '../lib/db/connections.js';
 import { getIntegrationById, type Integration } from '../lib/db/integrations.js';
-import { deleteUnseen, emptyCache, forgetRun } from '../lib/records/store.js';
+import { emptyCache, forgetRun } from '../lib/records/store.js';
 import { createScriptContext } from '../lib/scripts/context.js';
 import { modelsOf, scriptOf, type SyncHandle } from '../lib/scripts/catalog.js';
 import {
   addInvalid,
   addRunResult,
   claimSync,
+  completeSyncRun,
   createSyncRun,
   ensureSyncState,
   finishSyncRun,
@@ -141,8 +142,9 @@ export function syncActivities(deps: ActivityDeps) {
         seenRunId: run.mode === 'full' ? runId : undefined,
         isFullSync: run.mode === 'full',
         log: (e) => deps.log[e.level]({ runId, ...e.fields }, e.message),
-        onSaved: (model, r) => void addRunResult(deps.db, runId, model, { added: r.added, updated: r.updated }).catch(() => undefined),
-        onDeleted: (model, n) => void addRunResult(deps.db, runId, model, { deleted: n }).catch(() => undefined),
+        // In the transaction that wrote the records: finishSync reads these counts to decide on the webhook.
+        onSaved: (model, r, tx) => addRunResult(tx, runId, model, { added: r.added, updated: r.updated }),
+        onDeleted: (model, n, tx) => addRunResult(tx, runId, model, { deleted: n }),
         onInvalid: (model, problems) => void addInvalid(deps.db, runId, model, problems).catch(() => undefined),
         checkpoint: {
           get: async () => (await getSyncState(deps.db, run.connectionPk, run.syncName))?.checkpoint ?? null,
@@ -171,15 +173,10 @@ export function syncActivities(deps: ActivityDeps) {
       const run = (await getSyncRun(deps.db, runId))!;
       const l = await load(run.connectionPk, run.syncName);
       if (!l) return {};
-      if (run.mode === 'full') {
-        for (const model of Object.keys(l.script.models)) {
-          const deleted = await deleteUnseen(deps.db, run.connectionPk, model, runId);
-          if (deleted) await addRunResult(deps.db, runId, model, { deleted });
-        }
-      }
+      // A retry after the commit finds the run done and only repeats the idempotent steps below.
+      await completeSyncRun(deps.db, runId, Object.keys(l.script.models));
       const done = (await getSyncRun(deps.db, runId))!;
       const results = Object.fromEntries(Object.keys(l.script.models).map((m) => [m, done.results[m] ?? { added: 0, updated: 0, deleted: 0 }]));
-      await finishSyncRun(deps.db, runId, 'SUCCESS');
       const state = await getSyncState(deps.db, run.connectionPk, run.syncName);
       await releaseSync(deps.db, run.connectionPk, run.syncName, runId, { status: 'SUCCESS', result: results });
       await emitSyncEvents(l, { ...done, results }, { ok: true, checkpointTo: state?.checkpoint ?? null });

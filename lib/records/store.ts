@@ -79,7 +79,8 @@ export async function deleteRecords(db: Queryable, connectionPk: number, model: 
 }
 
 /**
- * Marks as deleted every live record of the model that the run did not see; forgets the run's ids.
+ * Marks as deleted every live record of the model that the run did not see. The run's seen ids are
+ * kept (other models of the run still need them): the caller forgets them once, after every model.
  * `OFFSET 0` keeps the NOT EXISTS a per-record probe of sync_seen's primary key (O(n log n)). As an
  * anti-join, the planner trusts statistics taken before the sync filled both tables (a new
  * connection, a first big sync) and picks a nested loop that rescans the run's ids for every record:
@@ -92,7 +93,6 @@ export async function deleteUnseen(db: Queryable, connectionPk: number, model: s
        AND NOT EXISTS (SELECT 1 FROM sync_seen s WHERE s.run_id = $3 AND s.model = r.model AND s.external_id = r.external_id OFFSET 0)`,
     [connectionPk, model, runId],
   );
-  await forgetRun(db, runId);
   return rowCount ?? 0;
 }
 

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { ConnectionDeps } from '../connections/service.js';
 import { providerTarget } from '../connections/service.js';
 import { getConnectionByPk, setMetadata, type Connection } from '../db/connections.js';
+import { withTransaction, type Queryable } from '../db/pool.js';
 import { assertUrlAllowed } from '../http/index.js';
 import { deleteRecords, saveRecords, type SaveResult } from '../records/store.js';
 import type { HttpMethod, ProxyConfig, ScriptContext, ScriptResponse, SyncContext } from '../../integrations/sdk/types.js';
@@ -27,8 +28,9 @@ export interface RunHooks {
   models: Record<string, z.ZodType>;
   log(entry: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }): void;
   seenRunId?: string;
-  onSaved?(model: string, result: SaveResult): void;
-  onDeleted?(model: string, count: number): void;
+  /** Called in the transaction that wrote the records, so a count never lands without them or they without it. */
+  onSaved?(model: string, result: SaveResult, tx: Queryable): void | Promise<void>;
+  onDeleted?(model: string, count: number, tx: Queryable): void | Promise<void>;
   onInvalid?(model: string, problems: { id: unknown; issues: string[] }[]): void;
   checkpoint?: { get(): Promise<unknown>; save(value: unknown): Promise<void> };
   /** Saved page positions of this run, by paginate call, for resuming after a crash. */
@@ -144,23 +146,15 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       await setMetadata(deps.db, [connection.id], metadata, false);
     },
     async batchSave(records, model) {
-      const result = await saveRecords(deps.db, connection.id, model, validated(model, records), { seenRunId: hooks.seenRunId });
-      hooks.onSaved?.(model, result);
+      const good = validated(model, records);
+      await withTransaction(deps.db, async (tx) => hooks.onSaved?.(model, await saveRecords(tx, connection.id, model, good, { seenRunId: hooks.seenRunId }), tx));
     },
     async batchUpdate(records, model) {
-      const result = await saveRecords(deps.db, connection.id, model, records, { merge: true });
-      hooks.onSaved?.(model, result);
+      await withTransaction(deps.db, async (tx) => hooks.onSaved?.(model, await saveRecords(tx, connection.id, model, records, { merge: true }), tx));
     },
     async batchDelete(records, model) {
-      hooks.onDeleted?.(
-        model,
-        await deleteRecords(
-          deps.db,
-          connection.id,
-          model,
-          records.map((r) => String(r.id)),
-        ),
-      );
+      const ids = records.map((r) => String(r.id));
+      await withTransaction(deps.db, async (tx) => hooks.onDeleted?.(model, await deleteRecords(tx, connection.id, model, ids), tx));
     },
     log: (message, fields) => hooks.log({ level: 'info', message, fields }),
     async getCheckpoint() {

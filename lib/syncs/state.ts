@@ -1,7 +1,8 @@
 /**
  * @module syncs/state — sync states and runs in Postgres.
  */
-import type { Queryable } from '../db/pool.js';
+import { withTransaction, type Db, type Queryable } from '../db/pool.js';
+import { deleteUnseen, forgetRun } from '../records/store.js';
 
 export type ModelResult = { added: number; updated: number; deleted: number };
 
@@ -189,4 +190,29 @@ export async function addInvalid(db: Queryable, runId: string, model: string, pr
 
 export async function finishSyncRun(db: Queryable, runId: string, status: 'SUCCESS' | 'ERROR', error?: unknown): Promise<void> {
   await db.query(`UPDATE sync_runs SET status = $2, error = $3, finished_at = now() WHERE id = $1`, [runId, status, error ? JSON.stringify(error) : null]);
+}
+
+/**
+ * Marks a run done, once: for a full run, first tombstones per model the records it did not see,
+ * counts them, and forgets its seen ids — all in the transaction that marks it done. A worker that
+ * dies midway leaves nothing behind, and a retry of a run already done changes nothing (false).
+ */
+export async function completeSyncRun(db: Db, runId: string, models: string[]): Promise<boolean> {
+  return withTransaction(db, async (tx) => {
+    const { rows } = await tx.query<{ status: string; mode: SyncRun['mode']; connection_pk: number }>(
+      'SELECT status, mode, connection_pk FROM sync_runs WHERE id = $1 FOR UPDATE',
+      [runId],
+    );
+    const run = rows[0];
+    if (!run || run.status !== 'RUNNING') return false;
+    if (run.mode === 'full') {
+      for (const model of models) {
+        const deleted = await deleteUnseen(tx, run.connection_pk, model, runId);
+        if (deleted) await addRunResult(tx, runId, model, { deleted });
+      }
+    }
+    await forgetRun(tx, runId);
+    await finishSyncRun(tx, runId, 'SUCCESS');
+    return true;
+  });
 }

@@ -1,0 +1,217 @@
+/**
+ * Sync integrity (issue 14, items 1 and 3) with a deployed two-model full sync, the worker in its
+ * own OS process: runs without upstream change delete nothing, one upstream deletion is one
+ * tombstone, a finish whose worker is killed after its delete step deletes nothing extra when
+ * retried, and a worker killed between a save and its counter loses no count (the sync webhook
+ * still carries the change).
+ *
+ * The kill points are pinned with a test-only Postgres trigger: the statement that comes next
+ * waits on an advisory lock this test holds, the worker is SIGKILLed while it waits, and the
+ * statement's backend is terminated with it (as if the worker had died just before sending it).
+ */
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { Nango } from '@nangohq/node';
+import pg from 'pg';
+import { bundle, manifestOf } from '../cli/build.js';
+import { findScripts } from '../cli/project.js';
+import { startMetabaseFake } from './fakes/index.js';
+import { startTestPlatform, type TestPlatform } from './harness.js';
+import { waitFor } from './webhook-receiver.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const API_KEY = 'mb_integrity=';
+const PCK = 'directory';
+const ZERO = { added: 0, updated: 0, deleted: 0 };
+
+// Active and deactivated users as two models of one full sync: deletion detection runs per model.
+const PEOPLE_SYNC = `import { z } from 'zod';
+import { createSync } from 'switchyard/sdk';
+const Person = z.object({ id: z.string(), email: z.string() });
+export default createSync({
+  description: 'Active and deactivated users, as two models',
+  frequency: 'every day',
+  autoStart: true,
+  syncType: 'full',
+  endpoints: [{ method: 'GET', path: '/people' }],
+  models: { ActiveUser: Person, InactiveUser: Person },
+  async exec(ctx) {
+    const res = await ctx.get<{ data: { id: number; email: string; is_active: boolean }[] }>({ endpoint: '/api/user', params: { status: 'all' } });
+    const people = (active: boolean) => res.data.data.filter((u) => u.is_active === active).map((u) => ({ id: String(u.id), email: u.email }));
+    await ctx.batchSave(people(true), 'ActiveUser');
+    await ctx.batchSave(people(false), 'InactiveUser');
+  },
+});
+`;
+
+describe('sync integrity: deletion detection and counters survive retries and worker kills', () => {
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  let worker: WorkerProcess;
+  let nango: Nango;
+  let work: string;
+  let locker: pg.Client;
+
+  const q = async (sql: string, args: unknown[] = []) => (await t.platform.deps.db.query(sql, args)).rows as Json[];
+  const runs = (connectionId: string) =>
+    q(`SELECT r.id, r.status, r.results FROM sync_runs r JOIN connections c ON c.id = r.connection_pk WHERE c.connection_id = $1 ORDER BY r.started_at`, [
+      connectionId,
+    ]);
+  const finishedRuns = async (connectionId: string, n: number) => {
+    const all = await runs(connectionId);
+    return all.length >= n && all.slice(0, n).every((r) => r.status !== 'RUNNING') ? all : null;
+  };
+  const tombstones = async (connectionId: string) =>
+    (
+      await q(
+        `SELECT r.model, count(*)::int AS n FROM records r JOIN connections c ON c.id = r.connection_pk
+          WHERE c.connection_id = $1 AND r.deleted_at IS NOT NULL GROUP BY r.model ORDER BY r.model`,
+        [connectionId],
+      )
+    ).map((r) => `${r.model}:${r.n}`);
+  const live = async (connectionId: string, model: string) =>
+    (
+      await q(
+        `SELECT r.external_id FROM records r JOIN connections c ON c.id = r.connection_pk
+          WHERE c.connection_id = $1 AND r.model = $2 AND r.deleted_at IS NULL ORDER BY r.external_id`,
+        [connectionId, model],
+      )
+    ).map((r) => r.external_id as string);
+  const upstream = (active: boolean) =>
+    metabase.state.users
+      .filter((u) => u.type === 'personal' && u.is_active === active)
+      .map((u) => String(u.id))
+      .sort();
+  const connect = async (connectionId: string) => {
+    const res = await t.api('/connections', {
+      method: 'POST',
+      json: { provider_config_key: PCK, connection_id: connectionId, connection_config: { domain: metabase.url }, credentials: { type: 'API_KEY', apiKey: API_KEY } },
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+  };
+  const removeUpstream = (active: boolean) => {
+    const i = metabase.state.users.findIndex((u) => u.type === 'personal' && u.is_active === active);
+    return String(metabase.state.users.splice(i, 1)[0]!.id);
+  };
+
+  /** The next UPDATE of sync_runs matching `when` waits until `release` (test-only trigger). */
+  async function trap(name: string, key: number, when: string) {
+    await locker.query('SELECT pg_advisory_lock($1)', [key]);
+    await q(`CREATE TRIGGER ${name} BEFORE UPDATE ON sync_runs FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION integrity_test_wait('${key}')`);
+    return {
+      /** Waits until the worker's statement is held by the trap. */
+      held: () =>
+        waitFor(`the worker to reach the ${name} trap`, async () => {
+          const rows = await q(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`);
+          return rows.length > 0;
+        }),
+      async release() {
+        await locker.query('SELECT pg_advisory_unlock($1)', [key]);
+        await q(`DROP TRIGGER ${name} ON sync_runs`);
+      },
+    };
+  }
+
+  /** SIGKILL the worker while its statement is held; its waiting backends die with it. Then a fresh worker. */
+  async function killWorkerAndRestart(release: () => Promise<void>) {
+    await worker.kill();
+    await q(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`);
+    await release();
+    worker = await startWorkerProcess(t);
+  }
+
+  before(async () => {
+    t = await startTestPlatform({ runWorker: false });
+    worker = await startWorkerProcess(t);
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    for (let i = 0; i < 6; i++) metabase.addUser({ email: `person${i}@example.com`, first_name: `P${i}`, last_name: 'X', is_active: i < 4 });
+    nango = new Nango({ secretKey: t.devKey, host: t.url });
+    locker = new pg.Client({ connectionString: t.databaseUrl });
+    await locker.connect();
+    await q(`CREATE FUNCTION integrity_test_wait() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN PERFORM pg_advisory_xact_lock_shared(TG_ARGV[0]::bigint); RETURN NEW; END $$`);
+
+    assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: PCK } })).status, 200);
+    work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'sync-integrity-'));
+    await mkdir(path.join(work, 'node_modules'), { recursive: true });
+    await symlink(path.join(ROOT, 'node_modules', 'zod'), path.join(work, 'node_modules', 'zod'), 'dir');
+    await mkdir(path.join(work, PCK, 'syncs'), { recursive: true });
+    await writeFile(path.join(work, PCK, 'syncs', 'people.ts'), PEOPLE_SYNC);
+    const scripts = [];
+    for (const s of await findScripts(work)) {
+      const code = await bundle(work, s);
+      scripts.push({ integration: s.integration, name: s.name, bundle: code, manifest: await manifestOf(work, s, code) });
+    }
+    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true } });
+    assert.equal(deployed.status, 200, await deployed.clone().text());
+  });
+  after(async () => {
+    await worker?.stop();
+    await locker?.end().catch(() => undefined);
+    await t?.stop();
+    await metabase?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('a two-model full sync run twice without upstream change deletes nothing', async () => {
+    await connect('acme');
+    const [first] = await waitFor('the auto-started first run', () => finishedRuns('acme', 1));
+    assert.equal(first!.status, 'SUCCESS');
+    assert.deepEqual(first!.results, { ActiveUser: { added: 4, updated: 0, deleted: 0 }, InactiveUser: { added: 2, updated: 0, deleted: 0 } });
+    await nango.triggerSync(PCK, ['people'], 'acme');
+    const second = (await waitFor('the second run', () => finishedRuns('acme', 2)))[1]!;
+    assert.equal(second.status, 'SUCCESS');
+    assert.deepEqual(second.results, { ActiveUser: ZERO, InactiveUser: ZERO });
+    assert.deepEqual(await tombstones('acme'), []);
+    assert.deepEqual(await live('acme', 'ActiveUser'), upstream(true));
+    assert.deepEqual(await live('acme', 'InactiveUser'), upstream(false));
+  });
+
+  test('one upstream deletion gives exactly one tombstone', async () => {
+    removeUpstream(false);
+    await nango.triggerSync(PCK, ['people'], 'acme');
+    const third = (await waitFor('the third run', () => finishedRuns('acme', 3)))[2]!;
+    assert.deepEqual(third.results, { ActiveUser: ZERO, InactiveUser: { added: 0, updated: 0, deleted: 1 } });
+    assert.deepEqual(await tombstones('acme'), ['InactiveUser:1']);
+    assert.deepEqual(await live('acme', 'ActiveUser'), upstream(true));
+    assert.deepEqual(await live('acme', 'InactiveUser'), upstream(false));
+  });
+
+  test('a finish whose worker is killed after its delete step, retried, deletes nothing extra', async () => {
+    const removed = removeUpstream(true);
+    // Held at the UPDATE that marks the run done: every delete step of the finish came before it.
+    const markDone = await trap('integrity_mark_done', 7001, `OLD.status = 'RUNNING' AND NEW.status = 'SUCCESS'`);
+    await nango.triggerSync(PCK, ['people'], 'acme');
+    await markDone.held();
+    await killWorkerAndRestart(markDone.release);
+    const fourth = (await waitFor('the retried finish', () => finishedRuns('acme', 4), 240_000))[3]!;
+    assert.equal(fourth.status, 'SUCCESS');
+    assert.deepEqual(fourth.results, { ActiveUser: { added: 0, updated: 0, deleted: 1 }, InactiveUser: ZERO });
+    assert.deepEqual(await tombstones('acme'), ['ActiveUser:1', 'InactiveUser:1']);
+    assert.deepEqual(await live('acme', 'ActiveUser'), upstream(true));
+    assert.ok(!(await live('acme', 'ActiveUser')).includes(removed));
+    assert.deepEqual(await live('acme', 'InactiveUser'), upstream(false));
+    assert.deepEqual(await q(`SELECT run_id FROM sync_seen`), [], 'the run forgot its seen ids');
+  });
+
+  test('a worker killed between a save and its counter loses no count: the sync webhook carries the change', async () => {
+    // Held at the first counter update of the run (the save of ActiveUser).
+    const counter = await trap('integrity_counter', 7002, `OLD.status = 'RUNNING' AND NEW.status = 'RUNNING' AND NEW.results IS DISTINCT FROM OLD.results`);
+    await connect('counts');
+    await counter.held();
+    await killWorkerAndRestart(counter.release);
+    const [run] = await waitFor('the retried run', () => finishedRuns('counts', 1), 240_000);
+    assert.equal(run!.status, 'SUCCESS');
+    const expected = { ActiveUser: { added: upstream(true).length, updated: 0, deleted: 0 }, InactiveUser: { added: upstream(false).length, updated: 0, deleted: 0 } };
+    assert.deepEqual(run!.results, expected);
+    const events = await q(`SELECT payload FROM events WHERE type = 'sync' AND payload->>'connectionId' = 'counts' ORDER BY id`);
+    assert.deepEqual(Object.fromEntries(events.map((e) => [e.payload.model, e.payload.responseResults])), expected);
+  });
+});
