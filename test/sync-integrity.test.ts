@@ -61,9 +61,10 @@ describe('sync integrity: deletion detection and counters survive retries and wo
 
   const q = async (sql: string, args: unknown[] = []) => (await t.platform.deps.db.query(sql, args)).rows as Json[];
   const runs = (connectionId: string) =>
-    q(`SELECT r.id, r.status, r.results FROM sync_runs r JOIN connections c ON c.id = r.connection_pk WHERE c.connection_id = $1 ORDER BY r.started_at`, [
-      connectionId,
-    ]);
+    q(
+      `SELECT r.id, r.status, r.results FROM sync_runs r JOIN connections c ON c.id = r.connection_pk WHERE c.connection_id = $1 AND r.sync_name = 'people' ORDER BY r.started_at`,
+      [connectionId],
+    );
   const finishedRuns = async (connectionId: string, n: number) => {
     const all = await runs(connectionId);
     return all.length >= n && all.slice(0, n).every((r) => r.status !== 'RUNNING') ? all : null;
@@ -72,7 +73,7 @@ describe('sync integrity: deletion detection and counters survive retries and wo
     (
       await q(
         `SELECT r.model, count(*)::int AS n FROM records r JOIN connections c ON c.id = r.connection_pk
-          WHERE c.connection_id = $1 AND r.deleted_at IS NOT NULL GROUP BY r.model ORDER BY r.model`,
+          WHERE c.connection_id = $1 AND r.model IN ('ActiveUser', 'InactiveUser') AND r.deleted_at IS NOT NULL GROUP BY r.model ORDER BY r.model`,
         [connectionId],
       )
     ).map((r) => `${r.model}:${r.n}`);
@@ -92,7 +93,12 @@ describe('sync integrity: deletion detection and counters survive retries and wo
   const connect = async (connectionId: string) => {
     const res = await t.api('/connections', {
       method: 'POST',
-      json: { provider_config_key: PCK, connection_id: connectionId, connection_config: { domain: metabase.url }, credentials: { type: 'API_KEY', apiKey: API_KEY } },
+      json: {
+        provider_config_key: PCK,
+        connection_id: connectionId,
+        connection_config: { domain: metabase.url },
+        credentials: { type: 'API_KEY', apiKey: API_KEY },
+      },
     });
     assert.equal(res.status, 201, await res.clone().text());
   };
@@ -122,7 +128,9 @@ describe('sync integrity: deletion detection and counters survive retries and wo
   /** SIGKILL the worker while its statement is held; its waiting backends die with it. Then a fresh worker. */
   async function killWorkerAndRestart(release: () => Promise<void>) {
     await worker.kill();
-    await q(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`);
+    await q(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+    );
     await release();
     worker = await startWorkerProcess(t);
   }
@@ -187,7 +195,7 @@ describe('sync integrity: deletion detection and counters survive retries and wo
   test('a finish whose worker is killed after its delete step, retried, deletes nothing extra', async () => {
     const removed = removeUpstream(true);
     // Held at the UPDATE that marks the run done: every delete step of the finish came before it.
-    const markDone = await trap('integrity_mark_done', 7001, `OLD.status = 'RUNNING' AND NEW.status = 'SUCCESS'`);
+    const markDone = await trap('integrity_mark_done', 7001, `OLD.sync_name = 'people' AND OLD.status = 'RUNNING' AND NEW.status = 'SUCCESS'`);
     await nango.triggerSync(PCK, ['people'], 'acme');
     await markDone.held();
     await killWorkerAndRestart(markDone.release);
@@ -203,15 +211,24 @@ describe('sync integrity: deletion detection and counters survive retries and wo
 
   test('a worker killed between a save and its counter loses no count: the sync webhook carries the change', async () => {
     // Held at the first counter update of the run (the save of ActiveUser).
-    const counter = await trap('integrity_counter', 7002, `OLD.status = 'RUNNING' AND NEW.status = 'RUNNING' AND NEW.results IS DISTINCT FROM OLD.results`);
+    const counter = await trap(
+      'integrity_counter',
+      7002,
+      `OLD.sync_name = 'people' AND OLD.status = 'RUNNING' AND NEW.status = 'RUNNING' AND NEW.results IS DISTINCT FROM OLD.results`,
+    );
     await connect('counts');
     await counter.held();
     await killWorkerAndRestart(counter.release);
     const [run] = await waitFor('the retried run', () => finishedRuns('counts', 1), 240_000);
     assert.equal(run!.status, 'SUCCESS');
-    const expected = { ActiveUser: { added: upstream(true).length, updated: 0, deleted: 0 }, InactiveUser: { added: upstream(false).length, updated: 0, deleted: 0 } };
+    const expected = {
+      ActiveUser: { added: upstream(true).length, updated: 0, deleted: 0 },
+      InactiveUser: { added: upstream(false).length, updated: 0, deleted: 0 },
+    };
     assert.deepEqual(run!.results, expected);
-    const events = await q(`SELECT payload FROM events WHERE type = 'sync' AND payload->>'connectionId' = 'counts' ORDER BY id`);
+    const events = await q(
+      `SELECT payload FROM events WHERE type = 'sync' AND payload->>'connectionId' = 'counts' AND payload->>'syncName' = 'people' ORDER BY id`,
+    );
     assert.deepEqual(Object.fromEntries(events.map((e) => [e.payload.model, e.payload.responseResults])), expected);
   });
 });

@@ -147,7 +147,9 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     },
     async batchSave(records, model) {
       const good = validated(model, records);
-      await withTransaction(deps.db, async (tx) => hooks.onSaved?.(model, await saveRecords(tx, connection.id, model, good, { seenRunId: hooks.seenRunId }), tx));
+      await withTransaction(deps.db, async (tx) =>
+        hooks.onSaved?.(model, await saveRecords(tx, connection.id, model, good, { seenRunId: hooks.seenRunId }), tx),
+      );
     },
     async batchUpdate(records, model) {
       await withTransaction(deps.db, async (tx) => hooks.onSaved?.(model, await saveRecords(tx, connection.id, model, records, { merge: true }), tx));
