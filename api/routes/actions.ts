@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { createActionRun, getActionRun, type ActionRun } from '../../lib/actions/runs.js';
+import { actionWorkflowId, createActionRun, getActionRun, type ActionRun } from '../../lib/actions/runs.js';
 import { getConnection } from '../../lib/db/connections.js';
 import type { Environment } from '../../lib/db/environments.js';
 import { getIntegration } from '../../lib/db/integrations.js';
@@ -33,9 +33,7 @@ const idParam = z.object({ id: z.uuid() });
 /** How long a synchronous trigger waits before answering 202 with the run's status URL. */
 export const SYNC_WAIT_MS = 120_000;
 
-export function actionWorkflowId(env: string, runId: string): string {
-  return `action:${env}:${runId}`;
-}
+export { actionWorkflowId };
 
 export interface ActionRequest {
   env: Environment;

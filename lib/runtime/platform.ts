@@ -21,6 +21,7 @@ import { requestLogSinkFor } from '../db/request-logs.js';
 import { AuthSocketHub } from '../../api/ws.js';
 import { startLogRetention } from '../../api/routes/logs.js';
 import { startDeliverySweeper } from '../webhooks/emit.js';
+import { startActionRunSweeper } from '../actions/sweeper.js';
 import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, type EnvironmentKey } from './secrets.js';
 import { startTelemetry, type Telemetry } from '../otel/index.js';
 
@@ -62,6 +63,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   let stopLogRetention: (() => void) | null = null;
   let stopSweeper: (() => void) | null = null;
   let stopConnectionSweeper: (() => void) | null = null;
+  let stopActionRunSweeper: (() => void) | null = null;
   let telemetry: Telemetry | null = null;
 
   const stop = async () => {
@@ -72,6 +74,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stopLogRetention?.();
     stopSweeper?.();
     stopConnectionSweeper?.();
+    stopActionRunSweeper?.();
     await http.close().catch(() => undefined);
     // Flushes the spans and metrics still buffered (the OTel SDK is process-global: see lib/otel/sdk.ts).
     await telemetry?.stop().catch(() => undefined);
@@ -105,6 +108,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       stopSweeper = startDeliverySweeper({ db, temporal, config, log });
       // Completes connections whose API process died between the row and its schedules.
       stopConnectionSweeper = startConnectionSweeper({ db, box, lifecycle, log });
+      // Fails action runs whose API process died between the row and the workflow's start.
+      stopActionRunSweeper = startActionRunSweeper({ db, temporal, log });
     }
     let apiUrl: string | null = null;
     if (opts.runApi) {
