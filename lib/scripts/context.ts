@@ -147,16 +147,23 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     },
     async batchSave(records, model) {
       const good = validated(model, records);
-      await withTransaction(deps.db, async (tx) =>
-        hooks.onSaved?.(model, await saveRecords(tx, connection.id, model, good, { seenRunId: hooks.seenRunId }), tx),
-      );
+      await withTransaction(deps.db, async (tx) => {
+        const result = await saveRecords(tx, connection.id, model, good, { seenRunId: hooks.seenRunId });
+        await hooks.onSaved?.(model, result, tx);
+      });
     },
     async batchUpdate(records, model) {
-      await withTransaction(deps.db, async (tx) => hooks.onSaved?.(model, await saveRecords(tx, connection.id, model, records, { merge: true }), tx));
+      await withTransaction(deps.db, async (tx) => {
+        const result = await saveRecords(tx, connection.id, model, records, { merge: true });
+        await hooks.onSaved?.(model, result, tx);
+      });
     },
     async batchDelete(records, model) {
       const ids = records.map((r) => String(r.id));
-      await withTransaction(deps.db, async (tx) => hooks.onDeleted?.(model, await deleteRecords(tx, connection.id, model, ids), tx));
+      await withTransaction(deps.db, async (tx) => {
+        const count = await deleteRecords(tx, connection.id, model, ids);
+        await hooks.onDeleted?.(model, count, tx);
+      });
     },
     log: (message, fields) => hooks.log({ level: 'info', message, fields }),
     async getCheckpoint() {
