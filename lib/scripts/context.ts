@@ -7,6 +7,7 @@ import type { ConnectionDeps } from '../connections/service.js';
 import { providerTarget } from '../connections/service.js';
 import { getConnectionByPk, setMetadata, type Connection } from '../db/connections.js';
 import { assertUrlAllowed } from '../http/index.js';
+import { credentialsFor } from '../http/credential-scope.js';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKey, isUnsafeToRepeat, mayHaveReachedProvider, mayRetry, wantsIdempotencyKey } from '../http/retry-policy.js';
 import { deleteRecords, saveRecords, type SaveResult } from '../records/store.js';
 import type { HttpMethod, ProxyConfig, ScriptContext, ScriptResponse, SyncContext } from '../../integrations/sdk/types.js';
@@ -82,7 +83,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           query: config.params,
           headers,
           body: config.data === undefined ? undefined : isJson ? JSON.stringify(config.data) : (config.data as string | Uint8Array),
-          auth: target.auth,
+          auth: credentialsFor(target.auth, config.baseUrlOverride ?? target.baseUrl, { baseUrl: target.baseUrl, origins: target.provider.credentialOrigins }),
           context,
         });
         if (unsafe) hooks.onUnkeyedWrite?.({ method, endpoint: config.endpoint });
