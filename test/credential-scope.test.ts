@@ -12,6 +12,7 @@ import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createAction } from '../integrations/sdk/index.js';
 import { startPagesFake } from './fakes/pages.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
+import { connectMetabase, triggerAction } from './metabase-connection.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const API_KEY = 'mb_scope_key';
@@ -50,11 +51,7 @@ describe('credential scope', () => {
   let t: TestPlatform;
   let foreign: Awaited<ReturnType<typeof startPagesFake>>;
   let provider: Awaited<ReturnType<typeof startPagesFake>>;
-  const h = { 'connection-id': 'acme', 'provider-config-key': 'metabase' };
-  const trigger = async (action: string, input: Json) => {
-    const res = await t.api('/action/trigger', { method: 'POST', headers: h, json: { action_name: action, input } });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const trigger = (action: string, input: Json) => triggerAction(t, action, input);
   const credentialsSeen = (fake: typeof provider) =>
     fake.requests.filter((r) => r.path === '/pages').map((r) => r.headers['x-api-key'] ?? r.headers.authorization ?? null);
 
@@ -63,27 +60,7 @@ describe('credential scope', () => {
     foreign = await startPagesFake();
     provider = await startPagesFake({ nextOrigin: foreign.url });
     t = await startTestPlatform();
-    await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
-    const res = await t.api('/connections', {
-      method: 'POST',
-      json: {
-        provider_config_key: 'metabase',
-        connection_id: 'acme',
-        connection_config: { domain: provider.url },
-        credentials: { type: 'API_KEY', apiKey: API_KEY },
-      },
-    });
-    assert.equal(res.status, 201, await res.clone().text());
-    const patched = await t.api('/integrations/metabase/endpoints', {
-      method: 'PATCH',
-      json: {
-        endpoints: [
-          { method: 'POST', path: '/follow-links', enabled: true },
-          { method: 'POST', path: '/read-at', enabled: true },
-        ],
-      },
-    });
-    assert.equal(patched.status, 200, await patched.clone().text());
+    await connectMetabase(t, provider.url, API_KEY, ['/follow-links', '/read-at']);
   });
   after(async () => {
     await t?.stop();

@@ -12,6 +12,7 @@ import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createAction } from '../integrations/sdk/index.js';
 import { startWritesFake, type WritesFake } from './fakes/writes.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
+import { connectMetabase, triggerAction } from './metabase-connection.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -42,33 +43,14 @@ registerPrebuiltScripts('metabase', {
 describe('write retries', () => {
   let t: TestPlatform;
   let api: WritesFake;
-  const h = { 'connection-id': 'acme', 'provider-config-key': 'metabase' };
-  const trigger = async (action: string, input: Json) => {
-    const res = await t.api('/action/trigger', { method: 'POST', headers: h, json: { action_name: action, input } });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const trigger = (action: string, input: Json) => triggerAction(t, action, input);
   const posts = (name: string) => api.requests.filter((r) => r.method === 'POST' && r.path === '/objects' && JSON.parse(r.body).name === name);
   const objects = (name: string) => api.state.objects.filter((o) => o.name === name);
 
   before(async () => {
     api = await startWritesFake();
     t = await startTestPlatform();
-    await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
-    const res = await t.api('/connections', {
-      method: 'POST',
-      json: { provider_config_key: 'metabase', connection_id: 'acme', connection_config: { domain: api.url }, credentials: { type: 'API_KEY', apiKey: 'k' } },
-    });
-    assert.equal(res.status, 201, await res.clone().text());
-    const patched = await t.api('/integrations/metabase/endpoints', {
-      method: 'PATCH',
-      json: {
-        endpoints: [
-          { method: 'POST', path: '/create-object', enabled: true },
-          { method: 'POST', path: '/create-then-read', enabled: true },
-        ],
-      },
-    });
-    assert.equal(patched.status, 200, await patched.clone().text());
+    await connectMetabase(t, api.url, 'k', ['/create-object', '/create-then-read']);
   });
   after(async () => {
     await t?.stop();
