@@ -70,13 +70,15 @@ export function actionActivities(deps: ActivityDeps) {
       const log = (entry: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }) => {
         void appendActionLog(deps.db, runId, entry).catch(() => undefined);
       };
-      const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: await modelsOf(deps, integration), log });
+      let unkeyedWrite: { method: string; endpoint: string } | undefined;
+      const onUnkeyedWrite = (write: { method: string; endpoint: string }) => void (unkeyedWrite ??= write);
+      const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: await modelsOf(deps, integration), log, onUnkeyedWrite });
       const heartbeat = setInterval(() => Context.current().heartbeat(), 5000);
       let output: unknown;
       try {
         output = await script.exec(ctx, script.input.parse(run.input));
       } catch (err) {
-        throwIfRetryable(err);
+        throwIfRetryable(err, unkeyedWrite);
         metric.run('action', labels, false, Date.now() - startedAt);
         return fail(runId, describeFailure(err));
       } finally {

@@ -5,8 +5,20 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { NetworkError, ProviderError, RateLimited, UpstreamHttpError } from '../lib/http/index.js';
 
-/** Rethrows retryable errors as retryable Temporal failures; returns false for final ones. */
-export function throwIfRetryable(err: unknown): void {
+/**
+ * Rethrows retryable errors as retryable Temporal failures; returns for final ones. With
+ * `unkeyedWrite` (a write without an Idempotency-Key that may have landed), a retry would run the
+ * script from the start and repeat that write, so the failure is final: type WriteNotRetried.
+ */
+export function throwIfRetryable(err: unknown, unkeyedWrite?: { method: string; endpoint: string }): void {
+  const retryable = err instanceof RateLimited || ((err instanceof UpstreamHttpError || err instanceof NetworkError) && err.retryable);
+  if (retryable && unkeyedWrite) {
+    throw ApplicationFailure.create({
+      type: 'WriteNotRetried',
+      message: `${err.message}; not retried because ${unkeyedWrite.method} ${unkeyedWrite.endpoint} may have reached the provider without an Idempotency-Key (pass retries to let the script context send one)`,
+      nonRetryable: true,
+    });
+  }
   if (err instanceof RateLimited) {
     throw ApplicationFailure.create({ type: 'RateLimited', message: err.message, nonRetryable: false, nextRetryDelay: Math.max(1, err.retryAfterMs) });
   }

@@ -16,6 +16,8 @@ export interface ConnectionConfigField {
   description: string;
   required: boolean;
   pattern?: RegExp;
+  /** A URL or host: `http://` is refused unless the host is in SWITCHYARD_ALLOWED_PRIVATE_HOSTS (credentials go there). */
+  httpsUnlessAllowListed?: boolean;
 }
 
 export interface Provider {
@@ -37,6 +39,11 @@ export interface Provider {
   /** Where the access token sits in a non-standard token response (Slack's `access_token` is top level too). */
   refreshable: boolean;
   credentials: CredentialPlacement;
+  /**
+   * Origins besides the resolved base URL's that may receive the credentials (a script's
+   * `baseUrlOverride`, an absolute pagination link); requests elsewhere go without them.
+   */
+  credentialOrigins?: string[];
   connectionConfig: Record<string, ConnectionConfigField>;
   verification?: { method: 'GET' | 'POST'; path: string };
   webhookRouting: 'checkr' | null;
@@ -48,6 +55,7 @@ const metabaseDomain: ConnectionConfigField = {
   description: 'Your Metabase host (e.g. acme.metabaseapp.com, served over https) or a full base URL',
   required: true,
   pattern: /^(?:https?:\/\/)?[A-Za-z0-9.-]+(?::\d+)?(?:\/[\w./-]*)?$/,
+  httpsUnlessAllowListed: true,
 };
 
 const checkr = (staging: boolean): Provider => ({

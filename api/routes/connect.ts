@@ -123,7 +123,7 @@ async function flowTarget(deps: AppDeps, c: Context<AppEnv>, providerConfigKey: 
   const defaults = session.integrationsConfigDefaults?.[providerConfigKey]?.connection_config ?? {};
   const connectionConfig: Record<string, unknown> = { ...defaults, ...q.params };
   delete connectionConfig.webhook_url;
-  checkConnectionConfig(providerOf(integration.provider), connectionConfig);
+  checkConnectionConfig(providerOf(integration.provider), connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
   return { environment, session, integration, connectionId, connectionConfig, q };
 }
 

@@ -9,6 +9,7 @@ import { emitEvent } from '../webhooks/emit.js';
 import type { Integration } from '../db/integrations.js';
 import type { Environment } from '../db/environments.js';
 import { BadRequest } from '../errors.js';
+import { isHostAllowListed } from '../http/index.js';
 import { ON_EVENT_TIMEOUT_MS, OnEventScriptFailed, runOnEventScripts } from '../scripts/on-event.js';
 import type { StoredCredentials } from '../../integrations/credentials.js';
 import type { Provider } from '../../integrations/providers.js';
@@ -27,7 +28,7 @@ export interface SaveConnectionInput {
   webhookUrlOverride?: string | null;
 }
 
-export function checkConnectionConfig(provider: Provider, config: Record<string, unknown>): void {
+export function checkConnectionConfig(provider: Provider, config: Record<string, unknown>, allowedPrivateHosts: readonly string[]): void {
   for (const [key, field] of Object.entries(provider.connectionConfig)) {
     const value = config[key];
     if (field.required && (value === undefined || value === null || value === '')) {
@@ -36,6 +37,21 @@ export function checkConnectionConfig(provider: Provider, config: Record<string,
     if (value !== undefined && field.pattern && !field.pattern.test(String(value))) {
       throw new BadRequest('invalid_connection_config', `connection_config.${key} is not valid: ${field.description}`);
     }
+    if (value !== undefined && field.httpsUnlessAllowListed && isPlainHttpElsewhere(String(value), allowedPrivateHosts)) {
+      throw new BadRequest(
+        'invalid_connection_config',
+        `connection_config.${key} must use https: the credentials are sent there (http only for hosts in SWITCHYARD_ALLOWED_PRIVATE_HOSTS)`,
+      );
+    }
+  }
+}
+
+function isPlainHttpElsewhere(value: string, allowedPrivateHosts: readonly string[]): boolean {
+  if (!/^http:\/\//i.test(value)) return false;
+  try {
+    return !isHostAllowListed(new URL(value).hostname, allowedPrivateHosts);
+  } catch {
+    return true;
   }
 }
 
@@ -90,7 +106,7 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
   if (input.credentials.type !== input.provider.authMode) {
     throw new BadRequest('invalid_auth_mode', `Provider ${input.provider.authMode} does not support ${input.credentials.type} auth`);
   }
-  checkConnectionConfig(input.provider, input.connectionConfig);
+  checkConnectionConfig(input.provider, input.connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
   if (input.credentials.type === 'API_KEY' || input.credentials.type === 'BASIC') {
     const result = await verifyCredentials(
       deps,

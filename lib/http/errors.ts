@@ -54,13 +54,16 @@ export class UpstreamHttpError extends ProviderError {
 
 /**
  * The exchange failed below HTTP: refused, reset, DNS, or `timeout`. Retryable, except TLS
- * certificate failures, which do not heal by waiting.
+ * certificate failures, which do not heal by waiting. `sent` is false only when the request surely
+ * never left (no connection was made); a reset or timeout afterwards may follow a delivered request.
  */
 export class NetworkError extends ProviderError {
   readonly retryable: boolean;
-  constructor(code: string, message: string, options?: { cause?: unknown; retryable?: boolean }) {
+  readonly sent: boolean;
+  constructor(code: string, message: string, options?: { cause?: unknown; retryable?: boolean; sent?: boolean }) {
     super(code, message, options);
     this.retryable = options?.retryable ?? true;
+    this.sent = options?.sent ?? true;
   }
 }
 

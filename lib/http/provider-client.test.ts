@@ -203,6 +203,7 @@ describe('statuses and typed errors', () => {
     assert.ok(err instanceof NetworkError);
     assert.equal(err.code, 'timeout');
     assert.equal(err.retryable, true);
+    assert.equal(err.sent, true, 'a request that timed out may have been delivered');
     assert.equal(logs[0]!.status, null);
     assert.match(logs[0]!.error!, /within 200 ms/);
   });
@@ -216,6 +217,7 @@ describe('statuses and typed errors', () => {
     assert.ok(err instanceof NetworkError);
     assert.equal(err.code, 'ECONNREFUSED');
     assert.equal(err.retryable, true);
+    assert.equal(err.sent, false, 'a refused connection never carried the request');
   });
 });
 

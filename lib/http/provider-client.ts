@@ -231,6 +231,8 @@ export function parseErrorBody(body: Buffer | null, contentType: string | undefi
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
+/** Failures to connect at all: the request never left, so any method may be sent again. */
+const NOT_SENT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** Maps what undici and the socket throw to the typed errors; anything else (a bad header, an abort) passes unchanged. */
 function toProviderError(err: unknown, host: string, timeoutMs: number): unknown {
@@ -240,10 +242,11 @@ function toProviderError(err: unknown, host: string, timeoutMs: number): unknown
   if (!(err instanceof Error)) return err;
   const code = (err as NodeJS.ErrnoException).code ?? '';
   const causeCode = (err.cause as NodeJS.ErrnoException | undefined)?.code;
-  if (TIMEOUT_CODES.has(code)) return new NetworkError('timeout', `${host} did not answer within ${timeoutMs} ms (${code})`, { cause: err });
+  const sent = !NOT_SENT_CODES.has(code);
+  if (TIMEOUT_CODES.has(code)) return new NetworkError('timeout', `${host} did not answer within ${timeoutMs} ms (${code})`, { cause: err, sent });
   if (code === 'UND_ERR_SOCKET') return new NetworkError(causeCode ?? 'socket', `connection to ${host} failed: ${err.message}`, { cause: err });
   if (TLS_CODE.test(code)) return new NetworkError(code, `TLS with ${host} failed: ${err.message}`, { cause: err, retryable: false });
-  if (/^E(?!RR_)[A-Z_]+$/.test(code)) return new NetworkError(code, `connection to ${host} failed: ${code}`, { cause: err });
+  if (/^E(?!RR_)[A-Z_]+$/.test(code)) return new NetworkError(code, `connection to ${host} failed: ${code}`, { cause: err, sent });
   return err;
 }
 

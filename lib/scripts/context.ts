@@ -8,6 +8,8 @@ import { providerTarget } from '../connections/service.js';
 import { getConnectionByPk, setMetadata, type Connection } from '../db/connections.js';
 import { withTransaction, type Queryable } from '../db/pool.js';
 import { assertUrlAllowed } from '../http/index.js';
+import { credentialsFor } from '../http/credential-scope.js';
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKey, isUnsafeToRepeat, mayHaveReachedProvider, mayRetry, wantsIdempotencyKey } from '../http/retry-policy.js';
 import { deleteRecords, saveRecords, type SaveResult } from '../records/store.js';
 import type { HttpMethod, ProxyConfig, ScriptContext, ScriptResponse, SyncContext } from '../../integrations/sdk/types.js';
 import { paginate, type PagePosition } from './paginate.js';
@@ -36,6 +38,8 @@ export interface RunHooks {
   /** Saved page positions of this run, by paginate call, for resuming after a crash. */
   pages?: { positions: Record<string, unknown>; save(key: string, position: PagePosition): Promise<void> };
   isFullSync?: boolean;
+  /** A write without an Idempotency-Key may have reached the provider: running the script again would repeat it. */
+  onUnkeyedWrite?(write: { method: string; endpoint: string }): void;
 }
 
 function parseBody(body: Buffer | null, headers: Record<string, string | string[]>): unknown {
@@ -61,11 +65,17 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     kind: hooks.kind,
   };
 
+  let calls = 0;
   async function send<T>(method: HttpMethod, config: ProxyConfig): Promise<ScriptResponse<T>> {
+    // Counted before any await: the n-th call of a run keeps its position (and key) on every retry.
+    const position = calls++;
     const target = await providerTarget(deps, connection);
     if (config.baseUrlOverride) await assertUrlAllowed(config.baseUrlOverride, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
     const isJson = config.data !== undefined && !(config.data instanceof Uint8Array) && typeof config.data !== 'string';
-    const attempts = 1 + Math.max(0, Math.min(config.retries ?? 0, 10));
+    const retries = Math.max(0, Math.min(config.retries ?? 0, 10));
+    const headers: Record<string, string> = { accept: 'application/json', ...(isJson ? { 'content-type': 'application/json' } : {}), ...config.headers };
+    if (wantsIdempotencyKey(method, config.headers, retries)) headers[IDEMPOTENCY_KEY_HEADER] = idempotencyKey(hooks.runId, position);
+    const unsafe = isUnsafeToRepeat(method, headers);
     for (let attempt = 1; ; attempt++) {
       try {
         const res = await deps.http.requestOrThrow({
@@ -73,17 +83,18 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           baseUrl: config.baseUrlOverride ?? target.baseUrl,
           path: config.endpoint,
           query: config.params,
-          headers: { accept: 'application/json', ...(isJson ? { 'content-type': 'application/json' } : {}), ...config.headers },
+          headers,
           body: config.data === undefined ? undefined : isJson ? JSON.stringify(config.data) : (config.data as string | Uint8Array),
-          auth: target.auth,
+          auth: credentialsFor(target.auth, config.baseUrlOverride ?? target.baseUrl, { baseUrl: target.baseUrl, origins: target.provider.credentialOrigins }),
           context,
         });
+        if (unsafe) hooks.onUnkeyedWrite?.({ method, endpoint: config.endpoint });
         return { status: res.status, headers: res.headers, data: parseBody(res.body, res.headers) as T };
       } catch (err) {
-        // 5xx and network errors are retried here, briefly; a 429 is left to Temporal, which waits
+        if (unsafe && mayHaveReachedProvider(err)) hooks.onUnkeyedWrite?.({ method, endpoint: config.endpoint });
+        // Retried here, briefly, when the policy allows; a 429 is left to Temporal, which waits
         // exactly what the provider asked, durably, even across a worker restart.
-        const e = err as { retryable?: boolean; name?: string };
-        if (e.name === 'RateLimited' || !e.retryable || attempt >= attempts) throw err;
+        if ((err as { name?: string }).name === 'RateLimited' || !mayRetry(err, method, headers) || attempt > retries) throw err;
         await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 5000)));
       }
     }
