@@ -29,14 +29,20 @@ function readValue(value: string, schema: JsonSchema | undefined): unknown {
   return value;
 }
 
+/** One query key's value(s): repeated keys, or one value for an array property, become an array. */
+function readEntry(value: string | string[], schema: JsonSchema | undefined): unknown {
+  const types = typesOf(schema);
+  const wantsArray = types.has('array') && !types.has('string');
+  if (Array.isArray(value) || wantsArray) return [value].flat().map((item) => readValue(item, wantsArray ? schema?.items : undefined));
+  return readValue(value, schema);
+}
+
 export function queryAsInput(url: string, inputSchema: unknown): Record<string, unknown> {
   const properties = (inputSchema as JsonSchema | null)?.properties ?? {};
   return Object.fromEntries(
-    Object.entries(parseQuery(url)).map(([k, v]) => {
-      const schema = Object.hasOwn(properties, k) ? properties[k] : undefined;
-      if (typeof v === 'string') return [k, readValue(v, schema)];
-      if (Array.isArray(v)) return [k, v.map((item) => readValue(item, typesOf(schema).has('array') ? schema?.items : undefined))];
-      return [k, v];
-    }),
+    Object.entries(parseQuery(url)).map(([k, v]) => [
+      k,
+      typeof v === 'object' && !Array.isArray(v) ? v : readEntry(v, Object.hasOwn(properties, k) ? properties[k] : undefined),
+    ]),
   );
 }
