@@ -63,11 +63,16 @@ describe('no 500 for bad input', () => {
     assert.deepEqual(err.errors[0].path, ['connection_id']);
   });
 
-  test('lone UTF-16 surrogates in a JSON body are a 400 naming the field', async () => {
-    const body = '{"scripts":[{"name":"a\\ud800","integration":"metabase","type":"action","bundle":"x"}]}';
-    const err = await errorOf(await t.api('/scripts/deploy/preview', { method: 'POST', headers: { 'content-type': 'application/json' }, body }), 400);
-    assert.equal(err.code, 'invalid_body');
-    assert.deepEqual(err.errors[0].path, ['scripts', 0, 'name']);
+  test('strings the database cannot hold (NUL, lone UTF-16 surrogates) in a JSON body are a 400 naming the field', async () => {
+    // Found by schemathesis: a NUL in a script's integration key reached a query; jsonb refuses an unpaired surrogate.
+    const preview = '{"scripts":[{"integration":"metabase\\u0000","name":"a","bundle":"x","manifest":{}}]}';
+    const nul = await errorOf(await t.api('/scripts/deploy/preview', { method: 'POST', headers: { 'content-type': 'application/json' }, body: preview }), 400);
+    assert.equal(nul.code, 'invalid_body');
+    assert.deepEqual(nul.errors[0].path, ['scripts', 0, 'integration']);
+    const metadata = '{"connection_id":"acme","provider_config_key":"metabase","metadata":{"note":"a\\ud800b"}}';
+    const lone = await errorOf(await t.api('/connections/metadata', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: metadata }), 400);
+    assert.equal(lone.code, 'invalid_body');
+    assert.deepEqual(lone.errors[0].path, ['metadata', 'note']);
   });
 
   test('the legacy POST /connection refuses a body that is not a JSON object with a 4xx', async () => {
@@ -75,6 +80,14 @@ describe('no 500 for bad input', () => {
       const res = await t.api('/connection', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       const err = await errorOf(res, 400);
       assert.match(err.code, /^invalid_(json|body)$/, body);
+    }
+  });
+
+  test('proxy paths with control characters get an answer from the provider, not a hang or a 5xx', async () => {
+    for (const path of ['/proxy/a%0Ab', '/proxy/%00', '/proxy/%01%1F%7F', '/proxy/%0D%0AX-Injected:%201', '/proxy/a%09b%5C']) {
+      const res = await t.api(path, { headers: { ...unified, Retries: '2' } });
+      assert.equal(res.status, 404, `${path}: ${await res.clone().text()}`);
+      assert.equal(await res.text(), 'API endpoint does not exist.', 'the answer is the Metabase fake’s own 404');
     }
   });
 });
