@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
@@ -16,7 +17,9 @@ const API_KEY = 'mb_schemathesis=';
 
 function run(command: string, args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    // Run outside the checkout: schemathesis keeps a cache folder in its working directory.
+    const cwd = process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir();
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let output = '';
     const keep = (d: Buffer) => {
       process.stdout.write(d);
