@@ -97,3 +97,29 @@ describe('request limits', () => {
     third.ws.close();
   });
 });
+
+describe('request bodies under the default limit', () => {
+  let t: TestPlatform;
+  before(async () => {
+    t = await startTestPlatform({ runWorker: false });
+  });
+  after(async () => t?.stop());
+
+  test('bodies that no route reads leave the connection usable for the next request', async () => {
+    const body = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      for (const init of [
+        { key: 'not-a-key', headers: { 'content-type': 'application/json' } },
+        { key: null, headers: { 'content-type': 'application/json' } },
+        { headers: { 'content-type': 'text/plain' } },
+        { headers: { 'content-type': 'application/json' } },
+      ]) {
+        const res = await t.api('/integrations', { method: 'POST', body, ...init });
+        statuses.push(res.status);
+        await res.text();
+      }
+    }
+    assert.deepEqual(statuses, [401, 401, 415, 400, 401, 401, 415, 400, 401, 401, 415, 400]);
+  });
+});

@@ -28,13 +28,18 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Pro
   }
 }
 
-/** The body, failing with PayloadTooLarge once more than `limit` bytes have come. */
-function limitedStream(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
+/**
+ * The body, failing with PayloadTooLarge once more than `limit` bytes have come. The request's own
+ * body is first touched on the first read: a body nobody reads is left to the server, which drains
+ * it so that the connection can carry the next request.
+ */
+function limitedStream(raw: Request, limit: number): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let seen = 0;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        reader ??= raw.body!.getReader();
         const { done, value } = await reader.read();
         if (done) return controller.close();
         seen += value.byteLength;
@@ -42,7 +47,7 @@ function limitedStream(body: ReadableStream<Uint8Array>, limit: number): Readabl
         controller.error(tooLarge(limit));
         discardRest(reader).catch(() => undefined);
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => reader?.cancel(reason),
     },
     { highWaterMark: 0 },
   );
@@ -51,10 +56,17 @@ function limitedStream(body: ReadableStream<Uint8Array>, limit: number): Readabl
 export function bodyLimit(limit: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = c.req.raw;
-    if (!raw.body) return next();
+    const chunked = raw.headers.has('transfer-encoding');
     const declared = raw.headers.get('content-length');
-    if (declared !== null && !raw.headers.has('transfer-encoding') && Number(declared) > limit) throw tooLarge(limit);
-    c.req.raw = new Request(raw, { body: limitedStream(raw.body, limit), duplex: 'half' } as RequestInit);
+    if (raw.method === 'GET' || raw.method === 'HEAD' || (!chunked && !(Number(declared) > 0))) return next();
+    if (!chunked && Number(declared) > limit) throw tooLarge(limit);
+    c.req.raw = new Request(raw.url, {
+      method: raw.method,
+      headers: raw.headers,
+      signal: raw.signal,
+      body: limitedStream(raw, limit),
+      duplex: 'half',
+    } as RequestInit);
     return next();
   };
 }
