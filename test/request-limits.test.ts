@@ -3,6 +3,7 @@
  * popup WebSockets that close when idle. The platform runs with small limits so the tests send little.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { loadConfig } from '../lib/config.js';
@@ -70,6 +71,22 @@ describe('request limits', () => {
       assert.equal(res.status, 413, `${path}: ${text}`);
       assert.equal((JSON.parse(text) as Json).error.code, 'payload_too_large');
     }
+  });
+
+  test('a TRACE with a body (a method fetch cannot build) gets a 4xx', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        `${t.url}/integrations`,
+        { method: 'TRACE', headers: { authorization: `Bearer ${t.devKey}`, 'content-type': 'application/json', 'content-length': '7' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
+      req.on('error', reject);
+      req.end('{"a":1}');
+    });
+    assert.ok(status >= 400 && status < 500, `TRACE answered ${status}`);
   });
 
   test('a body at the limit is read as usual', async () => {

@@ -14,6 +14,9 @@ import type { AppEnv } from '../context.js';
  */
 const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
 
+/** Methods whose fetch Request cannot carry a body (fetch refuses TRACE and CONNECT outright). */
+const WITHOUT_FETCH_BODY = new Set(['GET', 'HEAD', 'TRACE', 'CONNECT']);
+
 function tooLarge(limit: number): PayloadTooLarge {
   return new PayloadTooLarge('payload_too_large', `Request bodies are limited to ${limit} bytes`);
 }
@@ -58,8 +61,8 @@ export function bodyLimit(limit: number): MiddlewareHandler<AppEnv> {
     const raw = c.req.raw;
     const chunked = raw.headers.has('transfer-encoding');
     const declared = raw.headers.get('content-length');
-    if (raw.method === 'GET' || raw.method === 'HEAD' || (!chunked && !(Number(declared) > 0))) return next();
     if (!chunked && Number(declared) > limit) throw tooLarge(limit);
+    if (WITHOUT_FETCH_BODY.has(raw.method) || (!chunked && !(Number(declared) > 0))) return next();
     c.req.raw = new Request(raw.url, {
       method: raw.method,
       headers: raw.headers,
