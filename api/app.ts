@@ -9,6 +9,7 @@ import type { AppDeps, AppEnv } from './context.js';
 import { errorResponse } from './errors.js';
 import { clientVersion } from './middleware/client-version.js';
 import { requestId } from './middleware/request-id.js';
+import { bodyLimit } from './middleware/body-limit.js';
 import { requestLogContext } from '../lib/log-context.js';
 import { alertRoutes } from './routes/alerts.js';
 import { integrationStatusRoutes } from './routes/integration-status.js';
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     );
   });
   app.use('*', clientVersion);
+  app.use('*', bodyLimit(deps.config.SWITCHYARD_REQUEST_BODY_LIMIT_BYTES));
 
   app.route('/', healthRoutes(deps));
   app.route('/', diagnosticsRoutes(deps));

@@ -21,6 +21,33 @@ export function check<S extends z.ZodType>(schema: S, data: unknown, code: Valid
 
 const MAX_JSON_DEPTH = 64;
 
+// PostgreSQL text and jsonb cannot hold NUL, and jsonb refuses unpaired UTF-16 surrogates: such a
+// string would fail at the database as a 500, so it is refused here as bad input, naming the field.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const unstorable = (text: string) => text.includes('\u0000') || LONE_SURROGATE.test(text);
+
+function unstorableStrings(value: unknown, path: (string | number)[] = [], out: FieldProblem[] = []): FieldProblem[] {
+  if (out.length >= 10) return out;
+  if (typeof value === 'string') {
+    if (unstorable(value)) out.push({ code: 'invalid_string', message: 'must not contain NUL characters or unpaired UTF-16 surrogates', path });
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => unstorableStrings(v, [...path, i], out));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (unstorable(k)) out.push({ code: 'invalid_key', message: 'must not contain NUL characters or unpaired UTF-16 surrogates', path: [...path, k] });
+      unstorableStrings(v, [...path, k], out);
+    }
+  }
+  return out;
+}
+
+/** Refuses strings that the database cannot store: NUL characters and unpaired UTF-16 surrogates. */
+export function assertStorable<T>(value: T, code: ValidationCode): T {
+  const problems = unstorableStrings(value);
+  if (problems.length > 0) throw new ValidationFailed(code, problems);
+  return value;
+}
+
 function depthOf(value: unknown, depth = 0): number {
   if (depth > MAX_JSON_DEPTH || value === null || typeof value !== 'object') return depth;
   let max = depth;
@@ -46,7 +73,7 @@ export async function readJson(c: Context): Promise<unknown> {
     throw new BadRequest('invalid_json', `The body is not valid JSON: ${(err as Error).message}`);
   }
   if (depthOf(parsed) > MAX_JSON_DEPTH) throw new BadRequest('invalid_json', `The body nests deeper than ${MAX_JSON_DEPTH} levels`);
-  return parsed;
+  return assertStorable(parsed, 'invalid_body');
 }
 
 export async function body<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
@@ -87,11 +114,11 @@ export function parseQuery(url: string): QueryObject {
 }
 
 export function query<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
-  return check(schema, parseQuery(c.req.url), 'invalid_query_params');
+  return check(schema, assertStorable(parseQuery(c.req.url), 'invalid_query_params'), 'invalid_query_params');
 }
 
 export function params<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
-  return check(schema, c.req.param(), 'invalid_uri_params');
+  return check(schema, assertStorable(c.req.param(), 'invalid_uri_params'), 'invalid_uri_params');
 }
 
 export function headers<S extends z.ZodType>(c: Context, schema: S): z.output<S> {

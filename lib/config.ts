@@ -54,6 +54,17 @@ export const configSchema = z.object({
     .int()
     .positive()
     .default(2 * 1024 * 1024),
+  SWITCHYARD_REQUEST_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 * 1024),
+  SWITCHYARD_WS_MAX_CLIENTS: z.coerce.number().int().positive().default(1000),
+  SWITCHYARD_WS_IDLE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(15 * 60_000),
   SWITCHYARD_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(14),
   SWITCHYARD_WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(24),
   SWITCHYARD_SCRIPT_MEMORY_LIMIT_MB: z.coerce.number().int().min(16).max(4096).default(128),

@@ -91,3 +91,13 @@ export async function startTestPlatform(opts: TestPlatformOptions = {}): Promise
     stop: () => platform.stop(),
   };
 }
+
+/** A Metabase integration `metabase` and an API-key connection to the fake at `domain`. */
+export async function connectMetabase(t: TestPlatform, domain: string, apiKey: string, connectionId = 'acme'): Promise<void> {
+  await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
+  const res = await t.api('/connections', {
+    method: 'POST',
+    json: { provider_config_key: 'metabase', connection_id: connectionId, connection_config: { domain }, credentials: { type: 'API_KEY', apiKey } },
+  });
+  if (res.status !== 201) throw new Error(`connecting Metabase failed: ${res.status} ${await res.text()}`);
+}

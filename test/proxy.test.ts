@@ -18,6 +18,7 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 const PCK = 'mb';
 const CONN = 'conn-1';
+const BODY_LIMIT = 16 * 1024 * 1024;
 
 describe('the proxy and the request log', () => {
   let t: TestPlatform;
@@ -33,7 +34,8 @@ describe('the proxy and the request log', () => {
   };
 
   before(async () => {
-    t = await startTestPlatform({ runWorker: false });
+    // Above the 10 MB replay buffer, so that large uploads can be streamed.
+    t = await startTestPlatform({ runWorker: false, env: { SWITCHYARD_REQUEST_BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
     generic = await startGenericApiFake({ apiKey: API_KEY });
     metabase = await startMetabaseFake({ apiKey: API_KEY });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
@@ -187,6 +189,25 @@ describe('the proxy and the request log', () => {
     assert.equal(exhausted.status, 502);
     assert.equal(await exhausted.text(), 'bad gateway');
     assert.equal(generic.requests.length - seen, 3, 'Retries + 1 attempts in all');
+  });
+
+  test('a streamed upload over the request body limit is cut off with 413 payload_too_large', async () => {
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > 2 * BODY_LIMIT) return controller.close();
+        sent += 1024 * 1024;
+        controller.enqueue(new Uint8Array(1024 * 1024));
+      },
+    });
+    const res = await proxy('/echo-binary', {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: endless,
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(res.status, 413);
+    assert.equal(((await res.json()) as Json).error.code, 'payload_too_large');
   });
 
   test('a 50 MB download streams through in bounded memory', async (ctx) => {

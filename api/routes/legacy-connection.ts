@@ -30,6 +30,17 @@ function nestCredentials(flat: Record<string, unknown>): Record<string, unknown>
   return { ...rest, credentials };
 }
 
+/** The nested body, or the text unchanged when it is not a JSON object: /connections then names what is wrong. */
+function nestedBody(text: string): string {
+  let flat: unknown;
+  try {
+    flat = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  return flat !== null && typeof flat === 'object' && !Array.isArray(flat) ? JSON.stringify(nestCredentials(flat as Record<string, unknown>)) : text;
+}
+
 export function legacyConnectionRoutes(deps: AppDeps, dispatch: (req: Request) => Response | Promise<Response>) {
   describeRoute({
     method: 'all',
@@ -50,7 +61,7 @@ export function legacyConnectionRoutes(deps: AppDeps, dispatch: (req: Request) =
     let bodyText: string | undefined;
     if (method !== 'GET' && method !== 'HEAD') {
       bodyText = await c.req.text();
-      if (path === '/connection' && method === 'POST' && bodyText) bodyText = JSON.stringify(nestCredentials(JSON.parse(bodyText) as Record<string, unknown>));
+      if (path === '/connection' && method === 'POST' && bodyText) bodyText = nestedBody(bodyText);
     }
     const res = await dispatch(new Request(url, { method, headers: c.req.raw.headers, body: bodyText }));
     const out = new Response(res.body, res);

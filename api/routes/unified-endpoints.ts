@@ -11,23 +11,13 @@ import { NotFound } from '../../lib/errors.js';
 import { endpointsOfScript, isScriptEnabled, scriptsOf } from '../../lib/scripts/catalog.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
-import { headers, parseQuery } from '../validate.js';
+import { assertStorable, headers } from '../validate.js';
+import { queryAsInput } from '../query-input.js';
 import { readActionBody, triggerAction } from './actions.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
 
 const endpointHeaders = z.object({ 'connection-id': connectionIdSchema, 'provider-config-key': uniqueKeySchema, 'x-async': z.string().optional() });
-
-/** Query values are strings; a GET action's numeric or boolean inputs arrive as their JSON. */
-function queryAsInput(url: string): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(parseQuery(url)).map(([k, v]) => {
-      if (typeof v !== 'string') return [k, v];
-      if (/^-?\d+(\.\d+)?$/.test(v) || v === 'true' || v === 'false' || v === 'null') return [k, JSON.parse(v)];
-      return [k, v];
-    }),
-  );
-}
 
 export type RecordsResponder = (c: Context<AppEnv>, target: { integrationKey: string; connectionId: string; models: string[] }) => Promise<Response>;
 
@@ -55,7 +45,7 @@ export function unifiedEndpointRoutes(deps: AppDeps, serveRecords?: RecordsRespo
       if (!serveRecords) throw unknown();
       return serveRecords(c, { integrationKey: integration.uniqueKey, connectionId: h['connection-id'], models: def.modelNames });
     }
-    const input = method === 'GET' ? queryAsInput(c.req.url) : await readActionBody(deps, c);
+    const input = method === 'GET' ? assertStorable(queryAsInput(c.req.url, def.schemas().input), 'invalid_query_params') : await readActionBody(deps, c);
     return triggerAction(deps, c, {
       env,
       integrationKey: integration.uniqueKey,
