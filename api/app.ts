@@ -31,6 +31,7 @@ import { recordRoutes, serveRecords } from './routes/records.js';
 import { scriptComponentSchemas, scriptRoutes } from './routes/scripts.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { providerWebhookRoutes } from './routes/provider-webhooks.js';
+import { incomingWebhookSecretRoutes } from './routes/incoming-webhook-secrets.js';
 
 export const API_VERSION = '0.67.0';
 
@@ -88,6 +89,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', recordRoutes(deps));
 
   app.route('/', providerWebhookRoutes(deps));
+  app.route('/', incomingWebhookSecretRoutes(deps));
 
   app.route('/', dashboardRoutes(deps));
 

@@ -13,6 +13,7 @@ import type { Queryable } from './db/pool.js';
 /** Every encrypted column: table, primary key, column. */
 export const ENCRYPTED_COLUMNS = [
   { table: 'integrations', key: 'id', column: 'credentials_enc' },
+  { table: 'integrations', key: 'id', column: 'incoming_webhook_secret_enc' },
   { table: 'connections', key: 'id', column: 'credentials_enc' },
   { table: 'oauth_sessions', key: 'id', column: 'code_verifier_enc' },
   { table: 'environment_settings', key: 'environment_id', column: 'otlp_headers_enc' },
