@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { bundle, manifestOf } from '../cli/build.js';
-import { findScripts } from '../cli/project.js';
+import { CLI_VERSION, findScripts } from '../cli/project.js';
 import { metabaseScripts } from '../integrations/metabase/index.js';
 import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createOnEvent } from '../integrations/sdk/index.js';
@@ -120,6 +120,7 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
   let t: TestPlatform;
   let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
   let work: string;
+  const scripts: Json[] = [];
   const unified = { 'connection-id': CONN, 'provider-config-key': PCK };
   const connect = (connectionId: string) =>
     t.api('/connections', {
@@ -147,18 +148,42 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
       await mkdir(path.dirname(path.join(work, PCK, file)), { recursive: true });
       await writeFile(path.join(work, PCK, file), content);
     }
-    const scripts = [];
     for (const s of await findScripts(work)) {
       const code = await bundle(work, s);
       scripts.push({ integration: s.integration, name: s.name, bundle: code, manifest: await manifestOf(work, s, code) });
     }
-    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true } });
+    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true, cli_version: CLI_VERSION } });
     assert.equal(deployed.status, 200, await deployed.clone().text());
   });
   after(async () => {
     await t?.stop();
     await metabase?.close();
     if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('deploy checks the CLI version in the body: too old is 426, missing is 400 naming cli_version; nothing is deployed', async () => {
+    const versions = async () => Number((await t.platform.deps.db.query('SELECT count(*) FROM script_deployments')).rows[0].count);
+    const before = await versions();
+    for (const path_ of ['/scripts/deploy', '/scripts/deploy/preview']) {
+      const old = await t.api(path_, { method: 'POST', json: { scripts, activate: true, cli_version: '0.66.9' } });
+      assert.equal(old.status, 426);
+      const oldBody = (await old.json()) as Json;
+      assert.equal(oldBody.error.code, 'client_upgrade_required');
+      assert.match(oldBody.error.message, /cli_version 0\.66\.9 .*0\.67\.0/);
+      const missing = await t.api(path_, { method: 'POST', json: { scripts, activate: true } });
+      assert.equal(missing.status, 400);
+      assert.deepEqual(
+        ((await missing.json()) as Json).error.errors.map((e: Json) => e.path),
+        [['cli_version']],
+      );
+      const malformed = await t.api(path_, { method: 'POST', json: { scripts, activate: true, cli_version: 'latest' } });
+      assert.equal(malformed.status, 400);
+      assert.deepEqual(
+        ((await malformed.json()) as Json).error.errors.map((e: Json) => e.path),
+        [['cli_version']],
+      );
+    }
+    assert.equal(await versions(), before);
   });
 
   test('post-connection-creation: deployed and pre-built scripts run after the answer and set metadata; not on override', async () => {
