@@ -182,8 +182,8 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
               </p>
               <details>
                 <summary>Show the webhook secret</summary>
-                <CopyField id="incoming-webhook-secret" label="Webhook secret" value={incomingSecret} />
-                <CopyField id="incoming-webhook-url" label="Webhook URL with token" value={`${webhookUrl}/${incomingSecret}`} />
+                <CopyField id="incoming-webhook-secret" label="Verification secret" value={incomingSecret} />
+                <CopyField id="incoming-webhook-url" label="Verification URL (ends with the secret)" value={`${webhookUrl}/${incomingSecret}`} />
               </details>
               <form method="post" action={`${ctx.base}/integrations/${encodeURIComponent(i.uniqueKey)}/webhook-secret/rotate`} class="inline-form">
                 <Csrf token={ctx.csrf} />
