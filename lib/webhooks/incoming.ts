@@ -7,7 +7,7 @@
  *   providers that can only be given a URL.
  * The secret is generated at first use and replaced (at once) by a rotation.
  */
-import { constantTimeEqual, hmacSha256Hex, randomToken, type SecretBox } from '../crypto.js';
+import { constantTimeEqual, hmacSha256Hex, randomToken, rowAad, type SecretBox } from '../crypto.js';
 import type { Queryable } from '../db/pool.js';
 
 export const SIGNATURE_HEADER = 'X-Switchyard-Signature';
@@ -15,10 +15,11 @@ export const SIGNATURE_HEADER = 'X-Switchyard-Signature';
 export type IncomingProof = { signature?: string | undefined; urlToken?: string | undefined };
 
 const newSecret = () => randomToken(32);
+const aadOf = (integrationId: number) => rowAad('integrations', 'incoming_webhook_secret_enc', integrationId);
 
 async function readSecret(db: Queryable, box: SecretBox, integrationId: number): Promise<string | null> {
   const { rows } = await db.query<{ v: string | null }>('SELECT incoming_webhook_secret_enc AS v FROM integrations WHERE id = $1', [integrationId]);
-  return rows[0]?.v ? box.decrypt(rows[0].v) : null;
+  return rows[0]?.v ? box.decrypt(rows[0].v, aadOf(integrationId)) : null;
 }
 
 /** The integration's secret; the first call generates it (concurrent first calls agree on one). */
@@ -27,7 +28,7 @@ export async function incomingWebhookSecret(db: Queryable, box: SecretBox, integ
   if (existing) return existing;
   await db.query('UPDATE integrations SET incoming_webhook_secret_enc = $2 WHERE id = $1 AND incoming_webhook_secret_enc IS NULL', [
     integrationId,
-    box.encrypt(newSecret()),
+    box.encrypt(newSecret(), aadOf(integrationId)),
   ]);
   return (await readSecret(db, box, integrationId))!;
 }
@@ -35,7 +36,10 @@ export async function incomingWebhookSecret(db: Queryable, box: SecretBox, integ
 /** Replaces the secret; webhooks proven with the old one are refused from now on. */
 export async function rotateIncomingWebhookSecret(db: Queryable, box: SecretBox, integrationId: number): Promise<string> {
   const secret = newSecret();
-  await db.query('UPDATE integrations SET incoming_webhook_secret_enc = $2, updated_at = now() WHERE id = $1', [integrationId, box.encrypt(secret)]);
+  await db.query('UPDATE integrations SET incoming_webhook_secret_enc = $2, updated_at = now() WHERE id = $1', [
+    integrationId,
+    box.encrypt(secret, aadOf(integrationId)),
+  ]);
   return secret;
 }
 
