@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { NotFound } from '../lib/errors.js';
+import { redactPath } from '../lib/http/redact.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { errorResponse } from './errors.js';
 import { clientVersion } from './middleware/client-version.js';
@@ -32,6 +33,7 @@ import { recordRoutes, serveRecords } from './routes/records.js';
 import { scriptComponentSchemas, scriptRoutes } from './routes/scripts.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { providerWebhookRoutes } from './routes/provider-webhooks.js';
+import { incomingWebhookSecretRoutes } from './routes/incoming-webhook-secrets.js';
 
 export const API_VERSION = '0.67.0';
 
@@ -56,7 +58,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const started = performance.now();
     await next();
     deps.log.info(
-      { reqId: c.get('requestId'), method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      { reqId: c.get('requestId'), method: c.req.method, path: redactPath(c.req.path), status: c.res.status, ms: Math.round(performance.now() - started) },
       'http',
     );
   });
@@ -90,6 +92,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', recordRoutes(deps));
 
   app.route('/', providerWebhookRoutes(deps));
+  app.route('/', incomingWebhookSecretRoutes(deps));
 
   app.route('/', dashboardRoutes(deps));
 

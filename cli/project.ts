@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clockFrom, dates, systemClock, type Clock } from '../lib/clock.js';
 import { CliError, warn } from './ui.js';
 
 /** The root of this package (the Switchyard repository the CLI runs from). */
@@ -35,10 +36,28 @@ export function yamlConfigOf(dir: string): string | null {
   return YAML_CONFIGS.map((f) => path.join(dir, f)).find((f) => existsSync(f)) ?? null;
 }
 
-/** compile and deploy refuse a yaml configuration, explaining the TypeScript format. */
-export function refuseYaml(dir: string): void {
+/** The CLI's clock: `SWITCHYARD_NOW` moves it, as it moves the platform's (lib/runtime/platform.ts). */
+export function cliClock(): Clock {
+  const at = process.env.SWITCHYARD_NOW;
+  if (!at) return systemClock;
+  const start = new Date(at);
+  if (Number.isNaN(start.getTime())) throw new CliError(`SWITCHYARD_NOW is not a date: ${at}`, 'set it to an ISO 8601 date-time, or unset it');
+  return clockFrom(start);
+}
+
+/**
+ * compile and deploy refuse a yaml configuration from 2025-12-01, explaining the TypeScript
+ * format; before that date it is ignored with a warning.
+ */
+export function refuseYaml(dir: string, clock: Clock = cliClock()): void {
   const yaml = yamlConfigOf(dir);
   if (!yaml) return;
+  if (clock.now() < dates.yamlRefused) {
+    warn(
+      `${path.basename(yaml)} is ignored: Switchyard reads TypeScript scripts only, and refuses yaml configurations from ${dates.yamlRefused.toISOString().slice(0, 10)}; run \`switchyard migrate\``,
+    );
+    return;
+  }
   throw new CliError(
     `${path.basename(yaml)} found: Switchyard does not read yaml configurations. Scripts are TypeScript files, one per sync or action:`,
     `run \`switchyard migrate\` to turn ${path.basename(yaml)} into script stubs (it is then renamed to ${path.basename(yaml)}.migrated), move each script's logic into its exec(), and run \`switchyard compile\``,
@@ -82,14 +101,10 @@ function versionOf(range: string): [number, number, number] | null {
   return m ? [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0)] : null;
 }
 
-function older(a: [number, number, number], b: [number, number, number]): boolean {
-  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
-  return false;
-}
-
 /**
- * The project's zod must be 4.0.5 or newer: an older (or missing) one in package.json is replaced
- * by 4.0.5, and the developer is sent to `npm install`. Returns the directory of the installed zod.
+ * The project's package.json must pin zod to exactly 4.0.5 (no range, no newer version): anything
+ * else (or none) is replaced by 4.0.5, and the developer is sent to `npm install`. Returns the
+ * directory of the installed zod.
  */
 export async function checkZod(dir: string): Promise<string> {
   const pkgPath = path.join(dir, 'package.json');
@@ -100,16 +115,14 @@ export async function checkZod(dir: string): Promise<string> {
   const pkg = JSON.parse(text) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
   const section = pkg.dependencies?.zod !== undefined ? 'dependencies' : pkg.devDependencies?.zod !== undefined ? 'devDependencies' : null;
   const declared = section ? pkg[section]!.zod! : null;
-  const declaredVersion = declared ? versionOf(declared) : null;
-  const pinned = versionOf(PINNED_ZOD)!;
-  if (!declared || !declaredVersion || older(declaredVersion, pinned)) {
+  if (declared?.trim() !== PINNED_ZOD) {
     const target = section ?? 'dependencies';
     pkg[target] = { ...pkg[target], zod: PINNED_ZOD };
     const indent = /^(\s+)"/m.exec(text)?.[1] ?? '  ';
     await writeFile(pkgPath, `${JSON.stringify(pkg, null, indent)}\n`);
     throw new CliError(
       declared
-        ? `package.json asked for zod ${declared}; Switchyard scripts need zod ${PINNED_ZOD} (zod 4: z.toJSONSchema, z.infer types). package.json now pins zod ${PINNED_ZOD}.`
+        ? `package.json asked for zod ${declared}; Switchyard scripts need zod ${PINNED_ZOD} exactly (no range, no other version). package.json now pins zod ${PINNED_ZOD}.`
         : `package.json has no zod; Switchyard scripts need zod ${PINNED_ZOD}. It is now in package.json.`,
       'run `npm install`, then run the command again',
     );

@@ -7,12 +7,13 @@
  *   3. drop the old key from SWITCHYARD_PREVIOUS_ENCRYPTION_KEYS.
  * Every process can read both keys at every step, so no request fails during the change.
  */
-import type { SecretBox } from './crypto.js';
+import { rowAad, type SecretBox } from './crypto.js';
 import type { Queryable } from './db/pool.js';
 
 /** Every encrypted column: table, primary key, column. */
 export const ENCRYPTED_COLUMNS = [
   { table: 'integrations', key: 'id', column: 'credentials_enc' },
+  { table: 'integrations', key: 'id', column: 'incoming_webhook_secret_enc' },
   { table: 'connections', key: 'id', column: 'credentials_enc' },
   { table: 'oauth_sessions', key: 'id', column: 'code_verifier_enc' },
   { table: 'environment_settings', key: 'environment_id', column: 'otlp_headers_enc' },
@@ -46,7 +47,8 @@ export async function reencryptAll(db: Queryable, box: SecretBox, batchSize = 50
           report.alreadyCurrent++;
           continue;
         }
-        const fresh = box.encrypt(box.decrypt(row.v));
+        const aad = rowAad(table, column, row.k);
+        const fresh = box.encrypt(box.decrypt(row.v, aad), aad);
         const { rowCount } = await db.query(`UPDATE ${table} SET ${column} = $1 WHERE ${key} = $2 AND ${column} = $3`, [fresh, row.k, row.v]);
         done += rowCount ?? 0;
       }

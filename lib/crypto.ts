@@ -1,10 +1,21 @@
 /**
  * @module crypto — secrets at rest (AES-256-GCM with a key ring), secret-key hashing and
  * constant-time comparison.
+ *
+ * Sealed values are `v2:<key id>:<iv>:<tag>:<body>`, bound to where they are stored: the GCM
+ * additional authenticated data is `table:column:rowId` (rowAad), so a value copied into another
+ * row or column does not decrypt. `v1` values (written before the binding, no AAD) are still read;
+ * they count as stale, and `npm run reencrypt` rewrites them as v2.
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
-const FORMAT = 'v1';
+const FORMAT = 'v2';
+const UNBOUND_FORMAT = 'v1';
+
+/** The additional authenticated data of a value stored at `table.column` of row `rowId`. */
+export function rowAad(table: string, column: string, rowId: string | number): string {
+  return `${table}:${column}:${rowId}`;
+}
 
 export function parseKey(text: string): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
@@ -30,33 +41,38 @@ export class SecretBox {
     for (const k of previous) this.keys.set(keyId(k), k);
   }
 
-  encrypt(plaintext: string): string {
+  /** `aad`: rowAad(...) of the place the value is stored. */
+  encrypt(plaintext: string, aad: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentId)!, iv);
+    cipher.setAAD(Buffer.from(aad, 'utf8'));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return [FORMAT, this.currentId, iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
   }
 
-  decrypt(sealed: string): string {
+  /** `aad` must be the one the value was sealed with (v1 values have none and ignore it). */
+  decrypt(sealed: string, aad: string): string {
     const [format, id, iv, tag, body] = sealed.split(':');
     const key = id ? this.keys.get(id) : undefined;
-    if (format !== FORMAT || !key || !iv || !tag || body === undefined) throw new Error('cannot decrypt: unknown key or format');
+    if ((format !== FORMAT && format !== UNBOUND_FORMAT) || !key || !iv || !tag || body === undefined) throw new Error('cannot decrypt: unknown key or format');
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+    if (format === FORMAT) decipher.setAAD(Buffer.from(aad, 'utf8'));
     decipher.setAuthTag(Buffer.from(tag, 'base64'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
   }
 
-  encryptJson(value: unknown): string {
-    return this.encrypt(JSON.stringify(value));
+  encryptJson(value: unknown, aad: string): string {
+    return this.encrypt(JSON.stringify(value), aad);
   }
 
-  decryptJson<T>(sealed: string): T {
-    return JSON.parse(this.decrypt(sealed)) as T;
+  decryptJson<T>(sealed: string, aad: string): T {
+    return JSON.parse(this.decrypt(sealed, aad)) as T;
   }
 
-  /** True when the sealed value was written with an older key and should be re-encrypted. */
+  /** True when the sealed value was written with an older key or format and should be re-encrypted. */
   isStale(sealed: string): boolean {
-    return sealed.split(':')[1] !== this.currentId;
+    const [format, id] = sealed.split(':');
+    return format !== FORMAT || id !== this.currentId;
   }
 }
 

@@ -383,6 +383,7 @@ export const p = client.triggerAction('generic', 'acme', 'create-item', { nmae: 
             manifest: { type: 'sync', frequency: 'every hour', endpoints: [{ method: 'GET', path: '/connections' }], models: { Thing: {} } },
           },
         ],
+        cli_version: '0.67.0',
       },
     });
     assert.equal(reserved.status, 400);

@@ -226,6 +226,19 @@ describe('developer dashboard', () => {
     });
   });
 
+  test("the Authorization tab shows the integration's webhook verification secret and rotates it", async () => {
+    const secretOf = async () => (((await (await t.api('/integrations/slack/webhook-secret')).json()) as Json).data as Json).webhook_secret as string;
+    await page.goto(`${t.url}/dashboard/dev/integrations/slack/authorization`);
+    const first = await secretOf();
+    assert.equal(await page.getByLabel('Verification secret').inputValue(), first);
+    assert.match(await page.getByLabel('Verification URL (ends with the secret)').inputValue(), new RegExp(`/webhook/[0-9a-f-]{36}/slack/${first}$`));
+    await navigate(page.getByRole('button', { name: 'Rotate webhook secret' }));
+    await expectNotice(/Webhook secret rotated/);
+    const second = await secretOf();
+    assert.notEqual(second, first);
+    assert.equal(await page.getByLabel('Verification secret').inputValue(), second);
+  });
+
   test('activate two endpoints in the Endpoints tab; they answer through the API while a deactivated one answers 404', async () => {
     await page.goto(`${t.url}/dashboard/dev/integrations/metabase/endpoints`);
     const createUser = page.getByRole('switch', { name: 'Activate POST /users', exact: true });

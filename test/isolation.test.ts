@@ -128,7 +128,11 @@ describe('isolation and secrets', () => {
   });
 
   test('the database dump and the logs hold no plaintext credential, key or token', async () => {
+    // A provider webhook to the URL that ends with the integration's secret: the path is logged, the secret is not.
+    const webhookSecret = ((await (await t.api('/integrations/drive/webhook-secret')).json()) as Json).data.webhook_url_with_token as string;
+    await fetch(webhookSecret, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     const secrets = [
+      webhookSecret.split('/').pop()!,
       API_KEY,
       'iso-client-secret-value',
       'iso-webhook-secret',

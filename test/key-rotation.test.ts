@@ -3,14 +3,25 @@
  * old key stays readable until the rotation finishes.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { parseKey, SecretBox } from '../lib/crypto.js';
 import { countStale, reencryptAll } from '../lib/crypto-rotation.js';
+import { getConnectionByPk } from '../lib/db/connections.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A value as the platform wrote it before row binding: format v1, no additional authenticated data. */
+function sealV1(keyHex: string, plaintext: string): string {
+  const key = Buffer.from(keyHex, 'hex');
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  const id = createHash('sha256').update(key).digest('hex').slice(0, 8);
+  return ['v1', id, iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
+}
 
 describe('encryption key rotation', () => {
   const platforms: TestPlatform[] = [];
@@ -74,5 +85,47 @@ describe('encryption key rotation', () => {
     const conn = (await (await onlyNew.api('/connections/c7?provider_config_key=metabase')).json()) as Json;
     assert.equal(conn.credentials.apiKey, 'mb_rotate=');
     assert.equal((await onlyNew.api('/environment')).status, 200);
+  });
+
+  test('credentials are bound to their row; rows written before stay readable and reencrypt rewrites them', async () => {
+    const key = randomBytes(32).toString('hex');
+    const p = await startTestPlatform({ env: { SWITCHYARD_ENCRYPTION_KEY: key }, runWorker: false });
+    platforms.push(p);
+    const { db, box } = p.platform.deps;
+    metabase ??= await startMetabaseFake({ apiKey: 'mb_rotate=' });
+    await p.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
+    for (const id of ['bound-a', 'bound-b']) {
+      const res = await p.api('/connections', {
+        method: 'POST',
+        json: {
+          provider_config_key: 'metabase',
+          connection_id: id,
+          connection_config: { domain: metabase.url },
+          credentials: { type: 'API_KEY', apiKey: 'mb_rotate=' },
+        },
+      });
+      assert.equal(res.status, 201);
+    }
+    const rowOf = async (id: string) =>
+      (await db.query<{ id: number; v: string }>('SELECT id, credentials_enc AS v FROM connections WHERE connection_id = $1', [id])).rows[0]!;
+    const a = await rowOf('bound-a');
+    const b = await rowOf('bound-b');
+
+    // a's sealed credentials copied into b's row do not decrypt there.
+    await db.query('UPDATE connections SET credentials_enc = $2 WHERE id = $1', [b.id, a.v]);
+    await assert.rejects(getConnectionByPk(db, box, b.id), /unable to authenticate data/);
+    await db.query('UPDATE connections SET credentials_enc = $2 WHERE id = $1', [b.id, b.v]);
+    assert.equal((await getConnectionByPk(db, box, b.id))?.credentials.type, 'API_KEY');
+
+    // A row written before the binding (v1, no AAD) still reads, is stale, and reencrypt rewrites it.
+    await db.query('UPDATE connections SET credentials_enc = $2 WHERE id = $1', [a.id, sealV1(key, JSON.stringify({ type: 'API_KEY', apiKey: 'mb_rotate=' }))]);
+    const read = async () => ((await (await p.api('/connections/bound-a?provider_config_key=metabase')).json()) as Json).credentials?.apiKey as unknown;
+    assert.equal(await read(), 'mb_rotate=');
+    assert.equal(await countStale(db, box), 1);
+    const report = await reencryptAll(db, box);
+    assert.equal(report.byColumn['connections.credentials_enc'], 1);
+    assert.match((await rowOf('bound-a')).v, /^v2:/);
+    assert.equal(await countStale(db, box), 0);
+    assert.equal(await read(), 'mb_rotate=');
   });
 });

@@ -8,13 +8,15 @@
  * validators strip undeclared keys as zod does.
  */
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { bundle, manifestOf } from '../cli/build.js';
-import { findScripts } from '../cli/project.js';
+import { CLI_VERSION, findScripts } from '../cli/project.js';
 import { metabaseScripts } from '../integrations/metabase/index.js';
 import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createOnEvent } from '../integrations/sdk/index.js';
@@ -118,6 +120,7 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
   let t: TestPlatform;
   let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
   let work: string;
+  const scripts: Json[] = [];
   const unified = { 'connection-id': CONN, 'provider-config-key': PCK };
   const connect = (connectionId: string) =>
     t.api('/connections', {
@@ -145,18 +148,42 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
       await mkdir(path.dirname(path.join(work, PCK, file)), { recursive: true });
       await writeFile(path.join(work, PCK, file), content);
     }
-    const scripts = [];
     for (const s of await findScripts(work)) {
       const code = await bundle(work, s);
       scripts.push({ integration: s.integration, name: s.name, bundle: code, manifest: await manifestOf(work, s, code) });
     }
-    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true } });
+    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true, cli_version: CLI_VERSION } });
     assert.equal(deployed.status, 200, await deployed.clone().text());
   });
   after(async () => {
     await t?.stop();
     await metabase?.close();
     if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('deploy checks the CLI version in the body: too old is 426, missing is 400 naming cli_version; nothing is deployed', async () => {
+    const versions = async () => Number((await t.platform.deps.db.query('SELECT count(*) FROM script_deployments')).rows[0].count);
+    const before = await versions();
+    for (const path_ of ['/scripts/deploy', '/scripts/deploy/preview']) {
+      const old = await t.api(path_, { method: 'POST', json: { scripts, activate: true, cli_version: '0.66.9' } });
+      assert.equal(old.status, 426);
+      const oldBody = (await old.json()) as Json;
+      assert.equal(oldBody.error.code, 'client_upgrade_required');
+      assert.match(oldBody.error.message, /cli_version 0\.66\.9 .*0\.67\.0/);
+      const missing = await t.api(path_, { method: 'POST', json: { scripts, activate: true } });
+      assert.equal(missing.status, 400);
+      assert.deepEqual(
+        ((await missing.json()) as Json).error.errors.map((e: Json) => e.path),
+        [['cli_version']],
+      );
+      const malformed = await t.api(path_, { method: 'POST', json: { scripts, activate: true, cli_version: 'latest' } });
+      assert.equal(malformed.status, 400);
+      assert.deepEqual(
+        ((await malformed.json()) as Json).error.errors.map((e: Json) => e.path),
+        [['cli_version']],
+      );
+    }
+    assert.equal(await versions(), before);
   });
 
   test('post-connection-creation: deployed and pre-built scripts run after the answer and set metadata; not on override', async () => {
@@ -194,10 +221,46 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
     assert.equal(await connectionRows('blocked-1'), 0);
   });
 
+  const webhookSecret = async () => {
+    const res = await t.api(`/integrations/${PCK}/webhook-secret`);
+    assert.equal(res.status, 200);
+    return ((await res.json()) as Json).data as { webhook_secret: string; webhook_url: string; webhook_url_with_token: string };
+  };
+  const hmac = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  const post = (url: string, body: Json, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const webhookRunExists = async (eventId: string) => {
+    try {
+      await t.platform.deps.temporal.workflow.getHandle(`sync-webhook:dev:${PCK}:${CONN}:webhook-items:${eventId}`).describe();
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  };
+
+  test('onWebhook: a webhook not proven by the integration secret gets 401 and runs nothing', async () => {
+    const { webhook_secret: secret, webhook_url: url } = await webhookSecret();
+    const event = (id: string) => ({ id, type: 'item.created', connectionId: CONN, data: { id, name: 'forged' } });
+    const refused = [
+      await post(url, event('evt_none')),
+      await post(url, event('evt_badsig'), { 'x-switchyard-signature': hmac('not-the-secret', JSON.stringify(event('evt_badsig'))) }),
+      // Signed over other bytes than those sent.
+      await post(url, event('evt_tampered'), { 'x-switchyard-signature': hmac(secret, JSON.stringify(event('evt_other'))) }),
+      await post(`${url}/${'0'.repeat(secret.length)}`, event('evt_badtoken')),
+      await post(`${url}/${secret.slice(0, -1)}`, event('evt_shorttoken')),
+    ];
+    for (const res of refused) {
+      assert.equal(res.status, 401);
+      assert.equal(((await res.json()) as Json).error.code, 'webhook_invalid_signature');
+    }
+    for (const id of ['evt_none', 'evt_badsig', 'evt_tampered', 'evt_badtoken', 'evt_shorttoken']) assert.equal(await webhookRunExists(id), false, id);
+    assert.equal(JSON.stringify(await (await t.api('/openapi.json')).json()).includes('/integrations/{uniqueKey}/webhook-secret/rotate'), true);
+  });
+
   test('onWebhook: a subscribed event routed by connectionId saves records and emits a WEBHOOK sync event', async () => {
-    const env = (await t.platform.deps.db.query(`SELECT uuid FROM environments WHERE name = 'dev'`)).rows[0].uuid as string;
-    const send = (body: Json) =>
-      fetch(`${t.url}/webhook/${env}/${PCK}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { webhook_secret: secret, webhook_url: url, webhook_url_with_token: tokenUrl } = await webhookSecret();
+    const send = (body: Json) => post(url, body, { 'x-switchyard-signature': hmac(secret, JSON.stringify(body)) });
     const ignored = await send({ id: 'evt_0', type: 'item.deleted', connectionId: CONN, data: { id: 'w0', name: 'not subscribed' } });
     assert.equal(ignored.status, 200);
     const res = await send({ id: 'evt_1', type: 'item.created', connectionId: CONN, data: { id: 'w1', name: 'from a webhook', extra: 'stripped' } });
@@ -219,6 +282,25 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
     assert.deepEqual(event.responseResults, { added: 1, updated: 0, deleted: 0 });
     // No connectionId: acknowledged, nothing runs.
     assert.equal((await send({ id: 'evt_2', type: 'item.created', data: { id: 'w2', name: 'nobody' } })).status, 200);
+    // The URL's token proves the sender as well as the signature does.
+    const byToken = await post(tokenUrl, { id: 'evt_3', type: 'item.created', connectionId: CONN, data: { id: 'w3', name: 'by token' } });
+    assert.equal(byToken.status, 200);
+    assert.equal(await webhookRunExists('evt_3'), true);
+  });
+
+  test('onWebhook: rotating the secret refuses the old one at once and accepts the new one', async () => {
+    const old = await webhookSecret();
+    const rotated = await t.api(`/integrations/${PCK}/webhook-secret/rotate`, { method: 'POST' });
+    assert.equal(rotated.status, 200);
+    const fresh = ((await rotated.json()) as Json).data as { webhook_secret: string; webhook_url_with_token: string };
+    assert.notEqual(fresh.webhook_secret, old.webhook_secret);
+    assert.equal((await webhookSecret()).webhook_secret, fresh.webhook_secret);
+    const body = { id: 'evt_4', type: 'item.created', connectionId: CONN, data: { id: 'w4', name: 'after rotation' } };
+    assert.equal((await post(old.webhook_url, body, { 'x-switchyard-signature': hmac(old.webhook_secret, JSON.stringify(body)) })).status, 401);
+    assert.equal((await post(old.webhook_url_with_token, body)).status, 401);
+    assert.equal(await webhookRunExists('evt_4'), false);
+    assert.equal((await post(fresh.webhook_url_with_token, body)).status, 200);
+    assert.equal(await webhookRunExists('evt_4'), true);
   });
 
   test('a deployed action uses z.url(), URL and URLSearchParams; its output is stripped of undeclared keys', async () => {

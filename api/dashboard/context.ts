@@ -43,6 +43,7 @@ const NOTICES: Record<string, string> = {
   'frequency-saved': 'Frequency saved.',
   'settings-saved': 'Webhook settings saved.',
   'key-rotated': 'Signing key rotated. The previous key keeps signing for 24 hours.',
+  'webhook-secret-rotated': 'Webhook secret rotated. Webhooks proven with the previous secret are refused from now on.',
   replayed: 'Delivery replayed as a new delivery.',
   'signed-out': 'Signed out.',
 };

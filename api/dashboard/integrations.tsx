@@ -10,6 +10,7 @@ import { integrationCredentials } from '../../integrations/credentials.js';
 import { endpointKey } from '../../integrations/registry.js';
 import { insertIntegration, listIntegrations, setEndpointStates, updateIntegration, type Integration } from '../../lib/db/integrations.js';
 import { BadRequest } from '../../lib/errors.js';
+import { incomingWebhookSecret, rotateIncomingWebhookSecret, SIGNATURE_HEADER } from '../../lib/webhooks/incoming.js';
 import type { AppDeps } from '../context.js';
 import { credentialsSummary, endpointsOf, integrationOr404, uniqueKeySchema, type EndpointRow } from '../routes/integrations.js';
 import { field, fields, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
@@ -147,6 +148,9 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
     const provider = getProvider(i.provider);
     const summary = credentialsSummary(i) as { client_id: string; client_secret: string; scopes: string; webhook_secret: string | null } | null;
     const action = `${ctx.base}/integrations/${encodeURIComponent(i.uniqueKey)}/authorization`;
+    const webhookUrl = `${ctx.publicUrl}/webhook/${ctx.env.uuid}/${encodeURIComponent(i.uniqueKey)}`;
+    // Checkr signs its own webhooks; every other provider proves itself with this secret.
+    const incomingSecret = provider?.webhookRouting === 'checkr' ? null : await incomingWebhookSecret(deps.db, deps.box, i.id);
     return renderPage(
       c,
       status,
@@ -166,9 +170,29 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
           <CopyField
             id="provider-webhook-url"
             label="Provider webhook URL"
-            value={`${ctx.publicUrl}/webhook/${ctx.env.uuid}/${encodeURIComponent(i.uniqueKey)}`}
+            value={webhookUrl}
             hint="Where the provider sends its own webhooks for this integration."
           />
+          {incomingSecret && (
+            <section aria-labelledby="incoming-webhook-heading">
+              <h3 id="incoming-webhook-heading">Webhook verification</h3>
+              <p class="explain">
+                Webhooks to this integration are accepted only with its secret: an <code>{SIGNATURE_HEADER}: sha256=&lt;hex&gt;</code> header (HMAC-SHA256 of
+                the raw body with the secret), or posted to the URL that ends with the secret. Anything else gets 401 and runs nothing.
+              </p>
+              <details>
+                <summary>Show the webhook secret</summary>
+                <CopyField id="incoming-webhook-secret" label="Verification secret" value={incomingSecret} />
+                <CopyField id="incoming-webhook-url" label="Verification URL (ends with the secret)" value={`${webhookUrl}/${incomingSecret}`} />
+              </details>
+              <form method="post" action={`${ctx.base}/integrations/${encodeURIComponent(i.uniqueKey)}/webhook-secret/rotate`} class="inline-form">
+                <Csrf token={ctx.csrf} />
+                <button type="submit" class="btn">
+                  Rotate webhook secret
+                </button>
+              </form>
+            </section>
+          )}
           {provider?.authMode === 'OAUTH2' ? (
             <form method="post" action={action} class="form-grid" autocomplete="off">
               <Csrf token={ctx.csrf} />
@@ -338,6 +362,11 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
       if (!parsed.success) return authorizationPage(c, current, 400, { kind: 'error', text: zodMessage(parsed.error.issues) });
       await updateIntegration(deps.db, deps.box, current, { credentials: parsed.data });
       return redirectWith(c, `${c.get('page').base}/integrations/${encodeURIComponent(current.uniqueKey)}/authorization`, 'credentials-saved');
+    })
+    .post('/integrations/:key/webhook-secret/rotate', async (c) => {
+      const integration = await integrationOf(c);
+      await rotateIncomingWebhookSecret(deps.db, deps.box, integration.id);
+      return redirectWith(c, `${c.get('page').base}/integrations/${encodeURIComponent(integration.uniqueKey)}/authorization`, 'webhook-secret-rotated');
     })
     .get('/integrations/:key/endpoints', async (c) => endpointsPage(c, await integrationOf(c)))
     .post('/integrations/:key/endpoints', async (c) => {

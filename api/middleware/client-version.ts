@@ -20,6 +20,12 @@ function announcedVersion(userAgent: string | undefined, header: string | undefi
   return null;
 }
 
+/** A version (`x.y.z`, as sent by a client) below MIN_CLIENT_VERSION. */
+export function isBelowMinimum(version: string): boolean {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  return m !== null && below([Number(m[1]), Number(m[2]), Number(m[3])], MIN_CLIENT_VERSION);
+}
+
 /** Clients that announce a version below 0.67.0 get 426 with an upgrade message. */
 export const clientVersion: MiddlewareHandler = async (c, next) => {
   const version = announcedVersion(c.req.header('user-agent'), c.req.header('switchyard-client-version'));

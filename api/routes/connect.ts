@@ -10,6 +10,7 @@ import { authorizeUrl, exchangeCode, OAuthError, pkcePair, tokenMetadata } from 
 import { runPostConnection } from '../../lib/connections/post-connection.js';
 import { endUserSchema, organizationSchema, tagsFrom, tagsSchema } from '../../lib/connections/tags.js';
 import { providerOf } from '../../lib/connections/service.js';
+import { rowAad } from '../../lib/crypto.js';
 import { getConnectionByPk } from '../../lib/db/connections.js';
 import { CONNECT_SESSION_TTL_MS, createConnectSession, deleteConnectSession, type ConnectSession } from '../../lib/db/connect-sessions.js';
 import type { Environment } from '../../lib/db/environments.js';
@@ -316,7 +317,7 @@ export function connectRoutes(deps: AppDeps) {
             connectSessionId: target.session.id,
             connectionId: target.connectionId,
             connectionConfig: target.connectionConfig,
-            codeVerifierEnc: pkce ? deps.box.encrypt(pkce.verifier) : null,
+            codeVerifierEnc: pkce ? deps.box.encrypt(pkce.verifier, rowAad('oauth_sessions', 'code_verifier_enc', state)) : null,
             redirectUri,
             wsClientId,
           },
@@ -381,7 +382,9 @@ export function connectRoutes(deps: AppDeps) {
           credentials: integration.credentials,
           code: q.code,
           redirectUri: session.redirectUri,
-          codeVerifier: session.codeVerifierEnc ? deps.box.decrypt(session.codeVerifierEnc) : undefined,
+          codeVerifier: session.codeVerifierEnc
+            ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id))
+            : undefined,
           now: deps.clock.now(),
           context: { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' },
         });

@@ -10,12 +10,13 @@
  *
  * Syncs whose `webhookSubscriptions` hold the event's `type` (or `*`) get their `onWebhook` run for
  * each routed connection, durably (syncWebhookWorkflow). Providers without routing of their own
- * are received only when one of their syncs subscribes, and are routed by a `connectionId` at the
- * body's root (no connection: nothing runs).
+ * are received only when one of their syncs subscribes, only when proven by the integration's
+ * secret (webhooks/incoming: a signature header or the URL's token; else 401 and nothing runs),
+ * and are routed by a `connectionId` at the body's root (no connection: nothing runs).
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { applyCheckrObject } from '../../lib/checkr/background-checks.js';
 import { constantTimeEqual, hmacSha256Hex } from '../../lib/crypto.js';
@@ -27,6 +28,7 @@ import { isScriptEnabled, webhookSyncsOf } from '../../lib/scripts/catalog.js';
 import { taskQueueFor } from '../../lib/temporal/client.js';
 import { searchAttributesFor } from '../../lib/temporal/search-attributes.js';
 import { emitEvent } from '../../lib/webhooks/emit.js';
+import { SIGNATURE_HEADER, verifyIncomingWebhook } from '../../lib/webhooks/incoming.js';
 import { getProvider } from '../../integrations/providers.js';
 import { backgroundCheckWorkflowId, checkrEventSignal } from '../../workflows/background-check-signals.js';
 import type { AppDeps, AppEnv } from '../context.js';
@@ -37,7 +39,7 @@ export const WEBHOOK_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 /** Larger bodies are not handed to onWebhook (they travel in the workflow's input, which Temporal caps at 2 MB). */
 export const SYNC_WEBHOOK_PAYLOAD_LIMIT_BYTES = 1024 * 1024;
 
-const pathParams = z.object({ environmentUuid: z.uuid(), providerConfigKey: z.string().min(1).max(255) });
+const pathParams = z.object({ environmentUuid: z.uuid(), providerConfigKey: z.string().min(1).max(255), token: z.string().max(255).optional() });
 
 interface CheckrEvent {
   id?: unknown;
@@ -133,16 +135,18 @@ async function startSyncWebhooks(
 }
 
 export function providerWebhookRoutes(deps: AppDeps) {
-  describeRoute({
-    method: 'post',
-    path: '/webhook/:environmentUuid/:providerConfigKey',
-    summary:
-      "A third party's real-time webhook (Checkr: verified, routed to its connection, forwarded to your backend; any provider: the onWebhook of syncs subscribed to its type)",
-    tag: 'webhooks',
-    auth: 'none',
-  });
-  return new Hono<AppEnv>().post('/webhook/:environmentUuid/:providerConfigKey', async (c) => {
-    const { environmentUuid, providerConfigKey } = params(c, pathParams);
+  for (const path of ['/webhook/:environmentUuid/:providerConfigKey', '/webhook/:environmentUuid/:providerConfigKey/:token']) {
+    describeRoute({
+      method: 'post',
+      path,
+      summary:
+        "A third party's real-time webhook (Checkr: verified by its signature, routed to its connection, forwarded to your backend; any other provider: proven by X-Switchyard-Signature or the URL's token, then the onWebhook of syncs subscribed to its type)",
+      tag: 'webhooks',
+      auth: 'none',
+    });
+  }
+  const receive = async (c: Context<AppEnv>) => {
+    const { environmentUuid, providerConfigKey, token } = params(c, pathParams);
     const env = await findEnvironmentByUuid(deps.db, environmentUuid);
     if (!env) throw new NotFound('unknown_environment', 'No environment has this id');
     const integration = await getIntegration(deps.db, deps.box, env.id, providerConfigKey);
@@ -163,6 +167,12 @@ export function providerWebhookRoutes(deps: AppDeps) {
     if (raw.length > WEBHOOK_BODY_LIMIT_BYTES)
       throw new PayloadTooLarge('payload_too_large', `Webhook bodies are limited to ${WEBHOOK_BODY_LIMIT_BYTES} bytes`);
     if (checkr) verifyCheckrSignature(raw, c.req.header('x-checkr-signature'), checkrSecrets(integration));
+    else if (!(await verifyIncomingWebhook(deps.db, deps.box, integration.id, raw, { signature: c.req.header(SIGNATURE_HEADER), urlToken: token }))) {
+      throw new Unauthorized(
+        'webhook_invalid_signature',
+        `The webhook is not proven by the integration's secret: sign the raw body (${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256>) or post to the webhook URL that ends with the secret`,
+      );
+    }
 
     let event: CheckrEvent;
     try {
@@ -238,5 +248,6 @@ export function providerWebhookRoutes(deps: AppDeps) {
     }
     await startSyncWebhooks(deps, env, integration, connections, syncEvent);
     return c.json({ status: 'success' }, 200);
-  });
+  };
+  return new Hono<AppEnv>().post('/webhook/:environmentUuid/:providerConfigKey', receive).post('/webhook/:environmentUuid/:providerConfigKey/:token', receive);
 }

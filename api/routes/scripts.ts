@@ -9,12 +9,14 @@ import { z } from 'zod';
 import { findEnvironmentBySecretKey, type Environment } from '../../lib/db/environments.js';
 import { endpointStates, listIntegrations } from '../../lib/db/integrations.js';
 import { UUID_V4 } from '../../lib/crypto.js';
+import { UpgradeRequired } from '../../lib/errors.js';
 import { prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../lib/scripts/catalog.js';
 import { deploy, previewDeploy, type DeployRequest } from '../../lib/scripts/deploy.js';
 import { endpointKey } from '../../integrations/registry.js';
 import { providerNames } from '../../integrations/providers.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
+import { isBelowMinimum, MIN_CLIENT_VERSION } from '../middleware/client-version.js';
 import { describeRoute } from '../openapi.js';
 import { body, query } from '../validate.js';
 
@@ -36,7 +38,11 @@ const deployBody = z
     scripts: z.array(uploadedScript).max(500),
     activate: z.boolean().optional(),
     integrations: z.array(z.string().min(1).max(255)).max(500).optional(),
-    cli_version: z.string().max(64).optional(),
+    // Checked here, not only from the User-Agent, which a proxy or wrapper may replace.
+    cli_version: z
+      .string()
+      .max(64)
+      .regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/, 'a version x.y.z'),
   })
   .strict();
 
@@ -46,7 +52,13 @@ const planItem = z.object({ integration: z.string(), name: z.string(), type: z.e
 const planResponse = z.object({ new: z.array(planItem), changed: z.array(planItem), removed: z.array(planItem), unchanged: z.array(planItem) });
 
 function request(input: z.infer<typeof deployBody>): DeployRequest {
-  return { scripts: input.scripts, activate: input.activate, integrations: input.integrations, cliVersion: input.cli_version ?? null };
+  if (isBelowMinimum(input.cli_version)) {
+    throw new UpgradeRequired(
+      'client_upgrade_required',
+      `cli_version ${input.cli_version} is no longer supported: upgrade the Switchyard CLI to ${MIN_CLIENT_VERSION} or later, then deploy again.`,
+    );
+  }
+  return { scripts: input.scripts, activate: input.activate, integrations: input.integrations, cliVersion: input.cli_version };
 }
 
 export interface ConfiguredScript {

@@ -2,9 +2,12 @@
  * @module db/connections — connections with their credentials encrypted at rest. Each connection
  * keeps its own end-user copy.
  */
-import type { SecretBox } from '../crypto.js';
+import { rowAad, type SecretBox } from '../crypto.js';
 import type { StoredCredentials } from '../../integrations/credentials.js';
 import type { Queryable } from './pool.js';
+import { reserveRowId } from './row-ids.js';
+
+const credentialsAad = (pk: number) => rowAad('connections', 'credentials_enc', pk);
 
 export interface EndUser {
   id: string;
@@ -82,7 +85,7 @@ function fromRow(box: SecretBox, r: Row): Connection {
     provider: r.provider,
     connectionId: r.connection_id,
     authMode: r.auth_mode,
-    credentials: box.decryptJson<StoredCredentials>(r.credentials_enc),
+    credentials: box.decryptJson<StoredCredentials>(r.credentials_enc, credentialsAad(r.id)),
     expiresAt: r.expires_at,
     connectionConfig: r.connection_config,
     metadata: r.metadata,
@@ -171,11 +174,19 @@ function expiryOf(credentials: StoredCredentials): string | null {
   return credentials.type === 'OAUTH2' && credentials.expires_at ? credentials.expires_at : null;
 }
 
-/** Inserts, or overrides an existing connection with the same id ("override"). */
+/**
+ * Inserts, or overrides an existing connection with the same id ("override"). The credentials are
+ * sealed for the row they land in: the existing row's id, else a reserved one.
+ */
 export async function upsertConnection(db: Queryable, box: SecretBox, c: NewConnection): Promise<{ pk: number; created: boolean }> {
+  const existing = await db.query<{ id: number }>('SELECT id FROM connections WHERE integration_id = $1 AND connection_id = $2', [
+    c.integrationId,
+    c.connectionId,
+  ]);
+  const pk = existing.rows[0]?.id ?? (await reserveRowId(db, 'connections'));
   const { rows } = await db.query<{ id: number; created: boolean }>(
-    `INSERT INTO connections (environment_id, integration_id, connection_id, auth_mode, credentials_enc, expires_at, connection_config, metadata, tags, end_user, webhook_url_override)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    `INSERT INTO connections (environment_id, integration_id, connection_id, auth_mode, credentials_enc, expires_at, connection_config, metadata, tags, end_user, webhook_url_override, id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (integration_id, connection_id) DO UPDATE SET
        auth_mode = EXCLUDED.auth_mode, credentials_enc = EXCLUDED.credentials_enc, expires_at = EXCLUDED.expires_at,
        connection_config = EXCLUDED.connection_config,
@@ -190,22 +201,26 @@ export async function upsertConnection(db: Queryable, box: SecretBox, c: NewConn
       c.integrationId,
       c.connectionId,
       c.authMode,
-      box.encryptJson(c.credentials),
+      box.encryptJson(c.credentials, credentialsAad(pk)),
       expiryOf(c.credentials),
       JSON.stringify(c.connectionConfig),
       c.metadata ? JSON.stringify(c.metadata) : null,
       JSON.stringify(c.tags),
       c.endUser ? JSON.stringify(c.endUser) : null,
       c.webhookUrlOverride ?? null,
+      pk,
     ],
   );
-  return { pk: rows[0]!.id, created: rows[0]!.created };
+  const landed = rows[0]!;
+  // A concurrent create of the same connection won the insert: seal again for its row.
+  if (landed.id !== pk) await saveCredentials(db, box, landed.id, c.credentials);
+  return { pk: landed.id, created: landed.created };
 }
 
 export async function saveCredentials(db: Queryable, box: SecretBox, pk: number, credentials: StoredCredentials): Promise<void> {
   await db.query('UPDATE connections SET credentials_enc = $2, expires_at = $3, updated_at = now() WHERE id = $1', [
     pk,
-    box.encryptJson(credentials),
+    box.encryptJson(credentials, credentialsAad(pk)),
     expiryOf(credentials),
   ]);
 }

@@ -1,10 +1,13 @@
 /**
  * @module db/integrations — integrations (credentials encrypted) and their activated endpoints.
  */
-import type { SecretBox } from '../crypto.js';
+import { rowAad, type SecretBox } from '../crypto.js';
 import type { IntegrationConfig } from '../../integrations/providers.js';
 import type { IntegrationCredentials } from '../../integrations/credentials.js';
 import type { Queryable } from './pool.js';
+import { reserveRowId } from './row-ids.js';
+
+const credentialsAad = (id: number) => rowAad('integrations', 'credentials_enc', id);
 
 export interface Integration {
   id: number;
@@ -41,7 +44,7 @@ function fromRow(box: SecretBox, r: Row): Integration {
     uniqueKey: r.unique_key,
     provider: r.provider,
     displayName: r.display_name,
-    credentials: r.credentials_enc ? box.decryptJson<IntegrationCredentials>(r.credentials_enc) : null,
+    credentials: r.credentials_enc ? box.decryptJson<IntegrationCredentials>(r.credentials_enc, credentialsAad(r.id)) : null,
     integrationConfig: r.integration_config,
     custom: r.custom,
     forwardWebhooks: r.forward_webhooks,
@@ -77,18 +80,20 @@ export interface IntegrationInput {
 
 /** Returns null when the unique key is taken. */
 export async function insertIntegration(db: Queryable, box: SecretBox, environmentId: number, input: IntegrationInput): Promise<Integration | null> {
+  const id = await reserveRowId(db, 'integrations');
   const { rows } = await db.query<Row>(
-    `INSERT INTO integrations (environment_id, unique_key, provider, display_name, credentials_enc, integration_config, custom, forward_webhooks)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (environment_id, unique_key) DO NOTHING RETURNING *`,
+    `INSERT INTO integrations (environment_id, unique_key, provider, display_name, credentials_enc, integration_config, custom, forward_webhooks, id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (environment_id, unique_key) DO NOTHING RETURNING *`,
     [
       environmentId,
       input.uniqueKey,
       input.provider,
       input.displayName ?? null,
-      input.credentials ? box.encryptJson(input.credentials) : null,
+      input.credentials ? box.encryptJson(input.credentials, credentialsAad(id)) : null,
       JSON.stringify(input.integrationConfig ?? {}),
       input.custom ? JSON.stringify(input.custom) : null,
       input.forwardWebhooks ?? true,
+      id,
     ],
   );
   return rows[0] ? fromRow(box, rows[0]) : null;
@@ -111,7 +116,7 @@ export async function updateIntegration(db: Queryable, box: SecretBox, current: 
         current.id,
         next.uniqueKey,
         next.displayName,
-        next.credentials ? box.encryptJson(next.credentials) : null,
+        next.credentials ? box.encryptJson(next.credentials, credentialsAad(current.id)) : null,
         JSON.stringify(next.integrationConfig),
         next.custom ? JSON.stringify(next.custom) : null,
         next.forwardWebhooks,

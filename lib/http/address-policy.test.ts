@@ -54,6 +54,13 @@ describe('isPrivateAddress', () => {
     '64:ff9b::10.0.0.1',
     '224.0.0.1',
     '255.255.255.255',
+    '192.0.0.1', // IETF protocol assignments (192.0.0.0/24)
+    '192.0.0.255',
+    '198.18.0.1', // benchmarking (198.18.0.0/15)
+    '198.19.255.255',
+    '::ffff:198.18.0.1',
+    '2002:7f00:1::', // 6to4 (2002::/16), here wrapping 127.0.0.1
+    '2002:808:808::1',
     'not-an-ip',
   ];
   const public_ = [
@@ -68,6 +75,12 @@ describe('isPrivateAddress', () => {
     '::ffff:8.8.8.8',
     '64:ff9b::8.8.8.8',
     '2a00:1450:4001::1',
+    '192.0.1.1',
+    '192.0.3.1',
+    '198.17.255.255',
+    '198.20.0.1',
+    '2001:db9::1',
+    '2003::1',
   ];
   for (const ip of refused) test(`${ip} is refused`, () => assert.equal(isPrivateAddress(ip), true));
   for (const ip of public_) test(`${ip} is public`, () => assert.equal(isPrivateAddress(ip), false));

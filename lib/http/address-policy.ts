@@ -68,7 +68,9 @@ const V4_BLOCKED: [[number, number, number, number], number][] = [
   [[127, 0, 0, 0], 8],
   [[169, 254, 0, 0], 16], // link-local, incl. the cloud metadata service 169.254.169.254
   [[172, 16, 0, 0], 12],
+  [[192, 0, 0, 0], 24], // IETF protocol assignments
   [[192, 168, 0, 0], 16],
+  [[198, 18, 0, 0], 15], // benchmarking, often routed to internal test networks
   [[224, 0, 0, 0], 4], // multicast
   [[240, 0, 0, 0], 4], // reserved, incl. broadcast
 ];
@@ -88,6 +90,7 @@ export function isPrivateAddress(ip: string): boolean {
   if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return isBlockedV4(b.slice(12));
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return isBlockedV4(b.slice(12));
   if (zeros(0, 12)) return true; // ::, ::1 and the deprecated IPv4-compatible ::a.b.c.d
+  if (b[0] === 0x20 && b[1] === 0x02) return true; // 2002::/16 6to4: relays reach whatever IPv4 address it wraps
   if ((b[0]! & 0xfe) === 0xfc) return true; // fc00::/7 unique local
   if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return true; // fe80::/10 link-local
   if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return true; // fec0::/10 old site-local

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isSecretParamName, redactUrl } from './redact.js';
+import { isSecretParamName, redactPath, redactUrl } from './redact.js';
 
 test('secret-looking query parameters are redacted, others kept byte for byte', () => {
   assert.equal(redactUrl('https://api.example/v1/items?api_key=x&page=2'), 'https://api.example/v1/items?api_key=[redacted]&page=2');
@@ -20,4 +20,10 @@ test('secret names match by case-insensitive substring', () => {
   for (const n of ['token', 'refresh_token', 'KEY', 'x-api-key', 'password', 'sig', 'Authorization', 'client_secret'])
     assert.equal(isSecretParamName(n), true, n);
   for (const n of ['page', 'limit', 'cursor', 'state']) assert.equal(isSecretParamName(n), false, n);
+});
+
+test('the secret that ends a provider webhook URL is redacted from a logged path; other paths are kept', () => {
+  assert.equal(redactPath('/webhook/0b7e/slack/6f59371c'), '/webhook/0b7e/slack/[redacted]');
+  assert.equal(redactPath('/webhook/0b7e/slack'), '/webhook/0b7e/slack');
+  assert.equal(redactPath('/connections/acme'), '/connections/acme');
 });

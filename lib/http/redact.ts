@@ -20,6 +20,11 @@ function decodeName(raw: string): string {
   }
 }
 
+/** A request path as it may be logged: the secret that ends a provider webhook URL (webhooks/incoming) is replaced. */
+export function redactPath(path: string): string {
+  return path.replace(/^(\/webhook\/[^/]+\/[^/]+\/)[^/]+/, `$1${REDACTED}`);
+}
+
 /** Redacts a query string (with or without its leading `?`), keeping the other parameters byte for byte. */
 export function redactQuery(search: string): string {
   const body = search.startsWith('?') ? search.slice(1) : search;

@@ -6,6 +6,7 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
+import { redactPath } from '../http/redact.js';
 import { ATTR } from './attributes.js';
 
 const headerGetter = {
@@ -17,9 +18,9 @@ const headerGetter = {
 function route(c: Context): string {
   try {
     const path = routePath(c, c.req.routeIndex);
-    return path && path !== '*' && path !== '/*' ? path : c.req.path;
+    return path && path !== '*' && path !== '/*' ? path : redactPath(c.req.path);
   } catch {
-    return c.req.path;
+    return redactPath(c.req.path);
   }
 }
 
@@ -30,7 +31,7 @@ export function apiSpans(): MiddlewareHandler {
     const attributes: Attributes = {
       [ATTR.component]: 'api',
       'http.request.method': c.req.method,
-      'url.path': c.req.path,
+      'url.path': redactPath(c.req.path),
     };
     const requestId = c.get('requestId') as string | undefined;
     if (requestId) attributes[ATTR.requestId] = requestId;
@@ -39,7 +40,7 @@ export function apiSpans(): MiddlewareHandler {
     const integration = c.req.header('provider-config-key') ?? c.req.query('provider_config_key');
     if (connection) attributes[ATTR.connection] = connection;
     if (integration) attributes[ATTR.integration] = integration;
-    const span = tracer.startSpan(`${c.req.method} ${c.req.path}`, { kind: SpanKind.SERVER, attributes }, parent);
+    const span = tracer.startSpan(`${c.req.method} ${redactPath(c.req.path)}`, { kind: SpanKind.SERVER, attributes }, parent);
     try {
       await context.with(trace.setSpan(parent, span), () => next());
     } finally {

@@ -14,7 +14,7 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Agent } from 'undici';
-import type { SecretBox } from '../crypto.js';
+import { rowAad, type SecretBox } from '../crypto.js';
 import type { Queryable } from '../db/pool.js';
 import { createPinnedLookup } from '../http/address-policy.js';
 import { redactUrl } from '../http/redact.js';
@@ -77,13 +77,14 @@ interface Route {
 
 interface SettingsRow {
   name: string;
+  environment_id: number;
   otlp_endpoint: string;
   otlp_headers_enc: string | null;
 }
 
 async function environmentEndpoints(db: Queryable): Promise<SettingsRow[]> {
   const { rows } = await db.query<SettingsRow>(
-    `SELECT e.name, s.otlp_endpoint, s.otlp_headers_enc
+    `SELECT e.name, s.environment_id, s.otlp_endpoint, s.otlp_headers_enc
        FROM environment_settings s JOIN environments e ON e.id = s.environment_id
       WHERE s.otlp_endpoint IS NOT NULL AND s.otlp_endpoint <> ''`,
   );
@@ -130,7 +131,9 @@ export class EnvironmentSpanRouter implements SpanProcessor {
   private async load(): Promise<void> {
     const wanted = new Map<string, { url: string; headers: Record<string, string> }>();
     for (const row of await environmentEndpoints(this.deps.db)) {
-      const list = row.otlp_headers_enc ? this.deps.box.decryptJson<OtlpHeader[]>(row.otlp_headers_enc) : [];
+      const list = row.otlp_headers_enc
+        ? this.deps.box.decryptJson<OtlpHeader[]>(row.otlp_headers_enc, rowAad('environment_settings', 'otlp_headers_enc', row.environment_id))
+        : [];
       wanted.set(row.name, { url: signalUrl(row.otlp_endpoint, 'traces'), headers: Object.fromEntries(list.map((h) => [h.name, h.value])) });
     }
     if (this.stopped) return;

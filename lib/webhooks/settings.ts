@@ -3,7 +3,7 @@
  * signing key (generated at first use, rotated with a 24 h grace period for the previous key).
  */
 import type { SecretBox } from '../crypto.js';
-import { randomToken } from '../crypto.js';
+import { randomToken, rowAad } from '../crypto.js';
 import { withTransaction, type Db, type Queryable } from '../db/pool.js';
 
 export const SIGNING_KEY_GRACE_HOURS = 24;
@@ -53,7 +53,9 @@ interface Row {
 
 export const DEFAULT_EVENTS: WebhookEventToggles = { auth: true, sync: true, async_action: true, on_sync_completion_always: false };
 
-function fromRow(box: SecretBox, row: Row | undefined): EnvironmentSettings {
+const aadOf = (environmentId: number, column: string) => rowAad('environment_settings', column, environmentId);
+
+function fromRow(box: SecretBox, environmentId: number, row: Row | undefined): EnvironmentSettings {
   if (!row) return { webhookUrl: null, secondaryWebhookUrl: null, events: { ...DEFAULT_EVENTS }, alertWebhookUrl: null, otlpEndpoint: null, otlpHeaders: [] };
   return {
     webhookUrl: row.webhook_url,
@@ -66,7 +68,7 @@ function fromRow(box: SecretBox, row: Row | undefined): EnvironmentSettings {
     },
     alertWebhookUrl: row.alert_webhook_url,
     otlpEndpoint: row.otlp_endpoint,
-    otlpHeaders: row.otlp_headers_enc ? box.decryptJson<OtlpHeader[]>(row.otlp_headers_enc) : [],
+    otlpHeaders: row.otlp_headers_enc ? box.decryptJson<OtlpHeader[]>(row.otlp_headers_enc, aadOf(environmentId, 'otlp_headers_enc')) : [],
   };
 }
 
@@ -76,7 +78,7 @@ async function ensureRow(db: Queryable, environmentId: number): Promise<void> {
 
 export async function getSettings(db: Queryable, box: SecretBox, environmentId: number): Promise<EnvironmentSettings> {
   const { rows } = await db.query<Row>('SELECT * FROM environment_settings WHERE environment_id = $1', [environmentId]);
-  return fromRow(box, rows[0]);
+  return fromRow(box, environmentId, rows[0]);
 }
 
 /** Applies the fields present in `patch` (null clears a URL or the headers) and returns the result. */
@@ -92,7 +94,11 @@ export async function updateSettings(db: Queryable, box: SecretBox, environmentI
   if (patch.secondaryWebhookUrl !== undefined) set('secondary_webhook_url', patch.secondaryWebhookUrl);
   if (patch.alertWebhookUrl !== undefined) set('alert_webhook_url', patch.alertWebhookUrl);
   if (patch.otlpEndpoint !== undefined) set('otlp_endpoint', patch.otlpEndpoint);
-  if (patch.otlpHeaders !== undefined) set('otlp_headers_enc', patch.otlpHeaders && patch.otlpHeaders.length ? box.encryptJson(patch.otlpHeaders) : null);
+  if (patch.otlpHeaders !== undefined)
+    set(
+      'otlp_headers_enc',
+      patch.otlpHeaders && patch.otlpHeaders.length ? box.encryptJson(patch.otlpHeaders, aadOf(environmentId, 'otlp_headers_enc')) : null,
+    );
   const e = patch.events ?? {};
   if (e.auth !== undefined) set('send_auth_webhooks', e.auth);
   if (e.sync !== undefined) set('send_sync_webhooks', e.sync);
@@ -131,13 +137,13 @@ export async function signingKeys(db: Queryable, box: SecretBox, environmentId: 
     // Only the first writer wins; everyone then reads the same key.
     await db.query('UPDATE environment_settings SET webhook_signing_key_enc = $2 WHERE environment_id = $1 AND webhook_signing_key_enc IS NULL', [
       environmentId,
-      box.encrypt(newSigningKey()),
+      box.encrypt(newSigningKey(), aadOf(environmentId, 'webhook_signing_key_enc')),
     ]);
     row = await read();
   }
   return {
-    current: box.decrypt(row!.cur!),
-    previous: row!.prev ? box.decrypt(row!.prev) : null,
+    current: box.decrypt(row!.cur!, aadOf(environmentId, 'webhook_signing_key_enc')),
+    previous: row!.prev ? box.decrypt(row!.prev, aadOf(environmentId, 'previous_signing_key_enc')) : null,
     previousExpiresAt: row!.prev_expires,
   };
 }
@@ -154,6 +160,10 @@ export async function rotateSigningKey(db: Db, box: SecretBox, environmentId: nu
       [environmentId],
     );
     const key = newSigningKey();
+    // The old key moves to the other column, so it is sealed again for that column.
+    const previous = rows[0]?.cur
+      ? box.encrypt(box.decrypt(rows[0].cur, aadOf(environmentId, 'webhook_signing_key_enc')), aadOf(environmentId, 'previous_signing_key_enc'))
+      : null;
     await tx.query(
       `UPDATE environment_settings
           SET webhook_signing_key_enc = $2,
@@ -161,7 +171,7 @@ export async function rotateSigningKey(db: Db, box: SecretBox, environmentId: nu
               previous_signing_key_expires_at = CASE WHEN $3::text IS NULL THEN NULL ELSE now() + make_interval(hours => $4) END,
               updated_at = now()
         WHERE environment_id = $1`,
-      [environmentId, box.encrypt(key), rows[0]?.cur ?? null, SIGNING_KEY_GRACE_HOURS],
+      [environmentId, box.encrypt(key, aadOf(environmentId, 'webhook_signing_key_enc')), previous, SIGNING_KEY_GRACE_HOURS],
     );
     return key;
   });
