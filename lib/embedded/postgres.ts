@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { randomToken } from '../crypto.js';
-import { startService, waitFor, type ServiceProcess } from './process.js';
+import { startService, stopLeftover, waitFor, type ServiceProcess } from './process.js';
 
 const run = promisify(execFile);
 
@@ -78,10 +78,14 @@ export async function startEmbeddedPostgres(dir: string, port: number, log: (msg
   if (runAs.uid !== undefined) await chown(socketDir, runAs.uid, runAs.gid!);
   await chmod(socketDir, 0o700);
 
-  const service: ServiceProcess = startService(
+  // SIGINT is PostgreSQL's "fast" shutdown: it rolls back open transactions and exits cleanly.
+  const stopping = { stopSignal: 'SIGINT', graceMs: 20_000 } as const;
+  const pidFile = path.join(dir, 'postgres.pid');
+  await stopLeftover('PostgreSQL', pidFile, stopping.stopSignal, stopping.graceMs, log);
+  const service: ServiceProcess = await startService(
     bin.postgres,
     ['-D', dataDir, '-p', String(port), '-k', socketDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'fsync=on'],
-    { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' } },
+    { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' }, pidFile, ...stopping },
   );
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   await waitFor(
@@ -96,8 +100,7 @@ export async function startEmbeddedPostgres(dir: string, port: number, log: (msg
     60_000,
     service,
   );
-  // SIGINT is PostgreSQL's "fast" shutdown: it rolls back open transactions and exits cleanly.
-  return { url, stop: () => service.stop('SIGINT', 20_000) };
+  return { url, stop: () => service.stop() };
 }
 
 /** Creates a database if it does not exist; returns its URL. */
