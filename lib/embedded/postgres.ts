@@ -10,7 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { ConfigError } from '../config.js';
 import { randomToken } from '../crypto.js';
+import { firstUnreachable, type User } from './reachable.js';
 import { startService, stopLeftover, waitFor, type ServiceProcess } from './process.js';
 
 const run = promisify(execFile);
@@ -30,6 +32,7 @@ async function binaries(): Promise<Binaries> {
 interface RunAs {
   uid?: number;
   gid?: number;
+  gids?: number[];
 }
 
 async function unprivilegedUser(): Promise<RunAs> {
@@ -37,6 +40,7 @@ async function unprivilegedUser(): Promise<RunAs> {
   const ids = async () => ({
     uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
     gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+    gids: (await run('id', ['-G', 'postgres'])).stdout.trim().split(/\s+/).map(Number),
   });
   try {
     return await ids();
@@ -47,6 +51,16 @@ async function unprivilegedUser(): Promise<RunAs> {
   }
 }
 
+/** Stops before initdb (which would fail with "Permission denied") with what to do instead. */
+async function assertReachable(dir: string, user: User): Promise<void> {
+  const blocked = await firstUnreachable(dir, user);
+  if (!blocked) return;
+  throw new ConfigError([
+    `SWITCHYARD_DATA_DIR: as root the embedded PostgreSQL runs as the \`postgres\` user, which cannot enter ${blocked} (on the way to ${dir}). ` +
+      `Set SWITCHYARD_DATA_DIR to a folder it can reach (e.g. /var/lib/switchyard), or let it through (chmod o+x ${blocked}), or run as a user other than root, or set DATABASE_URL to a PostgreSQL of your own.`,
+  ]);
+}
+
 export interface EmbeddedPostgres {
   url: string;
   stop(): Promise<void>;
@@ -54,10 +68,11 @@ export interface EmbeddedPostgres {
 
 export async function startEmbeddedPostgres(dir: string, port: number, log: (msg: string) => void = () => undefined): Promise<EmbeddedPostgres> {
   const bin = await binaries();
-  const runAs = await unprivilegedUser();
+  const { gids, ...runAs } = await unprivilegedUser();
   const dataDir = path.join(dir, 'pgdata');
   const passwordFile = path.join(dir, 'postgres.password');
   await mkdir(dir, { recursive: true });
+  if (runAs.uid !== undefined) await assertReachable(dir, { uid: runAs.uid, gids: gids ?? [runAs.gid!] });
 
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     log('initialising embedded PostgreSQL in ' + dataDir);
