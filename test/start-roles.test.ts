@@ -42,7 +42,12 @@ describe('environments are created by the API only', () => {
         workflowBundle: { codePath: process.env.SWITCHYARD_TEST_WORKFLOW_BUNDLE! },
       });
 
-    await assert.rejects(startWorker(), (err: unknown) => {
+    // Were the worker to start, it is stopped again so that the failure is reported, not a hang.
+    const refused = startWorker().then(async (started) => {
+      await started.stop();
+      return started;
+    });
+    await assert.rejects(refused, (err: unknown) => {
       assert.ok(err instanceof ConfigError, String(err));
       assert.match(err.message, /environment dev, prod does not exist yet: only the API creates environments/);
       assert.match(err.message, /Start the API \(npm run api\) first, then the worker/);
