@@ -39,7 +39,9 @@ interface Start {
   exited: Promise<number | null>;
 }
 
-const spawned = new Set<number>();
+/** Every process this file started or saw started, with its command line, for the final clean-up. */
+const spawned = new Map<number, string>();
+const remember = (procs: Proc[]) => procs.forEach((p) => spawned.set(p.pid, p.command));
 
 function childEnv(dataDir: string, ports: Ports): NodeJS.ProcessEnv {
   // The platform's own configuration comes from this test only (no DATABASE_URL / TEMPORAL_ADDRESS:
@@ -58,7 +60,7 @@ function childEnv(dataDir: string, ports: Ports): NodeJS.ProcessEnv {
 
 async function startAll(dataDir: string, ports: Ports): Promise<Start> {
   const child = spawn(process.execPath, startArgs(), { cwd: ROOT, env: childEnv(dataDir, ports), stdio: ['ignore', 'pipe', 'pipe'] });
-  spawned.add(child.pid!);
+  spawned.set(child.pid!, [process.execPath, ...startArgs()].join(' '));
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -139,10 +141,11 @@ async function api(ports: Ports, key: string, pathname: string, init: RequestIni
 describe('npm start as a process: kill -9, leftovers, restart on the same data', () => {
   const cleanup: (() => Promise<void>)[] = [];
   after(async () => {
-    for (const pid of spawned) for (const p of alive(pid) ? processesOf(pid) : []) spawned.add(p.pid);
-    for (const pid of spawned) {
+    for (const pid of [...spawned.keys()]) if (alive(pid)) remember(processesOf(pid));
+    // Only processes still running the command they were seen with (pids are reused).
+    for (const p of processTable().filter((p) => spawned.get(p.pid) === p.command)) {
       try {
-        process.kill(pid, 'SIGKILL');
+        process.kill(p.pid, 'SIGKILL');
       } catch {
         /* gone */
       }
@@ -166,6 +169,7 @@ describe('npm start as a process: kill -9, leftovers, restart on the same data',
 
     // kill -9 of the main process: its services go with it.
     const before = processesOf(first.child.pid!);
+    remember(before);
     assert.ok(before.length >= 3, `npm start runs Postgres and Temporal: ${JSON.stringify(before)}`);
     first.child.kill('SIGKILL');
     await first.exited;
@@ -184,6 +188,7 @@ describe('npm start as a process: kill -9, leftovers, restart on the same data',
 
     // kill -9 of the main process and its watchdogs at once: the services are left running...
     const services = [pidFrom(path.join(dataDir, 'postgres', 'postgres.pid')), pidFrom(path.join(dataDir, 'temporal.pid'))];
+    remember(processesOf(second.child.pid!));
     const mainPid = second.child.pid!;
     const helpers = processTable().filter((p) => p.ppid === mainPid && !services.includes(p.pid));
     for (const pid of [mainPid, ...helpers.map((p) => p.pid)]) process.kill(pid, 'SIGKILL');

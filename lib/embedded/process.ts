@@ -91,14 +91,21 @@ export async function startService(command: string, args: string[], options: Ser
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const dismissWatchdog = child.pid ? startWatchdog(child.pid, stopSignal, graceMs) : () => undefined;
-  if (pidFile && child.pid) await writeFile(pidFile, `${child.pid}\n${commandLine(command, args)}\n`);
-  child.once('exit', () => {
-    owned.delete(child);
-    dismissWatchdog();
-    if (pidFile) void rm(pidFile, { force: true });
-  });
+  const pidRecord = `${child.pid}\n${commandLine(command, args)}\n`;
+  // Resolves once the service has exited and its pid file (if still its own) is gone.
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      owned.delete(child);
+      dismissWatchdog();
+      if (!pidFile) return resolve();
+      void readFile(pidFile, 'utf8')
+        .then((recorded) => (recorded === pidRecord ? rm(pidFile, { force: true }) : undefined))
+        .catch(() => undefined)
+        .finally(resolve);
+    }),
+  );
+  if (pidFile && child.pid) await writeFile(pidFile, pidRecord);
   return {
     child,
     output: () => tail,
