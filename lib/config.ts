@@ -49,6 +49,7 @@ export const configSchema = z.object({
     .regex(/^[a-zA-Z0-9_.-]+$/)
     .default('switchyard'),
   SWITCHYARD_EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(5488),
+  SWITCHYARD_EMBEDDED_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   SWITCHYARD_ACTION_INPUT_LIMIT_BYTES: z.coerce
     .number()
     .int()

@@ -353,8 +353,9 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
       HOST: '127.0.0.1',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     };
-    await startWorker();
+    // The API first: only it creates the environments (issue 14, item 12).
     await startApi();
+    await startWorker();
 
     assert.ok((await call('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } })).ok);
     const endpoints = [

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../lib/embedded/postgres.js';
 import { freePort, startTemporalDevServer } from '../lib/embedded/temporal.js';
 import { bundleWorkflows } from '../worker/index.js';
+import { SANDBOX_NODE_FLAGS } from '../lib/sandbox/node-flags.js';
 
 const say = (m: string) => console.log(`[test] ${m}`);
 
@@ -64,6 +65,8 @@ async function main(): Promise<number> {
         stdio: 'inherit',
         env: {
           ...process.env,
+          // The test files and every process they spawn load the sandbox (lib/sandbox/node-flags.ts).
+          NODE_OPTIONS: [process.env.NODE_OPTIONS, ...SANDBOX_NODE_FLAGS].filter(Boolean).join(' '),
           SWITCHYARD_TEST_DATABASE_SERVER_URL: databaseUrl,
           SWITCHYARD_TEST_TEMPORAL_ADDRESS: temporalAddress,
           SWITCHYARD_TEST_WORKFLOW_BUNDLE: bundlePath,

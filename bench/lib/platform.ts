@@ -14,6 +14,7 @@ import { ensureDatabase } from '../../lib/embedded/postgres.js';
 import { freePort } from '../../lib/embedded/temporal.js';
 import { createPool, type Db } from '../../lib/db/pool.js';
 import type { BenchServices } from './services.js';
+import { SANDBOX_NODE_FLAGS } from '../../lib/sandbox/node-flags.js';
 
 const ENTRY = fileURLToPath(new URL('./platform-main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -74,7 +75,7 @@ export async function spawnPlatform(p: PlatformEnv, opts: SpawnOptions): Promise
     ? ['--cpu-prof', `--cpu-prof-dir=${path.join(opts.cpuProfDir, `${p.name}-${opts.role}${opts.root ? '-baseline' : ''}`)}`]
     : [];
   const root = opts.root ?? ROOT;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(root, path.relative(ROOT, ENTRY))], {
+  const child = spawn(process.execPath, [...SANDBOX_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', path.join(root, path.relative(ROOT, ENTRY))], {
     cwd: root,
     env: { ...process.env, ...p.env, BENCH_ROLE: opts.role },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

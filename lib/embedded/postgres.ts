@@ -10,8 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { ConfigError } from '../config.js';
 import { randomToken } from '../crypto.js';
-import { startService, waitFor, type ServiceProcess } from './process.js';
+import { firstUnreachable, type User } from './reachable.js';
+import { startService, stopLeftover, waitFor, type ServiceProcess } from './process.js';
 
 const run = promisify(execFile);
 
@@ -30,6 +32,7 @@ async function binaries(): Promise<Binaries> {
 interface RunAs {
   uid?: number;
   gid?: number;
+  gids?: number[];
 }
 
 async function unprivilegedUser(): Promise<RunAs> {
@@ -37,6 +40,7 @@ async function unprivilegedUser(): Promise<RunAs> {
   const ids = async () => ({
     uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
     gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+    gids: (await run('id', ['-G', 'postgres'])).stdout.trim().split(/\s+/).map(Number),
   });
   try {
     return await ids();
@@ -47,6 +51,16 @@ async function unprivilegedUser(): Promise<RunAs> {
   }
 }
 
+/** Stops before initdb (which would fail with "Permission denied") with what to do instead. */
+async function assertReachable(dir: string, user: User): Promise<void> {
+  const blocked = await firstUnreachable(dir, user);
+  if (!blocked) return;
+  throw new ConfigError([
+    `SWITCHYARD_DATA_DIR: as root the embedded PostgreSQL runs as the \`postgres\` user, which cannot enter ${blocked} (on the way to ${dir}). ` +
+      `Set SWITCHYARD_DATA_DIR to a folder it can reach (e.g. /var/lib/switchyard), or let it through (chmod o+x ${blocked}), or run as a user other than root, or set DATABASE_URL to a PostgreSQL of your own.`,
+  ]);
+}
+
 export interface EmbeddedPostgres {
   url: string;
   stop(): Promise<void>;
@@ -54,10 +68,11 @@ export interface EmbeddedPostgres {
 
 export async function startEmbeddedPostgres(dir: string, port: number, log: (msg: string) => void = () => undefined): Promise<EmbeddedPostgres> {
   const bin = await binaries();
-  const runAs = await unprivilegedUser();
+  const { gids, ...runAs } = await unprivilegedUser();
   const dataDir = path.join(dir, 'pgdata');
   const passwordFile = path.join(dir, 'postgres.password');
   await mkdir(dir, { recursive: true });
+  if (runAs.uid !== undefined) await assertReachable(dir, { uid: runAs.uid, gids: gids ?? [runAs.gid!] });
 
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     log('initialising embedded PostgreSQL in ' + dataDir);
@@ -78,10 +93,14 @@ export async function startEmbeddedPostgres(dir: string, port: number, log: (msg
   if (runAs.uid !== undefined) await chown(socketDir, runAs.uid, runAs.gid!);
   await chmod(socketDir, 0o700);
 
-  const service: ServiceProcess = startService(
+  // SIGINT is PostgreSQL's "fast" shutdown: it rolls back open transactions and exits cleanly.
+  const stopping = { stopSignal: 'SIGINT', graceMs: 20_000 } as const;
+  const pidFile = path.join(dir, 'postgres.pid');
+  await stopLeftover('PostgreSQL', pidFile, stopping.stopSignal, stopping.graceMs, log);
+  const service: ServiceProcess = await startService(
     bin.postgres,
     ['-D', dataDir, '-p', String(port), '-k', socketDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'fsync=on'],
-    { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' } },
+    { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' }, pidFile, ...stopping },
   );
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   await waitFor(
@@ -96,8 +115,7 @@ export async function startEmbeddedPostgres(dir: string, port: number, log: (msg
     60_000,
     service,
   );
-  // SIGINT is PostgreSQL's "fast" shutdown: it rolls back open transactions and exits cleanly.
-  return { url, stop: () => service.stop('SIGINT', 20_000) };
+  return { url, stop: () => service.stop() };
 }
 
 /** Creates a database if it does not exist; returns its URL. */

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { searchAttributeNames } from '../temporal/search-attributes.js';
-import { startService, waitFor } from './process.js';
+import { startService, stopLeftover, waitFor } from './process.js';
 
 const run = promisify(execFile);
 export const TEMPORAL_CLI_VERSION = '1.5.1';
@@ -69,7 +69,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function portOpen(port: number): Promise<boolean> {
+export function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     socket.once('connect', () => {
@@ -122,14 +122,16 @@ export async function startTemporalDevServer(opts: DevServerOptions): Promise<Em
     ...searchAttributeNames.flatMap((n) => ['--search-attribute', `${n}=Keyword`]),
     ...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]),
   ];
+  const pidFile = path.join(opts.dataDir, 'temporal.pid');
+  await stopLeftover('the Temporal dev server', pidFile, 'SIGTERM', 15_000, opts.log);
   if (await portOpen(port)) throw new Error(`port ${port} is already in use; stop the other Temporal server or set TEMPORAL_ADDRESS to use it`);
-  const service = startService(binary.path, args);
+  const service = await startService(binary.path, args, { pidFile, stopSignal: 'SIGTERM', graceMs: 15_000 });
   await waitFor('Temporal dev server', () => portOpen(port), 120_000, service);
   return {
     address: `127.0.0.1:${port}`,
     uiUrl: opts.headless ? null : `http://localhost:${uiPort}`,
     binary: `${binary.path} (${binary.source})`,
-    stop: () => service.stop('SIGTERM', 15_000),
+    stop: () => service.stop(),
   };
 }
 

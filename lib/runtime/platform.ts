@@ -10,7 +10,7 @@ import { createApp } from '../../api/app.js';
 import type { AppDeps } from '../../api/context.js';
 import { startWorkers, type RunningWorkers } from '../../worker/index.js';
 import { clockFrom, systemClock, type Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { createPool, type Db } from '../db/pool.js';
 import { createLogger, type Logger } from '../log.js';
@@ -22,8 +22,9 @@ import { AuthSocketHub } from '../../api/ws.js';
 import { startLogRetention } from '../../api/routes/logs.js';
 import { startDeliverySweeper } from '../webhooks/emit.js';
 import { startActionRunSweeper } from '../actions/sweeper.js';
-import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, type EnvironmentKey } from './secrets.js';
+import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, requireEnvironments, type EnvironmentKey } from './secrets.js';
 import { startTelemetry, type Telemetry } from '../otel/index.js';
+import { missingSandboxFlags } from '../sandbox/node-flags.js';
 
 export interface PlatformOptions {
   config: Config;
@@ -48,6 +49,12 @@ export interface Platform {
 
 export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const { config } = opts;
+  const missingFlags = missingSandboxFlags();
+  if (missingFlags.length > 0) {
+    throw new ConfigError([
+      `node must run with ${missingFlags.join(' ')} for the script sandbox: start with npm start / npm run api / npm run worker, or add it to NODE_OPTIONS`,
+    ]);
+  }
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (config.SWITCHYARD_NOW ? clockFrom(new Date(config.SWITCHYARD_NOW)) : systemClock);
   const db: Db = createPool(opts.databaseUrl, 20);
@@ -84,7 +91,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   try {
     await migrate(db);
     const box = await loadSecretBox(config, opts.keepSecretsLocally);
-    const environments = await ensureEnvironments(db, config, opts.keepSecretsLocally);
+    const environments = opts.runApi ? await ensureEnvironments(db, config, opts.keepSecretsLocally) : await requireEnvironments(db);
     // Nothing is started unless an OTLP endpoint is configured (lib/otel).
     telemetry = await startTelemetry({ config, db, box, log });
     temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors);

@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import { newSecretKey, parseKey, SecretBox } from '../crypto.js';
-import { createEnvironmentIfMissing, upsertEnvironmentKey, type Environment } from '../db/environments.js';
+import { createEnvironmentIfMissing, findEnvironmentByName, upsertEnvironmentKey, type Environment } from '../db/environments.js';
 import type { Db } from '../db/pool.js';
 
 export const ENVIRONMENTS = ['dev', 'prod'] as const;
@@ -56,7 +56,10 @@ export interface EnvironmentKey {
   generated: boolean;
 }
 
-/** Creates dev and prod at first start and applies SWITCHYARD_SECRET_KEY_DEV/_PROD. */
+/**
+ * Creates dev and prod at first start and applies SWITCHYARD_SECRET_KEY_DEV/_PROD. Only a process
+ * that runs the API calls this: it is the one that shows the keys it generates.
+ */
 export async function ensureEnvironments(db: Db, config: Config, keepLocally: boolean): Promise<EnvironmentKey[]> {
   const local = keepLocally ? await readLocal(config) : {};
   const out: EnvironmentKey[] = [];
@@ -77,5 +80,25 @@ export async function ensureEnvironments(db: Db, config: Config, keepLocally: bo
     out.push({ env, secretKey: created || remembered ? key : null, generated: created });
   }
   if (changed) await writeLocal(config, local);
+  return out;
+}
+
+/**
+ * For a process without the API (the worker alone): the environments must exist already. Were it to
+ * create them, keys would be generated that nobody sees (a worker's output is not where people look).
+ */
+export async function requireEnvironments(db: Db): Promise<EnvironmentKey[]> {
+  const out: EnvironmentKey[] = [];
+  const missing: string[] = [];
+  for (const name of ENVIRONMENTS) {
+    const env = await findEnvironmentByName(db, name);
+    if (env) out.push({ env, secretKey: null, generated: false });
+    else missing.push(name);
+  }
+  if (missing.length > 0) {
+    throw new ConfigError([
+      `environment ${missing.join(', ')} does not exist yet: only the API creates environments (with SWITCHYARD_SECRET_KEY_DEV/_PROD, or with keys it generates and prints once). Start the API (npm run api) first, then the worker.`,
+    ]);
+  }
   return out;
 }

@@ -36,6 +36,7 @@ export async function startServices(config: Config, log: (m: string) => void): P
       const temporal = await startTemporalDevServer({
         dataDir: config.dataDir,
         namespace: config.TEMPORAL_NAMESPACE,
+        port: config.SWITCHYARD_EMBEDDED_TEMPORAL_PORT,
         uiPort: config.TEMPORAL_UI_PORT,
         cliPath: config.TEMPORAL_CLI_PATH,
         log,

@@ -2,6 +2,7 @@
  * `npm start`: everything in one process — embedded services when not configured, migrations,
  * the API and the worker.
  */
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../config.js';
 import { startServices } from './services.js';
 import { startPlatform } from './platform.js';
@@ -29,11 +30,9 @@ async function main(): Promise<void> {
   say(`API:          ${platform.apiUrl} (public URL ${config.publicUrl})`);
   say(`Temporal UI:  ${services.temporalUiUrl ?? `(external Temporal at ${services.temporalAddress})`}`);
   say(`Postgres:     ${services.embedded.postgres ? 'embedded' : 'DATABASE_URL'}`);
-  for (const { env, secretKey, generated } of platform.environments) {
-    if (env.name === 'dev' || generated) {
-      say(`${env.name} secret key: ${secretKey ?? '(configured elsewhere; not known to this process)'}`);
-    }
-  }
+  // A key is printed once, by the start that generated it; later starts say where it is kept.
+  for (const { env, secretKey, generated } of platform.environments) if (generated) say(`${env.name} secret key: ${secretKey}`);
+  if (!platform.environments.some((e) => e.generated)) say(`secret keys: configured, or kept in ${path.join(config.dataDir, 'secrets.json')}`);
   say('ready — Ctrl-C to stop');
 }
 
