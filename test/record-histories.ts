@@ -1,17 +1,20 @@
 /**
- * Records workflow histories into test/histories/ for the replay test. Run it (through the test
- * runner, which starts Postgres and Temporal) when a workflow changes on purpose, and commit the
- * new files next to the old ones: `npm test -- test/record-histories.ts` with RECORD_HISTORIES=1.
- * Old histories stay, so a change that would break running workflows fails test/replay.test.ts.
+ * Records workflow histories into test/histories/ for the replay test: one completed run of every
+ * workflow type, taken from the shared Temporal dev server after the scenario test files ran on it.
+ * Run it when a workflow changes on purpose (`npm run test:record-histories`), and commit the new
+ * files next to the old ones. Old histories stay, so a change that would break running workflows
+ * fails test/replay.test.ts.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import protos from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
 
 const proto = protos.temporal;
 import { startMetabaseFake } from './fakes/index.js';
 import { startTestPlatform } from './harness.js';
+import { workflowTypes } from './workflow-types.js';
 
 test('record workflow histories', { skip: process.env.RECORD_HISTORIES !== '1' }, async () => {
   const t = await startTestPlatform();
@@ -44,23 +47,30 @@ test('record workflow histories', { skip: process.env.RECORD_HISTORIES !== '1' }
       json: { firstName: 'A', lastName: 'B', email: 'ab@example.com' },
     });
     if (action.status !== 200) throw new Error(await action.text());
-    const temporal = t.platform.deps.temporal;
-    const wanted = ['actionWorkflow', 'syncWorkflow', 'connectionCheckWorkflow'];
-    for (let i = 0; i < 100; i++) {
-      const found = new Set<string>();
-      for await (const w of temporal.workflow.list({ query: `ExecutionStatus = "Completed"` })) found.add(w.type);
-      if (wanted.every((w) => found.has(w))) break;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    for await (const w of temporal.workflow.list({ query: `ExecutionStatus = "Completed"` })) {
-      if (!wanted.includes(w.type)) continue;
-      const history = await temporal.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
-      const file = path.join('test', 'histories', `${w.type}-v0.67.0.bin`);
-      await writeFile(file, proto.api.history.v1.History.encode(history).finish());
-      console.log(`recorded ${file}`);
-    }
+    await harvest(t.platform.deps.temporal);
   } finally {
     await t.stop();
     await metabase.close();
   }
 });
+
+async function harvest(temporal: Client): Promise<void> {
+  const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+  const wanted = await workflowTypes();
+  const missing = new Set(wanted);
+  for (let i = 0; i < 100 && missing.size > 0; i++) {
+    for (const type of [...missing]) {
+      for await (const w of temporal.workflow.list({ query: `WorkflowType = "${type}" AND ExecutionStatus = "Completed"` })) {
+        const history = await temporal.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
+        const file = path.join('test', 'histories', `${type}-v${version}.bin`);
+        await writeFile(file, proto.api.history.v1.History.encode(history).finish());
+        console.log(`recorded ${file} from ${w.workflowId}`);
+        missing.delete(type);
+        break;
+      }
+    }
+    if (missing.size > 0) await new Promise((r) => setTimeout(r, 300));
+  }
+  if (missing.size > 0)
+    throw new Error(`no completed run of ${[...missing].join(', ')}: record with npm run test:record-histories, whose scenario files run one of each first`);
+}
