@@ -54,23 +54,31 @@ test('record workflow histories', { skip: process.env.RECORD_HISTORIES !== '1' }
   }
 });
 
+/**
+ * Keeps, per workflow type, the completed runs that took different paths (a different set of event
+ * types: signals, timers, retries), up to three, the longest of each.
+ */
 async function harvest(temporal: Client): Promise<void> {
   const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
-  const wanted = await workflowTypes();
-  const missing = new Set(wanted);
-  for (let i = 0; i < 100 && missing.size > 0; i++) {
-    for (const type of [...missing]) {
-      for await (const w of temporal.workflow.list({ query: `WorkflowType = "${type}" AND ExecutionStatus = "Completed"` })) {
-        const history = await temporal.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
-        const file = path.join('test', 'histories', `${type}-v${version}.bin`);
-        await writeFile(file, proto.api.history.v1.History.encode(history).finish());
-        console.log(`recorded ${file} from ${w.workflowId}`);
-        missing.delete(type);
-        break;
-      }
+  const missing: string[] = [];
+  for (const type of await workflowTypes()) {
+    const byPath = new Map<string, { id: string; history: protos.temporal.api.history.v1.IHistory }>();
+    let seen = 0;
+    for await (const w of temporal.workflow.list({ query: `WorkflowType = "${type}" AND ExecutionStatus = "Completed"` })) {
+      if (++seen > 50) break;
+      const history = await temporal.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
+      const shape = [...new Set((history.events ?? []).map((e) => String(e.eventType)))].sort().join(',');
+      const kept = byPath.get(shape);
+      if (!kept || (kept.history.events?.length ?? 0) < (history.events?.length ?? 0)) byPath.set(shape, { id: w.workflowId, history });
     }
-    if (missing.size > 0) await new Promise((r) => setTimeout(r, 300));
+    if (byPath.size === 0) missing.push(type);
+    const paths = [...byPath.entries()].sort((a, b) => b[0].split(',').length - a[0].split(',').length).slice(0, 3);
+    for (const [n, [, { id, history }]] of paths.entries()) {
+      const file = path.join('test', 'histories', `${type}-v${version}-${n + 1}.bin`);
+      await writeFile(file, proto.api.history.v1.History.encode(history).finish());
+      console.log(`recorded ${file} from ${id}`);
+    }
   }
-  if (missing.size > 0)
-    throw new Error(`no completed run of ${[...missing].join(', ')}: record with npm run test:record-histories, whose scenario files run one of each first`);
+  if (missing.length > 0)
+    throw new Error(`no completed run of ${missing.join(', ')}: record with npm run test:record-histories, whose scenario files run one of each first`);
 }
