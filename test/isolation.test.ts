@@ -14,6 +14,12 @@ import { startTestPlatform, type TestPlatform } from './harness.js';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const API_KEY = 'mb_isolation_secret=';
 
+/** A refusal's status with its reason, so a 400 for the wrong cause (a missing header, a typo) fails. */
+async function refusal(res: Response): Promise<string> {
+  const body = (await res.json().catch(() => ({}))) as Json;
+  return `${res.status} ${body.error?.code}: ${body.error?.message}`;
+}
+
 describe('isolation and secrets', () => {
   let t: TestPlatform;
   let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
@@ -69,18 +75,33 @@ describe('isolation and secrets', () => {
     assert.equal((await t.api('/integrations/metabase', prod)).status, 404);
     assert.deepEqual(((await (await t.api('/integrations', prod)).json()) as Json).data, []);
     assert.deepEqual(((await (await t.api('/connections', prod)).json()) as Json).connections, []);
-    assert.equal((await t.api('/connections/acme?provider_config_key=metabase', prod)).status, 400);
-    assert.equal((await t.api('/connections/acme?provider_config_key=metabase', { ...prod, method: 'DELETE' })).status, 400);
+    assert.equal(await refusal(await t.api('/connections/acme?provider_config_key=metabase', prod)), '400 unknown_provider_config: Provider does not exists');
+    assert.equal(
+      await refusal(await t.api('/connections/acme?provider_config_key=metabase', { ...prod, method: 'DELETE' })),
+      '400 unknown_connection: Connection not found',
+    );
     assert.equal(
       (await t.api('/connections/metadata', { ...prod, method: 'POST', json: { connection_id: 'acme', provider_config_key: 'metabase', metadata: { x: 1 } } }))
         .status,
       404,
     );
-    assert.equal((await t.api('/action/trigger', { ...prod, method: 'POST', headers: dev, json: { action_name: 'create-user', input: {} } })).status, 400);
+    assert.equal(
+      await refusal(await t.api('/action/trigger', { ...prod, method: 'POST', headers: dev, json: { action_name: 'create-user', input: {} } })),
+      '400 unknown_provider: Failed to find provider',
+    );
     assert.equal((await t.api('/users', { ...prod, method: 'POST', headers: dev, json: {} })).status, 404);
-    assert.equal((await t.api('/records?model=User', { ...prod, headers: dev })).status, 400);
-    assert.equal((await t.api('/proxy/api/user/current', { ...prod, headers: dev })).status, 400);
-    assert.equal((await t.api('/sync/trigger', { ...prod, method: 'POST', json: { syncs: ['users'], provider_config_key: 'metabase' } })).status, 400);
+    assert.equal(
+      await refusal(await t.api('/records?model=User', { ...prod, headers: dev })),
+      '400 unknown_connection: Provided ConnectionId and ProviderConfigKey does not match a valid connection',
+    );
+    assert.equal(
+      await refusal(await t.api('/proxy/api/user/current', { ...prod, headers: dev })),
+      '400 unknown_provider_config: Provider config metabase does not exist',
+    );
+    assert.equal(
+      await refusal(await t.api('/sync/trigger', { ...prod, method: 'POST', json: { syncs: ['users'], provider_config_key: 'metabase' } })),
+      '400 unknown_provider_config: Integration metabase does not exist',
+    );
     const prodLogs = (await (await t.api('/logs', prod)).json()) as Json;
     assert.deepEqual(prodLogs.data, []);
     const devLogs = (await (await t.api('/logs')).json()) as Json;
@@ -110,20 +131,27 @@ describe('isolation and secrets', () => {
   test('private, loopback, link-local and metadata addresses are refused unless allowed', async () => {
     for (const url of ['http://169.254.169.254/latest/meta-data', 'http://10.0.0.7/hook', 'http://[::1]:8080/x', 'http://192.168.1.1/']) {
       const res = await t.api('/environment', { method: 'PATCH', json: { webhook_url: url } });
-      assert.equal(res.status, 400, url);
+      assert.match(await refusal(res), /^400 invalid_body: webhook_url: .* is a private, loopback or link-local address that is not allowed$/, url);
       const proxied = await t.api('/proxy/x', { headers: { ...dev, 'base-url-override': url } });
-      assert.equal(proxied.status, 400, `proxy ${url}`);
+      assert.match(
+        await refusal(proxied),
+        /^400 base_url_override_not_allowed: .* is a private, loopback or link-local address that is not allowed$/,
+        `proxy ${url}`,
+      );
     }
     const metabaseDomain = await t.api('/connections', {
       method: 'POST',
       json: {
         provider_config_key: 'metabase',
         connection_id: 'evil',
-        connection_config: { domain: 'http://169.254.169.254' },
+        connection_config: { domain: 'https://169.254.169.254' }, // https, so the address is the only reason to refuse
         credentials: { type: 'API_KEY', apiKey: 'k' },
       },
     });
-    assert.equal(metabaseDomain.status, 400);
+    assert.match(
+      await refusal(metabaseDomain),
+      /^400 connection_test_failed: .*169\.254\.169\.254 is a private, loopback or link-local address that is not allowed$/,
+    );
     assert.equal((await t.api('/connections/evil?provider_config_key=metabase')).status, 404);
   });
 

@@ -77,18 +77,29 @@ describe('Metabase user management', () => {
     assert.equal(updated.status, 200);
     assert.equal(metabase.findUser(id)?.first_name, 'Amazing');
 
-    await t.api('/users', { method: 'DELETE', headers: h, json: { id } });
+    // Only a sync can bring what follows into the cache: a user disabled at Metabase itself and a
+    // rename made there (no action of ours saw either, so no action's cache write can supply them).
+    const outside = metabase.addUser({ email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', is_active: false });
+    const grace = metabase.findUser(id)!;
+    grace.is_active = false;
+    grace.first_name = 'Renamed';
+    const listings = () => metabase.requests.filter((r) => r.method === 'GET' && r.path === '/api/user').length;
+    const listingsBefore = listings();
     await nango.triggerSync('metabase', ['users'], 'acme');
-    let list: Json = { records: [] };
+    let records: Json[] = [];
     for (let i = 0; i < 150; i++) {
-      list = (await (await t.api('/users', { headers: h })).json()) as Json;
-      const mine = list.records?.find((r: Json) => r.id === String(id));
-      if (mine && mine.active === false && mine.firstName === 'Amazing') break;
+      records = ((await (await t.api('/users', { headers: h })).json()) as Json).records;
+      const mine = records.find((r: Json) => r.id === String(id));
+      if (mine?.firstName === 'Renamed' && records.some((r: Json) => r.id === String(outside.id))) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    const mine = list.records.find((r: Json) => r.id === String(id));
-    assert.equal(mine.active, false, 'the list shows the disabled user');
-    assert.equal(mine.firstName, 'Amazing');
+    assert.ok(listings() > listingsBefore, 'the sync listed the users at Metabase');
+    const ada = records.find((r: Json) => r.id === String(outside.id));
+    assert.equal(ada?.active, false, 'the sync returns a user disabled at Metabase');
+    assert.equal(ada?.firstName, 'Ada');
+    const mine = records.find((r: Json) => r.id === String(id));
+    assert.equal(mine?.active, false, 'the list shows the disabled user');
+    assert.equal(mine?.firstName, 'Renamed', 'the rename made at Metabase arrived through the sync');
   });
 
   test('Metabase has no real-time webhooks: its webhook URL answers 404 with a clear code', async () => {

@@ -1,17 +1,20 @@
 /**
- * Records workflow histories into test/histories/ for the replay test. Run it (through the test
- * runner, which starts Postgres and Temporal) when a workflow changes on purpose, and commit the
- * new files next to the old ones: `npm test -- test/record-histories.ts` with RECORD_HISTORIES=1.
- * Old histories stay, so a change that would break running workflows fails test/replay.test.ts.
+ * Records workflow histories into test/histories/ for the replay test: one completed run of every
+ * workflow type, taken from the shared Temporal dev server after the scenario test files ran on it.
+ * Run it when a workflow changes on purpose (`npm run test:record-histories`), and commit the new
+ * files next to the old ones. Old histories stay, so a change that would break running workflows
+ * fails test/replay.test.ts.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import protos from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
 
 const proto = protos.temporal;
 import { startMetabaseFake } from './fakes/index.js';
 import { startTestPlatform } from './harness.js';
+import { workflowTypes } from './workflow-types.js';
 
 test('record workflow histories', { skip: process.env.RECORD_HISTORIES !== '1' }, async () => {
   const t = await startTestPlatform();
@@ -44,23 +47,38 @@ test('record workflow histories', { skip: process.env.RECORD_HISTORIES !== '1' }
       json: { firstName: 'A', lastName: 'B', email: 'ab@example.com' },
     });
     if (action.status !== 200) throw new Error(await action.text());
-    const temporal = t.platform.deps.temporal;
-    const wanted = ['actionWorkflow', 'syncWorkflow', 'connectionCheckWorkflow'];
-    for (let i = 0; i < 100; i++) {
-      const found = new Set<string>();
-      for await (const w of temporal.workflow.list({ query: `ExecutionStatus = "Completed"` })) found.add(w.type);
-      if (wanted.every((w) => found.has(w))) break;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    for await (const w of temporal.workflow.list({ query: `ExecutionStatus = "Completed"` })) {
-      if (!wanted.includes(w.type)) continue;
-      const history = await temporal.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
-      const file = path.join('test', 'histories', `${w.type}-v0.67.0.bin`);
-      await writeFile(file, proto.api.history.v1.History.encode(history).finish());
-      console.log(`recorded ${file}`);
-    }
+    await harvest(t.platform.deps.temporal);
   } finally {
     await t.stop();
     await metabase.close();
   }
 });
+
+/**
+ * Keeps, per workflow type, the completed runs that took different paths (a different set of event
+ * types: signals, timers, retries), up to three, the longest of each.
+ */
+async function harvest(temporal: Client): Promise<void> {
+  const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+  const missing: string[] = [];
+  for (const type of await workflowTypes()) {
+    const byPath = new Map<string, { id: string; history: protos.temporal.api.history.v1.IHistory }>();
+    let seen = 0;
+    for await (const w of temporal.workflow.list({ query: `WorkflowType = "${type}" AND ExecutionStatus = "Completed"` })) {
+      if (++seen > 50) break;
+      const history = await temporal.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
+      const shape = [...new Set((history.events ?? []).map((e) => String(e.eventType)))].sort().join(',');
+      const kept = byPath.get(shape);
+      if (!kept || (kept.history.events?.length ?? 0) < (history.events?.length ?? 0)) byPath.set(shape, { id: w.workflowId, history });
+    }
+    if (byPath.size === 0) missing.push(type);
+    const paths = [...byPath.entries()].sort((a, b) => b[0].split(',').length - a[0].split(',').length).slice(0, 3);
+    for (const [n, [, { id, history }]] of paths.entries()) {
+      const file = path.join('test', 'histories', `${type}-v${version}-${n + 1}.bin`);
+      await writeFile(file, proto.api.history.v1.History.encode(history).finish());
+      console.log(`recorded ${file} from ${id}`);
+    }
+  }
+  if (missing.length > 0)
+    throw new Error(`no completed run of ${missing.join(', ')}: record with npm run test:record-histories, whose scenario files run one of each first`);
+}

@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
-import { Hono } from 'hono';
-import type { AppEnv } from '../api/context.js';
-import { errorResponse } from '../api/errors.js';
-import { requireSecretKey } from '../api/middleware/auth.js';
-import { serveRecords } from '../api/routes/records.js';
 import { decodeCursor, encodeCursor } from '../lib/records/read.js';
 import { deleteRecords, saveRecords } from '../lib/records/store.js';
 import { startMetabaseFake } from './fakes/index.js';
@@ -269,28 +264,37 @@ describe('records', () => {
     });
   });
 
-  test('serveRecords serves a sync endpoint: model optional with one model, required with several', async () => {
-    const deps = t.platform.deps;
-    const app = new Hono<AppEnv>();
-    app.get('/one', requireSecretKey(deps), (c) => serveRecords(deps)(c, { integrationKey: 'metabase', connectionId: 'acme', models: [MODEL] }));
-    app.get('/two', requireSecretKey(deps), (c) => serveRecords(deps)(c, { integrationKey: 'metabase', connectionId: 'acme', models: ['Other', MODEL] }));
-    app.onError((err, c) => {
-      const { status, body } = errorResponse(err);
-      return c.json(body, status);
+  test('a sync endpoint serves its records through the API: model optional with one model, required with several', async () => {
+    // Two deployed syncs on the real API: one with the Ticket model only, one with two models.
+    const sync = (name: string, path: string, models: string[]) => {
+      const manifest = { type: 'sync', frequency: 'every day', endpoints: [{ method: 'GET', path }], models: Object.fromEntries(models.map((m) => [m, {}])) };
+      const bundle = `var __switchyard = { describe: () => (${JSON.stringify(manifest)}), run: async () => null };`;
+      return { integration: 'metabase', name, bundle, manifest };
+    };
+    const deployed = await t.api('/scripts/deploy', {
+      method: 'POST',
+      json: { scripts: [sync('one-model', '/tickets-one', [MODEL]), sync('two-models', '/tickets-two', ['Other', MODEL])] },
     });
-    const auth = { authorization: `Bearer ${t.devKey}` };
-    const one = (await (await app.request('/one?limit=2&filter=deleted', { headers: auth })).json()) as Json;
+    assert.equal(deployed.status, 200, await deployed.clone().text());
+    const enabled = await t.api('/integrations/metabase/endpoints', {
+      method: 'PATCH',
+      json: { endpoints: ['/tickets-one', '/tickets-two'].map((path) => ({ method: 'GET', path, enabled: true })) },
+    });
+    assert.equal(enabled.status, 200, await enabled.clone().text());
+    const get = (path: string, key?: string) => t.api(path, { headers: conn, key });
+    const one = (await (await get('/tickets-one?limit=2&filter=deleted')).json()) as Json;
     assert.deepEqual(
       one.records.map((r: Json) => r.id),
       ['t-10', 't-11'],
     );
-    const missing = await apiError(await app.request('/two', { headers: auth }), 400, 'invalid_query_params');
+    const missing = await apiError(await get('/tickets-two'), 400, 'invalid_query_params');
     assert.equal(missing.error.errors[0].path[0], 'model');
-    const wrong = await apiError(await app.request('/one?model=Other', { headers: auth }), 400, 'invalid_query_params');
+    const wrong = await apiError(await get('/tickets-one?model=Other'), 400, 'invalid_query_params');
     assert.equal(wrong.error.errors[0].path[0], 'model');
-    const two = (await (await app.request(`/two?model=${MODEL}&ids=t-1`, { headers: auth })).json()) as Json;
+    const two = (await (await get(`/tickets-two?model=${MODEL}&ids=t-1`)).json()) as Json;
     assert.equal(two.records[0].id, 't-1');
-    const prod = await app.request('/one', { headers: { authorization: `Bearer ${t.prodKey}` } });
-    await apiError(prod, 400, 'unknown_connection');
+    // The prod key does not see dev's integration, so not its endpoint either.
+    const prod = await apiError(await get('/tickets-one', t.prodKey), 404, 'not_found');
+    assert.equal(prod.error.message, "Unknown endpoint 'GET /tickets-one'");
   });
 });
