@@ -273,7 +273,7 @@ describe('records', () => {
     };
     const deployed = await t.api('/scripts/deploy', {
       method: 'POST',
-      json: { scripts: [sync('one-model', '/tickets-one', [MODEL]), sync('two-models', '/tickets-two', ['Other', MODEL])] },
+      json: { cli_version: '0.67.0', scripts: [sync('one-model', '/tickets-one', [MODEL]), sync('two-models', '/tickets-two', ['Other', MODEL])] },
     });
     assert.equal(deployed.status, 200, await deployed.clone().text());
     const enabled = await t.api('/integrations/metabase/endpoints', {

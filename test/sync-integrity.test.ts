@@ -172,7 +172,7 @@ describe('sync integrity: deletion detection and counters survive retries and wo
       const code = await bundle(work, s);
       scripts.push({ integration: s.integration, name: s.name, bundle: code, manifest: await manifestOf(work, s, code) });
     }
-    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true } });
+    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true, cli_version: '0.67.0' } });
     assert.equal(deployed.status, 200, await deployed.clone().text());
   });
   after(async () => {
