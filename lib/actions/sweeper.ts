@@ -8,6 +8,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db/pool.js';
 import { actionWorkflowId, finishActionRun, type ActionFailure } from './runs.js';
+import { runPeriodically } from '../periodic.js';
 
 export interface ActionRunSweeperDeps {
   db: Db;
@@ -69,16 +70,5 @@ export async function sweepStrandedActionRuns(deps: ActionRunSweeperDeps, opts: 
 
 /** Runs sweepStrandedActionRuns every 30 s (unref'd). Returns the stop function. */
 export function startActionRunSweeper(deps: ActionRunSweeperDeps, opts: ActionRunSweeperOptions = {}): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    sweepStrandedActionRuns(deps, opts)
-      .catch((err: unknown) => deps.log?.warn({ err }, 'action run sweeper pass failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, opts.intervalMs ?? 30_000);
-  timer.unref();
-  return () => clearInterval(timer);
+  return runPeriodically(() => sweepStrandedActionRuns(deps, opts), opts.intervalMs ?? 30_000, deps.log, 'action run sweeper pass');
 }

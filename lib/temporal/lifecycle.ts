@@ -16,6 +16,7 @@ import { getIntegrationById } from '../db/integrations.js';
 import { isScriptEnabled, scriptsOf, type ScriptHandle } from '../scripts/catalog.js';
 import { SyncSchedules } from '../syncs/schedules.js';
 import { ensureSyncState, getSyncState } from '../syncs/state.js';
+import { runPeriodically } from '../periodic.js';
 
 export interface Lifecycle {
   /** `created`: the connection is new (not an override): its post-connection-creation scripts run. */
@@ -202,16 +203,5 @@ export async function sweepUnfinishedConnections(deps: ConnectionSweeperDeps, op
 
 /** Runs sweepUnfinishedConnections every 30 s (unref'd). Returns the stop function. */
 export function startConnectionSweeper(deps: ConnectionSweeperDeps, opts: { intervalMs?: number; minAgeMs?: number } = {}): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    sweepUnfinishedConnections(deps, opts)
-      .catch((err: unknown) => deps.log?.warn({ err }, 'connection sweeper pass failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, opts.intervalMs ?? 30_000);
-  timer.unref();
-  return () => clearInterval(timer);
+  return runPeriodically(() => sweepUnfinishedConnections(deps, opts), opts.intervalMs ?? 30_000, deps.log, 'connection sweeper pass');
 }

@@ -18,6 +18,7 @@ import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
 import { deliveriesOfEvent, getDelivery, insertDelivery, markWorkflowStarted, unstartedDeliveries, type Delivery } from './deliveries.js';
 import { getSettings, type EnvironmentSettings } from './settings.js';
 import { stableStringify } from './sign.js';
+import { runPeriodically } from '../periodic.js';
 
 export interface EmitDeps {
   db: Db;
@@ -256,16 +257,5 @@ export async function sweepPendingDeliveries(deps: Omit<EmitDeps, 'box'>, opts: 
 
 /** Runs sweepPendingDeliveries every 30 s (unref'd, so it never keeps the process alive). Returns the stop function. */
 export function startDeliverySweeper(deps: Omit<EmitDeps, 'box'>, opts: SweeperOptions = {}): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    sweepPendingDeliveries(deps, opts)
-      .catch((err: unknown) => deps.log?.warn({ err }, 'webhook sweeper pass failed'))
-      .finally(() => {
-        running = false;
-      });
-  }, opts.intervalMs ?? 30_000);
-  timer.unref();
-  return () => clearInterval(timer);
+  return runPeriodically(() => sweepPendingDeliveries(deps, opts), opts.intervalMs ?? 30_000, deps.log, 'webhook sweeper pass');
 }
