@@ -4,12 +4,12 @@
  * `trigger-background-check` action has succeeded.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { getActionRun } from '../lib/actions/runs.js';
-import { MODEL, saveSnapshot, startBackgroundCheckWorkflow } from '../lib/checkr/background-checks.js';
-import { providerTarget } from '../lib/connections/service.js';
-import { getConnectionByPk } from '../lib/db/connections.js';
+import { getActionRun } from '../features/actions/runs.js';
+import { MODEL, saveSnapshot, startBackgroundCheckWorkflow } from '../integrations/checkr-partner/plugin/background-checks.js';
+import { providerTarget } from '../features/connections/service.js';
+import { getConnectionByPk } from '../features/connections/store.js';
 import { UpstreamHttpError } from '../lib/http/index.js';
-import { emitEvent } from '../lib/webhooks/emit.js';
+import { emitEvent } from '../features/webhooks/emit.js';
 import { CHECKR_PROVIDERS, TRIGGER_ACTION } from '../integrations/checkr-partner/index.js';
 import { checkStatusOf, type CheckSnapshot, type InvitationFacts, type ReportFacts } from '../integrations/checkr-partner/status.js';
 import type { ActivityDeps } from './deps.js';

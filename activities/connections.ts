@@ -1,7 +1,7 @@
-import { providerTarget, verifyCredentials } from '../lib/connections/service.js';
-import { getConnectionByPk, recordCheck } from '../lib/db/connections.js';
+import { providerTarget, verifyCredentials } from '../features/connections/service.js';
+import { getConnectionByPk, recordCheck } from '../features/connections/store.js';
 import { Context } from '@temporalio/activity';
-import { alertHooks } from '../lib/alerts/index.js';
+import { alertHooks } from '../features/alerts/index.js';
 import { annotate } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
 

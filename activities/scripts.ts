@@ -4,15 +4,15 @@
  * (syncWebhookWorkflow).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { getConnectionByPk, setOnEventError } from '../lib/db/connections.js';
-import { getIntegrationById } from '../lib/db/integrations.js';
-import { environmentName } from '../lib/alerts/index.js';
+import { getConnectionByPk, setOnEventError } from '../features/connections/store.js';
+import { getIntegrationById } from '../features/integrations/store.js';
+import { environmentName } from '../features/alerts/index.js';
 import { annotate } from '../lib/otel/index.js';
-import { modelsOf, scriptOf } from '../lib/scripts/catalog.js';
-import { createScriptContext } from '../lib/scripts/context.js';
-import { OnEventScriptFailed, runOnEventScripts } from '../lib/scripts/on-event.js';
-import type { ModelResult } from '../lib/syncs/state.js';
-import { emitEvent } from '../lib/webhooks/emit.js';
+import { modelsOf, scriptOf } from '../features/scripts/catalog.js';
+import { createScriptContext } from '../features/scripts/context.js';
+import { OnEventScriptFailed, runOnEventScripts } from '../features/scripts/on-event.js';
+import type { ModelResult } from '../features/syncs/state.js';
+import { emitEvent } from '../features/webhooks/emit.js';
 import type { OnEventWorkflowInput, SyncWebhookWorkflowInput } from '../workflows/scripts.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfDatabaseUnavailable, throwIfRetryable } from './failures.js';

@@ -1,10 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { getConnectionByPk, type Connection } from '../lib/db/connections.js';
-import { getIntegrationById, type Integration } from '../lib/db/integrations.js';
-import { emptyCache, forgetRun } from '../lib/records/store.js';
-import { createScriptContext } from '../lib/scripts/context.js';
-import { modelsOf, scriptOf, type SyncHandle } from '../lib/scripts/catalog.js';
+import { getConnectionByPk, type Connection } from '../features/connections/store.js';
+import { getIntegrationById, type Integration } from '../features/integrations/store.js';
+import { emptyCache, forgetRun } from '../features/records/store.js';
+import { createScriptContext } from '../features/scripts/context.js';
+import { modelsOf, scriptOf, type SyncHandle } from '../features/scripts/catalog.js';
 import {
   addInvalid,
   addRunResult,
@@ -20,10 +20,10 @@ import {
   saveResumePosition,
   type ModelResult,
   type SyncRun,
-} from '../lib/syncs/state.js';
-import type { SyncWorkflowInput } from '../lib/syncs/schedules.js';
-import { emitEvent } from '../lib/webhooks/emit.js';
-import { alertHooks, environmentName } from '../lib/alerts/index.js';
+} from '../features/syncs/state.js';
+import type { SyncWorkflowInput } from '../features/syncs/schedules.js';
+import { emitEvent } from '../features/webhooks/emit.js';
+import { alertHooks, environmentName } from '../features/alerts/index.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfDatabaseUnavailable, throwIfRetryable } from './failures.js';

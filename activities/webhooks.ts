@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { beginAttempt, finishAttempt, markDeliveryDead } from '../lib/webhooks/deliveries.js';
-import { createWebhookPoster } from '../lib/webhooks/post.js';
-import { signingKeys } from '../lib/webhooks/settings.js';
-import { signatureHeaders } from '../lib/webhooks/sign.js';
-import { alertHooks } from '../lib/alerts/index.js';
+import { beginAttempt, finishAttempt, markDeliveryDead } from '../features/webhooks/deliveries.js';
+import { createWebhookPoster } from '../features/webhooks/post.js';
+import { signingKeys } from '../features/webhooks/settings.js';
+import { signatureHeaders } from '../features/webhooks/sign.js';
+import { alertHooks } from '../features/alerts/index.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import { endWebhookSpan, webhookSpan } from '../lib/otel/spans.js';
 import type { ActivityDeps } from './deps.js';
@@ -81,7 +81,7 @@ export function webhookActivities(deps: ActivityDeps) {
       });
     },
 
-    /** Gives the delivery up (see lib/webhooks/deliveries.ts for the alert hook). */
+    /** Gives the delivery up (see features/webhooks/deliveries.ts for the alert hook). */
     async markDeliveryDead(deliveryId: string, reason: string): Promise<void> {
       await markDeliveryDead(deps, deliveryId, reason);
     },

@@ -5,11 +5,11 @@ import type { Client } from '@temporalio/client';
 import type { Clock } from '../lib/clock.js';
 import type { Config } from '../lib/config.js';
 import type { SecretBox } from '../lib/crypto.js';
-import type { Environment } from '../lib/db/environments.js';
+import type { Environment } from '../features/environments/store.js';
 import type { Db } from '../lib/db/pool.js';
 import type { Logger } from '../lib/log.js';
 import type { ProviderHttpClient } from '../lib/http/index.js';
-import type { Lifecycle } from '../lib/temporal/lifecycle.js';
+import type { Lifecycle } from '../features/lifecycle/lifecycle.js';
 import type { Telemetry } from '../lib/otel/index.js';
 import type { AuthSocketHub } from './ws.js';
 

@@ -1,6 +1,6 @@
 /**
  * @module bench/delete-check — the deletion detection that ends every full sync (`deleteUnseen`,
- * lib/records/store.ts), before and after its fix, on identical data in the same run.
+ * features/records/store.ts), before and after its fix, on identical data in the same run.
  *
  * A scratch database, migrated and never analyzed (autovacuum off on the two tables), as on a fresh
  * install or for a new connection: N live records and the run's seen ids for 99% of them, then one
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { ensureDatabase } from '../lib/embedded/postgres.js';
 import { migrate } from '../lib/db/migrate.js';
 import { createPool, type Db } from '../lib/db/pool.js';
-import { deleteUnseen } from '../lib/records/store.js';
+import { deleteUnseen } from '../features/records/store.js';
 import { baselineTree } from './lib/baseline.js';
 import { numberFlag, type BenchContext } from './lib/context.js';
 import { round, type BenchResult, type Row } from './lib/stats.js';
@@ -55,7 +55,7 @@ export async function deletionCheck(ctx: BenchContext): Promise<BenchResult> {
     await db.query('ALTER TABLE records DROP CONSTRAINT IF EXISTS records_connection_pk_fkey');
     await db.query('ALTER TABLE records SET (autovacuum_enabled = false); ALTER TABLE sync_seen SET (autovacuum_enabled = false)');
     const before: DeleteUnseen | null =
-      'root' in tree ? ((await import(path.join(tree.root, 'lib/records/store.ts'))) as { deleteUnseen: DeleteUnseen }).deleteUnseen : null;
+      'root' in tree ? ((await import(path.join(tree.root, 'features/records/store.ts'))) as { deleteUnseen: DeleteUnseen }).deleteUnseen : null;
     const after = deleteUnseen;
     const rows: Row[] = [];
     const details: Record<string, unknown> = { timeoutMs };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type ts from 'typescript';
 import { describeBundle, SandboxError, ScriptError } from '../lib/sandbox/index.js';
-import { manifestProblems, type ScriptManifest } from '../lib/scripts/manifest.js';
+import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
 import { CLI_VERSION, SDK_IMPORT, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
 import { CliError } from './ui.js';
 

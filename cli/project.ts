@@ -36,7 +36,7 @@ export function yamlConfigOf(dir: string): string | null {
   return YAML_CONFIGS.map((f) => path.join(dir, f)).find((f) => existsSync(f)) ?? null;
 }
 
-/** The CLI's clock: `SWITCHYARD_NOW` moves it, as it moves the platform's (lib/runtime/platform.ts). */
+/** The CLI's clock: `SWITCHYARD_NOW` moves it, as it moves the platform's (start/platform.ts). */
 export function cliClock(): Clock {
   const at = process.env.SWITCHYARD_NOW;
   if (!at) return systemClock;

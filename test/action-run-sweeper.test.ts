@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { actionWorkflowId, createActionRun, getActionRun } from '../lib/actions/runs.js';
-import { sweepStrandedActionRuns } from '../lib/actions/sweeper.js';
+import { actionWorkflowId, createActionRun, getActionRun } from '../features/actions/runs.js';
+import { sweepStrandedActionRuns } from '../features/actions/sweeper.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
 describe('action run sweeper', () => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
-import { verifyWebhook } from '../lib/webhooks/verify.js';
+import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startCheckrFake, type CheckrFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from './webhook-receiver.js';

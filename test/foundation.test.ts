@@ -116,7 +116,7 @@ describe('configuration', () => {
   });
 
   test('npm start with a bad variable exits non-zero and names it', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'lib/runtime/start-all.ts'], {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'start/start-all.ts'], {
       env: { ...process.env, TEMPORAL_ADDRESS: 'no port here' },
       encoding: 'utf8',
       timeout: 60_000,

@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../lib/config.js';
 import type { Clock } from '../lib/clock.js';
 import { ensureDatabase } from '../lib/embedded/postgres.js';
 import { freePort } from '../lib/embedded/temporal.js';
-import { startPlatform, type Platform } from '../lib/runtime/platform.js';
+import { startPlatform, type Platform } from '../start/platform.js';
 import { createLogger, type Logger } from '../lib/log.js';
 
 export interface TestPlatform {

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { parseKey, SecretBox } from '../lib/crypto.js';
-import { countStale, reencryptAll } from '../lib/crypto-rotation.js';
-import { getConnectionByPk } from '../lib/db/connections.js';
+import { countStale, reencryptAll } from '../features/encryption/rotation.js';
+import { getConnectionByPk } from '../features/connections/store.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 

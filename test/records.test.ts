@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
-import { decodeCursor, encodeCursor } from '../lib/records/read.js';
-import { deleteRecords, saveRecords } from '../lib/records/store.js';
+import { decodeCursor, encodeCursor } from '../features/records/read.js';
+import { deleteRecords, saveRecords } from '../features/records/store.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 

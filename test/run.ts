@@ -24,7 +24,7 @@ async function testFiles(args: string[]): Promise<string[]> {
       else if (entry.name.endsWith('.test.ts')) out.push(p);
     }
   };
-  for (const dir of ['test', 'api', 'lib', 'integrations', 'activities', 'cli']) await walk(dir).catch(() => undefined);
+  for (const dir of ['test', 'api', 'lib', 'features', 'start', 'integrations', 'activities', 'cli']) await walk(dir).catch(() => undefined);
   return out.sort();
 }
 

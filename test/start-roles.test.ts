@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from '../lib/config.js';
 import { createPool } from '../lib/db/pool.js';
 import { ensureDatabase } from '../lib/embedded/postgres.js';
 import { freePort } from '../lib/embedded/temporal.js';
-import { startPlatform } from '../lib/runtime/platform.js';
+import { startPlatform } from '../start/platform.js';
 import { startTestPlatform } from './harness.js';
 
 describe('environments are created by the API only', () => {

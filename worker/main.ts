@@ -2,8 +2,8 @@
  * `npm run worker`: the Temporal worker alone, against configured DATABASE_URL and TEMPORAL_ADDRESS.
  */
 import { ConfigError, loadConfig } from '../lib/config.js';
-import { startPlatform } from '../lib/runtime/platform.js';
-import { onShutdown } from '../lib/runtime/shutdown.js';
+import { startPlatform } from '../start/platform.js';
+import { onShutdown } from '../start/shutdown.js';
 
 const say = (m: string) => console.log(`[switchyard worker] ${m}`);
 

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { SyncWorkflowInput } from '../lib/syncs/schedules.js';
+import type { SyncWorkflowInput } from '../features/syncs/schedules.js';
 
 const steps = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 20, maximumInterval: '30 seconds' } });
 

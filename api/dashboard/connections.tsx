@@ -5,15 +5,15 @@
  * the connection's recent request logs.
  */
 import type { Hono } from 'hono';
-import { getConnection, listConnections, type Connection } from '../../lib/db/connections.js';
-import { getIntegration, listIntegrations, type Integration } from '../../lib/db/integrations.js';
-import { listRequestLogs } from '../../lib/db/request-logs.js';
+import { getConnection, listConnections, type Connection } from '../../features/connections/store.js';
+import { getIntegration, listIntegrations, type Integration } from '../../features/integrations/store.js';
+import { listRequestLogs } from '../../features/logs/store.js';
 import { BadRequest, NotFound, ValidationFailed } from '../../lib/errors.js';
-import { InvalidCursor, readRecords } from '../../lib/records/read.js';
-import { isScriptEnabled, modelsOf, scriptsOf, type SyncHandle } from '../../lib/scripts/catalog.js';
-import { parseFrequency } from '../../lib/syncs/frequency.js';
-import { SyncSchedules, type SyncTarget } from '../../lib/syncs/schedules.js';
-import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus, type SyncState } from '../../lib/syncs/state.js';
+import { InvalidCursor, readRecords } from '../../features/records/read.js';
+import { isScriptEnabled, modelsOf, scriptsOf, type SyncHandle } from '../../features/scripts/catalog.js';
+import { parseFrequency } from '../../features/syncs/frequency.js';
+import { SyncSchedules, type SyncTarget } from '../../features/syncs/schedules.js';
+import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus, type SyncState } from '../../features/syncs/state.js';
 import type { AppDeps } from '../context.js';
 import { field, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
 import { Badge, Csrf, Empty, Json, Layout, renderPage, statusTone, When, withQuery, type Notice, type PageContext } from './layout.js';

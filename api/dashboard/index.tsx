@@ -16,7 +16,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { listEnvironments, type Environment } from '../../lib/db/environments.js';
+import { listEnvironments, type Environment } from '../../features/environments/store.js';
 import { NotFound, Unauthorized } from '../../lib/errors.js';
 import type { AppDeps } from '../context.js';
 import { errorResponse } from '../errors.js';

@@ -5,12 +5,12 @@
  * functions as api/routes/integrations.ts.
  */
 import type { Hono } from 'hono';
-import { getProvider, providers } from '../../integrations/providers.js';
-import { integrationCredentials } from '../../integrations/credentials.js';
+import { getProvider, providers } from '../../features/providers/providers.js';
+import { integrationCredentials } from '../../features/connections/credentials.js';
 import { endpointKey } from '../../integrations/registry.js';
-import { insertIntegration, listIntegrations, setEndpointStates, updateIntegration, type Integration } from '../../lib/db/integrations.js';
+import { insertIntegration, listIntegrations, setEndpointStates, updateIntegration, type Integration } from '../../features/integrations/store.js';
 import { BadRequest } from '../../lib/errors.js';
-import { incomingWebhookSecret, rotateIncomingWebhookSecret, SIGNATURE_HEADER } from '../../lib/webhooks/incoming.js';
+import { incomingWebhookSecret, rotateIncomingWebhookSecret, SIGNATURE_HEADER } from '../../features/webhooks/incoming.js';
 import type { AppDeps } from '../context.js';
 import { credentialsSummary, endpointsOf, integrationOr404, uniqueKeySchema, type EndpointRow } from '../routes/integrations.js';
 import { field, fields, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';

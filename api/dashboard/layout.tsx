@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Environment } from '../../lib/db/environments.js';
+import type { Environment } from '../../features/environments/store.js';
 
 export type Section = 'integrations' | 'connections' | 'logs' | 'runs' | 'webhooks';
 

@@ -4,8 +4,8 @@
  * and links to its workflow in the Temporal UI.
  */
 import type { Hono } from 'hono';
-import { listIntegrations } from '../../lib/db/integrations.js';
-import { decodeCursor, listRequestLogs, type RequestLog, type RequestLogFilters } from '../../lib/db/request-logs.js';
+import { listIntegrations } from '../../features/integrations/store.js';
+import { decodeCursor, listRequestLogs, type RequestLog, type RequestLogFilters } from '../../features/logs/store.js';
 import { NotFound } from '../../lib/errors.js';
 import type { AppDeps } from '../context.js';
 import { LOG_KINDS } from '../routes/logs.js';

@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { constantTimeEqual, randomToken, sha256Hex } from '../../lib/crypto.js';
-import type { Environment } from '../../lib/db/environments.js';
+import type { Environment } from '../../features/environments/store.js';
 import type { Queryable } from '../../lib/db/pool.js';
 
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;

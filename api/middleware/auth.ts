@@ -4,7 +4,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { UUID_V4 } from '../../lib/crypto.js';
-import { findEnvironmentBySecretKey, type Environment } from '../../lib/db/environments.js';
+import { findEnvironmentBySecretKey, type Environment } from '../../features/environments/store.js';
 import { Unauthorized } from '../../lib/errors.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { annotate } from '../../lib/otel/attributes.js';

@@ -3,8 +3,8 @@
  * user's browser), from `Authorization: Bearer` or `?connect_session_token=`.
  */
 import type { Context } from 'hono';
-import { CONNECT_SESSION_FORMAT, CONNECT_SESSION_PREFIX, findConnectSession, type ConnectSession } from '../../lib/db/connect-sessions.js';
-import { findEnvironmentByName, type Environment } from '../../lib/db/environments.js';
+import { CONNECT_SESSION_FORMAT, CONNECT_SESSION_PREFIX, findConnectSession, type ConnectSession } from '../../features/connections/connect-sessions.js';
+import { findEnvironmentByName, type Environment } from '../../features/environments/store.js';
 import { Unauthorized } from '../../lib/errors.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { bearerToken, environmentForSecretKey } from './auth.js';

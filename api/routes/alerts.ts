@@ -1,10 +1,10 @@
 /**
- * @module api/routes/alerts — the environment's alerts (lib/alerts): failed sync runs, auth refresh
+ * @module api/routes/alerts — the environment's alerts (features/alerts): failed sync runs, auth refresh
  * failures, connection check failures and dead-lettered webhooks, one open alert per cause.
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { listAlerts, presentAlert } from '../../lib/alerts/store.js';
+import { listAlerts, presentAlert } from '../../features/alerts/store.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { describeRoute } from '../openapi.js';

@@ -1,8 +1,8 @@
 /**
  * @module api/routes/connection-shapes — connection objects as the API returns them.
  */
-import type { Connection } from '../../lib/db/connections.js';
-import type { StoredCredentials } from '../../integrations/credentials.js';
+import type { Connection } from '../../features/connections/store.js';
+import type { StoredCredentials } from '../../features/connections/credentials.js';
 
 /** `GET /connections/:id` prints offsets as +00:00; list and create use Z. */
 export function plusOffset(d: Date | null): string | null {

@@ -5,17 +5,25 @@ import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { dates } from '../../lib/clock.js';
-import { withFreshCredentials } from '../../lib/connections/service.js';
-import { saveConnection } from '../../lib/connections/create.js';
-import { runPreConnectionDeletion } from '../../lib/scripts/on-event.js';
-import { endUserSchema, tagsFrom, tagsSchema } from '../../lib/connections/tags.js';
-import { deleteConnection, getConnection, listConnections, markFetched, patchConnection, setMetadata, type Connection } from '../../lib/db/connections.js';
-import type { Environment } from '../../lib/db/environments.js';
-import { getIntegration } from '../../lib/db/integrations.js';
+import { withFreshCredentials } from '../../features/connections/service.js';
+import { saveConnection } from '../../features/connections/create.js';
+import { runPreConnectionDeletion } from '../../features/scripts/on-event.js';
+import { endUserSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
+import {
+  deleteConnection,
+  getConnection,
+  listConnections,
+  markFetched,
+  patchConnection,
+  setMetadata,
+  type Connection,
+} from '../../features/connections/store.js';
+import type { Environment } from '../../features/environments/store.js';
+import { getIntegration } from '../../features/integrations/store.js';
 import { BadRequest, NotFound } from '../../lib/errors.js';
 import { assertUrlAllowed } from '../../lib/http/index.js';
-import { connectionCredentials, type StoredCredentials } from '../../integrations/credentials.js';
-import { getProvider } from '../../integrations/providers.js';
+import { connectionCredentials, type StoredCredentials } from '../../features/connections/credentials.js';
+import { getProvider } from '../../features/providers/providers.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { describeRoute } from '../openapi.js';

@@ -4,10 +4,10 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Environment } from '../../lib/db/environments.js';
+import type { Environment } from '../../features/environments/store.js';
 import { ValidationFailed } from '../../lib/errors.js';
 import { assertUrlAllowed } from '../../lib/http/index.js';
-import { getSettings, rotateSigningKey, signingKeys, updateSettings, type EnvironmentSettings } from '../../lib/webhooks/settings.js';
+import { getSettings, rotateSigningKey, signingKeys, updateSettings, type EnvironmentSettings } from '../../features/webhooks/settings.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { describeRoute } from '../openapi.js';

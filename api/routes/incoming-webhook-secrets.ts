@@ -6,9 +6,9 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Environment } from '../../lib/db/environments.js';
-import type { Integration } from '../../lib/db/integrations.js';
-import { incomingWebhookSecret, rotateIncomingWebhookSecret, SIGNATURE_HEADER } from '../../lib/webhooks/incoming.js';
+import type { Environment } from '../../features/environments/store.js';
+import type { Integration } from '../../features/integrations/store.js';
+import { incomingWebhookSecret, rotateIncomingWebhookSecret, SIGNATURE_HEADER } from '../../features/webhooks/incoming.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { describeRoute } from '../openapi.js';

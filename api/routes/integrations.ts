@@ -13,13 +13,13 @@ import {
   setEndpointStates,
   updateIntegration,
   type Integration,
-} from '../../lib/db/integrations.js';
-import type { Environment } from '../../lib/db/environments.js';
+} from '../../features/integrations/store.js';
+import type { Environment } from '../../features/environments/store.js';
 import { NotFound, ValidationFailed } from '../../lib/errors.js';
-import { integrationCredentials } from '../../integrations/credentials.js';
-import { getProvider, integrationConfigSchema, providerNames, providers } from '../../integrations/providers.js';
+import { integrationCredentials } from '../../features/connections/credentials.js';
+import { getProvider, integrationConfigSchema, providerNames, providers } from '../../features/providers/providers.js';
 import { endpointKey } from '../../integrations/registry.js';
-import { scriptsOf } from '../../lib/scripts/catalog.js';
+import { scriptsOf } from '../../features/scripts/catalog.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { secretKeyOrSession } from '../middleware/connect-session.js';

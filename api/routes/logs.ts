@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { decodeCursor, listRequestLogs, pruneRequestLogs, type RequestLog } from '../../lib/db/request-logs.js';
+import { decodeCursor, listRequestLogs, pruneRequestLogs, type RequestLog } from '../../features/logs/store.js';
 import { ValidationFailed } from '../../lib/errors.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';

@@ -7,7 +7,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { BadRequest, ValidationFailed } from '../../lib/errors.js';
 import type { Queryable } from '../../lib/db/pool.js';
-import { decodeCursor, readRecordsJson, recordsResponseBody, type RecordsFilter } from '../../lib/records/read.js';
+import { decodeCursor, readRecordsJson, recordsResponseBody, type RecordsFilter } from '../../features/records/read.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { describeRoute } from '../openapi.js';

@@ -6,14 +6,14 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { findEnvironmentBySecretKey, type Environment } from '../../lib/db/environments.js';
-import { endpointStates, listIntegrations } from '../../lib/db/integrations.js';
+import { findEnvironmentBySecretKey, type Environment } from '../../features/environments/store.js';
+import { endpointStates, listIntegrations } from '../../features/integrations/store.js';
 import { UUID_V4 } from '../../lib/crypto.js';
 import { UpgradeRequired } from '../../lib/errors.js';
-import { prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../lib/scripts/catalog.js';
-import { deploy, previewDeploy, type DeployRequest } from '../../lib/scripts/deploy.js';
+import { prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../features/scripts/catalog.js';
+import { deploy, previewDeploy, type DeployRequest } from '../../features/scripts/deploy.js';
 import { endpointKey } from '../../integrations/registry.js';
-import { providerNames } from '../../integrations/providers.js';
+import { providerNames } from '../../features/providers/providers.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { isBelowMinimum, MIN_CLIENT_VERSION } from '../middleware/client-version.js';

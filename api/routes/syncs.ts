@@ -3,15 +3,15 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { getConnection, listConnections, type Connection } from '../../lib/db/connections.js';
-import type { Environment } from '../../lib/db/environments.js';
-import { getIntegration, type Integration } from '../../lib/db/integrations.js';
+import { getConnection, listConnections, type Connection } from '../../features/connections/store.js';
+import type { Environment } from '../../features/environments/store.js';
+import { getIntegration, type Integration } from '../../features/integrations/store.js';
 import { BadRequest, NotFound, ValidationFailed } from '../../lib/errors.js';
-import { countRecords } from '../../lib/records/store.js';
-import { isScriptEnabled, scriptsOf, type SyncHandle } from '../../lib/scripts/catalog.js';
-import { parseFrequency } from '../../lib/syncs/frequency.js';
-import { SyncSchedules } from '../../lib/syncs/schedules.js';
-import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus } from '../../lib/syncs/state.js';
+import { countRecords } from '../../features/records/store.js';
+import { isScriptEnabled, scriptsOf, type SyncHandle } from '../../features/scripts/catalog.js';
+import { parseFrequency } from '../../features/syncs/frequency.js';
+import { SyncSchedules } from '../../features/syncs/schedules.js';
+import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus } from '../../features/syncs/state.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { describeRoute } from '../openapi.js';

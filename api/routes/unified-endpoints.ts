@@ -6,9 +6,9 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { getIntegration } from '../../lib/db/integrations.js';
+import { getIntegration } from '../../features/integrations/store.js';
 import { NotFound } from '../../lib/errors.js';
-import { endpointsOfScript, isScriptEnabled, scriptsOf } from '../../lib/scripts/catalog.js';
+import { endpointsOfScript, isScriptEnabled, scriptsOf } from '../../features/scripts/catalog.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { assertStorable, headers } from '../validate.js';

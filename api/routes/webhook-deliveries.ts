@@ -5,8 +5,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { NotFound } from '../../lib/errors.js';
-import { attemptsOf, listDeliveries, type Attempt, type Delivery } from '../../lib/webhooks/deliveries.js';
-import { replayDelivery } from '../../lib/webhooks/emit.js';
+import { attemptsOf, listDeliveries, type Attempt, type Delivery } from '../../features/webhooks/deliveries.js';
+import { replayDelivery } from '../../features/webhooks/emit.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { describeRoute } from '../openapi.js';

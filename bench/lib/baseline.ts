@@ -19,10 +19,10 @@ export interface Revert {
 }
 
 export const REVERTS: Revert[] = [
-  { name: 'delete-unseen', file: 'lib/records/store.ts', why: 'deletion detection at the end of a full sync: NOT EXISTS kept a per-row probe (OFFSET 0)' },
-  { name: 'provider-target', file: 'lib/connections/service.ts', why: 'providerTarget reuses an integration its caller has just read' },
+  { name: 'delete-unseen', file: 'features/records/store.ts', why: 'deletion detection at the end of a full sync: NOT EXISTS kept a per-row probe (OFFSET 0)' },
+  { name: 'provider-target', file: 'features/connections/service.ts', why: 'providerTarget reuses an integration its caller has just read' },
   { name: 'proxy-target', file: 'api/routes/proxy.ts', why: 'the proxy passes its integration to providerTarget' },
-  { name: 'request-log-batch', file: 'lib/db/request-logs.ts', why: 'request log entries that queue behind an insert are written together' },
+  { name: 'request-log-batch', file: 'features/logs/store.ts', why: 'request log entries that queue behind an insert are written together' },
 ];
 
 const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'bench/out']);

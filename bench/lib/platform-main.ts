@@ -6,7 +6,7 @@
 import './scripts.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
-import { startPlatform } from '../../lib/runtime/platform.js';
+import { startPlatform } from '../../start/platform.js';
 
 const role = process.env.BENCH_ROLE ?? 'all';
 const config = loadConfig();

@@ -23,7 +23,7 @@
  * Cursors live in memory here; keep them in your database.
  */
 import http from 'node:http';
-import { verifyWebhook } from '../../lib/webhooks/verify.js';
+import { verifyWebhook } from '../../features/webhooks/verify.js';
 
 const HOST = (process.env.SWITCHYARD_HOST ?? 'http://localhost:3003').replace(/\/+$/, '');
 const SECRET_KEY = process.env.SWITCHYARD_SECRET_KEY ?? '';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { requestLogSinkFor } from '../db/request-logs.js';
+import { requestLogSinkFor } from '../../features/logs/store.js';
 import { AddressNotAllowed, NetworkError, RateLimited, ResponseTooLarge, UpstreamHttpError } from './errors.js';
 import { buildUrl, createProviderHttpClient, type ProviderHttpClient, type ProviderRequest, type RequestLogEntry } from './provider-client.js';
 

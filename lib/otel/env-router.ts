@@ -19,7 +19,7 @@ import type { Queryable } from '../db/pool.js';
 import { createPinnedLookup } from '../http/address-policy.js';
 import { redactUrl } from '../http/redact.js';
 import type { Logger } from '../log.js';
-import type { OtlpHeader } from '../webhooks/settings.js';
+import type { OtlpHeader } from '../../features/webhooks/settings.js';
 import { ATTR } from './attributes.js';
 import { signalUrl } from './sdk.js';
 

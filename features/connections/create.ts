@@ -1,0 +1,162 @@
+/**
+ * @module features/connections/create — saving a new or re-authorized connection: verification of API-key
+ * and basic credentials, the integration's validate-connection scripts, the upsert, and the `auth`
+ * event.
+ */
+import { randomUUID } from 'node:crypto';
+import { getConnectionByPk, upsertConnection, type Connection, type EndUser } from './store.js';
+import { emitEvent } from '../webhooks/emit.js';
+import type { Integration } from '../integrations/store.js';
+import type { Environment } from '../environments/store.js';
+import { BadRequest } from '../../lib/errors.js';
+import { isHostAllowListed } from '../../lib/http/index.js';
+import { ON_EVENT_TIMEOUT_MS, OnEventScriptFailed, runOnEventScripts } from '../scripts/on-event.js';
+import type { StoredCredentials } from './credentials.js';
+import type { Provider } from '../providers/providers.js';
+import { verifyCredentials, type ConnectionDeps } from './service.js';
+
+export interface SaveConnectionInput {
+  environment: Environment;
+  integration: Integration;
+  provider: Provider;
+  connectionId: string;
+  credentials: StoredCredentials;
+  connectionConfig: Record<string, unknown>;
+  metadata?: Record<string, unknown> | null;
+  tags: Record<string, string>;
+  endUser: EndUser | null;
+  webhookUrlOverride?: string | null;
+}
+
+export function checkConnectionConfig(provider: Provider, config: Record<string, unknown>, allowedPrivateHosts: readonly string[]): void {
+  for (const [key, field] of Object.entries(provider.connectionConfig)) {
+    const value = config[key];
+    if (field.required && (value === undefined || value === null || value === '')) {
+      throw new BadRequest('missing_connection_config', `connection_config.${key} is required: ${field.description}`);
+    }
+    if (value !== undefined && field.pattern && !field.pattern.test(String(value))) {
+      throw new BadRequest('invalid_connection_config', `connection_config.${key} is not valid: ${field.description}`);
+    }
+    if (value !== undefined && field.httpsUnlessAllowListed && isPlainHttpElsewhere(String(value), allowedPrivateHosts)) {
+      throw new BadRequest(
+        'invalid_connection_config',
+        `connection_config.${key} must use https: the credentials are sent there (http only for hosts in SWITCHYARD_ALLOWED_PRIVATE_HOSTS)`,
+      );
+    }
+  }
+}
+
+function isPlainHttpElsewhere(value: string, allowedPrivateHosts: readonly string[]): boolean {
+  if (!/^http:\/\//i.test(value)) return false;
+  try {
+    return !isHostAllowListed(new URL(value).hostname, allowedPrivateHosts);
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Runs the integration's validate-connection scripts against the connection about to be saved (not
+ * in the database yet: its context reaches the provider with the new credentials; metadata and
+ * records calls have nothing to act on). A script that throws refuses the connection.
+ */
+async function validateConnection(deps: ConnectionDeps, input: SaveConnectionInput): Promise<void> {
+  const now = deps.clock.now();
+  const pending: Connection = {
+    id: 0,
+    environmentId: input.environment.id,
+    integrationId: input.integration.id,
+    integrationKey: input.integration.uniqueKey,
+    provider: input.integration.provider,
+    connectionId: input.connectionId,
+    authMode: input.provider.authMode,
+    credentials: input.credentials,
+    expiresAt: null,
+    connectionConfig: input.connectionConfig,
+    metadata: input.metadata ?? null,
+    tags: input.tags,
+    endUser: input.endUser,
+    webhookUrlOverride: input.webhookUrlOverride ?? null,
+    status: 'unknown',
+    errors: [],
+    lastCheckAt: null,
+    lastFetchedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await runOnEventScripts(deps, pending, input.integration, 'validate-connection', {
+      runId: `validate-${randomUUID()}`,
+      timeoutMs: ON_EVENT_TIMEOUT_MS,
+      log: () => undefined,
+    });
+  } catch (err) {
+    if (!(err instanceof OnEventScriptFailed)) throw err;
+    const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
+    throw new BadRequest('connection_validation_failed', `The connection was refused by the validate-connection script ${err.script}: ${cause}`);
+  }
+}
+
+/**
+ * Verifies (API_KEY, BASIC), runs the validate-connection scripts, saves, and records the auth
+ * event. Nothing is saved when the verification or a validation fails, so a failed attempt leaves
+ * no half-created connection.
+ */
+export async function saveConnection(deps: ConnectionDeps, input: SaveConnectionInput): Promise<{ connection: Connection; created: boolean }> {
+  if (input.credentials.type !== input.provider.authMode) {
+    throw new BadRequest('invalid_auth_mode', `Provider ${input.provider.authMode} does not support ${input.credentials.type} auth`);
+  }
+  checkConnectionConfig(input.provider, input.connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+  if (input.credentials.type === 'API_KEY' || input.credentials.type === 'BASIC') {
+    const result = await verifyCredentials(
+      deps,
+      { provider: input.provider, integration: input.integration, connectionConfig: input.connectionConfig, credentials: input.credentials },
+      { environmentId: input.environment.id, integration: input.integration.uniqueKey, connectionId: input.connectionId, kind: 'auth' },
+    );
+    if (!result.ok)
+      throw new BadRequest('connection_test_failed', `The credentials did not work against ${input.provider.displayName}: ${result.reason ?? 'refused'}`);
+  }
+  await validateConnection(deps, input);
+  const { pk, created } = await upsertConnection(deps.db, deps.box, {
+    environmentId: input.environment.id,
+    integrationId: input.integration.id,
+    connectionId: input.connectionId,
+    authMode: input.provider.authMode,
+    credentials: input.credentials,
+    connectionConfig: input.connectionConfig,
+    metadata: input.metadata,
+    tags: input.tags,
+    endUser: input.endUser,
+    webhookUrlOverride: input.webhookUrlOverride,
+  });
+  const connection = (await getConnectionByPk(deps.db, deps.box, pk))!;
+  await emitEvent(deps, {
+    environmentId: input.environment.id,
+    type: 'auth',
+    integration: input.integration.uniqueKey,
+    connectionId: input.connectionId,
+    payload: {
+      from: 'switchyard',
+      type: 'auth',
+      operation: created ? 'creation' : 'override',
+      connectionId: input.connectionId,
+      providerConfigKey: input.integration.uniqueKey,
+      authMode: input.provider.authMode,
+      provider: input.provider.name,
+      environment: input.environment.name,
+      success: true,
+      tags: connection.tags,
+      ...(connection.endUser
+        ? {
+            endUser: {
+              endUserId: connection.endUser.id,
+              endUserEmail: connection.endUser.email ?? null,
+              organizationId: connection.endUser.organization?.id ?? null,
+              tags: connection.endUser.tags ?? {},
+            },
+          }
+        : {}),
+    },
+  });
+  return { connection, created };
+}

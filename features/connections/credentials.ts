@@ -1,0 +1,41 @@
+/**
+ * @module features/connections/credentials — the credential shapes of connections and integrations,
+ * as zod schemas (the single source of their types).
+ */
+import { z } from 'zod';
+
+export const oauth2Credentials = z
+  .object({
+    type: z.literal('OAUTH2'),
+    access_token: z.string().min(1),
+    refresh_token: z.string().min(1).optional(),
+    expires_at: z.coerce.date().optional(),
+    raw: z.record(z.string(), z.unknown()).optional(),
+    config_override: z.object({ client_id: z.string().optional(), client_secret: z.string().optional() }).strict().optional(),
+  })
+  .strict();
+
+export const apiKeyCredentials = z.object({ type: z.literal('API_KEY'), apiKey: z.string().min(1).max(1024) }).strict();
+
+export const basicCredentials = z.object({ type: z.literal('BASIC'), username: z.string(), password: z.string() }).strict();
+
+export const connectionCredentials = z.discriminatedUnion('type', [oauth2Credentials, apiKeyCredentials, basicCredentials]);
+export type ConnectionCredentials = z.infer<typeof connectionCredentials>;
+
+/** Stored form: dates as ISO strings. */
+export type StoredCredentials =
+  (Omit<z.infer<typeof oauth2Credentials>, 'expires_at'> & { expires_at?: string }) | z.infer<typeof apiKeyCredentials> | z.infer<typeof basicCredentials>;
+
+export const integrationCredentials = z
+  .object({
+    type: z.enum(['OAUTH2', 'OAUTH1', 'TBA']),
+    client_id: z.string().min(1).max(255),
+    client_secret: z.string().min(1).max(2048),
+    scopes: z
+      .string()
+      .regex(/^$|^[0-9a-zA-Z:/_.*-]+(,[0-9a-zA-Z:/_.*-]+)*$/, 'comma-separated scopes')
+      .optional(),
+    webhook_secret: z.string().max(2048).optional(),
+  })
+  .strict();
+export type IntegrationCredentials = z.infer<typeof integrationCredentials>;

@@ -1,0 +1,154 @@
+/**
+ * @module features/connections/oauth — the OAuth 2 authorization-code flow: authorize URLs (with PKCE
+ * where the provider allows), code exchange and token refresh.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { IntegrationCredentials, StoredCredentials } from './credentials.js';
+import { resolveAuthorizationUrl, resolveTokenUrl, type IntegrationConfig, type Provider } from '../providers/providers.js';
+import type { ProviderHttpClient, RequestContext } from '../../lib/http/index.js';
+
+export class OAuthError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export function authorizeUrl(opts: {
+  provider: Provider;
+  integrationConfig: IntegrationConfig;
+  credentials: IntegrationCredentials;
+  redirectUri: string;
+  state: string;
+  codeChallenge?: string;
+  userScopes?: string;
+  extraParams?: Record<string, string>;
+}): string {
+  const base = resolveAuthorizationUrl(opts.provider, opts.integrationConfig, opts.credentials.client_id);
+  if (!base) throw new OAuthError('invalid_auth_mode', `${opts.provider.name} has no authorization URL`);
+  const url = new URL(base);
+  const scopes = (opts.credentials.scopes ? opts.credentials.scopes.split(',') : (opts.provider.defaultScopes ?? [])).filter(Boolean);
+  url.searchParams.set('client_id', opts.credentials.client_id);
+  url.searchParams.set('redirect_uri', opts.redirectUri);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('state', opts.state);
+  if (scopes.length) url.searchParams.set('scope', scopes.join(opts.provider.scopeSeparator ?? ' '));
+  if (opts.userScopes) url.searchParams.set('user_scope', opts.userScopes);
+  for (const [k, v] of Object.entries({ ...opts.provider.authorizationParams, ...opts.extraParams })) url.searchParams.set(k, v);
+  if (opts.codeChallenge) {
+    url.searchParams.set('code_challenge', opts.codeChallenge);
+    url.searchParams.set('code_challenge_method', 'S256');
+  }
+  return url.toString();
+}
+
+type TokenResponse = Record<string, unknown>;
+
+async function tokenRequest(
+  http: ProviderHttpClient,
+  provider: Provider,
+  integrationConfig: IntegrationConfig,
+  params: Record<string, string>,
+  context: RequestContext,
+): Promise<TokenResponse> {
+  const tokenUrl = resolveTokenUrl(provider, integrationConfig);
+  if (!tokenUrl) throw new OAuthError('invalid_auth_mode', `${provider.name} has no token URL`);
+  const json = provider.tokenRequestEncoding === 'json';
+  const res = await http.request({
+    method: 'POST',
+    baseUrl: tokenUrl,
+    path: '',
+    headers: { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: json ? JSON.stringify(params) : new URLSearchParams(params).toString(),
+    auth: { type: 'none' },
+    context,
+  });
+  const text = res.body?.toString('utf8') ?? '';
+  let body: TokenResponse;
+  try {
+    body = text.trim().startsWith('{') ? (JSON.parse(text) as TokenResponse) : Object.fromEntries(new URLSearchParams(text));
+  } catch {
+    throw new OAuthError('token_exchange_failed', `the token endpoint answered ${res.status} with a body that is not JSON`);
+  }
+  // Slack answers HTTP 200 with {ok:false,error} on failure.
+  if (res.status >= 400 || body.ok === false || typeof body.access_token !== 'string') {
+    const reason = typeof body.error_description === 'string' ? body.error_description : typeof body.error === 'string' ? body.error : `HTTP ${res.status}`;
+    throw new OAuthError('token_exchange_failed', `the provider refused the token request: ${reason}`);
+  }
+  return body;
+}
+
+function credentialsFrom(body: TokenResponse, now: Date, previousRefresh?: string): StoredCredentials {
+  const expiresIn = Number(body.expires_in);
+  return {
+    type: 'OAUTH2',
+    access_token: body.access_token as string,
+    ...(typeof body.refresh_token === 'string' ? { refresh_token: body.refresh_token } : previousRefresh ? { refresh_token: previousRefresh } : {}),
+    ...(Number.isFinite(expiresIn) && expiresIn > 0 ? { expires_at: new Date(now.getTime() + expiresIn * 1000).toISOString() } : {}),
+    raw: body,
+  };
+}
+
+/** The token-response fields a provider keeps in connection_config (dotted paths). */
+export function tokenMetadata(provider: Provider, body: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of provider.tokenResponseMetadata ?? []) {
+    const value = field.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), body);
+    if (value !== undefined) out[field] = value;
+  }
+  return out;
+}
+
+export async function exchangeCode(opts: {
+  http: ProviderHttpClient;
+  provider: Provider;
+  integrationConfig: IntegrationConfig;
+  credentials: IntegrationCredentials;
+  code: string;
+  redirectUri: string;
+  codeVerifier?: string;
+  now: Date;
+  context: RequestContext;
+}): Promise<{ credentials: StoredCredentials; raw: TokenResponse }> {
+  const raw = await tokenRequest(
+    opts.http,
+    opts.provider,
+    opts.integrationConfig,
+    {
+      grant_type: 'authorization_code',
+      code: opts.code,
+      redirect_uri: opts.redirectUri,
+      client_id: opts.credentials.client_id,
+      client_secret: opts.credentials.client_secret,
+      ...(opts.codeVerifier ? { code_verifier: opts.codeVerifier } : {}),
+    },
+    opts.context,
+  );
+  return { credentials: credentialsFrom(raw, opts.now), raw };
+}
+
+export async function refreshToken(opts: {
+  http: ProviderHttpClient;
+  provider: Provider;
+  integrationConfig: IntegrationConfig;
+  credentials: IntegrationCredentials;
+  refreshToken: string;
+  now: Date;
+  context: RequestContext;
+}): Promise<StoredCredentials> {
+  const raw = await tokenRequest(
+    opts.http,
+    opts.provider,
+    opts.integrationConfig,
+    { grant_type: 'refresh_token', refresh_token: opts.refreshToken, client_id: opts.credentials.client_id, client_secret: opts.credentials.client_secret },
+    opts.context,
+  );
+  return credentialsFrom(raw, opts.now, opts.refreshToken);
+}

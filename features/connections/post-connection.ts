@@ -1,0 +1,42 @@
+/**
+ * @module features/connections/post-connection — provider-specific steps after a connection is authorized,
+ * as Nango's post-connection scripts. Checkr: whether the account has Account Hierarchy
+ * (`GET /v1/nodes?page=1&per_page=1` succeeds only then), kept in
+ * `connection_config.accountHierarchyEnabled` for the scripts that depend on it.
+ */
+import type { Connection } from './store.js';
+import { CHECKR_PROVIDERS } from '../../integrations/checkr-partner/index.js';
+import { providerTarget, type ConnectionDeps } from './service.js';
+
+/** true / false; null when Checkr could not say (429, 5xx, network): the scripts then probe themselves. */
+export async function detectCheckrHierarchy(deps: ConnectionDeps, connection: Connection): Promise<boolean | null> {
+  try {
+    const target = await providerTarget(deps, connection);
+    const res = await deps.http.request({
+      method: 'GET',
+      baseUrl: target.baseUrl,
+      path: '/v1/nodes',
+      query: { page: 1, per_page: 1 },
+      headers: { accept: 'application/json' },
+      auth: target.auth,
+      context: { environmentId: connection.environmentId, integration: connection.integrationKey, connectionId: connection.connectionId, kind: 'auth' },
+      timeoutMs: 15_000,
+    });
+    if (res.status >= 200 && res.status < 300) return true;
+    if (res.status === 429 || res.status === 408 || res.status >= 500) return null;
+    return false;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs the provider's post-connection step; never fails the connection (a failure leaves the flag unset). */
+export async function runPostConnection(deps: ConnectionDeps, connection: Connection): Promise<void> {
+  if (!CHECKR_PROVIDERS.includes(connection.provider)) return;
+  const enabled = await detectCheckrHierarchy(deps, connection);
+  if (enabled === null) return;
+  await deps.db.query(`UPDATE connections SET connection_config = connection_config || $2::jsonb, updated_at = now() WHERE id = $1`, [
+    connection.id,
+    JSON.stringify({ accountHierarchyEnabled: enabled }),
+  ]);
+}

@@ -1,0 +1,197 @@
+/**
+ * @module features/connections/service — what api and worker both do with connections: inject their
+ * credentials into provider requests, verify them, and refresh OAuth tokens under a per-connection
+ * lock so two refreshes never race.
+ */
+import type { Client } from '@temporalio/client';
+import type { Clock } from '../../lib/clock.js';
+import type { Config } from '../../lib/config.js';
+import type { SecretBox } from '../../lib/crypto.js';
+import { getConnectionByPk, recordCheck, saveCredentials, type Connection } from './store.js';
+import { emitEvent } from '../webhooks/emit.js';
+import { getIntegrationById, type Integration } from '../integrations/store.js';
+import { withTransaction, type Db } from '../../lib/db/pool.js';
+import { BadRequest, NotFound } from '../../lib/errors.js';
+import type { AuthInjection, ProviderHttpClient, RequestContext } from '../../lib/http/index.js';
+import type { StoredCredentials } from './credentials.js';
+import { getProvider, MissingConfigValue, resolveBaseUrl, type Provider } from '../providers/providers.js';
+import { refreshToken } from './oauth.js';
+import { refreshFailed, refreshSucceeded } from '../alerts/hooks.js';
+
+export interface ConnectionDeps {
+  db: Db;
+  box: SecretBox;
+  clock: Clock;
+  http: ProviderHttpClient;
+  config: Config;
+  temporal: Client;
+}
+
+export const REFRESH_MARGIN_MS = 15 * 60 * 1000;
+
+export function authFor(provider: Provider, credentials: StoredCredentials): AuthInjection {
+  switch (credentials.type) {
+    case 'API_KEY':
+      return provider.credentials.kind === 'header'
+        ? { type: 'header', name: provider.credentials.name, value: credentials.apiKey }
+        : { type: 'bearer', token: credentials.apiKey };
+    case 'BASIC':
+      return { type: 'basic', username: credentials.username, password: credentials.password };
+    case 'OAUTH2':
+      return provider.credentials.kind === 'basic-token'
+        ? { type: 'basic', username: credentials.access_token, password: '' }
+        : { type: 'bearer', token: credentials.access_token };
+  }
+}
+
+export function providerOf(name: string): Provider {
+  const provider = getProvider(name);
+  if (!provider) throw new NotFound('unknown_provider', `Provider ${name} is not in the catalogue`);
+  return provider;
+}
+
+export function baseUrlFor(provider: Provider, integration: Integration, connectionConfig: Record<string, unknown>): string {
+  try {
+    return resolveBaseUrl(provider, integration.integrationConfig, connectionConfig);
+  } catch (err) {
+    if (err instanceof MissingConfigValue)
+      throw new BadRequest('missing_connection_config', `connection_config.${err.key.replace(/^connectionConfig\./, '')} is required by ${provider.name}`);
+    throw err;
+  }
+}
+
+export interface VerificationResult {
+  ok: boolean;
+  status: number | null;
+  reason?: string;
+}
+
+/** Calls the provider's verification request with these credentials. */
+export async function verifyCredentials(
+  deps: Pick<ConnectionDeps, 'http'>,
+  target: { provider: Provider; integration: Integration; connectionConfig: Record<string, unknown>; credentials: StoredCredentials },
+  context: RequestContext,
+): Promise<VerificationResult> {
+  const check = target.provider.verification;
+  if (!check) return { ok: true, status: null };
+  try {
+    const res = await deps.http.request({
+      method: check.method,
+      baseUrl: baseUrlFor(target.provider, target.integration, target.connectionConfig),
+      path: check.path,
+      headers: { accept: 'application/json' },
+      auth: authFor(target.provider, target.credentials),
+      context,
+      timeoutMs: 15_000,
+    });
+    if (res.status >= 200 && res.status < 300) {
+      // Slack answers 200 with ok:false for bad tokens.
+      const text = res.body?.toString('utf8') ?? '';
+      if (text.startsWith('{') && (JSON.parse(text) as { ok?: unknown }).ok === false) return { ok: false, status: res.status, reason: text.slice(0, 200) };
+      return { ok: true, status: res.status };
+    }
+    return { ok: false, status: res.status, reason: `the provider answered ${res.status} to ${check.method} ${check.path}` };
+  } catch (err) {
+    if (err instanceof BadRequest) throw err;
+    return { ok: false, status: null, reason: (err as Error).message };
+  }
+}
+
+function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
+  if (c.credentials.type !== 'OAUTH2') return false;
+  if (force) return Boolean(c.credentials.refresh_token);
+  return Boolean(c.credentials.refresh_token && c.expiresAt && c.expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
+}
+
+/**
+ * Returns the connection with credentials valid for at least the refresh margin, refreshing its
+ * OAuth token first when needed. The row lock serialises concurrent refreshes of one connection:
+ * whoever waits re-reads the row and finds the fresh token.
+ */
+export async function withFreshCredentials(deps: ConnectionDeps, connection: Connection, opts: { force?: boolean } = {}): Promise<Connection> {
+  if (!needsRefresh(connection, deps.clock.now(), opts.force ?? false)) return connection;
+  const envName = await environmentName(deps.db, connection.environmentId);
+  let refreshed = false;
+  try {
+    const result = await withTransaction(deps.db, async (tx) => {
+      const locked = await getConnectionByPk(tx, deps.box, connection.id, true);
+      if (!locked) throw new NotFound('not_found', 'Failed to find connection');
+      if (locked.credentials.type !== 'OAUTH2') return locked;
+      const stillNeeded = opts.force ? locked.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(locked, deps.clock.now(), false);
+      if (!stillNeeded) return locked;
+      const integration = await getIntegrationById(tx, deps.box, locked.integrationId);
+      if (!integration?.credentials) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
+      const fresh = await refreshToken({
+        http: deps.http,
+        provider: providerOf(integration.provider),
+        integrationConfig: integration.integrationConfig,
+        credentials: integration.credentials,
+        refreshToken: locked.credentials.refresh_token!,
+        now: deps.clock.now(),
+        context: { environmentId: locked.environmentId, integration: integration.uniqueKey, connectionId: locked.connectionId, kind: 'auth' },
+      });
+      await saveCredentials(tx, deps.box, locked.id, fresh);
+      await tx.query('UPDATE connections SET updated_at = now() WHERE id = $1', [locked.id]);
+      refreshed = true;
+      return (await getConnectionByPk(tx, deps.box, locked.id))!;
+    });
+    // A successful refresh resolves the connection's auth_refresh_failed alert, if one is open.
+    if (refreshed) await refreshSucceeded(deps, connection);
+    return result;
+  } catch (err) {
+    if (err instanceof NotFound) throw err;
+    const message = (err as Error).message;
+    await refreshFailed(deps, connection, message);
+    await recordCheck(deps.db, connection.id, false, { type: 'auth', log_id: `refresh-${Date.now()}`, message, at: deps.clock.now().toISOString() });
+    await emitEvent(deps, {
+      environmentId: connection.environmentId,
+      type: 'auth',
+      integration: connection.integrationKey,
+      connectionId: connection.connectionId,
+      payload: {
+        type: 'auth',
+        operation: 'refresh',
+        connectionId: connection.connectionId,
+        providerConfigKey: connection.integrationKey,
+        provider: connection.provider,
+        authMode: connection.authMode,
+        environment: envName,
+        success: false,
+        error: { type: 'refresh_token_error', description: message },
+        tags: connection.tags,
+      },
+    });
+    throw new BadRequest('invalid_credentials', `Refreshing the token failed: ${message}`);
+  }
+}
+
+async function environmentName(db: Db, id: number): Promise<string> {
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id]);
+  return rows[0]?.name ?? 'unknown';
+}
+
+export interface ProviderTarget {
+  provider: Provider;
+  integration: Integration;
+  connection: Connection;
+  baseUrl: string;
+  auth: AuthInjection;
+}
+
+/**
+ * Everything needed to call the provider on behalf of this connection, credentials fresh. A caller
+ * that has just read the connection's integration passes it, saving a query per call.
+ */
+export async function providerTarget(deps: ConnectionDeps, connection: Connection, loaded?: Integration): Promise<ProviderTarget> {
+  const integration = loaded?.id === connection.integrationId ? loaded : await getIntegrationById(deps.db, deps.box, connection.integrationId);
+  if (!integration) throw new NotFound('unknown_provider_config', 'Integration does not exist');
+  const provider = providerOf(integration.provider);
+  const fresh = await withFreshCredentials(deps, connection);
+  return {
+    provider,
+    integration,
+    connection: fresh,
+    baseUrl: baseUrlFor(provider, integration, fresh.connectionConfig),
+    auth: authFor(provider, fresh.credentials),
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * @module features/logs/store — the log of every call to a third party (see lib/http), listed newest
+ * first with a keyset cursor, and pruned by age.
+ */
+import { BadRequest } from '../../lib/errors.js';
+import type { RequestContext, RequestLogEntry, RequestLogSink } from '../../lib/http/provider-client.js';
+import type { Queryable } from '../../lib/db/pool.js';
+
+export interface RequestLog {
+  id: number;
+  environmentId: number;
+  integration: string | null;
+  connectionId: string | null;
+  runId: string | null;
+  kind: RequestContext['kind'];
+  method: string;
+  url: string;
+  status: number | null;
+  durationMs: number;
+  requestBytes: number | null;
+  responseBytes: number | null;
+  error: string | null;
+  createdAt: Date;
+}
+
+export interface RequestLogFilters {
+  connectionId?: string;
+  integration?: string;
+  kind?: RequestContext['kind'];
+  /** A status, or 'error' (no response, status ≥ 400, or an error) / 'success' (status < 400 and no error). */
+  status?: number | 'error' | 'success';
+  after?: Date;
+  before?: Date;
+  runId?: string;
+}
+
+export interface RequestLogPage {
+  limit: number;
+  cursor?: string;
+}
+
+interface Row {
+  id: number;
+  environment_id: number;
+  integration: string | null;
+  connection_id: string | null;
+  run_id: string | null;
+  kind: RequestContext['kind'];
+  method: string;
+  url: string;
+  status: number | null;
+  duration_ms: number;
+  request_bytes: number | null;
+  response_bytes: number | null;
+  error: string | null;
+  created_at: Date;
+  created_at_exact: string;
+}
+
+// created_at is carried in the cursor as text with microseconds: a JS Date keeps only milliseconds
+// and would skip or repeat rows that share one.
+const COLUMNS = `id, environment_id, integration, connection_id, run_id, kind, method, url, status, duration_ms,
+  request_bytes, response_bytes, error, created_at,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_exact`;
+
+const MAX_LIMIT = 1000;
+const PRUNE_BATCH = 10_000;
+
+function toLog(r: Row): RequestLog {
+  return {
+    id: r.id,
+    environmentId: r.environment_id,
+    integration: r.integration,
+    connectionId: r.connection_id,
+    runId: r.run_id,
+    kind: r.kind,
+    method: r.method,
+    url: r.url,
+    status: r.status,
+    durationMs: r.duration_ms,
+    requestBytes: r.request_bytes,
+    responseBytes: r.response_bytes,
+    error: r.error,
+    createdAt: r.created_at,
+  };
+}
+
+export function encodeCursor(createdAtExact: string, id: number): string {
+  return Buffer.from(`${createdAtExact}|${id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { createdAt: string; id: number } {
+  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!createdAt || !id || !/^\d+$/.test(id) || Number.isNaN(Date.parse(createdAt))) throw new BadRequest('invalid_cursor', 'the cursor is not valid');
+  return { createdAt, id: Number(id) };
+}
+
+export async function insertRequestLog(db: Queryable, entry: RequestLogEntry): Promise<void> {
+  await insertRequestLogs(db, [entry]);
+}
+
+const LOG_COLUMNS = 13;
+
+/** Several entries in one multi-row INSERT, in order. */
+export async function insertRequestLogs(db: Queryable, entries: RequestLogEntry[]): Promise<void> {
+  const values: unknown[] = [];
+  const rows: string[] = [];
+  for (const entry of entries) {
+    const base = values.length;
+    rows.push(`(${Array.from({ length: LOG_COLUMNS }, (_, i) => `$${base + i + 1}`).join(', ')})`);
+    values.push(
+      entry.environmentId,
+      entry.integration ?? null,
+      entry.connectionId ?? null,
+      entry.runId ?? null,
+      entry.kind,
+      entry.method,
+      entry.url,
+      entry.status,
+      Math.round(entry.durationMs),
+      entry.requestBytes,
+      entry.responseBytes,
+      entry.error ?? null,
+      entry.createdAt,
+    );
+  }
+  await db.query(
+    `INSERT INTO request_logs (environment_id, integration, connection_id, run_id, kind, method, url, status, duration_ms,
+       request_bytes, response_bytes, error, created_at)
+     VALUES ${rows.join(', ')}`,
+    values,
+  );
+}
+
+export async function listRequestLogs(
+  db: Queryable,
+  environmentId: number,
+  filters: RequestLogFilters,
+  page: RequestLogPage,
+): Promise<{ logs: RequestLog[]; nextCursor: string | null }> {
+  const params: unknown[] = [environmentId];
+  const where = ['environment_id = $1'];
+  const add = (sql: (p: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(sql(`$${params.length}`));
+  };
+  if (filters.connectionId !== undefined) add((p) => `connection_id = ${p}`, filters.connectionId);
+  if (filters.integration !== undefined) add((p) => `integration = ${p}`, filters.integration);
+  if (filters.kind !== undefined) add((p) => `kind = ${p}`, filters.kind);
+  if (filters.runId !== undefined) add((p) => `run_id = ${p}`, filters.runId);
+  if (filters.after !== undefined) add((p) => `created_at > ${p}`, filters.after);
+  if (filters.before !== undefined) add((p) => `created_at < ${p}`, filters.before);
+  if (filters.status === 'error') where.push('(status IS NULL OR status >= 400 OR error IS NOT NULL)');
+  else if (filters.status === 'success') where.push('(status < 400 AND error IS NULL)');
+  else if (filters.status !== undefined) add((p) => `status = ${p}`, filters.status);
+  if (page.cursor) {
+    const c = decodeCursor(page.cursor);
+    params.push(c.createdAt, c.id);
+    where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
+  }
+  const limit = Math.min(Math.max(Math.trunc(page.limit) || 1, 1), MAX_LIMIT);
+  params.push(limit + 1);
+  const { rows } = await db.query<Row>(
+    `SELECT ${COLUMNS} FROM request_logs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  const more = rows.length > limit;
+  const pageRows = more ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return { logs: pageRows.map(toLog), nextCursor: more && last ? encodeCursor(last.created_at_exact, last.id) : null };
+}
+
+/** Deletes entries older than `olderThan`, in batches so a large backlog does not hold one long transaction. */
+export async function pruneRequestLogs(db: Queryable, olderThan: Date): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await db.query(`DELETE FROM request_logs WHERE id IN (SELECT id FROM request_logs WHERE created_at < $1 LIMIT ${PRUNE_BATCH})`, [
+      olderThan,
+    ]);
+    total += rowCount ?? 0;
+    if ((rowCount ?? 0) < PRUNE_BATCH) return total;
+  }
+}
+
+/**
+ * A sink for the provider HTTP client: a failed insert is reported and swallowed, never failing the
+ * call. Entries that arrive while an insert is in flight are written together by the next one (one
+ * multi-row INSERT), so a busy proxy spends one round trip per batch on its log rather than one per
+ * call; an idle one writes each entry at once, as before. A batch that fails is retried entry by
+ * entry, so one bad entry loses only itself.
+ */
+export function requestLogSinkFor(db: Queryable): RequestLogSink {
+  const report = (err: unknown) => console.error('[switchyard] could not write the request log:', err instanceof Error ? err.message : err);
+  let queue: { entry: RequestLogEntry; written: () => void }[] = [];
+  let writing = false;
+  const drain = async () => {
+    writing = true;
+    while (queue.length > 0) {
+      const batch = queue.slice(0, LOG_BATCH);
+      queue = queue.slice(batch.length);
+      try {
+        await insertRequestLogs(
+          db,
+          batch.map((b) => b.entry),
+        );
+      } catch (err) {
+        if (batch.length === 1) report(err);
+        else for (const b of batch) await insertRequestLog(db, b.entry).catch(report);
+      }
+      for (const b of batch) b.written();
+    }
+    writing = false;
+  };
+  return (entry) =>
+    new Promise<void>((resolve) => {
+      queue.push({ entry, written: resolve });
+      if (!writing) void drain();
+    });
+}
+
+/** Entries per INSERT: 13 parameters each, far below PostgreSQL's 65535. */
+const LOG_BATCH = 500;

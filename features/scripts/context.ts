@@ -1,0 +1,198 @@
+/**
+ * @module features/scripts/context — the context a script runs with: the provider HTTP client bound to one
+ * connection, pagination, the records cache, metadata, checkpoints and the run's log.
+ */
+import type { z } from 'zod';
+import type { ConnectionDeps } from '../connections/service.js';
+import { providerTarget } from '../connections/service.js';
+import { getConnectionByPk, setMetadata, type Connection } from '../connections/store.js';
+import { withTransaction, type Queryable } from '../../lib/db/pool.js';
+import { assertUrlAllowed } from '../../lib/http/index.js';
+import { credentialsFor } from '../../lib/http/credential-scope.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyKey,
+  isUnsafeToRepeat,
+  mayHaveReachedProvider,
+  mayRetry,
+  wantsIdempotencyKey,
+} from '../../lib/http/retry-policy.js';
+import { deleteRecords, saveRecords, type SaveResult } from '../records/store.js';
+import type { HttpMethod, ProxyConfig, ScriptContext, ScriptResponse, SyncContext } from '../../integrations/sdk/types.js';
+import { paginate, type PagePosition } from './paginate.js';
+
+export class InvalidRecords extends Error {
+  constructor(
+    readonly model: string,
+    readonly problems: { id: unknown; issues: string[] }[],
+  ) {
+    super(`${problems.length} ${model} record(s) failed the model's schema`);
+  }
+}
+
+export interface RunHooks {
+  kind: 'action' | 'sync';
+  runId: string;
+  /** zod schemas of the models a script may save, by name. */
+  models: Record<string, z.ZodType>;
+  log(entry: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }): void;
+  seenRunId?: string;
+  /** Called in the transaction that wrote the records, so a count never lands without them or they without it. */
+  onSaved?(model: string, result: SaveResult, tx: Queryable): void | Promise<void>;
+  onDeleted?(model: string, count: number, tx: Queryable): void | Promise<void>;
+  onInvalid?(model: string, problems: { id: unknown; issues: string[] }[]): void;
+  checkpoint?: { get(): Promise<unknown>; save(value: unknown): Promise<void> };
+  /** Saved page positions of this run, by paginate call, for resuming after a crash. */
+  pages?: { positions: Record<string, unknown>; save(key: string, position: PagePosition): Promise<void> };
+  isFullSync?: boolean;
+  /** A write without an Idempotency-Key may have reached the provider: running the script again would repeat it. */
+  onUnkeyedWrite?(write: { method: string; endpoint: string }): void;
+}
+
+function parseBody(body: Buffer | null, headers: Record<string, string | string[]>): unknown {
+  if (!body || body.length === 0) return null;
+  const type = String(headers['content-type'] ?? '');
+  const text = body.toString('utf8');
+  if (/json/i.test(type) || /^[[{]/.test(text.trim())) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+export function createScriptContext(deps: ConnectionDeps, connection: Connection, hooks: RunHooks): SyncContext<Record<string, unknown>, unknown> {
+  const context = {
+    environmentId: connection.environmentId,
+    integration: connection.integrationKey,
+    connectionId: connection.connectionId,
+    runId: hooks.runId,
+    kind: hooks.kind,
+  };
+
+  let calls = 0;
+  async function send<T>(method: HttpMethod, config: ProxyConfig): Promise<ScriptResponse<T>> {
+    // Counted before any await: the n-th call of a run keeps its position (and key) on every retry.
+    const position = calls++;
+    const target = await providerTarget(deps, connection);
+    if (config.baseUrlOverride) await assertUrlAllowed(config.baseUrlOverride, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+    const isJson = config.data !== undefined && !(config.data instanceof Uint8Array) && typeof config.data !== 'string';
+    const retries = Math.max(0, Math.min(config.retries ?? 0, 10));
+    const headers: Record<string, string> = { accept: 'application/json', ...(isJson ? { 'content-type': 'application/json' } : {}), ...config.headers };
+    if (wantsIdempotencyKey(method, config.headers, retries)) headers[IDEMPOTENCY_KEY_HEADER] = idempotencyKey(hooks.runId, position);
+    const unsafe = isUnsafeToRepeat(method, headers);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await deps.http.requestOrThrow({
+          method,
+          baseUrl: config.baseUrlOverride ?? target.baseUrl,
+          path: config.endpoint,
+          query: config.params,
+          headers,
+          body: config.data === undefined ? undefined : isJson ? JSON.stringify(config.data) : (config.data as string | Uint8Array),
+          auth: credentialsFor(target.auth, config.baseUrlOverride ?? target.baseUrl, { baseUrl: target.baseUrl, origins: target.provider.credentialOrigins }),
+          context,
+        });
+        if (unsafe) hooks.onUnkeyedWrite?.({ method, endpoint: config.endpoint });
+        return { status: res.status, headers: res.headers, data: parseBody(res.body, res.headers) as T };
+      } catch (err) {
+        if (unsafe && mayHaveReachedProvider(err)) hooks.onUnkeyedWrite?.({ method, endpoint: config.endpoint });
+        // Retried here, briefly, when the policy allows; a 429 is left to Temporal, which waits
+        // exactly what the provider asked, durably, even across a worker restart.
+        if ((err as { name?: string }).name === 'RateLimited' || !mayRetry(err, method, headers) || attempt > retries) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 5000)));
+      }
+    }
+  }
+
+  function validated(model: string, records: { id: string }[]): { id: string }[] {
+    const schema = hooks.models[model];
+    if (!schema) throw new Error(`model ${model} is not declared by this integration's scripts`);
+    const good: { id: string }[] = [];
+    const bad: { id: unknown; issues: string[] }[] = [];
+    for (const r of records) {
+      const result = schema.safeParse(r);
+      if (result.success && typeof (result.data as { id?: unknown }).id === 'string') good.push(result.data as { id: string });
+      else
+        bad.push({
+          id: (r as { id?: unknown }).id,
+          issues: result.success ? ['id must be a string'] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+        });
+    }
+    if (bad.length) {
+      hooks.onInvalid?.(model, bad);
+      hooks.log({ level: 'warn', message: `${bad.length} ${model} record(s) failed validation and were not saved`, fields: { examples: bad.slice(0, 5) } });
+    }
+    return good;
+  }
+
+  let paginateCalls = 0;
+  const ctx: SyncContext<Record<string, unknown>, unknown> = {
+    connectionId: connection.connectionId,
+    providerConfigKey: connection.integrationKey,
+    get: (c) => send('GET', c),
+    post: (c) => send('POST', c),
+    put: (c) => send('PUT', c),
+    patch: (c) => send('PATCH', c),
+    delete: (c) => send('DELETE', c),
+    proxy: (c) => send(c.method ?? 'GET', c),
+    paginate: <T>(c: Parameters<SyncContext<unknown, unknown>['paginate']>[0]) => {
+      // The n-th paginate call of a run, over one endpoint, resumes where that call stopped.
+      const key = `${paginateCalls++}:${c.method ?? 'GET'} ${c.endpoint}`;
+      const pages = hooks.pages;
+      const resume = pages
+        ? { start: (pages.positions[key] as PagePosition | undefined) ?? null, save: (pos: PagePosition) => pages.save(key, pos) }
+        : undefined;
+      return paginate<T>((cfg) => send(cfg.method ?? 'GET', cfg), c, resume);
+    },
+    async getConnection() {
+      const fresh = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
+      return {
+        connectionId: fresh.connectionId,
+        providerConfigKey: fresh.integrationKey,
+        provider: fresh.provider,
+        connectionConfig: fresh.connectionConfig,
+        metadata: fresh.metadata,
+      };
+    },
+    async getMetadata() {
+      return ((await getConnectionByPk(deps.db, deps.box, connection.id))?.metadata ?? {}) as Record<string, unknown>;
+    },
+    async setMetadata(metadata) {
+      await setMetadata(deps.db, [connection.id], metadata, false);
+    },
+    async batchSave(records, model) {
+      const good = validated(model, records);
+      await withTransaction(deps.db, async (tx) => {
+        const result = await saveRecords(tx, connection.id, model, good, { seenRunId: hooks.seenRunId });
+        await hooks.onSaved?.(model, result, tx);
+      });
+    },
+    async batchUpdate(records, model) {
+      await withTransaction(deps.db, async (tx) => {
+        const result = await saveRecords(tx, connection.id, model, records, { merge: true });
+        await hooks.onSaved?.(model, result, tx);
+      });
+    },
+    async batchDelete(records, model) {
+      const ids = records.map((r) => String(r.id));
+      await withTransaction(deps.db, async (tx) => {
+        const count = await deleteRecords(tx, connection.id, model, ids);
+        await hooks.onDeleted?.(model, count, tx);
+      });
+    },
+    log: (message, fields) => hooks.log({ level: 'info', message, fields }),
+    async getCheckpoint() {
+      return (await hooks.checkpoint?.get()) ?? null;
+    },
+    async saveCheckpoint(value) {
+      await hooks.checkpoint?.save(value);
+    },
+    isFullSync: hooks.isFullSync ?? false,
+  };
+  return ctx;
+}
+
+export type { ScriptContext };

@@ -1,0 +1,273 @@
+/**
+ * @module features/scripts/deploy — deploying compiled scripts to an environment: validation (manifests,
+ * platform routes, endpoint collisions, each bundle loaded in a sandbox and checked against its
+ * manifest), the preview (new / changed / removed), and the deploy itself, in one transaction.
+ * Schedules follow after the commit through the lifecycle's reconcile.
+ */
+import { createHash } from 'node:crypto';
+import type { SecretBox } from '../../lib/crypto.js';
+import type { Environment } from '../environments/store.js';
+import { endpointStates, getIntegration, listIntegrations, type Integration } from '../integrations/store.js';
+import { withTransaction, type Db } from '../../lib/db/pool.js';
+import { activeScriptsOf, deactivateScript, insertDeployment, insertScriptVersion, nextDeploymentVersion, type DeployedScriptRow } from './store.js';
+import { ValidationFailed, type FieldProblem } from '../../lib/errors.js';
+import { describeBundle, SandboxError } from '../../lib/sandbox/index.js';
+import type { Lifecycle } from '../lifecycle/lifecycle.js';
+import { endpointKey, prebuiltScriptEntries } from '../../integrations/registry.js';
+import { manifestProblems, type ScriptManifest } from './manifest.js';
+
+export interface UploadedScript {
+  integration: string;
+  name: string;
+  bundle: string;
+  source?: string;
+  manifest: Record<string, unknown>;
+}
+
+export interface DeployRequest {
+  scripts: UploadedScript[];
+  /** Activate the endpoints this deploy adds (otherwise they wait in the Endpoints tab). */
+  activate?: boolean;
+  /** Limit the deploy to these integrations: scripts of others are neither added nor removed. */
+  integrations?: string[];
+  cliVersion?: string | null;
+}
+
+export interface PlanItem {
+  integration: string;
+  name: string;
+  type: ScriptManifest['type'];
+}
+
+export interface DeployPlan {
+  new: PlanItem[];
+  changed: PlanItem[];
+  removed: PlanItem[];
+  unchanged: PlanItem[];
+}
+
+interface Prepared {
+  upload: UploadedScript;
+  manifest: ScriptManifest;
+  sha256: string;
+  integration: Integration;
+}
+
+export interface DeployDeps {
+  db: Db;
+  box: SecretBox;
+  lifecycle: Pick<Lifecycle, 'endpointsChanged'>;
+}
+
+const BUNDLE_LIMIT_BYTES = 10 * 1024 * 1024;
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Validates everything a deploy needs; throws ValidationFailed listing every problem. */
+async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): Promise<{ prepared: Prepared[]; scope: Integration[] }> {
+  const problems: FieldProblem[] = [];
+  const problem = (i: number | null, message: string, code = 'invalid_script') =>
+    problems.push({ code, message, path: i === null ? ['scripts'] : ['scripts', i] });
+
+  const integrations = new Map<string, Integration | null>();
+  const integrationOf = async (key: string) => {
+    if (!integrations.has(key)) integrations.set(key, await getIntegration(deps.db, deps.box, env.id, key));
+    return integrations.get(key)!;
+  };
+
+  const seen = new Set<string>();
+  const prepared: Prepared[] = [];
+  for (const [i, upload] of req.scripts.entries()) {
+    const label = `${upload.integration}/${upload.name}`;
+    if (seen.has(label)) problem(i, `${label} is in the deploy twice`);
+    seen.add(label);
+    const { manifest, problems: found } = manifestProblems({ ...upload.manifest, integration: upload.integration, name: upload.name });
+    for (const p of found) problem(i, `${label}: ${p}`, /collides with the platform route/.test(p) ? 'reserved_endpoint' : 'invalid_script');
+    const integration = await integrationOf(upload.integration);
+    if (!integration) {
+      problem(
+        i,
+        `${label}: the integration '${upload.integration}' does not exist in the ${env.name} environment; create it first (POST /integrations) or name the project folder after an existing integration`,
+        'unknown_integration',
+      );
+    }
+    if (Buffer.byteLength(upload.bundle) > BUNDLE_LIMIT_BYTES) problem(i, `${label}: the bundle is larger than ${BUNDLE_LIMIT_BYTES} bytes`);
+    if (!manifest || !integration || found.length) continue;
+    // The bundle must load in a sandbox and declare what its manifest says.
+    try {
+      const described = (await describeBundle(upload.bundle)) as Record<string, unknown>;
+      const expected = { ...manifest, integration: undefined, name: undefined };
+      const actual = manifestProblems({ ...described, integration: upload.integration, name: upload.name }).manifest;
+      if (!actual || canonical({ ...actual, integration: undefined, name: undefined }) !== canonical(expected)) {
+        problem(i, `${label}: the manifest does not match the bundle; run \`switchyard compile\` again, then deploy`, 'manifest_mismatch');
+        continue;
+      }
+    } catch (err) {
+      const message = err instanceof SandboxError ? err.message : `${(err as Error).name}: ${(err as Error).message}`;
+      problem(i, `${label}: the bundle does not load in the sandbox (${message}); run \`switchyard compile\` again`, 'invalid_bundle');
+      continue;
+    }
+    prepared.push({ upload, manifest, sha256: sha256(upload.bundle), integration });
+  }
+
+  // The integrations whose deployed scripts this deploy reconciles.
+  let scope: Integration[];
+  if (req.integrations?.length) {
+    scope = [];
+    for (const key of req.integrations) {
+      const integration = await integrationOf(key);
+      if (integration) scope.push(integration);
+      else problem(null, `the integration '${key}' does not exist in the ${env.name} environment`, 'unknown_integration');
+    }
+    for (const [i, p] of prepared.entries()) {
+      if (!scope.some((s) => s.id === p.integration.id))
+        problem(i, `${p.upload.integration}/${p.upload.name} is outside the integrations this deploy is limited to`);
+    }
+  } else {
+    scope = await listIntegrations(deps.db, deps.box, env.id);
+  }
+
+  // Within an integration, one endpoint belongs to one script (pre-built ones included).
+  for (const integration of scope) {
+    const mine = prepared.filter((p) => p.integration.id === integration.id);
+    const names = new Set(mine.map((p) => p.upload.name));
+    const owners = new Map<string, string>();
+    for (const [name, def] of prebuiltScriptEntries(integration.provider)) {
+      if (names.has(name)) continue;
+      for (const e of def.type === 'action' ? [def.endpoint] : def.endpoints) owners.set(endpointKey(e), `the pre-built script ${name}`);
+    }
+    for (const p of mine) {
+      for (const e of p.manifest.endpoints) {
+        const key = endpointKey(e);
+        const owner = owners.get(key);
+        if (owner)
+          problem(req.scripts.indexOf(p.upload), `${p.upload.integration}/${p.upload.name}: ${key} is already declared by ${owner}`, 'endpoint_conflict');
+        else owners.set(key, `the script ${p.upload.name}`);
+      }
+    }
+  }
+
+  if (problems.length) throw new ValidationFailed('invalid_deploy', problems);
+  return { prepared, scope };
+}
+
+function diff(prepared: Prepared[], scope: Integration[], active: Map<number, DeployedScriptRow[]>): DeployPlan & { rows: Map<string, DeployedScriptRow> } {
+  const plan: DeployPlan = { new: [], changed: [], removed: [], unchanged: [] };
+  const rows = new Map<string, DeployedScriptRow>();
+  for (const p of prepared) {
+    const current = active.get(p.integration.id)?.find((r) => r.name === p.upload.name);
+    const item = { integration: p.upload.integration, name: p.upload.name, type: p.manifest.type };
+    if (current) rows.set(`${p.integration.id}/${p.upload.name}`, current);
+    if (!current) plan.new.push(item);
+    else if (current.bundleSha256 !== p.sha256 || canonical(current.manifest) !== canonical(p.manifest)) plan.changed.push(item);
+    else plan.unchanged.push(item);
+  }
+  for (const integration of scope) {
+    for (const r of active.get(integration.id) ?? []) {
+      if (!prepared.some((p) => p.integration.id === integration.id && p.upload.name === r.name)) {
+        plan.removed.push({ integration: integration.uniqueKey, name: r.name, type: r.type });
+        rows.set(`${integration.id}/${r.name}`, r);
+      }
+    }
+  }
+  return { ...plan, rows };
+}
+
+async function activeByIntegration(db: Pick<Db, 'query'>, scope: Integration[]): Promise<Map<number, DeployedScriptRow[]>> {
+  const out = new Map<number, DeployedScriptRow[]>();
+  for (const i of scope) out.set(i.id, await activeScriptsOf(db, i.id));
+  return out;
+}
+
+export async function previewDeploy(deps: DeployDeps, env: Environment, req: DeployRequest): Promise<DeployPlan> {
+  const { prepared, scope } = await prepare(deps, env, req);
+  const { rows: _rows, ...plan } = diff(prepared, scope, await activeByIntegration(deps.db, scope));
+  return plan;
+}
+
+export interface DeployResult extends DeployPlan {
+  deployment: { version: number; createdAt: Date };
+  scripts: (PlanItem & { version: number })[];
+}
+
+export async function deploy(deps: DeployDeps, env: Environment, req: DeployRequest): Promise<DeployResult> {
+  const { prepared, scope } = await prepare(deps, env, req);
+  const outcome = await withTransaction(deps.db, async (tx) => {
+    // One deploy at a time per environment; the plan is made under the lock.
+    await tx.query('SELECT pg_advisory_xact_lock(727002, $1)', [env.id]);
+    const { rows, ...plan } = diff(prepared, scope, await activeByIntegration(tx, scope));
+    const version = await nextDeploymentVersion(tx, env.id);
+    const deployment = await insertDeployment(tx, { environmentId: env.id, version, cliVersion: req.cliVersion ?? null, summary: plan });
+    const scripts: (PlanItem & { version: number })[] = [];
+    const touched = new Set<number>();
+    for (const item of plan.removed) {
+      const integration = scope.find((i) => i.uniqueKey === item.integration)!;
+      await deactivateScript(tx, rows.get(`${integration.id}/${item.name}`)!.id);
+      touched.add(integration.id);
+    }
+    for (const p of prepared) {
+      const key = `${p.integration.id}/${p.upload.name}`;
+      const isNew = plan.new.some((n) => n.integration === p.upload.integration && n.name === p.upload.name);
+      const isChanged = plan.changed.some((n) => n.integration === p.upload.integration && n.name === p.upload.name);
+      if (!isNew && !isChanged) {
+        scripts.push({ integration: p.upload.integration, name: p.upload.name, type: p.manifest.type, version: rows.get(key)!.version });
+        continue;
+      }
+      if (isChanged) await deactivateScript(tx, rows.get(key)!.id);
+      const v = await insertScriptVersion(tx, {
+        deploymentId: deployment.id,
+        environmentId: env.id,
+        integrationId: p.integration.id,
+        name: p.upload.name,
+        type: p.manifest.type,
+        bundle: p.upload.bundle,
+        bundleSha256: p.sha256,
+        source: p.upload.source ?? null,
+        manifest: p.manifest,
+      });
+      scripts.push({ integration: p.upload.integration, name: p.upload.name, type: p.manifest.type, version: v });
+      touched.add(p.integration.id);
+    }
+    // The Endpoints tab: endpoints new to the integration start deactivated unless `activate`;
+    // states of endpoints no script declares any more go.
+    for (const integration of scope) {
+      const declared = new Map<string, { method: string; path: string }>();
+      for (const [, def] of prebuiltScriptEntries(integration.provider)) {
+        for (const e of def.type === 'action' ? [def.endpoint] : def.endpoints) declared.set(endpointKey(e), e);
+      }
+      for (const r of await activeScriptsOf(tx, integration.id)) for (const e of r.manifest.endpoints) declared.set(endpointKey(e), e);
+      const states = new Map((await endpointStates(tx, integration.id)).map((s) => [endpointKey(s), s]));
+      for (const [key, e] of declared) {
+        if (states.has(key)) continue;
+        await tx.query('INSERT INTO integration_endpoints (integration_id, method, path, enabled) VALUES ($1, $2, $3, $4)', [
+          integration.id,
+          e.method,
+          e.path,
+          req.activate === true,
+        ]);
+        touched.add(integration.id);
+      }
+      for (const [key, s] of states) {
+        if (declared.has(key)) continue;
+        await tx.query('DELETE FROM integration_endpoints WHERE integration_id = $1 AND method = $2 AND path = $3', [integration.id, s.method, s.path]);
+      }
+    }
+    return { plan, deployment: { version, createdAt: deployment.createdAt }, scripts, touched };
+  });
+  // Schedules: created or updated for the deployed syncs on every connection, removed for syncs
+  // that are gone or deactivated.
+  for (const integration of scope) if (outcome.touched.has(integration.id)) await deps.lifecycle.endpointsChanged(env, integration);
+  return { ...outcome.plan, deployment: outcome.deployment, scripts: outcome.scripts };
+}

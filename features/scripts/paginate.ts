@@ -1,0 +1,89 @@
+/**
+ * @module features/scripts/paginate — pagination helpers for cursor, link and offset styles, so scripts
+ * rarely write paging loops. With `resume`, the position of the next page is saved before it is
+ * fetched (the previous page has been processed by then), so a run restarted after a crash goes on
+ * from the page in flight rather than from the start.
+ */
+import type { PaginateConfig, ProxyConfig, ScriptResponse } from '../../integrations/sdk/types.js';
+
+export type PagePosition = { offset: number } | { cursor: string } | { next: Pick<ProxyConfig, 'endpoint' | 'params' | 'baseUrlOverride'> };
+
+export interface PageResume {
+  start: PagePosition | null;
+  save(position: PagePosition): Promise<void>;
+}
+
+function pick(obj: unknown, path: string | undefined): unknown {
+  if (!path) return obj;
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+function itemsOf<T>(data: unknown, path: string | undefined): T[] {
+  const items = pick(data, path);
+  if (Array.isArray(items)) return items as T[];
+  // Some very old APIs answer a bare array where an envelope is documented.
+  if (Array.isArray(data)) return data as T[];
+  return [];
+}
+
+export async function* paginate<T>(
+  send: (config: ProxyConfig) => Promise<ScriptResponse>,
+  config: PaginateConfig,
+  resume?: PageResume,
+): AsyncGenerator<T[], void, undefined> {
+  const p = config.paginate ?? {};
+  const type = p.type ?? 'cursor';
+  const limit = p.limit;
+  const params: Record<string, string | number | boolean | undefined> = { ...config.params };
+  if (limit !== undefined) params[p.limit_name_in_request ?? 'limit'] = limit;
+  const start = resume?.start ?? null;
+
+  if (type === 'offset') {
+    const offsetName = p.offset_name_in_request ?? 'offset';
+    let offset = start && 'offset' in start ? start.offset : 0;
+    for (let first = true; ; first = false) {
+      if (!first) await resume?.save({ offset });
+      const res = await send({ ...config, params: { ...params, [offsetName]: offset } });
+      const items = itemsOf<T>(res.data, p.response_path);
+      if (items.length) yield items;
+      if (items.length === 0 || (limit !== undefined && items.length < limit)) return;
+      offset += items.length;
+    }
+  }
+
+  if (type === 'link') {
+    let next: ProxyConfig | null = start && 'next' in start ? { ...config, ...start.next } : { ...config, params };
+    const seen = new Set<string>();
+    for (let first = true; next; first = false) {
+      if (!first) await resume?.save({ next: { endpoint: next.endpoint, params: next.params, baseUrlOverride: next.baseUrlOverride } });
+      const res: ScriptResponse = await send(next);
+      const items = itemsOf<T>(res.data, p.response_path);
+      if (items.length) yield items;
+      const link = pick(res.data, p.link_path_in_response_body ?? 'next');
+      if (typeof link !== 'string' || link === '' || seen.has(link)) return;
+      seen.add(link);
+      const url = new URL(link, 'http://relative.invalid');
+      const relative = url.origin === 'http://relative.invalid';
+      next = {
+        ...config,
+        endpoint: url.pathname,
+        params: Object.fromEntries(url.searchParams),
+        baseUrlOverride: relative ? config.baseUrlOverride : url.origin,
+      };
+    }
+    return;
+  }
+
+  const cursorName = p.cursor_name_in_request ?? 'cursor';
+  let cursor: string | undefined = start && 'cursor' in start ? start.cursor : undefined;
+  for (let first = true; ; first = false) {
+    if (!first && cursor) await resume?.save({ cursor });
+    const res = await send({ ...config, params: { ...params, ...(cursor ? { [cursorName]: cursor } : {}) } });
+    const items = itemsOf<T>(res.data, p.response_path);
+    if (items.length) yield items;
+    const next = pick(res.data, p.cursor_path_in_response ?? 'next_cursor');
+    if (typeof next !== 'string' && typeof next !== 'number') return;
+    if (String(next) === '' || String(next) === cursor) return;
+    cursor = String(next);
+  }
+}

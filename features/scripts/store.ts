@@ -1,0 +1,117 @@
+/**
+ * @module features/scripts/store — deployed scripts and deployments. Rows of deployed_scripts never change
+ * except for `active`: a new version is a new row, so bundles can be cached by their hash.
+ */
+import type { ScriptManifest } from './manifest.js';
+import type { Queryable } from '../../lib/db/pool.js';
+
+export interface DeployedScriptRow {
+  id: number;
+  deploymentId: number;
+  integrationId: number;
+  name: string;
+  type: 'sync' | 'action' | 'on-event';
+  version: number;
+  bundleSha256: string;
+  manifest: ScriptManifest;
+  createdAt: Date;
+}
+
+interface Row {
+  id: number;
+  deployment_id: number;
+  integration_id: number;
+  name: string;
+  type: 'sync' | 'action' | 'on-event';
+  version: number;
+  bundle_sha256: string;
+  manifest: ScriptManifest;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, deployment_id, integration_id, name, type, version, bundle_sha256, manifest, created_at';
+
+function fromRow(r: Row): DeployedScriptRow {
+  return {
+    id: r.id,
+    deploymentId: r.deployment_id,
+    integrationId: r.integration_id,
+    name: r.name,
+    type: r.type,
+    version: r.version,
+    bundleSha256: r.bundle_sha256,
+    manifest: r.manifest,
+    createdAt: r.created_at,
+  };
+}
+
+/** The active scripts of one integration (without bundles). */
+export async function activeScriptsOf(db: Queryable, integrationId: number): Promise<DeployedScriptRow[]> {
+  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM deployed_scripts WHERE integration_id = $1 AND active ORDER BY name`, [integrationId]);
+  return rows.map(fromRow);
+}
+
+/** The active scripts of an environment, with the key of their integration. */
+export async function activeScriptsOfEnvironment(db: Queryable, environmentId: number): Promise<(DeployedScriptRow & { integrationKey: string })[]> {
+  const { rows } = await db.query<Row & { unique_key: string }>(
+    `SELECT ${COLUMNS.split(', ')
+      .map((c) => `s.${c}`)
+      .join(', ')}, i.unique_key
+       FROM deployed_scripts s JOIN integrations i ON i.id = s.integration_id
+      WHERE s.environment_id = $1 AND s.active ORDER BY i.unique_key, s.name`,
+    [environmentId],
+  );
+  return rows.map((r) => ({ ...fromRow(r), integrationKey: r.unique_key }));
+}
+
+export async function bundleOf(db: Queryable, id: number): Promise<string | null> {
+  const { rows } = await db.query<{ bundle: string }>('SELECT bundle FROM deployed_scripts WHERE id = $1', [id]);
+  return rows[0]?.bundle ?? null;
+}
+
+export async function nextDeploymentVersion(db: Queryable, environmentId: number): Promise<number> {
+  const { rows } = await db.query<{ v: number }>('SELECT COALESCE(MAX(version), 0) + 1 AS v FROM script_deployments WHERE environment_id = $1', [
+    environmentId,
+  ]);
+  return rows[0]!.v;
+}
+
+export async function insertDeployment(
+  db: Queryable,
+  d: { environmentId: number; version: number; cliVersion: string | null; summary: unknown },
+): Promise<{ id: number; createdAt: Date }> {
+  const { rows } = await db.query<{ id: number; created_at: Date }>(
+    'INSERT INTO script_deployments (environment_id, version, cli_version, summary) VALUES ($1, $2, $3, $4) RETURNING id, created_at',
+    [d.environmentId, d.version, d.cliVersion, JSON.stringify(d.summary)],
+  );
+  return { id: rows[0]!.id, createdAt: rows[0]!.created_at };
+}
+
+export async function insertScriptVersion(
+  db: Queryable,
+  s: {
+    deploymentId: number;
+    environmentId: number;
+    integrationId: number;
+    name: string;
+    type: string;
+    bundle: string;
+    bundleSha256: string;
+    source: string | null;
+    manifest: ScriptManifest;
+  },
+): Promise<number> {
+  const { rows } = await db.query<{ version: number }>(
+    `INSERT INTO deployed_scripts (deployment_id, environment_id, integration_id, name, type, version, bundle, bundle_sha256, source, manifest)
+     VALUES ($1, $2, $3, $4, $5,
+             (SELECT COALESCE(MAX(version), 0) + 1 FROM deployed_scripts WHERE integration_id = $3 AND name = $4),
+             $6, $7, $8, $9)
+     RETURNING version`,
+    [s.deploymentId, s.environmentId, s.integrationId, s.name, s.type, s.bundle, s.bundleSha256, s.source, JSON.stringify(s.manifest)],
+  );
+  return rows[0]!.version;
+}
+
+export async function deactivateScript(db: Queryable, id: number): Promise<void> {
+  await db.query('UPDATE deployed_scripts SET active = false, deactivated_at = now() WHERE id = $1', [id]);
+}

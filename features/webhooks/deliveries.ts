@@ -1,0 +1,295 @@
+/**
+ * @module features/webhooks/deliveries — the delivery and attempt rows: one delivery per target URL of an
+ * event, one attempt per HTTP request made for it.
+ */
+import type { Db, Queryable } from '../../lib/db/pool.js';
+import { deliveryDead } from '../alerts/hooks.js';
+import type { AlertDeps } from '../alerts/notify.js';
+import { metric } from '../../lib/otel/metrics.js';
+import type { EventType } from './events.js';
+import { redactUrl } from '../../lib/http/index.js';
+import type { Logger } from '../../lib/log.js';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
+
+export interface Delivery {
+  id: string;
+  seq: number;
+  environmentId: number;
+  eventId: number;
+  replayOf: string | null;
+  url: string;
+  type: EventType;
+  integration: string | null;
+  connectionId: string | null;
+  body: string;
+  headers: Record<string, string>;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+export interface Attempt {
+  n: number;
+  startedAt: Date;
+  status: number | null;
+  error: string | null;
+  durationMs: number | null;
+  responseExcerpt: string | null;
+}
+
+interface Row {
+  id: string;
+  seq: number;
+  environment_id: number;
+  event_id: number;
+  replay_of: string | null;
+  url: string;
+  type: EventType;
+  integration: string | null;
+  connection_id: string | null;
+  body: string;
+  headers: Record<string, string>;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+function fromRow(r: Row): Delivery {
+  return {
+    id: r.id,
+    seq: r.seq,
+    environmentId: r.environment_id,
+    eventId: r.event_id,
+    replayOf: r.replay_of,
+    url: r.url,
+    type: r.type,
+    integration: r.integration,
+    connectionId: r.connection_id,
+    body: r.body,
+    headers: r.headers,
+    status: r.status,
+    attempts: r.attempts,
+    lastStatus: r.last_status,
+    lastError: r.last_error,
+    nextAttemptAt: r.next_attempt_at,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+  };
+}
+
+export interface NewDelivery {
+  id: string;
+  environmentId: number;
+  eventId: number;
+  url: string;
+  type: EventType;
+  integration?: string | null;
+  connectionId?: string | null;
+  body: string;
+  headers?: Record<string, string>;
+  replayOf?: string | null;
+}
+
+export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<Delivery> {
+  const { rows } = await db.query<Row>(
+    `INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, integration, connection_id, body, headers, replay_of, next_attempt_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now()) RETURNING *`,
+    [
+      d.id,
+      d.environmentId,
+      d.eventId,
+      d.url,
+      d.type,
+      d.integration ?? null,
+      d.connectionId ?? null,
+      d.body,
+      JSON.stringify(d.headers ?? {}),
+      d.replayOf ?? null,
+    ],
+  );
+  return fromRow(rows[0]!);
+}
+
+export async function getDelivery(db: Queryable, id: string, environmentId?: number): Promise<Delivery | null> {
+  const { rows } = await db.query<Row>(
+    `SELECT * FROM webhook_deliveries WHERE id = $1 ${environmentId === undefined ? '' : 'AND environment_id = $2'}`,
+    environmentId === undefined ? [id] : [id, environmentId],
+  );
+  return rows[0] ? fromRow(rows[0]) : null;
+}
+
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  type?: EventType;
+  /** Only deliveries with a smaller `seq` (the cursor of the previous page). */
+  beforeSeq?: number;
+  limit: number;
+}
+
+/** Newest first. */
+export async function listDeliveries(db: Queryable, environmentId: number, f: DeliveryFilter): Promise<Delivery[]> {
+  const where = ['environment_id = $1'];
+  const values: unknown[] = [environmentId];
+  const add = (sql: string, v: unknown) => {
+    values.push(v);
+    where.push(sql.replace('?', `$${values.length}`));
+  };
+  if (f.status) add('status = ?', f.status);
+  if (f.type) add('type = ?', f.type);
+  if (f.beforeSeq !== undefined) add('seq < ?', f.beforeSeq);
+  values.push(f.limit);
+  const { rows } = await db.query<Row>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${values.length}`, values);
+  return rows.map(fromRow);
+}
+
+export async function attemptsOf(db: Queryable, deliveryIds: string[]): Promise<Map<string, Attempt[]>> {
+  const out = new Map<string, Attempt[]>(deliveryIds.map((id) => [id, []]));
+  if (deliveryIds.length === 0) return out;
+  const { rows } = await db.query<{
+    delivery_id: string;
+    n: number;
+    started_at: Date;
+    status: number | null;
+    error: string | null;
+    duration_ms: number | null;
+    response_excerpt: string | null;
+  }>('SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::uuid[]) ORDER BY delivery_id, n', [deliveryIds]);
+  for (const r of rows) {
+    out.get(r.delivery_id)!.push({
+      n: r.n,
+      startedAt: r.started_at,
+      status: r.status,
+      error: r.error,
+      durationMs: r.duration_ms,
+      responseExcerpt: r.response_excerpt,
+    });
+  }
+  return out;
+}
+
+/**
+ * Counts and records the start of an attempt. Null when the delivery is no longer pending (an
+ * activity retried after its success was recorded), so nothing is sent twice from here.
+ */
+export async function beginAttempt(db: Queryable, deliveryId: string): Promise<{ delivery: Delivery; n: number } | null> {
+  const { rows } = await db.query<Row>(
+    `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = NULL WHERE id = $1 AND status = 'pending' RETURNING *`,
+    [deliveryId],
+  );
+  if (!rows[0]) return null;
+  const delivery = fromRow(rows[0]);
+  await db.query('INSERT INTO webhook_attempts (delivery_id, n, started_at) VALUES ($1, $2, now())', [deliveryId, delivery.attempts]);
+  return { delivery, n: delivery.attempts };
+}
+
+export interface AttemptOutcome {
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  responseExcerpt: string | null;
+  delivered: boolean;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Records the attempt's outcome. An attempt that ends after its delivery was given up on (it ran
+ * past the retry window) leaves the delivery's reason alone, unless it did deliver.
+ */
+export async function finishAttempt(db: Queryable, deliveryId: string, n: number, o: AttemptOutcome): Promise<void> {
+  await db.query('UPDATE webhook_attempts SET status = $3, error = $4, duration_ms = $5, response_excerpt = $6 WHERE delivery_id = $1 AND n = $2', [
+    deliveryId,
+    n,
+    o.status,
+    o.error,
+    o.durationMs,
+    o.responseExcerpt,
+  ]);
+  await db.query(
+    `UPDATE webhook_deliveries
+        SET last_status = $2, last_error = $3, next_attempt_at = $4,
+            status = CASE WHEN $5 THEN 'delivered' ELSE status END,
+            delivered_at = CASE WHEN $5 THEN now() ELSE delivered_at END
+      WHERE id = $1 AND (status = 'pending' OR $5)`,
+    [deliveryId, o.status, o.error, o.nextAttemptAt, o.delivered],
+  );
+}
+
+/**
+ * The one place a delivery is given up on: after a final refusal (4xx other than 408/429, 3xx) or
+ * when the retry window is exhausted. The dead delivery is logged at error level, shows in
+ * GET /webhook-deliveries?status=dead, and (given the alert deps) raises the `webhook_dead` alert
+ * of its URL (features/alerts), which the URL's next delivered webhook resolves.
+ */
+export async function markDeliveryDead(
+  deps: { db: Queryable; log: Logger } & Partial<Pick<AlertDeps, 'temporal' | 'box' | 'config'>>,
+  deliveryId: string,
+  reason: string,
+): Promise<void> {
+  const { rows } = await deps.db.query<{
+    environment_id: number;
+    type: string;
+    url: string;
+    attempts: number;
+    integration: string | null;
+    connection_id: string | null;
+  }>(
+    `UPDATE webhook_deliveries
+        SET status = 'dead', next_attempt_at = NULL,
+            last_error = CASE WHEN last_error IS NULL OR strpos($2, last_error) > 0 THEN $2 ELSE $2 || ' (last error: ' || last_error || ')' END
+      WHERE id = $1 AND status = 'pending' RETURNING environment_id, type, url, attempts, integration, connection_id`,
+    [deliveryId, reason],
+  );
+  const row = rows[0];
+  if (!row) return;
+  deps.log.error(
+    { deliveryId, environmentId: row.environment_id, type: row.type, url: redactUrl(row.url), attempts: row.attempts, reason },
+    'webhook delivery dead',
+  );
+  metric.delivery({ type: row.type }, 'dead');
+  const db = deps.db as Db;
+  if (deps.temporal && deps.box && deps.config && typeof db.connect === 'function') {
+    await deliveryDead(
+      { db, box: deps.box, temporal: deps.temporal, config: deps.config, log: deps.log },
+      {
+        id: deliveryId,
+        environmentId: row.environment_id,
+        type: row.type,
+        url: row.url,
+        attempts: row.attempts,
+        reason,
+        integration: row.integration,
+        connectionId: row.connection_id,
+      },
+    );
+  }
+}
+
+export async function markWorkflowStarted(db: Queryable, deliveryId: string): Promise<void> {
+  await db.query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [deliveryId]);
+}
+
+/** Pending deliveries whose workflow start was never confirmed, older than `minAgeMs`. */
+export async function unstartedDeliveries(db: Queryable, minAgeMs: number, limit: number): Promise<Delivery[]> {
+  const { rows } = await db.query<Row>(
+    `SELECT * FROM webhook_deliveries
+      WHERE status = 'pending' AND workflow_started_at IS NULL AND created_at < now() - make_interval(secs => $1)
+      ORDER BY created_at LIMIT $2`,
+    [minAgeMs / 1000, limit],
+  );
+  return rows.map(fromRow);
+}
+
+/** The original deliveries of an event (not its replays). */
+export async function deliveriesOfEvent(db: Queryable, eventId: number): Promise<Delivery[]> {
+  const { rows } = await db.query<Row>('SELECT * FROM webhook_deliveries WHERE event_id = $1 AND replay_of IS NULL ORDER BY seq', [eventId]);
+  return rows.map(fromRow);
+}

@@ -1,0 +1,81 @@
+/**
+ * @module features/webhooks/sign — the bytes we send and the headers that sign them.
+ *
+ * The body is JSON with object keys sorted recursively (the output of safe-stable-stringify, which
+ * Nango uses), so a receiver that re-serializes the parsed body with JSON.stringify gets the same
+ * bytes back: that is what keeps Nango's legacy `verifyWebhookSignature` working.
+ *
+ * Headers, each a lowercase hex digest:
+ * - `X-Switchyard-Hmac-Sha256` and `X-Nango-Hmac-Sha256`: HMAC-SHA256(current key, body).
+ * - `X-Switchyard-Timestamp`: unix seconds of this attempt.
+ * - `X-Switchyard-Signature-V2`: HMAC-SHA256(key, `${timestamp}.${body}`), one per active key,
+ *   comma-separated, current key first. During the grace period after a rotation the previous key
+ *   signs too, so a receiver still holding the old key keeps verifying. Receivers refuse
+ *   timestamps outside their window, which stops replays of captured requests.
+ * - `X-Nango-Signature`: SHA-256(key + body), legacy (open to length extension), kept for old clients.
+ */
+import { hmacSha256Hex, sha256Hex } from '../../lib/crypto.js';
+
+export const HEADER = {
+  hmac: 'X-Switchyard-Hmac-Sha256',
+  nangoHmac: 'X-Nango-Hmac-Sha256',
+  timestamp: 'X-Switchyard-Timestamp',
+  v2: 'X-Switchyard-Signature-V2',
+  nangoLegacy: 'X-Nango-Signature',
+} as const;
+
+function serialize(value: unknown, inArray: boolean): string | undefined {
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON: () => unknown }).toJSON();
+  }
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      return String(value);
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return inArray ? 'null' : undefined;
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => serialize(v, true)).join(',')}]`;
+  const parts: string[] = [];
+  for (const key of Object.keys(value as object).sort()) {
+    const v = serialize((value as Record<string, unknown>)[key], false);
+    if (v !== undefined) parts.push(`${JSON.stringify(key)}:${v}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** JSON.stringify semantics with object keys sorted recursively (code-unit order, like safe-stable-stringify). */
+export function stableStringify(value: unknown): string {
+  return serialize(value, false) ?? 'null';
+}
+
+export interface SigningKeys {
+  current: string;
+  /** The key before the last rotation, while its grace period lasts. */
+  previous?: string | null;
+}
+
+export function v2Signature(key: string, timestamp: number, body: string): string {
+  return hmacSha256Hex(key, `${timestamp}.${body}`);
+}
+
+/** The signature headers for one attempt. `timestamp` is unix seconds. */
+export function signatureHeaders(body: string, keys: SigningKeys, timestamp: number): Record<string, string> {
+  const hmac = hmacSha256Hex(keys.current, body);
+  const v2 = [keys.current, ...(keys.previous ? [keys.previous] : [])].map((k) => v2Signature(k, timestamp, body));
+  return {
+    [HEADER.hmac]: hmac,
+    [HEADER.nangoHmac]: hmac,
+    [HEADER.timestamp]: String(timestamp),
+    [HEADER.v2]: v2.join(','),
+    [HEADER.nangoLegacy]: sha256Hex(`${keys.current}${body}`),
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * @module start/platform — assembles the running platform from configuration: database
+ * (migrated), environments, Temporal client, and optionally the HTTP API and the workers.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import type { WorkflowBundleOption } from '@temporalio/worker';
+import { createApp } from '../api/app.js';
+import type { AppDeps } from '../api/context.js';
+import { startWorkers, type RunningWorkers } from '../worker/index.js';
+import { clockFrom, systemClock, type Clock } from '../lib/clock.js';
+import { ConfigError, type Config } from '../lib/config.js';
+import { migrate } from '../lib/db/migrate.js';
+import { createPool, type Db } from '../lib/db/pool.js';
+import { createLogger, type Logger } from '../lib/log.js';
+import { connectClient, ensureSearchAttributes } from '../lib/temporal/client.js';
+import { createLifecycle, startConnectionSweeper } from '../features/lifecycle/lifecycle.js';
+import { createProviderHttpClient, type ProviderHttpClient } from '../lib/http/index.js';
+import { requestLogSinkFor } from '../features/logs/store.js';
+import { AuthSocketHub } from '../api/ws.js';
+import { startLogRetention } from '../api/routes/logs.js';
+import { startDeliverySweeper } from '../features/webhooks/emit.js';
+import { startActionRunSweeper } from '../features/actions/sweeper.js';
+import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, requireEnvironments, type EnvironmentKey } from './secrets.js';
+import { startTelemetry, type Telemetry } from '../lib/otel/index.js';
+import { missingSandboxFlags } from '../lib/sandbox/node-flags.js';
+
+export interface PlatformOptions {
+  config: Config;
+  databaseUrl: string;
+  temporalAddress: string;
+  runApi: boolean;
+  runWorker: boolean;
+  /** Generated keys are kept in the data folder (embedded dev setup). */
+  keepSecretsLocally: boolean;
+  clock?: Clock;
+  log?: Logger;
+  workflowBundle?: WorkflowBundleOption;
+}
+
+export interface Platform {
+  deps: AppDeps;
+  environments: EnvironmentKey[];
+  apiUrl: string | null;
+  workers: RunningWorkers | null;
+  stop(): Promise<void>;
+}
+
+export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
+  const { config } = opts;
+  const missingFlags = missingSandboxFlags();
+  if (missingFlags.length > 0) {
+    throw new ConfigError([
+      `node must run with ${missingFlags.join(' ')} for the script sandbox: start with npm start / npm run api / npm run worker, or add it to NODE_OPTIONS`,
+    ]);
+  }
+  const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  const clock = opts.clock ?? (config.SWITCHYARD_NOW ? clockFrom(new Date(config.SWITCHYARD_NOW)) : systemClock);
+  const db: Db = createPool(opts.databaseUrl, 20);
+  let temporal: Client | null = null;
+  let server: ServerType | null = null;
+  let workers: RunningWorkers | null = null;
+  const http: ProviderHttpClient = createProviderHttpClient({
+    allowedPrivateHosts: config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS,
+    requestLog: requestLogSinkFor(db),
+    defaultTimeoutMs: config.SWITCHYARD_PROVIDER_TIMEOUT_MS,
+  });
+  const authSockets = new AuthSocketHub({ maxClients: config.SWITCHYARD_WS_MAX_CLIENTS, idleTimeoutMs: config.SWITCHYARD_WS_IDLE_TIMEOUT_MS });
+  let stopLogRetention: (() => void) | null = null;
+  let stopSweeper: (() => void) | null = null;
+  let stopConnectionSweeper: (() => void) | null = null;
+  let stopActionRunSweeper: (() => void) | null = null;
+  let telemetry: Telemetry | null = null;
+
+  const stop = async () => {
+    authSockets.close();
+    if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+    if (workers) await workers.shutdown();
+    if (temporal) await temporal.connection.close().catch(() => undefined);
+    stopLogRetention?.();
+    stopSweeper?.();
+    stopConnectionSweeper?.();
+    stopActionRunSweeper?.();
+    await http.close().catch(() => undefined);
+    // Flushes the spans and metrics still buffered (the OTel SDK is process-global: see lib/otel/sdk.ts).
+    await telemetry?.stop().catch(() => undefined);
+    await db.end().catch(() => undefined);
+  };
+
+  try {
+    await migrate(db);
+    const box = await loadSecretBox(config, opts.keepSecretsLocally);
+    const environments = opts.runApi ? await ensureEnvironments(db, config, opts.keepSecretsLocally) : await requireEnvironments(db);
+    // Nothing is started unless an OTLP endpoint is configured (lib/otel).
+    telemetry = await startTelemetry({ config, db, box, log });
+    temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors);
+    await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
+    const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
+    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry };
+    if (opts.runApi) stopLogRetention = startLogRetention(deps);
+
+    if (opts.runWorker) {
+      workers = await startWorkers({
+        address: opts.temporalAddress,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX,
+        environments: [...ENVIRONMENTS],
+        deps: { db, config, clock, box, log, http, temporal },
+        workflowBundle: opts.workflowBundle,
+        telemetry,
+      });
+      workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));
+      // Starts delivery workflows whose start was lost (e.g. Temporal unreachable at emit time).
+      stopSweeper = startDeliverySweeper({ db, temporal, config, log });
+      // Completes connections whose API process died between the row and its schedules.
+      stopConnectionSweeper = startConnectionSweeper({ db, box, lifecycle, log });
+      // Fails action runs whose API process died between the row and the workflow's start.
+      stopActionRunSweeper = startActionRunSweeper({ db, temporal, log });
+    }
+    let apiUrl: string | null = null;
+    if (opts.runApi) {
+      const app = createApp(deps);
+      server = await new Promise<ServerType>((resolve) => {
+        const s = serve({ fetch: app.fetch, port: config.PORT, hostname: process.env.HOST ?? '0.0.0.0' }, () => resolve(s));
+      });
+      server.on('upgrade', (req, socket, head) => {
+        if (new URL(req.url ?? '/', 'http://x').pathname === '/') authSockets.handleUpgrade(req, socket, head);
+        else socket.destroy();
+      });
+      const port = (server.address() as AddressInfo).port;
+      apiUrl = `http://localhost:${port}`;
+    }
+    return { deps, environments, apiUrl, workers, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * @module start/services — Postgres and Temporal: the configured ones, or embedded ones started
+ * here (a real PostgreSQL and a Temporal dev server) when DATABASE_URL / TEMPORAL_ADDRESS are unset.
+ */
+import path from 'node:path';
+import type { Config } from '../lib/config.js';
+import { ensureDatabase, startEmbeddedPostgres } from '../lib/embedded/postgres.js';
+import { startTemporalDevServer } from '../lib/embedded/temporal.js';
+
+export interface Services {
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalUiUrl: string | null;
+  embedded: { postgres: boolean; temporal: boolean; temporalBinary?: string };
+  stop(): Promise<void>;
+}
+
+export async function startServices(config: Config, log: (m: string) => void): Promise<Services> {
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+  };
+  try {
+    let databaseUrl = config.DATABASE_URL;
+    if (!databaseUrl) {
+      log(`starting embedded PostgreSQL on 127.0.0.1:${config.SWITCHYARD_EMBEDDED_PG_PORT}`);
+      const pg = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), config.SWITCHYARD_EMBEDDED_PG_PORT, log);
+      stops.push(pg.stop);
+      databaseUrl = await ensureDatabase(pg.url, 'switchyard');
+    }
+    let temporalAddress = config.TEMPORAL_ADDRESS;
+    let temporalUiUrl: string | null = null;
+    let temporalBinary: string | undefined;
+    if (!temporalAddress) {
+      log('starting Temporal dev server');
+      const temporal = await startTemporalDevServer({
+        dataDir: config.dataDir,
+        namespace: config.TEMPORAL_NAMESPACE,
+        port: config.SWITCHYARD_EMBEDDED_TEMPORAL_PORT,
+        uiPort: config.TEMPORAL_UI_PORT,
+        cliPath: config.TEMPORAL_CLI_PATH,
+        log,
+      });
+      stops.push(temporal.stop);
+      temporalAddress = temporal.address;
+      temporalUiUrl = temporal.uiUrl;
+      temporalBinary = temporal.binary;
+      log(`Temporal CLI used: ${temporal.binary}`);
+    }
+    return {
+      databaseUrl,
+      temporalAddress,
+      temporalUiUrl,
+      embedded: { postgres: !config.DATABASE_URL, temporal: !config.TEMPORAL_ADDRESS, temporalBinary },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
