@@ -13,7 +13,7 @@ import { createScriptContext } from '../features/scripts/context.js';
 import { OnEventScriptFailed, runOnEventScripts } from '../features/scripts/on-event.js';
 import type { ModelResult } from '../features/syncs/state.js';
 import { emitEvent } from '../features/webhooks/emit.js';
-import type { OnEventWorkflowInput, SyncWebhookWorkflowInput } from '../workflows/scripts.js';
+import type { OnEventWorkflowInput, SyncWebhookWorkflowInput } from '../workflows/contracts.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfDatabaseUnavailable, throwIfRetryable } from './failures.js';
 

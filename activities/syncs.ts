@@ -21,7 +21,7 @@ import {
   type ModelResult,
   type SyncRun,
 } from '../features/syncs/state.js';
-import type { SyncWorkflowInput } from '../features/syncs/schedules.js';
+import type { SyncWorkflowInput } from '../workflows/contracts.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import { alertHooks, environmentName } from '../features/alerts/index.js';
 import { annotate, metric } from '../lib/otel/index.js';

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { actionWorkflowId, createActionRun, getActionRun } from '../features/actions/runs.js';
+import { createActionRun, getActionRun } from '../features/actions/runs.js';
+import { actionWorkflowId, startWorkflow } from '../workflows/contracts.js';
 import { sweepStrandedActionRuns } from '../features/actions/sweeper.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
@@ -63,7 +64,7 @@ describe('action run sweeper', () => {
   test('a run whose workflow is running is left alone; once that workflow ends without a result, the run is failed', async () => {
     const id = await insertRun();
     // Started on a task queue no worker polls: the workflow stays running, as behind a busy worker.
-    const handle = await t.platform.deps.temporal.workflow.start('actionWorkflow', {
+    const handle = await startWorkflow(t.platform.deps.temporal, 'actionWorkflow', {
       workflowId: actionWorkflowId('dev', id),
       taskQueue: `unpolled-${id}`,
       args: [{ runId: id, isAsync: true }],

@@ -12,6 +12,7 @@ import { Nango } from '@nangohq/node';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startCheckrFake, type CheckrFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
+import { backgroundCheckWorkflowId, workflowHandle } from '../workflows/contracts.js';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from './webhook-receiver.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -81,8 +82,8 @@ describe('Checkr Partner', () => {
     return t.api('/background-check/trigger', { method: 'POST', headers: headersFor(key), json: body });
   }
 
-  function workflowId(key: string, invitationId: string): string {
-    return `bgcheck:dev:${conn[key]}:${invitationId}`;
+  function checkWorkflow(key: string, invitationId: string) {
+    return workflowHandle(t.platform.deps.temporal, 'backgroundCheckWorkflow', backgroundCheckWorkflowId('dev', conn[key]!, invitationId));
   }
 
   function signed(body: string, secret = CLIENT_SECRET): Record<string, string> {
@@ -203,7 +204,7 @@ describe('Checkr Partner', () => {
     assert.equal(cached?.status, 'pending');
     assert.equal(cached?.check_status, 'pending');
 
-    const handle = t.platform.deps.temporal.workflow.getHandle(workflowId('checkr', invitationId));
+    const handle = checkWorkflow('checkr', invitationId);
     const described = await handle.describe();
     assert.equal(described.type, 'backgroundCheckWorkflow');
     assert.equal(described.status.name, 'RUNNING');
@@ -316,7 +317,7 @@ describe('Checkr Partner', () => {
       const res = await trigger('checkr', { country: 'US', service_key: 'basic_plus', candidate_id: candidateId });
       assert.equal(res.status, 200, await res.clone().text());
       const invitationId = ((await res.json()) as Json).applicationId as string;
-      const handle = t.platform.deps.temporal.workflow.getHandle(workflowId('checkr', invitationId));
+      const handle = checkWorkflow('checkr', invitationId);
       await waitFor('a poll', () => checkr.requests.some((r) => r.path === `/v1/invitations/${invitationId}`));
       const invitation = checkr.state.accounts.find((a) => a.id === ACME)!.invitations.find((i) => i.id === invitationId)!;
       invitation.status = 'expired';

@@ -4,6 +4,7 @@ import { Nango } from '@nangohq/node';
 import pg from 'pg';
 import { startMetabaseFake, startOAuthProviderFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
+import { executeWorkflow, taskQueueFor } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -246,9 +247,9 @@ describe('integrations, connections and the connect flows', () => {
     const handle = t.platform.deps.temporal.schedule.getHandle('check:dev:metabase:imp-1');
     assert.ok((await handle.describe()).spec);
     metabase.failNext({ status: 401, body: 'Unauthenticated', times: 3 }); // the key was revoked upstream
-    await t.platform.deps.temporal.workflow.execute('connectionCheckWorkflow', {
+    await executeWorkflow(t.platform.deps.temporal, 'connectionCheckWorkflow', {
       workflowId: `manual-check-${Date.now()}`,
-      taskQueue: `${t.config.SWITCHYARD_TASK_QUEUE_PREFIX}-dev`,
+      taskQueue: taskQueueFor(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev'),
       args: [{ connectionPk: conn.id }],
     });
     const failing = (await nango.getConnection('metabase', 'imp-1')) as Json;

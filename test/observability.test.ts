@@ -12,6 +12,7 @@ import { trace } from '@opentelemetry/api';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
+import { executeWorkflow, taskQueueFor } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -366,9 +367,9 @@ describe('alerts, the status API and Temporal visibility', () => {
     const openOf = async (kind: string) => ((await (await t.api(`/alerts?status=open&kind=${kind}`)).json()) as Json).data as Json[];
     const pk = (await t.platform.deps.db.query<{ id: number }>('SELECT id FROM connections WHERE connection_id = $1', [conn])).rows[0]!.id;
     const check = () =>
-      t.platform.deps.temporal.workflow.execute('connectionCheckWorkflow', {
+      executeWorkflow(t.platform.deps.temporal, 'connectionCheckWorkflow', {
         workflowId: `check-test:${conn}:${Date.now()}`,
-        taskQueue: `${t.config.SWITCHYARD_TASK_QUEUE_PREFIX}-dev`,
+        taskQueue: taskQueueFor(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev'),
         args: [{ connectionPk: pk }],
       });
     metabase.failNext({ status: 401, times: 2, match: (r) => r.path === '/api/user/current' });

@@ -9,7 +9,7 @@ import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 import { startWorkerProcess } from './worker-process.js';
-import { taskQueueFor } from '../lib/temporal/client.js';
+import { executeWorkflow, taskQueueFor, webhookDeliveryWorkflowId } from '../workflows/contracts.js';
 import { freePort } from '../lib/embedded/temporal.js';
 
 /**
@@ -373,8 +373,8 @@ describe('webhook retries end', () => {
     try {
       receiver.setDefault('/down', 503);
       const id = await pendingDelivery('/down');
-      const result = await t.platform.deps.temporal.workflow.execute('webhookDeliveryWorkflow', {
-        workflowId: `webhook:${id}`,
+      const result = await executeWorkflow(t.platform.deps.temporal, 'webhookDeliveryWorkflow', {
+        workflowId: webhookDeliveryWorkflowId(id),
         taskQueue: taskQueueFor(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev'),
         workflowExecutionTimeout: '2 minutes',
         args: [{ deliveryId: id, initialIntervalMs: 200, retryHours: 5 / 3600 }],

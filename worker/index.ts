@@ -9,7 +9,7 @@ import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBun
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { activityLogContext } from '../lib/log-context.js';
 import { workflowSpanSinks, type Telemetry } from '../lib/otel/index.js';
-import { taskQueueFor } from '../lib/temporal/client.js';
+import { taskQueueFor } from '../workflows/contracts.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const WORKFLOWS_PATH = createRequire(import.meta.url).resolve(path.join(here, '..', 'workflows', 'index.ts'));

@@ -1,5 +1,6 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import type { ActionWorkflowInput, ActionWorkflowResult } from './contracts.js';
 
 const { runAction, failActionRun } = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
@@ -9,13 +10,8 @@ const { runAction, failActionRun } = proxyActivities<Activities>({
 
 const { emitActionCompleted } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 20 } });
 
-export interface ActionWorkflowInput {
-  runId: string;
-  isAsync: boolean;
-}
-
 /** Runs one action. Its result is stored by the activity, so it survives any crash. */
-export async function actionWorkflow(input: ActionWorkflowInput): Promise<{ ok: boolean }> {
+export async function actionWorkflow(input: ActionWorkflowInput): Promise<ActionWorkflowResult> {
   let ok: boolean;
   try {
     ok = (await runAction(input.runId)).ok;

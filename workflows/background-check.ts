@@ -8,7 +8,7 @@
 import { condition, continueAsNew, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { applyFacts, checkStatusOf, isFinal, type CheckSnapshot } from '../integrations/checkr-partner/status.js';
-import { checkrEventSignal, type CheckrEventSignal } from './background-check-signals.js';
+import { checkrEventSignal, type BackgroundCheckInput, type BackgroundCheckResult, type CheckrEventSignal } from './contracts.js';
 
 // A poll that keeps failing (Checkr down, token revoked) gives up for this round; the next round polls again.
 const { pollBackgroundCheck } = proxyActivities<Activities>({
@@ -20,23 +20,6 @@ const { reportBackgroundCheck } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 30 },
 });
-
-export interface BackgroundCheckInput {
-  connectionPk: number;
-  integration: string;
-  connectionId: string;
-  invitationId: string;
-  pollIntervalMs: number;
-  /** Where the check stood, carried over continue-as-new. */
-  snapshot?: CheckSnapshot;
-}
-
-export interface BackgroundCheckResult {
-  status: string;
-  snapshot: CheckSnapshot;
-  /** Why the workflow stopped before a final state (the connection or the invitation is gone). */
-  stopped?: string;
-}
 
 /** Rounds per run before continue-as-new keeps the history short (a check can take weeks). */
 const ROUNDS_PER_RUN = 500;

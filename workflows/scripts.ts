@@ -1,18 +1,6 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-
-export interface OnEventWorkflowInput {
-  connectionPk: number;
-  event: 'post-connection-creation';
-}
-
-export interface SyncWebhookWorkflowInput {
-  connectionPk: number;
-  syncName: string;
-  /** The third party's event type that matched the sync's webhookSubscriptions. */
-  type: string;
-  payload: unknown;
-}
+import type { OnEventWorkflowInput, OnEventWorkflowResult, SyncWebhookWorkflowInput, SyncWebhookWorkflowResult } from './contracts.js';
 
 // Scripts run in one activity that heartbeats; 429 / 5xx / network errors are retried, a script
 // error is final.
@@ -36,7 +24,7 @@ function messageOf(err: unknown): string {
 }
 
 /** The post-connection-creation scripts of a new connection; a failure goes to the connection's errors. */
-export async function onEventWorkflow(input: OnEventWorkflowInput): Promise<{ ok: boolean; scripts?: string[]; error?: string }> {
+export async function onEventWorkflow(input: OnEventWorkflowInput): Promise<OnEventWorkflowResult> {
   try {
     const { ran } = await scripts.runConnectionEvent(input);
     return { ok: true, scripts: ran };
@@ -48,8 +36,6 @@ export async function onEventWorkflow(input: OnEventWorkflowInput): Promise<{ ok
 }
 
 /** A sync's onWebhook for one third-party webhook and one connection; its saves notify as a WEBHOOK sync. */
-export async function syncWebhookWorkflow(
-  input: SyncWebhookWorkflowInput,
-): Promise<{ results: Record<string, { added: number; updated: number; deleted: number }> }> {
+export async function syncWebhookWorkflow(input: SyncWebhookWorkflowInput): Promise<SyncWebhookWorkflowResult> {
   return scripts.runSyncWebhook(input);
 }

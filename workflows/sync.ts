@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { SyncWorkflowInput } from '../features/syncs/schedules.js';
+import type { SyncWorkflowInput, SyncWorkflowResult } from './contracts.js';
 
 const steps = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 20, maximumInterval: '30 seconds' } });
 
@@ -13,7 +13,7 @@ const { executeSync } = proxyActivities<Activities>({
 });
 
 /** One run of a sync for one connection: claim, run the script page by page, detect deletions, notify. */
-export async function syncWorkflow(input: SyncWorkflowInput): Promise<{ status: 'SUCCESS' | 'ERROR' | 'SKIPPED'; reason?: string }> {
+export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkflowResult> {
   const { workflowId, runId: temporalRunId } = workflowInfo();
   const runId = `${workflowId}/${temporalRunId}`;
   const begin = await steps.beginSyncRun({ ...input, runId });

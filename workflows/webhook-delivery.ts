@@ -1,19 +1,7 @@
 import { RetryState } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-
-export interface WebhookDeliveryInput {
-  deliveryId: string;
-  /** First retry delay; doubles up to 1 h. Default 2 s. */
-  initialIntervalMs?: number;
-  /** How long to keep retrying before the delivery is dead (SWITCHYARD_WEBHOOK_RETRY_HOURS). Default 24. */
-  retryHours?: number;
-}
-
-export interface WebhookDeliveryResult {
-  status: 'delivered' | 'dead' | 'skipped';
-  reason?: string;
-}
+import type { WebhookDeliveryInput, WebhookDeliveryResult } from './contracts.js';
 
 const { markDeliveryDead } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

@@ -5,7 +5,7 @@
  */
 import type { Config } from '../../lib/config.js';
 import type { Queryable } from '../../lib/db/pool.js';
-import { actionWorkflowId } from '../routes/actions.js';
+import { actionWorkflowId } from '../../workflows/contracts.js';
 
 export type RunKind = 'sync' | 'action';
 

@@ -5,13 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { actionWorkflowId, createActionRun, getActionRun, type ActionRun } from '../../features/actions/runs.js';
+import { createActionRun, getActionRun, type ActionRun } from '../../features/actions/runs.js';
 import { getConnection } from '../../features/connections/store.js';
 import type { Environment } from '../../features/environments/store.js';
 import { getIntegration } from '../../features/integrations/store.js';
 import { BadRequest, NotFound, PayloadTooLarge, UpstreamError, ValidationFailed } from '../../lib/errors.js';
-import { taskQueueFor } from '../../lib/temporal/client.js';
-import { searchAttributesFor } from '../../lib/temporal/search-attributes.js';
+import { actionWorkflowId, searchAttributesFor, startWorkflow, taskQueueFor } from '../../workflows/contracts.js';
 import { annotate } from '../../lib/otel/attributes.js';
 import { isScriptEnabled, scriptOf } from '../../features/scripts/catalog.js';
 import type { AppDeps, AppEnv } from '../context.js';
@@ -32,8 +31,6 @@ const idParam = z.object({ id: z.uuid() });
 
 /** How long a synchronous trigger waits before answering 202 with the run's status URL. */
 export const SYNC_WAIT_MS = 120_000;
-
-export { actionWorkflowId };
 
 export interface ActionRequest {
   env: Environment;
@@ -80,7 +77,7 @@ export async function triggerAction(deps: AppDeps, c: Context<AppEnv>, req: Acti
     input: parsed.data,
     isAsync: req.isAsync,
   });
-  const handle = await deps.temporal.workflow.start('actionWorkflow', {
+  const handle = await startWorkflow(deps.temporal, 'actionWorkflow', {
     workflowId: actionWorkflowId(req.env.name, runId),
     taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, req.env.name),
     args: [{ runId, isAsync: req.isAsync }],

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { searchAttributesFor } from '../../lib/temporal/search-attributes.js';
-import { taskQueueFor } from '../../lib/temporal/client.js';
-import type { DiagnosticsResult } from '../../workflows/diagnostics.js';
+import { diagnosticsWorkflowId, executeWorkflow, searchAttributesFor, taskQueueFor } from '../../workflows/contracts.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { requireSecretKey } from '../middleware/auth.js';
 import { describeRoute } from '../openapi.js';
@@ -28,8 +26,8 @@ export function diagnosticsRoutes(deps: AppDeps) {
   return new Hono<AppEnv>().post('/diagnostics/roundtrip', requireSecretKey(deps), async (c) => {
     const env = c.get('environment');
     const input = await body(c, request);
-    const result: DiagnosticsResult = await deps.temporal.workflow.execute('diagnosticsWorkflow', {
-      workflowId: `diagnostics:${env.name}:${randomUUID()}`,
+    const result = await executeWorkflow(deps.temporal, 'diagnosticsWorkflow', {
+      workflowId: diagnosticsWorkflowId(env.name, randomUUID()),
       taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, env.name),
       workflowExecutionTimeout: '30 seconds',
       typedSearchAttributes: searchAttributesFor({ environment: env.name, script: 'diagnostics' }),

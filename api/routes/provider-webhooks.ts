@@ -25,12 +25,18 @@ import { findEnvironmentByUuid, type Environment } from '../../features/environm
 import { getIntegration, type Integration } from '../../features/integrations/store.js';
 import { BadRequest, NotFound, PayloadTooLarge, Unauthorized } from '../../lib/errors.js';
 import { isScriptEnabled, webhookSyncsOf } from '../../features/scripts/catalog.js';
-import { taskQueueFor } from '../../lib/temporal/client.js';
-import { searchAttributesFor } from '../../lib/temporal/search-attributes.js';
 import { emitEvent } from '../../features/webhooks/emit.js';
 import { SIGNATURE_HEADER, verifyIncomingWebhook } from '../../features/webhooks/incoming.js';
 import { getProvider } from '../../features/providers/providers.js';
-import { backgroundCheckWorkflowId, checkrEventSignal } from '../../workflows/background-check-signals.js';
+import {
+  backgroundCheckWorkflowId,
+  checkrEventSignal,
+  searchAttributesFor,
+  startWorkflow,
+  syncWebhookWorkflowId,
+  taskQueueFor,
+  workflowHandle,
+} from '../../workflows/contracts.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { describeRoute } from '../openapi.js';
 import { params } from '../validate.js';
@@ -114,8 +120,8 @@ async function startSyncWebhooks(
   for (const connection of connections) {
     for (const syncName of syncs) {
       try {
-        await deps.temporal.workflow.start('syncWebhookWorkflow', {
-          workflowId: `sync-webhook:${env.name}:${integration.uniqueKey}:${connection.connectionId}:${syncName}:${eventKey}`,
+        await startWorkflow(deps.temporal, 'syncWebhookWorkflow', {
+          workflowId: syncWebhookWorkflowId(env.name, integration.uniqueKey, connection.connectionId, syncName, eventKey),
           taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, env.name),
           args: [{ connectionPk: connection.id, syncName, type: event.type, payload: event.payload }],
           typedSearchAttributes: searchAttributesFor({
@@ -234,7 +240,8 @@ export function providerWebhookRoutes(deps: AppDeps) {
       if (check) {
         // Best effort: a lost signal is made up for by the workflow's polling.
         try {
-          await deps.temporal.workflow.getHandle(backgroundCheckWorkflowId(env.name, connection.connectionId, check.invitationId)).signal(checkrEventSignal, {
+          const workflowId = backgroundCheckWorkflowId(env.name, connection.connectionId, check.invitationId);
+          await workflowHandle(deps.temporal, 'backgroundCheckWorkflow', workflowId).signal(checkrEventSignal, {
             eventId,
             type,
             ...(check.invitation ? { invitation: check.invitation } : {}),

@@ -66,11 +66,6 @@ function fromRow(r: Row): ActionRun {
   };
 }
 
-/** The Temporal workflow id of an action run. */
-export function actionWorkflowId(env: string, runId: string): string {
-  return `action:${env}:${runId}`;
-}
-
 export async function createActionRun(
   db: Queryable,
   r: Pick<ActionRun, 'id' | 'environmentId' | 'connectionPk' | 'integration' | 'connectionId' | 'actionName' | 'input' | 'isAsync'>,

@@ -7,7 +7,8 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../../lib/db/pool.js';
-import { actionWorkflowId, finishActionRun, type ActionFailure } from './runs.js';
+import { finishActionRun, type ActionFailure } from './runs.js';
+import { actionWorkflowId, workflowHandle } from '../../workflows/contracts.js';
 import { runPeriodically } from '../../lib/periodic.js';
 
 export interface ActionRunSweeperDeps {
@@ -37,7 +38,7 @@ const ENDED_UNRECORDED: ActionFailure = {
 /** What Temporal says of the run's workflow: still running, ended, or never started. */
 async function workflowOf(deps: ActionRunSweeperDeps, envName: string, runId: string): Promise<'running' | 'ended' | 'missing'> {
   try {
-    const d = await deps.temporal.workflow.getHandle(actionWorkflowId(envName, runId)).describe();
+    const d = await workflowHandle(deps.temporal, 'actionWorkflow', actionWorkflowId(envName, runId)).describe();
     return d.status.name === 'RUNNING' ? 'running' : 'ended';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return 'missing';

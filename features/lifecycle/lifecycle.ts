@@ -10,8 +10,7 @@ import type { Environment } from '../environments/store.js';
 import type { Integration } from '../integrations/store.js';
 import type { Db } from '../../lib/db/pool.js';
 import type { SecretBox } from '../../lib/crypto.js';
-import { searchAttributesFor } from '../../lib/temporal/search-attributes.js';
-import { taskQueueFor } from '../../lib/temporal/client.js';
+import { checkWorkflowId, onEventWorkflowId, scheduleAction, searchAttributesFor, startWorkflow, taskQueueFor } from '../../workflows/contracts.js';
 import { getIntegrationById } from '../integrations/store.js';
 import { isScriptEnabled, scriptsOf, type ScriptHandle } from '../scripts/catalog.js';
 import { SyncSchedules } from '../syncs/schedules.js';
@@ -27,14 +26,6 @@ export interface Lifecycle {
 }
 
 export const CHECK_INTERVAL = '6h';
-
-export function checkWorkflowId(env: string, integration: string, connection: string): string {
-  return `check:${env}:${integration}:${connection}`;
-}
-
-export function onEventWorkflowId(env: string, event: string, integration: string, connection: string, connectionPk: number): string {
-  return `on-event:${event}:${env}:${integration}:${connection}:${connectionPk}`;
-}
 
 export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox; taskQueuePrefix: string }): Lifecycle {
   const { temporal } = deps;
@@ -101,7 +92,7 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
       if (opts.created && scripts.some(([, s]) => s.type === 'on-event' && s.event === event)) {
         // Once per connection (the id names its row): a second start, by the sweeper, is refused.
         try {
-          await temporal.workflow.start('onEventWorkflow', {
+          await startWorkflow(temporal, 'onEventWorkflow', {
             workflowId: onEventWorkflowId(env.name, event, connection.integrationKey, connection.connectionId, connection.id),
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
             taskQueue,
@@ -129,14 +120,12 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
         await temporal.schedule.create({
           scheduleId: id,
           spec: { intervals: [{ every: CHECK_INTERVAL }] },
-          action: {
-            type: 'startWorkflow',
-            workflowType: 'connectionCheckWorkflow',
+          action: scheduleAction('connectionCheckWorkflow', {
             taskQueue,
             args: [{ connectionPk: connection.id }],
             typedSearchAttributes: labels,
             staticSummary: `Check ${connection.integrationKey} connection ${connection.connectionId}`,
-          },
+          }),
           policies: { overlap: 'SKIP' as never },
           typedSearchAttributes: labels,
         });
@@ -144,7 +133,7 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
         if ((err as Error).name !== 'ScheduleAlreadyRunning') throw err;
       }
       try {
-        await temporal.workflow.start('connectionCheckWorkflow', {
+        await startWorkflow(temporal, 'connectionCheckWorkflow', {
           workflowId: id,
           taskQueue,
           args: [{ connectionPk: connection.id }],

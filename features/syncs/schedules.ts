@@ -5,8 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Connection } from '../connections/store.js';
-import { taskQueueFor } from '../../lib/temporal/client.js';
-import { searchAttributesFor } from '../../lib/temporal/search-attributes.js';
+import {
+  scheduleAction,
+  searchAttributesFor,
+  startWorkflow,
+  syncScheduleId as scheduleIdOf,
+  syncTriggerWorkflowId,
+  taskQueueFor,
+  type SyncWorkflowInput,
+} from '../../workflows/contracts.js';
 import { parseFrequency } from './frequency.js';
 
 export interface SyncTarget {
@@ -15,15 +22,8 @@ export interface SyncTarget {
   syncName: string;
 }
 
-export interface SyncWorkflowInput {
-  connectionPk: number;
-  syncName: string;
-  reset?: boolean;
-  emptyCache?: boolean;
-}
-
 export function syncScheduleId(t: SyncTarget): string {
-  return `sync:${t.env}:${t.connection.integrationKey}:${t.connection.connectionId}:${t.syncName}`;
+  return scheduleIdOf(t.env, t.connection.integrationKey, t.connection.connectionId, t.syncName);
 }
 
 function labels(t: SyncTarget) {
@@ -36,16 +36,14 @@ export class SyncSchedules {
     private readonly taskQueuePrefix: string,
   ) {}
 
-  private action(t: SyncTarget) {
-    return {
-      type: 'startWorkflow' as const,
-      workflowType: 'syncWorkflow',
+  private action(t: SyncTarget, input: Pick<SyncWorkflowInput, 'reset' | 'emptyCache'> = {}) {
+    return scheduleAction('syncWorkflow', {
       workflowId: syncScheduleId(t),
       taskQueue: taskQueueFor(this.taskQueuePrefix, t.env),
-      args: [{ connectionPk: t.connection.id, syncName: t.syncName } satisfies SyncWorkflowInput],
+      args: [{ connectionPk: t.connection.id, syncName: t.syncName, ...input }],
       typedSearchAttributes: labels(t),
       staticSummary: `Sync ${t.syncName} of ${t.connection.integrationKey}/${t.connection.connectionId}`,
-    };
+    });
   }
 
   /**
@@ -106,12 +104,9 @@ export class SyncSchedules {
 
   /** A run now, outside the schedule. The run itself refuses to overlap another (claimSync). */
   async triggerNow(t: SyncTarget, opts: { reset?: boolean; emptyCache?: boolean } = {}): Promise<string> {
-    const workflowId = `${syncScheduleId(t)}:trigger-${randomUUID()}`;
-    await this.temporal.workflow.start('syncWorkflow', {
-      ...this.action(t),
-      workflowId,
-      args: [{ connectionPk: t.connection.id, syncName: t.syncName, reset: opts.reset, emptyCache: opts.emptyCache } satisfies SyncWorkflowInput],
-    });
+    const workflowId = syncTriggerWorkflowId(syncScheduleId(t), randomUUID());
+    const { type: _type, workflowType: _workflowType, ...action } = this.action(t, { reset: opts.reset, emptyCache: opts.emptyCache });
+    await startWorkflow(this.temporal, 'syncWorkflow', { ...action, workflowId });
     return workflowId;
   }
 }

@@ -12,9 +12,7 @@ import { recordEvent, type NewEvent } from './events.js';
 import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
 import { redactUrl } from '../../lib/http/index.js';
 import type { Logger } from '../../lib/log.js';
-import { taskQueueFor } from '../../lib/temporal/client.js';
-import { searchAttributesFor } from '../../lib/temporal/search-attributes.js';
-import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
+import { searchAttributesFor, startWorkflow, taskQueueFor, webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../../workflows/contracts.js';
 import { deliveriesOfEvent, getDelivery, insertDelivery, markWorkflowStarted, unstartedDeliveries, type Delivery } from './deliveries.js';
 import { getSettings, type EnvironmentSettings } from './settings.js';
 import { stableStringify } from './sign.js';
@@ -133,8 +131,8 @@ export async function startDeliveryWorkflow(deps: Omit<EmitDeps, 'box'>, deliver
     retryHours: deps.config.SWITCHYARD_WEBHOOK_RETRY_HOURS,
   };
   try {
-    await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
-      workflowId: `webhook:${delivery.id}`,
+    await startWorkflow(deps.temporal, 'webhookDeliveryWorkflow', {
+      workflowId: webhookDeliveryWorkflowId(delivery.id),
       taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, envName),
       args: [input],
       // A delivery has one workflow, ever: a finished one is never started again.

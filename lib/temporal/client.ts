@@ -1,13 +1,9 @@
 /**
- * @module temporal/client — the Temporal client the API uses, task-queue naming, and the
- * registration of our search attributes on servers we did not start.
+ * @module temporal/client — the Temporal client the API uses, and the registration of our search
+ * attributes on servers we did not start. Task-queue naming is in workflows/contracts.ts.
  */
 import { Client, Connection, type ClientInterceptors } from '@temporalio/client';
 import { searchAttributeNames } from './search-attributes.js';
-
-export function taskQueueFor(prefix: string, environment: string): string {
-  return `${prefix}-${environment}`;
-}
 
 /** `interceptors`: OpenTelemetry's, when telemetry is on (lib/otel). */
 export async function connectClient(address: string, namespace: string, interceptors?: ClientInterceptors): Promise<Client> {

@@ -1,6 +1,8 @@
 /**
  * @module temporal/search-attributes — the search attributes every Switchyard workflow carries,
- * so ops can filter runs in Temporal UI by environment, integration, connection and script.
+ * so ops can filter runs in Temporal UI by environment, integration, connection and script. Pure
+ * (only @temporalio/common): infrastructure here registers and reads them, and the Temporal
+ * contracts (workflows/contracts.ts) re-export them to every caller that starts a workflow.
  */
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 

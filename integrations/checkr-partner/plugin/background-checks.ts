@@ -7,10 +7,7 @@ import { applyFacts, type CheckSnapshot, type InvitationFacts, type ReportFacts 
 import { checkFields, toBackgroundCheck, type BackgroundCheck, type CheckrInvitation } from '../models.js';
 import type { Queryable } from '../../../lib/db/pool.js';
 import { saveRecords } from '../../../features/records/store.js';
-import { taskQueueFor } from '../../../lib/temporal/client.js';
-import { searchAttributesFor } from '../../../lib/temporal/search-attributes.js';
-import { backgroundCheckWorkflowId } from '../../../workflows/background-check-signals.js';
-import type { BackgroundCheckInput } from '../../../workflows/background-check.js';
+import { backgroundCheckWorkflowId, searchAttributesFor, startWorkflow, taskQueueFor, type BackgroundCheckInput } from '../../../workflows/contracts.js';
 
 export const MODEL = 'BackgroundCheck';
 export const DEFAULT_POLL_INTERVAL_MS = 60 * 60 * 1000;
@@ -130,7 +127,7 @@ export async function startBackgroundCheckWorkflow(
     pollIntervalMs: pollIntervalMs(),
   };
   try {
-    await temporal.workflow.start('backgroundCheckWorkflow', {
+    await startWorkflow(temporal, 'backgroundCheckWorkflow', {
       workflowId,
       taskQueue: taskQueueFor(taskQueuePrefix, target.env),
       args: [input],

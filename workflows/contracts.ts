@@ -1,0 +1,263 @@
+/**
+ * @module workflows/contracts — the contract between Switchyard and its Temporal workflows, in one
+ * pure module: workflow names and their input/result types, workflow and schedule ids, signals,
+ * the task queue, and the search attributes. No I/O and no Node built-ins: the workflows (bundled
+ * and replayed by the worker), the activities, the API and the features all import it.
+ *
+ * Every start goes through `startWorkflow` / `executeWorkflow` / `scheduleAction` below, whose
+ * `args` are checked by tsc against the workflow's input (test/workflow-contracts.types.ts also
+ * checks that each workflow in workflows/index.ts implements its entry of `WorkflowContracts`).
+ * The client is passed in and imported as a type only, so the workflow bundle never loads it.
+ *
+ * Names and ids are persisted (histories, schedules, runs in flight): changing one orphans what
+ * Temporal already holds. Recorded histories (test/histories) replay against the same names.
+ */
+import { defineSignal } from '@temporalio/workflow';
+import type {
+  Client,
+  ScheduleOptionsStartWorkflowAction,
+  WorkflowHandle,
+  WorkflowHandleWithStartDetails,
+  WorkflowResultType,
+  WorkflowStartOptions,
+} from '@temporalio/client';
+import type { CheckSnapshot, InvitationFacts, ReportFacts } from '../integrations/checkr-partner/status.js';
+
+// The search attribute keys stay in lib/temporal (infrastructure registers them on the server and
+// reads them into spans, and lib/ never imports workflows/); they are pure, so this re-export keeps
+// the contract in one place without a second definition.
+export { SA, searchAttributesFor, searchAttributeNames, type RunLabels } from '../lib/temporal/search-attributes.js';
+
+// ---------------------------------------------------------------------------------------------
+// Task queue
+
+/** One task queue per environment: `{SWITCHYARD_TASK_QUEUE_PREFIX}-{environment}`. */
+export function taskQueueFor(prefix: string, environment: string): string {
+  return `${prefix}-${environment}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs and results
+
+export interface DiagnosticsInput {
+  echo: string | null;
+}
+
+export interface DiagnosticsResult {
+  workflowId: string;
+  taskQueue: string;
+  databaseTime: string;
+  worker: string;
+  echo: string | null;
+}
+
+export interface ConnectionCheckInput {
+  connectionPk: number;
+}
+
+export interface ConnectionCheckResult {
+  ok: boolean;
+  reason?: string;
+}
+
+export interface ActionWorkflowInput {
+  runId: string;
+  isAsync: boolean;
+}
+
+export interface ActionWorkflowResult {
+  ok: boolean;
+}
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  /** First retry delay; doubles up to 1 h. Default 2 s. */
+  initialIntervalMs?: number;
+  /** How long to keep retrying before the delivery is dead (SWITCHYARD_WEBHOOK_RETRY_HOURS). Default 24. */
+  retryHours?: number;
+}
+
+export interface WebhookDeliveryResult {
+  status: 'delivered' | 'dead' | 'skipped';
+  reason?: string;
+}
+
+export interface SyncWorkflowInput {
+  connectionPk: number;
+  syncName: string;
+  reset?: boolean;
+  emptyCache?: boolean;
+}
+
+export interface SyncWorkflowResult {
+  status: 'SUCCESS' | 'ERROR' | 'SKIPPED';
+  reason?: string;
+}
+
+export interface OnEventWorkflowInput {
+  connectionPk: number;
+  event: 'post-connection-creation';
+}
+
+export interface OnEventWorkflowResult {
+  ok: boolean;
+  scripts?: string[];
+  error?: string;
+}
+
+export interface SyncWebhookWorkflowInput {
+  connectionPk: number;
+  syncName: string;
+  /** The third party's event type that matched the sync's webhookSubscriptions. */
+  type: string;
+  payload: unknown;
+}
+
+export interface SyncWebhookWorkflowResult {
+  results: Record<string, { added: number; updated: number; deleted: number }>;
+}
+
+export interface BackgroundCheckInput {
+  connectionPk: number;
+  integration: string;
+  connectionId: string;
+  invitationId: string;
+  pollIntervalMs: number;
+  /** Where the check stood, carried over continue-as-new. */
+  snapshot?: CheckSnapshot;
+}
+
+export interface BackgroundCheckResult {
+  status: string;
+  snapshot: CheckSnapshot;
+  /** Why the workflow stopped before a final state (the connection or the invitation is gone). */
+  stopped?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workflow names → signatures
+
+/**
+ * Every workflow the worker runs, by its Temporal workflow type name (the exported function's
+ * name in workflows/index.ts).
+ */
+export interface WorkflowContracts {
+  diagnosticsWorkflow: (input?: DiagnosticsInput) => Promise<DiagnosticsResult>;
+  connectionCheckWorkflow: (input: ConnectionCheckInput) => Promise<ConnectionCheckResult>;
+  actionWorkflow: (input: ActionWorkflowInput) => Promise<ActionWorkflowResult>;
+  webhookDeliveryWorkflow: (input: WebhookDeliveryInput) => Promise<WebhookDeliveryResult>;
+  syncWorkflow: (input: SyncWorkflowInput) => Promise<SyncWorkflowResult>;
+  backgroundCheckWorkflow: (input: BackgroundCheckInput) => Promise<BackgroundCheckResult>;
+  onEventWorkflow: (input: OnEventWorkflowInput) => Promise<OnEventWorkflowResult>;
+  syncWebhookWorkflow: (input: SyncWebhookWorkflowInput) => Promise<SyncWebhookWorkflowResult>;
+}
+
+export type WorkflowName = keyof WorkflowContracts;
+export type WorkflowFn<K extends WorkflowName> = WorkflowContracts[K];
+
+const names: Record<WorkflowName, true> = {
+  diagnosticsWorkflow: true,
+  connectionCheckWorkflow: true,
+  actionWorkflow: true,
+  webhookDeliveryWorkflow: true,
+  syncWorkflow: true,
+  backgroundCheckWorkflow: true,
+  onEventWorkflow: true,
+  syncWebhookWorkflow: true,
+};
+
+/** Every workflow type name, sorted. */
+export const WORKFLOW_NAMES: readonly WorkflowName[] = (Object.keys(names) as WorkflowName[]).sort();
+
+// ---------------------------------------------------------------------------------------------
+// Signals
+
+/** What a Checkr webhook sends to the backgroundCheckWorkflow of its check. */
+export interface CheckrEventSignal {
+  /** Checkr's event id and type (`invitation.completed`, `report.completed`, …). */
+  eventId: string | null;
+  type: string;
+  invitation?: InvitationFacts;
+  report?: ReportFacts;
+}
+
+/** Signal of backgroundCheckWorkflow. */
+export const checkrEventSignal = defineSignal<[CheckrEventSignal]>('checkrEvent');
+
+// ---------------------------------------------------------------------------------------------
+// Workflow and schedule ids
+
+/** `action:{env}:{run id}`: one workflow per action run. */
+export function actionWorkflowId(env: string, runId: string): string {
+  return `action:${env}:${runId}`;
+}
+
+/** `check:{env}:{integration}:{connection}`: the connection check's schedule and its first run. */
+export function checkWorkflowId(env: string, integration: string, connection: string): string {
+  return `check:${env}:${integration}:${connection}`;
+}
+
+/** `on-event:{event}:{env}:{integration}:{connection}:{connection pk}`: once per connection and event. */
+export function onEventWorkflowId(env: string, event: string, integration: string, connection: string, connectionPk: number): string {
+  return `on-event:${event}:${env}:${integration}:${connection}:${connectionPk}`;
+}
+
+/** `sync:{env}:{integration}:{connection}:{sync}`: a sync's schedule, and the workflow id of its runs. */
+export function syncScheduleId(env: string, integration: string, connection: string, syncName: string): string {
+  return `sync:${env}:${integration}:${connection}:${syncName}`;
+}
+
+/** A run of a sync started outside its schedule; `unique` tells triggers apart. */
+export function syncTriggerWorkflowId(scheduleId: string, unique: string): string {
+  return `${scheduleId}:trigger-${unique}`;
+}
+
+/** `sync-webhook:{env}:{integration}:{connection}:{sync}:{event}`: one run per sync and third-party event. */
+export function syncWebhookWorkflowId(env: string, integration: string, connection: string, syncName: string, eventKey: string): string {
+  return `sync-webhook:${env}:${integration}:${connection}:${syncName}:${eventKey}`;
+}
+
+/** `webhook:{delivery id}`: one workflow per webhook delivery, ever. */
+export function webhookDeliveryWorkflowId(deliveryId: string): string {
+  return `webhook:${deliveryId}`;
+}
+
+/** `diagnostics:{env}:{unique}`. */
+export function diagnosticsWorkflowId(env: string, unique: string): string {
+  return `diagnostics:${env}:${unique}`;
+}
+
+/** `bgcheck:{env}:{connection}:{invitation id}`. */
+export function backgroundCheckWorkflowId(env: string, connectionId: string, invitationId: string): string {
+  return `bgcheck:${env}:${connectionId}:${invitationId}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed starts: the name picks the signature, so `args` (and the result) are checked by tsc.
+
+export type StartOptions<K extends WorkflowName> = WorkflowStartOptions<WorkflowFn<K>>;
+
+export function startWorkflow<K extends WorkflowName>(
+  client: Client,
+  workflowType: K,
+  options: StartOptions<K>,
+): Promise<WorkflowHandleWithStartDetails<WorkflowFn<K>>> {
+  return client.workflow.start<WorkflowFn<K>>(workflowType, options);
+}
+
+export function executeWorkflow<K extends WorkflowName>(client: Client, workflowType: K, options: StartOptions<K>): Promise<WorkflowResultType<WorkflowFn<K>>> {
+  return client.workflow.execute<WorkflowFn<K>>(workflowType, options);
+}
+
+/** A handle on a running (or finished) workflow of type `workflowType`: its result and queries are typed. */
+export function workflowHandle<K extends WorkflowName>(client: Client, _workflowType: K, workflowId: string, runId?: string): WorkflowHandle<WorkflowFn<K>> {
+  return client.workflow.getHandle<WorkflowFn<K>>(workflowId, runId);
+}
+
+/** A schedule's `startWorkflow` action, with `args` checked against the workflow's input. */
+export function scheduleAction<K extends WorkflowName>(
+  workflowType: K,
+  action: Omit<ScheduleOptionsStartWorkflowAction<WorkflowFn<K>>, 'type' | 'workflowType'>,
+): ScheduleOptionsStartWorkflowAction<WorkflowFn<K>> {
+  return { type: 'startWorkflow', workflowType, ...action };
+}
