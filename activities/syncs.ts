@@ -21,7 +21,7 @@ import {
   type ModelResult,
   type SyncRun,
 } from '../features/syncs/state.js';
-import type { SyncWorkflowInput } from '../workflows/contracts.js';
+import { workflowHandle, type SyncWorkflowInput } from '../workflows/contracts.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import { alertHooks, environmentName } from '../features/alerts/index.js';
 import { annotate, metric } from '../lib/otel/index.js';
@@ -48,7 +48,7 @@ export function syncActivities(deps: ActivityDeps) {
   async function holderAlive(runId: string): Promise<boolean> {
     const [workflowId, temporalRunId] = runId.split('/');
     try {
-      const d = await deps.temporal.workflow.getHandle(workflowId!, temporalRunId).describe();
+      const d = await workflowHandle(deps.temporal, 'syncWorkflow', workflowId!, temporalRunId).describe();
       return d.status.name === 'RUNNING';
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return false;

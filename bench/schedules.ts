@@ -15,11 +15,12 @@ import { numberFlag, type BenchContext, type BenchGroup } from './lib/context.js
 import { closedLoop } from './lib/load.js';
 import { ApiClient, benchDb, platformEnv, spawnPlatform, type PlatformProcess } from './lib/platform.js';
 import { API_KEY, createConnection, createIntegration, INTEGRATION } from './lib/setup.js';
+import { checkWorkflowId, syncScheduleId } from '../workflows/contracts.js';
 import { cpuBreakdown, cpuSnapshot, formatCpu, round, sampleRss, sleep, summarize, type BenchResult } from './lib/stats.js';
 
 const SYNC = 'bench-ticks';
-const syncScheduleId = (c: string) => `sync:dev:${INTEGRATION}:${c}:${SYNC}`;
-const checkScheduleId = (c: string) => `check:dev:${INTEGRATION}:${c}`;
+const syncScheduleOf = (c: string) => syncScheduleId('dev', INTEGRATION, c, SYNC);
+const checkScheduleOf = (c: string) => checkWorkflowId('dev', INTEGRATION, c);
 
 export const schedules: BenchGroup = {
   names: ['schedules'],
@@ -107,7 +108,7 @@ export const schedules: BenchGroup = {
       for (const c of ids.filter((_, i) => i % Math.max(1, Math.floor(connections / 10)) === 0).slice(0, 10)) {
         // A busy server can take minutes to answer: a gRPC deadline ends the call (and its retries).
         const d = await temporal.connection
-          .withDeadline(Date.now() + 10_000, () => temporal.schedule.getHandle(syncScheduleId(c)).describe())
+          .withDeadline(Date.now() + 10_000, () => temporal.schedule.getHandle(syncScheduleOf(c)).describe())
           .catch(() => null);
         if (!d) continue;
         sampled++;
@@ -188,7 +189,7 @@ export const schedules: BenchGroup = {
 };
 
 async function deleteSchedules(temporal: Client, connectionIds: string[]): Promise<void> {
-  const all = connectionIds.flatMap((c) => [syncScheduleId(c), checkScheduleId(c)]);
+  const all = connectionIds.flatMap((c) => [syncScheduleOf(c), checkScheduleOf(c)]);
   let i = 0;
   await closedLoop(
     async () => {
