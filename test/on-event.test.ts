@@ -23,7 +23,7 @@ import { createOnEvent } from '../integrations/sdk/index.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 import { waitFor } from './webhook-receiver.js';
-import { syncWebhookWorkflowId } from '../workflows/contracts.js';
+import { syncWebhookWorkflowId, workflowHandle } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -232,7 +232,7 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   const webhookRunExists = async (eventId: string) => {
     try {
-      await t.platform.deps.temporal.workflow.getHandle(syncWebhookWorkflowId('dev', PCK, CONN, 'webhook-items', eventId)).describe();
+      await workflowHandle(t.platform.deps.temporal, 'syncWebhookWorkflow', syncWebhookWorkflowId('dev', PCK, CONN, 'webhook-items', eventId)).describe();
       return true;
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return false;
