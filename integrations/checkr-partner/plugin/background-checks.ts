@@ -9,8 +9,8 @@ import type { Queryable } from '../../../lib/db/pool.js';
 import { saveRecords } from '../../../features/records/store.js';
 import { taskQueueFor } from '../../../lib/temporal/client.js';
 import { searchAttributesFor } from '../../../lib/temporal/search-attributes.js';
-import { backgroundCheckWorkflowId } from '../../../workflows/background-check-signals.js';
-import type { BackgroundCheckInput } from '../../../workflows/background-check.js';
+import { backgroundCheckWorkflowId } from '../workflows/background-check-signals.js';
+import type { BackgroundCheckInput } from '../workflows/background-check.js';
 
 export const MODEL = 'BackgroundCheck';
 export const DEFAULT_POLL_INTERVAL_MS = 60 * 60 * 1000;

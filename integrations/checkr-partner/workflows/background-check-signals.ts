@@ -1,9 +1,9 @@
 /**
- * @module workflows/background-check-signals — the signal a Checkr webhook sends to the
+ * @module integrations/checkr-partner/workflows/background-check-signals — the signal a Checkr webhook sends to the
  * backgroundCheckWorkflow of its check. Defined once here; the workflow and the API import it.
  */
 import { defineSignal } from '@temporalio/workflow';
-import type { InvitationFacts, ReportFacts } from '../integrations/checkr-partner/status.js';
+import type { InvitationFacts, ReportFacts } from '../status.js';
 
 export interface CheckrEventSignal {
   /** Checkr's event id and type (`invitation.completed`, `report.completed`, …). */
