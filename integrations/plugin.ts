@@ -21,7 +21,7 @@ import type { Db } from '../lib/db/pool.js';
 import type { ProviderHttpClient } from '../lib/http/index.js';
 import type { Logger } from '../lib/log.js';
 
-/** What a plugin's hooks and activities may use (the activities' and the API's deps both have it). */
+/** What a plugin's hooks and activities may use; the platform's activities get the same (activities/deps.ts), the API a superset. */
 export interface PluginDeps {
   db: Db;
   config: Config;
@@ -29,6 +29,7 @@ export interface PluginDeps {
   box: SecretBox;
   log: Logger;
   http: ProviderHttpClient;
+  /** Starts workflows (e.g. webhook deliveries of the events emitted). */
   temporal: Client;
 }
 
