@@ -11,7 +11,8 @@ import { getConnectionByPk, type Connection } from '../../../features/connection
 import { UpstreamHttpError } from '../../../lib/http/index.js';
 import { emitEvent } from '../../../features/webhooks/emit.js';
 import { TRIGGER_ACTION } from '../index.js';
-import { checkStatusOf, type CheckSnapshot, type InvitationFacts, type ReportFacts } from '../status.js';
+import { checkStatusOf, type InvitationFacts, type ReportFacts } from '../status.js';
+import type { BackgroundCheckActivities } from '../workflows/background-check-signals.js';
 import type { PluginDeps } from '../../plugin.js';
 import { throwIfRetryable } from '../../../activities/failures.js';
 
@@ -39,13 +40,9 @@ export async function startBackgroundCheckAfterTrigger(deps: PluginDeps, run: Ac
   });
 }
 
-export function backgroundCheckActivities(deps: PluginDeps) {
+export function backgroundCheckActivities(deps: PluginDeps): BackgroundCheckActivities {
   return {
-    /** The invitation and its report as Checkr has them now; `stopped` when the connection or the invitation is gone. */
-    async pollBackgroundCheck(input: {
-      connectionPk: number;
-      invitationId: string;
-    }): Promise<{ stopped?: string; invitation?: InvitationFacts; report?: ReportFacts }> {
+    async pollBackgroundCheck(input) {
       const connection = await getConnectionByPk(deps.db, deps.box, input.connectionPk);
       if (!connection) return { stopped: 'the connection was deleted' };
       const target = await providerTarget(deps, connection);
@@ -74,15 +71,7 @@ export function backgroundCheckActivities(deps: PluginDeps) {
       }
     },
 
-    /** A change of the check: its record is updated and a `sync` event (syncType WEBHOOK) tells the developer. */
-    async reportBackgroundCheck(input: {
-      connectionPk: number;
-      integration: string;
-      connectionId: string;
-      snapshot: CheckSnapshot;
-      previousStatus: string;
-      source: 'webhook' | 'poll';
-    }): Promise<void> {
+    async reportBackgroundCheck(input) {
       const connection = await getConnectionByPk(deps.db, deps.box, input.connectionPk);
       if (!connection) return;
       const s = input.snapshot;
@@ -131,5 +120,3 @@ export function backgroundCheckActivities(deps: PluginDeps) {
     },
   };
 }
-
-export type BackgroundCheckActivities = ReturnType<typeof backgroundCheckActivities>;

@@ -1,9 +1,10 @@
 /**
  * @module integrations/checkr-partner/workflows/background-check-signals — the signal a Checkr webhook sends to the
- * backgroundCheckWorkflow of its check. Defined once here; the workflow and the API import it.
+ * backgroundCheckWorkflow of its check, the workflow's id and the activities it calls. Defined once here;
+ * the workflow and the plugin import them.
  */
 import { defineSignal } from '@temporalio/workflow';
-import type { InvitationFacts, ReportFacts } from '../status.js';
+import type { CheckSnapshot, InvitationFacts, ReportFacts } from '../status.js';
 
 export interface CheckrEventSignal {
   /** Checkr's event id and type (`invitation.completed`, `report.completed`, …). */
@@ -19,3 +20,18 @@ export const checkrEventSignal = defineSignal<[CheckrEventSignal]>('checkrEvent'
 export function backgroundCheckWorkflowId(env: string, connectionId: string, invitationId: string): string {
   return `bgcheck:${env}:${connectionId}:${invitationId}`;
 }
+
+/** The activities backgroundCheckWorkflow calls (implemented by the plugin: plugin/activities.ts; a type, so it fits the plugins' activity map). */
+export type BackgroundCheckActivities = {
+  /** The invitation and its report as Checkr has them now; `stopped` when the connection or the invitation is gone. */
+  pollBackgroundCheck(input: { connectionPk: number; invitationId: string }): Promise<{ stopped?: string; invitation?: InvitationFacts; report?: ReportFacts }>;
+  /** A change of the check: its record is updated and a `sync` event (syncType WEBHOOK) tells the developer. */
+  reportBackgroundCheck(input: {
+    connectionPk: number;
+    integration: string;
+    connectionId: string;
+    snapshot: CheckSnapshot;
+    previousStatus: string;
+    source: 'webhook' | 'poll';
+  }): Promise<void>;
+};

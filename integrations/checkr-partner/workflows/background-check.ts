@@ -6,9 +6,8 @@
  * `BackgroundCheck` record and emits an event to the developer.
  */
 import { condition, continueAsNew, log, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { BackgroundCheckActivities } from '../plugin/activities.js';
 import { applyFacts, checkStatusOf, isFinal, type CheckSnapshot } from '../status.js';
-import { checkrEventSignal, type CheckrEventSignal } from './background-check-signals.js';
+import { checkrEventSignal, type BackgroundCheckActivities, type CheckrEventSignal } from './background-check-signals.js';
 
 // A poll that keeps failing (Checkr down, token revoked) gives up for this round; the next round polls again.
 const { pollBackgroundCheck } = proxyActivities<BackgroundCheckActivities>({
