@@ -69,7 +69,7 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
   }
   const raw = Buffer.from(await req.body());
   if (raw.length > WEBHOOK_BODY_LIMIT_BYTES) throw new PayloadTooLarge('payload_too_large', `Webhook bodies are limited to ${WEBHOOK_BODY_LIMIT_BYTES} bytes`);
-  if (own) await own.verify({ raw, header: req.header }, integration);
+  if (own) await own.verify(deps, { raw, header: req.header }, integration);
   else if (!(await verifyIncomingWebhook(deps.db, deps.box, integration.id, raw, { signature: req.header(SIGNATURE_HEADER), urlToken: req.token }))) {
     throw new Unauthorized(
       'webhook_invalid_signature',

@@ -54,7 +54,7 @@ export interface WorkflowSignal {
 /** Webhooks the provider signs and routes itself (the generic route `POST /webhook/:env/:key` calls these). */
 export interface ProviderWebhooks {
   /** Throws Unauthorized (401) when the webhook is not proven to come from the provider. */
-  verify(req: IncomingProviderWebhook, integration: Integration): void | Promise<void>;
+  verify(deps: PluginDeps, req: IncomingProviderWebhook, integration: Integration): void | Promise<void>;
   /** The connections the event is about (none: it is forwarded unwrapped, when forwarding is on). */
   route(deps: PluginDeps, integration: Integration, event: ProviderWebhookEvent): Promise<Connection[]>;
   /**

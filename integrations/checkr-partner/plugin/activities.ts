@@ -26,7 +26,7 @@ async function environmentName(deps: PluginDeps, id: number): Promise<string | u
  * activity calls it again when retried after the run was recorded.
  */
 export async function startBackgroundCheckAfterTrigger(deps: PluginDeps, run: ActionRun, connection: Connection): Promise<void> {
-  if (run.status !== 'success' || run.actionName !== TRIGGER_ACTION) return;
+  if (run.actionName !== TRIGGER_ACTION) return;
   const invitationId = (run.output as { applicationId?: unknown } | null)?.applicationId;
   if (typeof invitationId !== 'string') return;
   const env = await environmentName(deps, connection.environmentId);

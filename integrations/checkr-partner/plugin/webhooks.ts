@@ -30,7 +30,7 @@ function checkrSecrets(integration: Integration): string[] {
 }
 
 export const checkrWebhooks: ProviderWebhooks = {
-  verify(req, integration) {
+  verify(_deps, req, integration) {
     const header = req.header('x-checkr-signature');
     const secrets = checkrSecrets(integration);
     if (!header) throw new Unauthorized('webhook_missing_signature', 'The X-Checkr-Signature header is missing');
