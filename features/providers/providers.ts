@@ -34,7 +34,7 @@ export interface Provider {
   /** Body encoding of the token request. */
   tokenRequestEncoding?: 'form' | 'json';
   pkce?: boolean;
-  /** Token-response fields kept in connection_config (Checkr's account id). */
+  /** Token-response fields kept in connection_config (e.g. the provider's account id). */
   tokenResponseMetadata?: string[];
   /** Where the access token sits in a non-standard token response (Slack's `access_token` is top level too). */
   refreshable: boolean;
