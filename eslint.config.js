@@ -69,7 +69,7 @@ export default tseslint.config(
   },
   {
     // Workflow code must be deterministic: Temporal replays it, so no Node APIs and no I/O.
-    files: ['workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', 'integrations/workflows.ts', 'integrations/*/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

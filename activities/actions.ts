@@ -13,7 +13,7 @@ import { environmentName } from '../features/alerts/index.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfRetryable } from './failures.js';
-import { startActionFollowUps } from './background-checks.js';
+import { pluginFor } from '../integrations/plugins.js';
 
 export const ACTION_OUTPUT_LIMIT_BYTES = 2 * 1024 * 1024;
 
@@ -42,6 +42,18 @@ export function describeFailure(err: unknown): ActionFailure {
 
 function pickHeaders(h: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(h).filter(([k]) => k === 'content-type' || k.startsWith('x-rate') || k === 'retry-after'));
+}
+
+/**
+ * The provider plugin's follow-ups of a successful run (e.g. a workflow to start). Idempotent, so
+ * the action activity calls it again when retried after the run was recorded.
+ */
+async function startActionFollowUps(deps: ActivityDeps, runId: string): Promise<void> {
+  const run = await getActionRun(deps.db, runId);
+  if (!run || run.status !== 'success' || !run.connectionPk) return;
+  const connection = await getConnectionByPk(deps.db, deps.box, run.connectionPk);
+  const afterAction = connection ? pluginFor(connection.provider)?.afterAction : undefined;
+  if (connection && afterAction) await afterAction(deps, run, connection);
 }
 
 export function actionActivities(deps: ActivityDeps) {
@@ -101,7 +113,7 @@ export function actionActivities(deps: ActivityDeps) {
       }
       await finishActionRun(deps.db, runId, { output: checked.data });
       metric.run('action', labels, true, Date.now() - startedAt);
-      // e.g. backgroundCheckWorkflow after trigger-background-check; a failure here retries the
+      // The provider plugin's follow-ups (a workflow to start); a failure here retries the
       // activity, which then finds the run recorded and only starts what is missing.
       await startActionFollowUps(deps, runId);
       return { ok: true };

@@ -1,19 +1,8 @@
-import type { Client } from '@temporalio/client';
-import type { Clock } from '../lib/clock.js';
-import type { Config } from '../lib/config.js';
-import type { SecretBox } from '../lib/crypto.js';
-import type { Db } from '../lib/db/pool.js';
-import type { Logger } from '../lib/log.js';
-import type { ProviderHttpClient } from '../lib/http/index.js';
+import type { PluginDeps } from '../integrations/plugin.js';
 
-/** What activities need from the outside world; tests hand in their own. */
-export interface ActivityDeps {
-  db: Db;
-  config: Config;
-  clock: Clock;
-  box: SecretBox;
-  log: Logger;
-  http: ProviderHttpClient;
-  /** Starts workflows from activities (webhook deliveries of the events they emit). */
-  temporal: Client;
-}
+/**
+ * What activities need from the outside world (the same as provider plugins' activities:
+ * integrations/plugin.ts); tests hand in their own. `temporal` starts workflows from activities
+ * (webhook deliveries of the events they emit).
+ */
+export type ActivityDeps = PluginDeps;

@@ -7,20 +7,25 @@ import { connectionActivities } from './connections.js';
 import { syncActivities } from './syncs.js';
 import { diagnosticsActivities } from './diagnostics.js';
 import { webhookActivities } from './webhooks.js';
-import { backgroundCheckActivities } from './background-checks.js';
 import { scriptActivities } from './scripts.js';
+import { pluginActivities } from '../integrations/plugins.js';
 
-export function createActivities(deps: ActivityDeps) {
+function platformActivities(deps: ActivityDeps) {
   return {
     ...diagnosticsActivities(deps),
     ...connectionActivities(deps),
     ...actionActivities(deps),
     ...syncActivities(deps),
     ...webhookActivities(deps),
-    ...backgroundCheckActivities(deps),
     ...scriptActivities(deps),
   };
 }
 
-export type Activities = ReturnType<typeof createActivities>;
+/** The platform's activities and those of provider plugins' workflows (integrations/plugins.ts; typed by each plugin). */
+export function createActivities(deps: ActivityDeps) {
+  return { ...pluginActivities(deps), ...platformActivities(deps) };
+}
+
+/** The platform's activities, as workflows/ call them. */
+export type Activities = ReturnType<typeof platformActivities>;
 export type { ActivityDeps };

@@ -10,10 +10,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Client } from '@temporalio/client';
 import type * as workflows from '../workflows/index.js';
+import { backgroundCheckWorkflowId, checkrEventSignal } from '../integrations/checkr-partner/workflows/contracts.js';
 import {
   actionWorkflowId,
-  backgroundCheckWorkflowId,
-  checkrEventSignal,
   checkWorkflowId,
   diagnosticsWorkflowId,
   executeWorkflow,

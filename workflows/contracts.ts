@@ -12,7 +12,6 @@
  * Names and ids are persisted (histories, schedules, runs in flight): changing one orphans what
  * Temporal already holds. Recorded histories (test/histories) replay against the same names.
  */
-import { defineSignal } from '@temporalio/workflow';
 import type {
   Client,
   ScheduleOptionsStartWorkflowAction,
@@ -21,7 +20,8 @@ import type {
   WorkflowResultType,
   WorkflowStartOptions,
 } from '@temporalio/client';
-import type { CheckSnapshot, InvitationFacts, ReportFacts } from '../integrations/checkr-partner/status.js';
+import type { PluginWorkflowContracts } from '../integrations/workflow-contracts.js';
+import { pluginWorkflowNames } from '../integrations/workflow-contracts.js';
 
 // The search attribute keys stay in lib/temporal (infrastructure registers them on the server and
 // reads them into spans, and lib/ never imports workflows/); they are pure, so this re-export keeps
@@ -117,23 +117,6 @@ export interface SyncWebhookWorkflowResult {
   results: Record<string, { added: number; updated: number; deleted: number }>;
 }
 
-export interface BackgroundCheckInput {
-  connectionPk: number;
-  integration: string;
-  connectionId: string;
-  invitationId: string;
-  pollIntervalMs: number;
-  /** Where the check stood, carried over continue-as-new. */
-  snapshot?: CheckSnapshot;
-}
-
-export interface BackgroundCheckResult {
-  status: string;
-  snapshot: CheckSnapshot;
-  /** Why the workflow stopped before a final state (the connection or the invitation is gone). */
-  stopped?: string;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Workflow names → signatures
 
@@ -141,13 +124,12 @@ export interface BackgroundCheckResult {
  * Every workflow the worker runs, by its Temporal workflow type name (the exported function's
  * name in workflows/index.ts).
  */
-export interface WorkflowContracts {
+export interface WorkflowContracts extends PluginWorkflowContracts {
   diagnosticsWorkflow: (input?: DiagnosticsInput) => Promise<DiagnosticsResult>;
   connectionCheckWorkflow: (input: ConnectionCheckInput) => Promise<ConnectionCheckResult>;
   actionWorkflow: (input: ActionWorkflowInput) => Promise<ActionWorkflowResult>;
   webhookDeliveryWorkflow: (input: WebhookDeliveryInput) => Promise<WebhookDeliveryResult>;
   syncWorkflow: (input: SyncWorkflowInput) => Promise<SyncWorkflowResult>;
-  backgroundCheckWorkflow: (input: BackgroundCheckInput) => Promise<BackgroundCheckResult>;
   onEventWorkflow: (input: OnEventWorkflowInput) => Promise<OnEventWorkflowResult>;
   syncWebhookWorkflow: (input: SyncWebhookWorkflowInput) => Promise<SyncWebhookWorkflowResult>;
 }
@@ -155,34 +137,18 @@ export interface WorkflowContracts {
 export type WorkflowName = keyof WorkflowContracts;
 export type WorkflowFn<K extends WorkflowName> = WorkflowContracts[K];
 
-const names: Record<WorkflowName, true> = {
+const names: Record<Exclude<WorkflowName, keyof PluginWorkflowContracts>, true> = {
   diagnosticsWorkflow: true,
   connectionCheckWorkflow: true,
   actionWorkflow: true,
   webhookDeliveryWorkflow: true,
   syncWorkflow: true,
-  backgroundCheckWorkflow: true,
   onEventWorkflow: true,
   syncWebhookWorkflow: true,
 };
 
 /** Every workflow type name, sorted. */
-export const WORKFLOW_NAMES: readonly WorkflowName[] = (Object.keys(names) as WorkflowName[]).sort();
-
-// ---------------------------------------------------------------------------------------------
-// Signals
-
-/** What a Checkr webhook sends to the backgroundCheckWorkflow of its check. */
-export interface CheckrEventSignal {
-  /** Checkr's event id and type (`invitation.completed`, `report.completed`, …). */
-  eventId: string | null;
-  type: string;
-  invitation?: InvitationFacts;
-  report?: ReportFacts;
-}
-
-/** Signal of backgroundCheckWorkflow. */
-export const checkrEventSignal = defineSignal<[CheckrEventSignal]>('checkrEvent');
+export const WORKFLOW_NAMES: readonly WorkflowName[] = [...(Object.keys(names) as WorkflowName[]), ...pluginWorkflowNames].sort();
 
 // ---------------------------------------------------------------------------------------------
 // Workflow and schedule ids
@@ -225,11 +191,6 @@ export function webhookDeliveryWorkflowId(deliveryId: string): string {
 /** `diagnostics:{env}:{unique}`. */
 export function diagnosticsWorkflowId(env: string, unique: string): string {
   return `diagnostics:${env}:${unique}`;
-}
-
-/** `bgcheck:{env}:{connection}:{invitation id}`. */
-export function backgroundCheckWorkflowId(env: string, connectionId: string, invitationId: string): string {
-  return `bgcheck:${env}:${connectionId}:${invitationId}`;
 }
 
 // ---------------------------------------------------------------------------------------------

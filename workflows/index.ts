@@ -8,5 +8,5 @@ export { connectionCheckWorkflow } from './connection-check.js';
 export { actionWorkflow } from './action.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';
 export { syncWorkflow } from './sync.js';
-export { backgroundCheckWorkflow } from './background-check.js';
+export { backgroundCheckWorkflow } from '../integrations/workflows.js';
 export { onEventWorkflow, syncWebhookWorkflow } from './scripts.js';

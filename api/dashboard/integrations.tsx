@@ -8,6 +8,7 @@ import type { Hono } from 'hono';
 import { getProvider, providers } from '../../features/providers/providers.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
 import { endpointKey } from '../../integrations/registry.js';
+import { hasOwnWebhooks } from '../../integrations/plugins.js';
 import { insertIntegration, listIntegrations, setEndpointStates, updateIntegration, type Integration } from '../../features/integrations/store.js';
 import { BadRequest } from '../../lib/errors.js';
 import { incomingWebhookSecret, rotateIncomingWebhookSecret, SIGNATURE_HEADER } from '../../features/webhooks/incoming.js';
@@ -149,8 +150,8 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
     const summary = credentialsSummary(i) as { client_id: string; client_secret: string; scopes: string; webhook_secret: string | null } | null;
     const action = `${ctx.base}/integrations/${encodeURIComponent(i.uniqueKey)}/authorization`;
     const webhookUrl = `${ctx.publicUrl}/webhook/${ctx.env.uuid}/${encodeURIComponent(i.uniqueKey)}`;
-    // Checkr signs its own webhooks; every other provider proves itself with this secret.
-    const incomingSecret = provider?.webhookRouting === 'checkr' ? null : await incomingWebhookSecret(deps.db, deps.box, i.id);
+    // A provider whose plugin verifies its own webhooks needs no secret; every other provider proves itself with this one.
+    const incomingSecret = hasOwnWebhooks(i.provider) ? null : await incomingWebhookSecret(deps.db, deps.box, i.id);
     return renderPage(
       c,
       status,

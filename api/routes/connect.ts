@@ -7,7 +7,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { checkConnectionConfig, saveConnection } from '../../features/connections/create.js';
 import { authorizeUrl, exchangeCode, OAuthError, pkcePair, tokenMetadata } from '../../features/connections/oauth.js';
-import { runPostConnection } from '../../features/connections/post-connection.js';
+import { pluginFor } from '../../integrations/plugins.js';
 import { endUserSchema, organizationSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
 import { providerOf } from '../../features/connections/service.js';
 import { rowAad } from '../../lib/crypto.js';
@@ -400,8 +400,8 @@ export function connectRoutes(deps: AppDeps) {
           },
           credentials,
         );
-        // Provider post-connection step (Checkr: Account Hierarchy), before the end user is told it is done.
-        await runPostConnection(deps, connection);
+        // The provider's step after connecting (its plugin's afterConnect), before the end user is told it is done.
+        await pluginFor(connection.provider)?.afterConnect?.(deps, connection);
         deps.authSockets.publish(session.wsClientId, {
           message_type: 'success',
           provider_config_key: pck,

@@ -121,6 +121,28 @@ export async function getConnectionByPk(db: Queryable, box: SecretBox, id: numbe
   return rows[0] ? fromRow(box, rows[0]) : null;
 }
 
+/** The connections of an integration (by pk), or only those whose `connection_config[key]` is `value` (a provider's account id). */
+export async function connectionsOfIntegration(
+  db: Queryable,
+  box: SecretBox,
+  integrationId: number,
+  where?: { configKey: string; value: string },
+): Promise<Connection[]> {
+  const { rows } = where
+    ? await db.query<Row>(`${SELECT} WHERE c.integration_id = $1 AND c.connection_config->>$2 = $3 ORDER BY c.id`, [
+        integrationId,
+        where.configKey,
+        where.value,
+      ])
+    : await db.query<Row>(`${SELECT} WHERE c.integration_id = $1 ORDER BY c.id`, [integrationId]);
+  return rows.map((r) => fromRow(box, r));
+}
+
+/** Merges fields into a connection's connection_config (a provider's step after connecting). */
+export async function mergeConnectionConfig(db: Queryable, pk: number, fields: Record<string, unknown>): Promise<void> {
+  await db.query(`UPDATE connections SET connection_config = connection_config || $2::jsonb, updated_at = now() WHERE id = $1`, [pk, JSON.stringify(fields)]);
+}
+
 export interface ConnectionFilters {
   connectionId?: string;
   search?: string;

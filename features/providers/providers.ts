@@ -1,7 +1,7 @@
 /**
  * @module features/providers/providers — the provider catalogue: for each provider its auth mode, base
  * URL rule, OAuth URLs and scopes, connection-config fields, verification request, how its
- * credentials are sent, and how its third-party webhooks are routed. Facts: shared/providers/FACTS.md.
+ * credentials are sent. (Webhooks a provider signs and routes itself are its plugin's: integrations/plugins.ts.) Facts: shared/providers/FACTS.md.
  */
 import { z } from 'zod';
 
@@ -34,7 +34,7 @@ export interface Provider {
   /** Body encoding of the token request. */
   tokenRequestEncoding?: 'form' | 'json';
   pkce?: boolean;
-  /** Token-response fields kept in connection_config (Checkr's account id). */
+  /** Token-response fields kept in connection_config (e.g. the provider's account id). */
   tokenResponseMetadata?: string[];
   /** Where the access token sits in a non-standard token response (Slack's `access_token` is top level too). */
   refreshable: boolean;
@@ -46,7 +46,6 @@ export interface Provider {
   credentialOrigins?: string[];
   connectionConfig: Record<string, ConnectionConfigField>;
   verification?: { method: 'GET' | 'POST'; path: string };
-  webhookRouting: 'checkr' | null;
   docs: string;
 }
 
@@ -72,7 +71,6 @@ const checkr = (staging: boolean): Provider => ({
   credentials: { kind: 'basic-token' },
   connectionConfig: {},
   verification: { method: 'GET', path: '/v1/account' },
-  webhookRouting: 'checkr',
   docs: 'Checkr partner app: a long-lived token sent as the HTTP Basic username. Webhooks are signed with the client secret.',
 });
 
@@ -86,7 +84,6 @@ export const providers: Record<string, Provider> = {
     credentials: { kind: 'header', name: 'x-api-key' },
     connectionConfig: { domain: metabaseDomain },
     verification: { method: 'GET', path: '/api/user/current' },
-    webhookRouting: null,
     docs: 'An API key of the Administrators group, sent as x-api-key to your own Metabase domain.',
   },
   'checkr-partner': checkr(false),
@@ -107,7 +104,6 @@ export const providers: Record<string, Provider> = {
     credentials: { kind: 'bearer' },
     connectionConfig: {},
     verification: { method: 'GET', path: '/auth.test' },
-    webhookRouting: null,
     docs: 'Slack OAuth v2 with bot scopes.',
   },
   'google-drive': {
@@ -126,7 +122,6 @@ export const providers: Record<string, Provider> = {
     credentials: { kind: 'bearer' },
     connectionConfig: {},
     verification: { method: 'GET', path: '/drive/v3/about?fields=user' },
-    webhookRouting: null,
     docs: 'Google OAuth 2 with offline access: refresh tokens keep the connection alive.',
   },
 };

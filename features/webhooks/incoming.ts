@@ -1,7 +1,7 @@
 /**
  * @module features/webhooks/incoming — authenticates third-party webhooks for providers that do not sign
- * their own (every provider but Checkr). Each integration has one secret, which the sender proves
- * in either of two ways:
+ * their own (every provider whose plugin does not verify them: integrations/plugins.ts). Each
+ * integration has one secret, which the sender proves in either of two ways:
  * - `X-Switchyard-Signature: sha256=<hex>`: HMAC-SHA256 of the raw body with the secret;
  * - the secret as the last segment of the URL: `/webhook/<environment uuid>/<key>/<secret>`, for
  *   providers that can only be given a URL.

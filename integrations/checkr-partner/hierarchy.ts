@@ -2,7 +2,7 @@ import type { ScriptContext } from '../sdk/index.js';
 
 /**
  * Whether the account has Account Hierarchy (nodes). Set at connection time in
- * `connection_config.accountHierarchyEnabled` (features/connections/post-connection.ts, after the OAuth
+ * `connection_config.accountHierarchyEnabled` (plugin/account-hierarchy.ts, after the OAuth
  * callback); for connections without the flag (imported ones), probed here as Nango's
  * post-connection script does: `GET /v1/nodes` succeeds only for hierarchy accounts. A 429 or a 5xx
  * is rethrown (retried), not read as "no hierarchy".

@@ -7,7 +7,8 @@ import { applyFacts, type CheckSnapshot, type InvitationFacts, type ReportFacts 
 import { checkFields, toBackgroundCheck, type BackgroundCheck, type CheckrInvitation } from '../models.js';
 import type { Queryable } from '../../../lib/db/pool.js';
 import { saveRecords } from '../../../features/records/store.js';
-import { backgroundCheckWorkflowId, searchAttributesFor, startWorkflow, taskQueueFor, type BackgroundCheckInput } from '../../../workflows/contracts.js';
+import { searchAttributesFor, startWorkflow, taskQueueFor } from '../../../workflows/contracts.js';
+import { backgroundCheckWorkflowId, type BackgroundCheckInput } from '../workflows/contracts.js';
 
 export const MODEL = 'BackgroundCheck';
 export const DEFAULT_POLL_INTERVAL_MS = 60 * 60 * 1000;

@@ -1,22 +1,27 @@
 /**
- * @module workflows/background-check — follows one Checkr background check (an invitation, then
+ * @module integrations/checkr-partner/workflows/background-check — follows one Checkr background check (an invitation, then
  * its report) from the trigger to a final state: complete, canceled or expired. Checkr webhooks
  * arrive as signals (checkrEventSignal); when none comes for `pollIntervalMs`, the workflow polls
  * `GET /v1/invitations/:id` (and the report). Each change of the check updates its
  * `BackgroundCheck` record and emits an event to the developer.
  */
 import { condition, continueAsNew, log, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import { applyFacts, checkStatusOf, isFinal, type CheckSnapshot } from '../integrations/checkr-partner/status.js';
-import { checkrEventSignal, type BackgroundCheckInput, type BackgroundCheckResult, type CheckrEventSignal } from './contracts.js';
+import { applyFacts, checkStatusOf, isFinal, type CheckSnapshot } from '../status.js';
+import {
+  checkrEventSignal,
+  type BackgroundCheckActivities,
+  type BackgroundCheckInput,
+  type BackgroundCheckResult,
+  type CheckrEventSignal,
+} from './contracts.js';
 
 // A poll that keeps failing (Checkr down, token revoked) gives up for this round; the next round polls again.
-const { pollBackgroundCheck } = proxyActivities<Activities>({
+const { pollBackgroundCheck } = proxyActivities<BackgroundCheckActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 10 },
 });
 
-const { reportBackgroundCheck } = proxyActivities<Activities>({
+const { reportBackgroundCheck } = proxyActivities<BackgroundCheckActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 30 },
 });

@@ -1,12 +1,11 @@
 /**
- * @module features/connections/post-connection — provider-specific steps after a connection is authorized,
- * as Nango's post-connection scripts. Checkr: whether the account has Account Hierarchy
+ * @module integrations/checkr-partner/plugin/account-hierarchy — Checkr's step after a connection is authorized
+ * (the plugin's afterConnect, as Nango's post-connection scripts): whether the account has Account Hierarchy
  * (`GET /v1/nodes?page=1&per_page=1` succeeds only then), kept in
  * `connection_config.accountHierarchyEnabled` for the scripts that depend on it.
  */
-import type { Connection } from './store.js';
-import { CHECKR_PROVIDERS } from '../../integrations/checkr-partner/index.js';
-import { providerTarget, type ConnectionDeps } from './service.js';
+import { mergeConnectionConfig, type Connection } from '../../../features/connections/store.js';
+import { providerTarget, type ConnectionDeps } from '../../../features/connections/service.js';
 
 /** true / false; null when Checkr could not say (429, 5xx, network): the scripts then probe themselves. */
 export async function detectCheckrHierarchy(deps: ConnectionDeps, connection: Connection): Promise<boolean | null> {
@@ -30,13 +29,9 @@ export async function detectCheckrHierarchy(deps: ConnectionDeps, connection: Co
   }
 }
 
-/** Runs the provider's post-connection step; never fails the connection (a failure leaves the flag unset). */
-export async function runPostConnection(deps: ConnectionDeps, connection: Connection): Promise<void> {
-  if (!CHECKR_PROVIDERS.includes(connection.provider)) return;
+/** Records whether the account has Account Hierarchy; never fails the connection (a failure leaves the flag unset). */
+export async function recordAccountHierarchy(deps: ConnectionDeps, connection: Connection): Promise<void> {
   const enabled = await detectCheckrHierarchy(deps, connection);
   if (enabled === null) return;
-  await deps.db.query(`UPDATE connections SET connection_config = connection_config || $2::jsonb, updated_at = now() WHERE id = $1`, [
-    connection.id,
-    JSON.stringify({ accountHierarchyEnabled: enabled }),
-  ]);
+  await mergeConnectionConfig(deps.db, connection.id, { accountHierarchyEnabled: enabled });
 }

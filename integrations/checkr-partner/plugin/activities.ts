@@ -1,21 +1,22 @@
 /**
- * @module activities/background-checks — what backgroundCheckWorkflow does outside: polling Checkr
+ * @module integrations/checkr-partner/plugin/activities — what backgroundCheckWorkflow does outside: polling Checkr
  * for one check, and reporting a change (record + event); and starting the workflow once a
- * `trigger-background-check` action has succeeded.
+ * `trigger-background-check` action has succeeded (the plugin's afterAction).
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { getActionRun } from '../features/actions/runs.js';
-import { MODEL, saveSnapshot, startBackgroundCheckWorkflow } from '../integrations/checkr-partner/plugin/background-checks.js';
-import { providerTarget } from '../features/connections/service.js';
-import { getConnectionByPk } from '../features/connections/store.js';
-import { UpstreamHttpError } from '../lib/http/index.js';
-import { emitEvent } from '../features/webhooks/emit.js';
-import { CHECKR_PROVIDERS, TRIGGER_ACTION } from '../integrations/checkr-partner/index.js';
-import { checkStatusOf, type CheckSnapshot, type InvitationFacts, type ReportFacts } from '../integrations/checkr-partner/status.js';
-import type { ActivityDeps } from './deps.js';
-import { throwIfRetryable } from './failures.js';
+import type { ActionRun } from '../../../features/actions/runs.js';
+import { MODEL, saveSnapshot, startBackgroundCheckWorkflow } from './background-checks.js';
+import { providerTarget } from '../../../features/connections/service.js';
+import { getConnectionByPk, type Connection } from '../../../features/connections/store.js';
+import { UpstreamHttpError } from '../../../lib/http/index.js';
+import { emitEvent } from '../../../features/webhooks/emit.js';
+import { TRIGGER_ACTION } from '../index.js';
+import { checkStatusOf, type InvitationFacts, type ReportFacts } from '../status.js';
+import type { BackgroundCheckActivities } from '../workflows/contracts.js';
+import type { PluginDeps } from '../../plugin.js';
+import { throwIfRetryable } from '../../../activities/failures.js';
 
-async function environmentName(deps: ActivityDeps, id: number): Promise<string | undefined> {
+async function environmentName(deps: PluginDeps, id: number): Promise<string | undefined> {
   return (await deps.db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id])).rows[0]?.name;
 }
 
@@ -24,13 +25,10 @@ async function environmentName(deps: ActivityDeps, id: number): Promise<string |
  * connection; any other run is left alone. Idempotent (one workflow per check), so the action
  * activity calls it again when retried after the run was recorded.
  */
-export async function startActionFollowUps(deps: ActivityDeps, runId: string): Promise<void> {
-  const run = await getActionRun(deps.db, runId);
-  if (!run || run.status !== 'success' || run.actionName !== TRIGGER_ACTION || !run.connectionPk) return;
+export async function startBackgroundCheckAfterTrigger(deps: PluginDeps, run: ActionRun, connection: Connection): Promise<void> {
+  if (run.actionName !== TRIGGER_ACTION) return;
   const invitationId = (run.output as { applicationId?: unknown } | null)?.applicationId;
   if (typeof invitationId !== 'string') return;
-  const connection = await getConnectionByPk(deps.db, deps.box, run.connectionPk);
-  if (!connection || !CHECKR_PROVIDERS.includes(connection.provider)) return;
   const env = await environmentName(deps, connection.environmentId);
   if (!env) return;
   await startBackgroundCheckWorkflow(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, {
@@ -42,13 +40,9 @@ export async function startActionFollowUps(deps: ActivityDeps, runId: string): P
   });
 }
 
-export function backgroundCheckActivities(deps: ActivityDeps) {
+export function backgroundCheckActivities(deps: PluginDeps): BackgroundCheckActivities {
   return {
-    /** The invitation and its report as Checkr has them now; `stopped` when the connection or the invitation is gone. */
-    async pollBackgroundCheck(input: {
-      connectionPk: number;
-      invitationId: string;
-    }): Promise<{ stopped?: string; invitation?: InvitationFacts; report?: ReportFacts }> {
+    async pollBackgroundCheck(input) {
       const connection = await getConnectionByPk(deps.db, deps.box, input.connectionPk);
       if (!connection) return { stopped: 'the connection was deleted' };
       const target = await providerTarget(deps, connection);
@@ -77,15 +71,7 @@ export function backgroundCheckActivities(deps: ActivityDeps) {
       }
     },
 
-    /** A change of the check: its record is updated and a `sync` event (syncType WEBHOOK) tells the developer. */
-    async reportBackgroundCheck(input: {
-      connectionPk: number;
-      integration: string;
-      connectionId: string;
-      snapshot: CheckSnapshot;
-      previousStatus: string;
-      source: 'webhook' | 'poll';
-    }): Promise<void> {
+    async reportBackgroundCheck(input) {
       const connection = await getConnectionByPk(deps.db, deps.box, input.connectionPk);
       if (!connection) return;
       const s = input.snapshot;

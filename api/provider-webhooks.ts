@@ -1,0 +1,202 @@
+/**
+ * @module api/provider-webhooks — the generic half of `POST /webhook/:environmentUuid/:providerConfigKey`:
+ * real-time webhooks from third parties (no API key).
+ *
+ * A provider whose plugin has `webhooks` (integrations/plugins.ts) signs and routes them itself: the
+ * plugin verifies the webhook (a bad or missing signature is refused with 401) and names the
+ * connections it is about; for each, the plugin applies it (e.g. updates records), a signed
+ * `forward` webhook is recorded for the developer (delivered durably by webhookDeliveryWorkflow;
+ * an event routed nowhere is forwarded unwrapped, as Nango), and the signals the plugin returned are
+ * sent (best effort). The provider gets 200 `{"status":"success"}` once that is written.
+ *
+ * Syncs whose `webhookSubscriptions` hold the event's `type` (or `*`) get their `onWebhook` run for
+ * each routed connection, durably (syncWebhookWorkflow). Providers without routing of their own
+ * are received only when one of their syncs subscribes, only when proven by the integration's
+ * secret (webhooks/incoming: a signature header or the URL's token; else 401 and nothing runs),
+ * and are routed by a `connectionId` at the body's root (no connection: nothing runs).
+ */
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { getConnection, type Connection } from '../features/connections/store.js';
+import { findEnvironmentByUuid, type Environment } from '../features/environments/store.js';
+import { getIntegration, type Integration } from '../features/integrations/store.js';
+import { isScriptEnabled, webhookSyncsOf } from '../features/scripts/catalog.js';
+import { emitEvent } from '../features/webhooks/emit.js';
+import { SIGNATURE_HEADER, verifyIncomingWebhook } from '../features/webhooks/incoming.js';
+import { getProvider } from '../features/providers/providers.js';
+import type { ProviderWebhookEvent, ProviderWebhooks } from '../integrations/plugin.js';
+import { pluginFor } from '../integrations/plugins.js';
+import { BadRequest, NotFound, PayloadTooLarge, Unauthorized } from '../lib/errors.js';
+import { searchAttributesFor, startWorkflow, syncWebhookWorkflowId, taskQueueFor } from '../workflows/contracts.js';
+import type { AppDeps } from './context.js';
+
+export const WEBHOOK_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+/** Larger bodies are not handed to onWebhook (they travel in the workflow's input, which Temporal caps at 2 MB). */
+export const SYNC_WEBHOOK_PAYLOAD_LIMIT_BYTES = 1024 * 1024;
+
+/** A provider's webhook as the route hands it over. */
+export interface ProviderWebhookRequest {
+  environmentUuid: string;
+  providerConfigKey: string;
+  /** The URL's last segment (`/webhook/:env/:key/:token`): the integration's secret, for providers given only a URL. */
+  token?: string;
+  /** A request header (case-insensitive name). */
+  header(name: string): string | undefined;
+  /** Every request header (forwarded with the `forward` webhook). */
+  headers(): Record<string, string>;
+  body(): Promise<ArrayBuffer>;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Receives one provider webhook; resolves with the body of the 200 answer, or throws an HTTP error (401, 404, 413, 400). */
+export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhookRequest): Promise<{ status: 'success' }> {
+  const env = await findEnvironmentByUuid(deps.db, req.environmentUuid);
+  if (!env) throw new NotFound('unknown_environment', 'No environment has this id');
+  const integration = await getIntegration(deps.db, deps.box, env.id, req.providerConfigKey);
+  if (!integration) throw new NotFound('unknown_provider_config', `Integration ${req.providerConfigKey} does not exist`);
+  const own = pluginFor(integration.provider)?.webhooks;
+  if (!own && (await webhookSyncsOf(deps, integration)).length === 0) {
+    const provider = getProvider(integration.provider);
+    throw new NotFound('webhooks_not_supported', `${provider?.displayName ?? integration.provider} does not send real-time webhooks; nothing is received here`);
+  }
+
+  if (Number(req.header('content-length') ?? 0) > WEBHOOK_BODY_LIMIT_BYTES) {
+    throw new PayloadTooLarge('payload_too_large', `Webhook bodies are limited to ${WEBHOOK_BODY_LIMIT_BYTES} bytes`);
+  }
+  const raw = Buffer.from(await req.body());
+  if (raw.length > WEBHOOK_BODY_LIMIT_BYTES) throw new PayloadTooLarge('payload_too_large', `Webhook bodies are limited to ${WEBHOOK_BODY_LIMIT_BYTES} bytes`);
+  if (own) await own.verify(deps, { raw, header: req.header }, integration);
+  else if (!(await verifyIncomingWebhook(deps.db, deps.box, integration.id, raw, { signature: req.header(SIGNATURE_HEADER), urlToken: req.token }))) {
+    throw new Unauthorized(
+      'webhook_invalid_signature',
+      `The webhook is not proven by the integration's secret: sign the raw body (${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256>) or post to the webhook URL that ends with the secret`,
+    );
+  }
+
+  let event: ProviderWebhookEvent;
+  try {
+    const parsed: unknown = JSON.parse(raw.toString('utf8'));
+    if (!isRecord(parsed)) throw new Error('not an object');
+    event = parsed;
+  } catch {
+    throw new BadRequest('invalid_json', 'The webhook body is not a JSON object');
+  }
+
+  const eventId = typeof event.id === 'string' ? event.id : null;
+  const type = typeof event.type === 'string' ? event.type : 'unknown';
+  const connections = own
+    ? await receiveOwnWebhook(deps, own, env, integration, event, eventId, req.headers())
+    : await connectionNamedIn(deps, env, integration, event);
+  await startSyncWebhooks(deps, env, integration, connections, { type, id: eventId, payload: event, bytes: raw.length });
+  return { status: 'success' };
+}
+
+/** The generic routing: a `connectionId` at the body's root. */
+async function connectionNamedIn(deps: AppDeps, env: Environment, integration: Integration, event: ProviderWebhookEvent): Promise<Connection[]> {
+  const connectionId = event.connectionId;
+  const connection =
+    typeof connectionId === 'string' && connectionId !== '' ? await getConnection(deps.db, deps.box, env.id, integration.uniqueKey, connectionId) : null;
+  return connection ? [connection] : [];
+}
+
+/** A webhook the provider's plugin routes: applied per connection, forwarded to the developer, then the plugin's signals. */
+async function receiveOwnWebhook(
+  deps: AppDeps,
+  plugin: ProviderWebhooks,
+  env: Environment,
+  integration: Integration,
+  event: ProviderWebhookEvent,
+  eventId: string | null,
+  forwardHeaders: Record<string, string>,
+): Promise<Connection[]> {
+  const connections = await plugin.route(deps, integration, event);
+  if (connections.length === 0) {
+    // Not attributable to a connection: the raw body goes to the developer without the wrapper (as Nango).
+    if (integration.forwardWebhooks) {
+      await emitEvent(
+        deps,
+        { environmentId: env.id, type: 'forward', integration: integration.uniqueKey, connectionId: null, payload: event },
+        { forwardHeaders, idempotencyKey: eventId ? `forward:${integration.uniqueKey}::${eventId}` : undefined },
+      );
+    }
+    return connections;
+  }
+
+  for (const connection of connections) {
+    const signals = plugin.apply ? await plugin.apply(deps, { env, integration, connection }, event) : [];
+    if (integration.forwardWebhooks) {
+      await emitEvent(
+        deps,
+        {
+          environmentId: env.id,
+          type: 'forward',
+          integration: integration.uniqueKey,
+          connectionId: connection.connectionId,
+          payload: {
+            from: integration.provider,
+            type: 'forward',
+            providerConfigKey: integration.uniqueKey,
+            connectionId: connection.connectionId,
+            payload: event,
+          },
+        },
+        { forwardHeaders, idempotencyKey: eventId ? `forward:${integration.uniqueKey}:${connection.connectionId}:${eventId}` : undefined },
+      );
+    }
+    for (const s of signals) {
+      // Best effort: the plugin's workflow makes up for a lost signal (or is gone).
+      try {
+        await deps.temporal.workflow.getHandle(s.workflowId).signal(typeof s.signal === 'string' ? s.signal : s.signal.name, ...s.args);
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) deps.log.warn({ err, workflowId: s.workflowId }, 'could not signal the workflow of a provider webhook');
+      }
+    }
+  }
+  return connections;
+}
+
+/** Starts syncWebhookWorkflow for every subscribed, activated sync and every routed connection (once per event id). */
+async function startSyncWebhooks(
+  deps: AppDeps,
+  env: Environment,
+  integration: Integration,
+  connections: Connection[],
+  event: { type: string; id: string | null; payload: unknown; bytes: number },
+): Promise<void> {
+  if (connections.length === 0) return;
+  const syncs = [];
+  for (const [name, sync] of await webhookSyncsOf(deps, integration, event.type)) if (await isScriptEnabled(deps.db, integration, sync)) syncs.push(name);
+  if (syncs.length === 0) return;
+  if (event.bytes > SYNC_WEBHOOK_PAYLOAD_LIMIT_BYTES) {
+    deps.log.warn(
+      { integration: integration.uniqueKey, type: event.type, bytes: event.bytes },
+      'webhook body too large for onWebhook: not processed by the syncs',
+    );
+    return;
+  }
+  const eventKey = event.id ?? randomUUID();
+  for (const connection of connections) {
+    for (const syncName of syncs) {
+      try {
+        await startWorkflow(deps.temporal, 'syncWebhookWorkflow', {
+          workflowId: syncWebhookWorkflowId(env.name, integration.uniqueKey, connection.connectionId, syncName, eventKey),
+          taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, env.name),
+          args: [{ connectionPk: connection.id, syncName, type: event.type, payload: event.payload }],
+          typedSearchAttributes: searchAttributesFor({
+            environment: env.name,
+            integration: integration.uniqueKey,
+            connection: connection.connectionId,
+            script: syncName,
+          }),
+          staticSummary: `${syncName} onWebhook (${event.type}) for ${integration.uniqueKey}/${connection.connectionId}`,
+        });
+      } catch (err) {
+        // The same event delivered again: its run exists already.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    }
+  }
+}
