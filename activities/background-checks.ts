@@ -8,16 +8,14 @@ import { getActionRun } from '../features/actions/runs.js';
 import { MODEL, saveSnapshot, startBackgroundCheckWorkflow } from '../integrations/checkr-partner/plugin/background-checks.js';
 import { providerTarget } from '../features/connections/service.js';
 import { getConnectionByPk } from '../features/connections/store.js';
+import { environmentNameById } from '../features/environments/store.js';
+import { recordModifiedAt } from '../features/records/store.js';
 import { UpstreamHttpError } from '../lib/http/index.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import { CHECKR_PROVIDERS, TRIGGER_ACTION } from '../integrations/checkr-partner/index.js';
 import { checkStatusOf, type CheckSnapshot, type InvitationFacts, type ReportFacts } from '../integrations/checkr-partner/status.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfRetryable } from './failures.js';
-
-async function environmentName(deps: ActivityDeps, id: number): Promise<string | undefined> {
-  return (await deps.db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id])).rows[0]?.name;
-}
 
 /**
  * Starts backgroundCheckWorkflow for a successful `trigger-background-check` run of a Checkr
@@ -31,7 +29,7 @@ export async function startActionFollowUps(deps: ActivityDeps, runId: string): P
   if (typeof invitationId !== 'string') return;
   const connection = await getConnectionByPk(deps.db, deps.box, run.connectionPk);
   if (!connection || !CHECKR_PROVIDERS.includes(connection.provider)) return;
-  const env = await environmentName(deps, connection.environmentId);
+  const env = await environmentNameById(deps.db, connection.environmentId);
   if (!env) return;
   await startBackgroundCheckWorkflow(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, {
     env,
@@ -90,11 +88,8 @@ export function backgroundCheckActivities(deps: ActivityDeps) {
       if (!connection) return;
       const s = input.snapshot;
       await saveSnapshot(deps.db, connection.id, s);
-      const { rows } = await deps.db.query<{ at: Date }>(
-        'SELECT last_modified_at AS at FROM records WHERE connection_pk = $1 AND model = $2 AND external_id = $3',
-        [connection.id, MODEL, s.invitationId],
-      );
-      const modifiedAfter = new Date((rows[0]?.at ?? deps.clock.now()).getTime() - 1).toISOString();
+      const modifiedAt = await recordModifiedAt(deps.db, connection.id, MODEL, s.invitationId);
+      const modifiedAfter = new Date((modifiedAt ?? deps.clock.now()).getTime() - 1).toISOString();
       const status = checkStatusOf(s);
       await emitEvent(
         deps,
@@ -116,7 +111,7 @@ export function backgroundCheckActivities(deps: ActivityDeps) {
             modifiedAfter,
             queryTimeStamp: modifiedAfter,
             responseResults: { added: 0, updated: 1, deleted: 0 },
-            environment: await environmentName(deps, connection.environmentId),
+            environment: await environmentNameById(deps.db, connection.environmentId),
             backgroundCheck: {
               id: s.invitationId,
               check_status: status,

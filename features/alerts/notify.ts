@@ -15,7 +15,8 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../lib/config.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { recordEvent } from '../webhooks/events.js';
-import { withTransaction, type Db, type DbClient } from '../../lib/db/pool.js';
+import { withTransaction, type Db, type DbClient, type Queryable } from '../../lib/db/pool.js';
+import { environmentNameById } from '../environments/store.js';
 import type { Logger } from '../../lib/log.js';
 import { metric } from '../../lib/otel/metrics.js';
 import { insertDelivery, type Delivery } from '../webhooks/deliveries.js';
@@ -35,11 +36,10 @@ export interface AlertDeps {
 const envNames = new Map<number, string>();
 
 /** Environment names never change; cached per process. */
-export async function environmentName(db: Pick<Db, 'query'>, id: number): Promise<string> {
+export async function environmentName(db: Queryable, id: number): Promise<string> {
   const known = envNames.get(id);
   if (known) return known;
-  const { rows } = await db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id]);
-  const name = rows[0]?.name ?? String(id);
+  const name = (await environmentNameById(db, id)) ?? String(id);
   envNames.set(id, name);
   return name;
 }

@@ -9,6 +9,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Config } from '../../lib/config.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { recordEvent, type NewEvent } from './events.js';
+import { environmentNameById } from '../environments/store.js';
 import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
 import { redactUrl } from '../../lib/http/index.js';
 import type { Logger } from '../../lib/log.js';
@@ -124,8 +125,7 @@ async function targetUrls(db: Queryable, settings: EnvironmentSettings, event: N
 
 /** Starts the delivery's workflow; an already started (or finished) one counts as started. */
 export async function startDeliveryWorkflow(deps: Omit<EmitDeps, 'box'>, delivery: Delivery, environmentName?: string): Promise<void> {
-  const envName =
-    environmentName ?? (await deps.db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [delivery.environmentId])).rows[0]?.name;
+  const envName = environmentName ?? (await environmentNameById(deps.db, delivery.environmentId));
   if (!envName) return;
   const input: WebhookDeliveryInput = {
     deliveryId: delivery.id,
@@ -183,7 +183,7 @@ export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptio
     if (!wantsEvent(settings, event)) return { eventId, deliveries: [] as Delivery[], envName: undefined };
     const urls = await targetUrls(tx, settings, event);
     if (urls.length === 0) return { eventId, deliveries: [] as Delivery[], envName: undefined };
-    const envName = (await tx.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [event.environmentId])).rows[0]?.name;
+    const envName = await environmentNameById(tx, event.environmentId);
     const body = stableStringify(event.payload);
     const headers = event.type === 'forward' && opts.forwardHeaders ? forwardableHeaders(opts.forwardHeaders) : {};
     const deliveries: Delivery[] = [];
