@@ -22,6 +22,7 @@ import { requestLogSinkFor } from '../features/logs/store.js';
 import { AuthSocketHub } from '../api/ws.js';
 import { startLogRetention } from '../api/routes/logs.js';
 import { startDeliverySweeper } from '../features/webhooks/emit.js';
+import { environmentOtlpTargets } from '../features/webhooks/settings.js';
 import { startActionRunSweeper } from '../features/actions/sweeper.js';
 import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, requireEnvironments, type EnvironmentKey } from './secrets.js';
 import { startTelemetry, type Telemetry } from '../lib/otel/index.js';
@@ -94,7 +95,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const box = await loadSecretBox(config, opts.keepSecretsLocally);
     const environments = opts.runApi ? await ensureEnvironments(db, config, opts.keepSecretsLocally) : await requireEnvironments(db);
     // Nothing is started unless an OTLP endpoint is configured (lib/otel).
-    telemetry = await startTelemetry({ config, db, box, log });
+    telemetry = await startTelemetry({ config, log, environmentOtlpTargets: () => environmentOtlpTargets(db, box) });
     temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors);
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
