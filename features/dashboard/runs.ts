@@ -4,6 +4,7 @@
  * of one environment, newest first.
  */
 import type { Queryable } from '../../lib/db/pool.js';
+import { pageQuery, Where } from '../../lib/db/where.js';
 
 export type RunKind = 'sync' | 'action';
 
@@ -58,22 +59,13 @@ interface Row {
 }
 
 export async function listRuns(db: Queryable, environmentId: number, f: RunFilters, page: { limit: number; offset: number }): Promise<RunSummary[]> {
-  const values: unknown[] = [environmentId];
-  const where = ['environment_id = $1'];
-  const add = (column: string, v: unknown) => {
-    values.push(v);
-    where.push(`${column} = $${values.length}`);
-  };
-  if (f.kind) add('kind', f.kind);
-  if (f.status) add('status', f.status);
-  if (f.integration) add('integration', f.integration);
-  if (f.connectionId) add('connection_id', f.connectionId);
-  if (f.id) add('id', f.id);
-  values.push(page.limit, page.offset);
-  const { rows } = await db.query<Row>(
-    `SELECT * FROM (${RUNS}) runs WHERE ${where.join(' AND ')} ORDER BY started_at DESC, id DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
-    values,
-  );
+  const where = new Where('environment_id = ?', environmentId);
+  if (f.kind) where.and('kind = ?', f.kind);
+  if (f.status) where.and('status = ?', f.status);
+  if (f.integration) where.and('integration = ?', f.integration);
+  if (f.connectionId) where.and('connection_id = ?', f.connectionId);
+  if (f.id) where.and('id = ?', f.id);
+  const { rows } = await db.query<Row>(...pageQuery(`SELECT * FROM (${RUNS}) runs`, where, { orderBy: 'started_at DESC, id DESC', ...page }));
   return rows.map((r) => ({
     kind: r.kind,
     id: r.id,

@@ -3,6 +3,7 @@
  * event, one attempt per HTTP request made for it.
  */
 import type { Queryable } from '../../lib/db/pool.js';
+import { pageQuery, Where } from '../../lib/db/where.js';
 import type { EventType } from './events.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
@@ -132,17 +133,11 @@ export interface DeliveryFilter {
 
 /** Newest first. */
 export async function listDeliveries(db: Queryable, environmentId: number, f: DeliveryFilter): Promise<Delivery[]> {
-  const where = ['environment_id = $1'];
-  const values: unknown[] = [environmentId];
-  const add = (sql: string, v: unknown) => {
-    values.push(v);
-    where.push(sql.replace('?', `$${values.length}`));
-  };
-  if (f.status) add('status = ?', f.status);
-  if (f.type) add('type = ?', f.type);
-  if (f.beforeSeq !== undefined) add('seq < ?', f.beforeSeq);
-  values.push(f.limit);
-  const { rows } = await db.query<Row>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${values.length}`, values);
+  const where = new Where('environment_id = ?', environmentId);
+  if (f.status) where.and('status = ?', f.status);
+  if (f.type) where.and('type = ?', f.type);
+  if (f.beforeSeq !== undefined) where.and('seq < ?', f.beforeSeq);
+  const { rows } = await db.query<Row>(...pageQuery('SELECT * FROM webhook_deliveries', where, { orderBy: 'seq DESC', limit: f.limit }));
   return rows.map(fromRow);
 }
 
