@@ -6,7 +6,6 @@ import type { Config } from '../../lib/config.js';
 import type { RunSummary } from '../../features/dashboard/runs.js';
 import { actionWorkflowId } from '../routes/actions.js';
 
-
 /** The Temporal workflow (and run, when known) that executed this run. */
 export function workflowOf(envName: string, run: Pick<RunSummary, 'kind' | 'id'>): { workflowId: string; runId?: string } {
   if (run.kind === 'action') return { workflowId: actionWorkflowId(envName, run.id) };

@@ -10,7 +10,6 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { constantTimeEqual, randomToken } from '../../lib/crypto.js';
 import { SESSION_TTL_SECONDS } from '../../features/dashboard/sessions.js';
 
-
 export const COOKIE_PATH = '/dashboard';
 /** The double-submit token of the sign-in form (there is no session yet to hold one). */
 export const PRE_SESSION_COOKIE = 'sy_dash_signin';
