@@ -23,7 +23,7 @@ import { insertDelivery, type Delivery } from '../webhooks/deliveries.js';
 import { startDeliveryWorkflow } from '../webhooks/emit.js';
 import { getSettings } from '../webhooks/settings.js';
 import { stableStringify } from '../webhooks/sign.js';
-import { presentAlert, resolveAlert, upsertAlert, type Alert, type AlertOccurrence } from './store.js';
+import { hasOpenAlert, presentAlert, resolveAlert, upsertAlert, type Alert, type AlertOccurrence } from './store.js';
 
 export interface AlertDeps {
   db: Db;
@@ -100,8 +100,7 @@ export async function raiseAlert(deps: AlertDeps, occurrence: AlertOccurrence): 
 export async function resolveAlerts(deps: AlertDeps, environmentId: number, cause: string, by: string | null): Promise<Alert | null> {
   try {
     // The common case, nothing open, costs one index lookup and no transaction.
-    const open = await deps.db.query("SELECT 1 FROM alerts WHERE environment_id = $1 AND cause = $2 AND status = 'open'", [environmentId, cause]);
-    if (!open.rowCount) return null;
+    if (!(await hasOpenAlert(deps.db, environmentId, cause))) return null;
     const envName = await environmentName(deps.db, environmentId);
     const { alert, delivery } = await withTransaction(deps.db, async (tx) => {
       const alert = await resolveAlert(tx, environmentId, cause, by);

@@ -115,6 +115,12 @@ export async function upsertAlert(db: Queryable, o: AlertOccurrence): Promise<{ 
 }
 
 /** Resolves the cause's open alert; null when none was open. */
+/** Whether the cause has an open alert (one index lookup). */
+export async function hasOpenAlert(db: Queryable, environmentId: number, cause: string): Promise<boolean> {
+  const { rowCount } = await db.query("SELECT 1 FROM alerts WHERE environment_id = $1 AND cause = $2 AND status = 'open'", [environmentId, cause]);
+  return Boolean(rowCount);
+}
+
 export async function resolveAlert(db: Queryable, environmentId: number, cause: string, resolvedBy: string | null): Promise<Alert | null> {
   const { rows } = await db.query<Row>(
     `UPDATE alerts SET status = 'resolved', resolved_at = now(), resolved_by = $3

@@ -138,7 +138,6 @@ export async function withFreshCredentials(deps: ConnectionDeps, connection: Con
         context: { environmentId: locked.environmentId, integration: integration.uniqueKey, connectionId: locked.connectionId, kind: 'auth' },
       });
       await saveCredentials(tx, deps.box, locked.id, fresh);
-      await tx.query('UPDATE connections SET updated_at = now() WHERE id = $1', [locked.id]);
       refreshed = true;
       return (await getConnectionByPk(tx, deps.box, locked.id))!;
     });

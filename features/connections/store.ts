@@ -292,3 +292,13 @@ export async function setOnEventError(db: Queryable, pk: number, event: string, 
 export async function deleteConnection(db: Queryable, pk: number): Promise<void> {
   await db.query('DELETE FROM connections WHERE id = $1', [pk]);
 }
+
+/** The connection's own webhook URL, replacing the environment's (null when it has none or does not exist). */
+export async function webhookUrlOverrideOf(db: Queryable, environmentId: number, integrationKey: string, connectionId: string): Promise<string | null> {
+  const { rows } = await db.query<{ webhook_url_override: string | null }>(
+    `SELECT c.webhook_url_override FROM connections c JOIN integrations i ON i.id = c.integration_id
+      WHERE c.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`,
+    [environmentId, integrationKey, connectionId],
+  );
+  return rows[0]?.webhook_url_override ?? null;
+}
