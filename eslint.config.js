@@ -95,7 +95,7 @@ const workflowImports = (allowedOutside = []) => ({
   ],
 });
 
-// api/ and activities/ issue no SQL: they call the features' store functions (lib/db/pool's Db and
+// api/, activities/, worker/ and start/ issue no SQL: they call the features' store functions (lib/db/pool's Db and
 // Queryable types are fine to pass along).
 const noSql = {
   'no-restricted-imports': ['error', { paths: [{ name: 'pg', message: 'SQL lives in features/<feature>/ stores (and lib/db).' }] }],
@@ -168,7 +168,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: storePatterns }] },
   },
   {
-    files: ['api/**/*.{ts,tsx}', 'activities/**/*.ts'],
+    files: ['api/**/*.{ts,tsx}', 'activities/**/*.ts', 'worker/**/*.ts', 'start/**/*.ts'],
     ignores: ['**/*.test.ts', ...sqlNotYetMoved],
     rules: noSql,
   },
