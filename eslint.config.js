@@ -31,6 +31,106 @@ const nodeBuiltins = [
   'zlib',
 ];
 
+// ---- Layers (README "Folder map"): lib → features → integrations → activities / api → worker → start.
+// Each rule names the layers a folder may not reach; type-only imports (`import type`) are allowed
+// where noted, since they vanish at compile time and create no runtime dependency.
+const layer = (regex, message, allowTypeImports = false) => ({ regex, message, allowTypeImports });
+
+// lib/ is infrastructure: it knows no feature, no entry point and no Temporal code. Exceptions: the
+// script SDK (integrations/sdk, the public contract the sandbox implements) and
+// workflows/trace-headers (two header-name constants with no imports, shared with the workflow bundle).
+const libPatterns = [
+  layer(
+    '^(\\.\\./)+(features|start|api|activities|worker|cli|bench|test)/',
+    'lib/ is infrastructure: it imports no feature or entry point. Inject what it needs (see lib/otel/env-router.ts).',
+  ),
+  layer('^(\\.\\./)+workflows/(?!trace-headers\\.js$)', 'lib/ imports no workflow code.'),
+  layer('^(\\.\\./)+integrations/(?!sdk/)', 'lib/ may use the script SDK (integrations/sdk) only.'),
+];
+
+// features/ hold the domain: no entry points, no HTTP handlers, no activities; workflow types only.
+const featurePatterns = [
+  layer('^(\\.\\./)+(start|api|activities|worker|cli|bench)/', 'features/ sit below api/, activities/, worker/ and start/: pass what they need in.'),
+  layer(
+    '^(\\.\\./)+workflows/(?!contracts\\.js$)',
+    'features/ may use the pure Temporal contracts (workflows/contracts.ts) and workflow types only (import type).',
+    true,
+  ),
+  layer(
+    '^(\\.\\./)+integrations/(plugins?\\.js$|[^/]+/(plugin|workflows)/)',
+    'features/ sit below provider plugins: generic code reaches them through integrations/plugins.ts from activities/ or api/.',
+  ),
+];
+
+// Database and credential modules fire no alerts and no webhooks: their callers (activities/, api/) do.
+const storePatterns = [
+  ...featurePatterns,
+  layer('^(\\.\\./)+(features/)?alerts/', 'Database and credential modules raise no alerts: return the outcome and let the activity or handler raise it.'),
+  layer(
+    '(^|/)webhooks/(emit|deliveries|index)\\.js$',
+    'Database and credential modules emit no webhooks: return the outcome and let the activity or handler emit it.',
+  ),
+  layer('^\\./(emit|deliveries|notify|hooks|index)\\.js$', 'Database and credential modules raise no alerts and emit no webhooks.'),
+];
+const storeModules = [
+  'features/*/store.ts',
+  'features/*/sessions.ts',
+  'features/actions/runs.ts',
+  'features/alerts/store.ts',
+  'features/dashboard/runs.ts',
+  'features/records/read.ts',
+  'features/syncs/state.ts',
+  'features/webhooks/{deliveries,events,settings}.ts',
+  'features/connections/{store,credentials,service,oauth,connect-sessions,oauth-sessions,tags}.ts',
+];
+
+// Workflow code must be deterministic (Temporal replays it): no Node APIs, no I/O, and nothing of
+// ours outside workflows/ but the pure contracts (workflows/contracts* may also live one folder up).
+// Sibling workflow files are fine: each is under this same rule. `import type` of anything is fine
+// (e.g. the proxyActivities<typeof activities> types).
+const workflowPaths = [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`), 'pg', 'undici'].map((name) => ({
+  name,
+  message: 'Workflows are replayed deterministically: do I/O in activities/.',
+}));
+const workflowImports = (allowedOutside = []) => ({
+  paths: workflowPaths,
+  patterns: [
+    layer(
+      `(^|/)\\.\\./(?!(contracts${allowedOutside.map((a) => `|${a}`).join('')})(\\.js$|/))`,
+      'Workflows import only workflows/*, their pure contracts and @temporalio/*: activities, features, lib and integrations are I/O (`import type` only).',
+      true,
+    ),
+  ],
+});
+
+const pluginWorkflowPattern = layer(
+  '^(?!\\./contracts\\.js$|\\.\\./status\\.js$)\\.',
+  "A plugin's workflow imports only its ./contracts.js, ../status.js and @temporalio/* (`import type` of anything).",
+  true,
+);
+
+// api/, activities/, worker/ and start/ issue no SQL: they call the features' store functions (lib/db/pool's Db and
+// Queryable types are fine to pass along).
+const noSql = {
+  'no-restricted-imports': ['error', { paths: [{ name: 'pg', message: 'SQL lives in features/<feature>/ stores (and lib/db).' }] }],
+  'no-restricted-syntax': [
+    'error',
+    {
+      selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='query']:not([callee.object.property.name='req'])",
+      message: 'No SQL here: call (or add) a function in features/<feature>/store.ts.',
+    },
+  ],
+};
+// SQL the routes helper moves out of api/routes (issue 15): remove each file once it has no .query( left.
+const sqlNotYetMoved = [
+  'api/routes/connect.ts',
+  'api/routes/connections.ts',
+  'api/routes/health.ts',
+  'api/routes/integration-status.ts',
+  'api/routes/provider-webhooks.ts',
+  'api/routes/records.ts',
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.switchyard/**', 'dist/**', 'test-output/**', 'frontend/dist/**', '**/*.generated.*'] },
   js.configs.recommended,
@@ -68,18 +168,48 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code must be deterministic: Temporal replays it, so no Node APIs and no I/O.
-    files: ['workflows/**/*.ts', 'integrations/workflows.ts', 'integrations/*/workflows/**/*.ts'],
+    files: ['lib/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: libPatterns }] },
+  },
+  {
+    files: ['features/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: featurePatterns }] },
+  },
+  {
+    files: storeModules,
+    rules: { 'no-restricted-imports': ['error', { patterns: storePatterns }] },
+  },
+  {
+    files: ['api/**/*.{ts,tsx}', 'activities/**/*.ts', 'worker/**/*.ts', 'start/**/*.ts'],
+    ignores: ['**/*.test.ts', ...sqlNotYetMoved],
+    rules: noSql,
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    // Pure modules outside workflows/ that the bundle may load: the plugins' workflow list and
+    // contracts (deterministic code under the plugin-workflow rule below) and the search-attribute keys.
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`), 'pg', 'undici'].map((name) => ({
-            name,
-            message: 'Workflows are replayed deterministically: do I/O in activities/.',
-          })),
-        },
-      ],
+      'no-restricted-imports': ['error', workflowImports(['integrations/workflows', 'integrations/workflow-contracts', 'lib/temporal/search-attributes'])],
+    },
+  },
+  {
+    // Provider plugins' own workflows are workflow code too: they may import their plugin's pure
+    // contracts (./contracts.js) and status reducer (../status.js), nothing else of ours.
+    files: ['integrations/*/workflows/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: workflowPaths, patterns: [pluginWorkflowPattern] }] },
+  },
+  {
+    files: ['integrations/workflows.ts', 'integrations/workflow-contracts.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: workflowPaths, patterns: [layer('^\\.\\./', 'Only provider workflows and their contracts here.')] }] },
+  },
+  {
+    // Pre-built scripts run in the sandbox: they see the script SDK and their own folder only.
+    files: ['integrations/*/*.ts'],
+    ignores: ['integrations/sdk/**', '**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [layer('^\\.\\./(?!sdk/)', 'A pre-built script imports the script SDK and its own folder only.')] }],
     },
   },
 );

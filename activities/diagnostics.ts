@@ -1,11 +1,11 @@
 import os from 'node:os';
+import { databaseNow } from '../lib/db/pool.js';
 import type { ActivityDeps } from './deps.js';
 
 export function diagnosticsActivities({ db }: ActivityDeps) {
   return {
     async probeDatabase(): Promise<{ now: string; worker: string }> {
-      const { rows } = await db.query<{ now: Date }>('SELECT now() AS now');
-      return { now: rows[0]!.now.toISOString(), worker: `${os.hostname()}:${process.pid}` };
+      return { now: (await databaseNow(db)).toISOString(), worker: `${os.hostname()}:${process.pid}` };
     },
   };
 }

@@ -17,6 +17,7 @@ import {
   getSyncState,
   releaseSync,
   resetSync,
+  saveCheckpoint,
   saveResumePosition,
   type ModelResult,
   type SyncRun,
@@ -24,6 +25,7 @@ import {
 import { workflowHandle, type SyncWorkflowInput } from '../workflows/contracts.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import { alertHooks, environmentName } from '../features/alerts/index.js';
+import { environmentNameById } from '../features/environments/store.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfDatabaseUnavailable, throwIfRetryable } from './failures.js';
@@ -57,7 +59,7 @@ export function syncActivities(deps: ActivityDeps) {
   }
 
   async function emitSyncEvents(l: Loaded, run: SyncRun, outcome: { ok: true; checkpointTo: unknown } | { ok: false; error: string }): Promise<void> {
-    const env = await deps.db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [l.connection.environmentId]);
+    const environment = await environmentNameById(deps.db, l.connection.environmentId);
     for (const model of Object.keys(l.script.models)) {
       const base = {
         from: 'switchyard',
@@ -68,7 +70,7 @@ export function syncActivities(deps: ActivityDeps) {
         syncVariant: 'base',
         model,
         syncType: run.mode === 'full' ? 'INITIAL' : 'INCREMENTAL',
-        environment: env.rows[0]?.name,
+        environment,
       };
       const payload = outcome.ok
         ? {
@@ -148,13 +150,7 @@ export function syncActivities(deps: ActivityDeps) {
         onInvalid: (model, problems) => void addInvalid(deps.db, runId, model, problems).catch(() => undefined),
         checkpoint: {
           get: async () => (await getSyncState(deps.db, run.connectionPk, run.syncName))?.checkpoint ?? null,
-          save: async (value) => {
-            await deps.db.query('UPDATE sync_states SET checkpoint = $3 WHERE connection_pk = $1 AND sync_name = $2', [
-              run.connectionPk,
-              run.syncName,
-              JSON.stringify(value),
-            ]);
-          },
+          save: (value) => saveCheckpoint(deps.db, run.connectionPk, run.syncName, value),
         },
         pages: { positions: run.resume, save: (key, pos) => saveResumePosition(deps.db, runId, key, pos) },
       });

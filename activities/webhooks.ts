@@ -5,6 +5,7 @@ import { createWebhookPoster } from '../features/webhooks/post.js';
 import { signingKeys } from '../features/webhooks/settings.js';
 import { signatureHeaders } from '../features/webhooks/sign.js';
 import { alertHooks } from '../features/alerts/index.js';
+import { redactUrl } from '../lib/http/redact.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import { endWebhookSpan, webhookSpan } from '../lib/otel/spans.js';
 import type { ActivityDeps } from './deps.js';
@@ -81,9 +82,19 @@ export function webhookActivities(deps: ActivityDeps) {
       });
     },
 
-    /** Gives the delivery up (see features/webhooks/deliveries.ts for the alert hook). */
+    /**
+     * Gives the delivery up: the dead delivery is logged at error level, shows in
+     * GET /webhook-deliveries?status=dead, and raises the `webhook_dead` alert of its URL.
+     */
     async markDeliveryDead(deliveryId: string, reason: string): Promise<void> {
-      await markDeliveryDead(deps, deliveryId, reason);
+      const dead = await markDeliveryDead(deps.db, deliveryId, reason);
+      if (!dead) return;
+      deps.log.error(
+        { deliveryId, environmentId: dead.environmentId, type: dead.type, url: redactUrl(dead.url), attempts: dead.attempts, reason },
+        'webhook delivery dead',
+      );
+      metric.delivery({ type: dead.type }, 'dead');
+      await alertHooks.deliveryDead(deps, dead);
     },
   };
 }

@@ -10,6 +10,7 @@ import type { Db } from '../lib/db/pool.js';
 import type { Logger } from '../lib/log.js';
 import type { ProviderHttpClient } from '../lib/http/index.js';
 import type { Lifecycle } from '../features/lifecycle/lifecycle.js';
+import type { TokenRefreshListener } from '../features/connections/service.js';
 import type { Telemetry } from '../lib/otel/index.js';
 import type { AuthSocketHub } from './ws.js';
 
@@ -23,6 +24,8 @@ export interface AppDeps {
   http: ProviderHttpClient;
   lifecycle: Lifecycle;
   authSockets: AuthSocketHub;
+  /** Alerts and the `auth` webhook of a token refresh's outcome (activities/token-refresh.ts). */
+  onTokenRefresh: TokenRefreshListener;
   /** OpenTelemetry when an OTLP endpoint is configured, else null/absent (lib/otel). */
   telemetry?: Telemetry | null;
 }

@@ -20,6 +20,7 @@ import type { SecretBox } from '../lib/crypto.js';
 import type { Db } from '../lib/db/pool.js';
 import type { ProviderHttpClient } from '../lib/http/index.js';
 import type { Logger } from '../lib/log.js';
+import type { TokenRefreshListener } from '../features/connections/service.js';
 
 /** What a plugin's hooks and activities may use; the platform's activities get the same (activities/deps.ts), the API a superset. */
 export interface PluginDeps {
@@ -31,6 +32,8 @@ export interface PluginDeps {
   http: ProviderHttpClient;
   /** Starts workflows (e.g. webhook deliveries of the events emitted). */
   temporal: Client;
+  /** Alerts and the `auth` webhook of a token refresh's outcome (activities/token-refresh.ts). */
+  onTokenRefresh: TokenRefreshListener;
 }
 
 /** A third party's webhook as received, before it is trusted. */

@@ -9,6 +9,7 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createApp } from '../api/app.js';
 import type { AppDeps } from '../api/context.js';
 import { startWorkers, type RunningWorkers } from '../worker/index.js';
+import { tokenRefreshListener } from '../activities/token-refresh.js';
 import { clockFrom, systemClock, type Clock } from '../lib/clock.js';
 import { ConfigError, type Config } from '../lib/config.js';
 import { migrate } from '../lib/db/migrate.js';
@@ -21,6 +22,7 @@ import { requestLogSinkFor } from '../features/logs/store.js';
 import { AuthSocketHub } from '../api/ws.js';
 import { startLogRetention } from '../api/routes/logs.js';
 import { startDeliverySweeper } from '../features/webhooks/emit.js';
+import { environmentOtlpTargets } from '../features/webhooks/settings.js';
 import { startActionRunSweeper } from '../features/actions/sweeper.js';
 import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, requireEnvironments, type EnvironmentKey } from './secrets.js';
 import { startTelemetry, type Telemetry } from '../lib/otel/index.js';
@@ -93,11 +95,12 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const box = await loadSecretBox(config, opts.keepSecretsLocally);
     const environments = opts.runApi ? await ensureEnvironments(db, config, opts.keepSecretsLocally) : await requireEnvironments(db);
     // Nothing is started unless an OTLP endpoint is configured (lib/otel).
-    telemetry = await startTelemetry({ config, db, box, log });
+    telemetry = await startTelemetry({ config, log, environmentOtlpTargets: () => environmentOtlpTargets(db, box) });
     temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors);
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
-    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry };
+    const onTokenRefresh = tokenRefreshListener({ db, box, temporal, config, log });
+    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry, onTokenRefresh };
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
     if (opts.runWorker) {
@@ -106,7 +109,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX,
         environments: [...ENVIRONMENTS],
-        deps: { db, config, clock, box, log, http, temporal },
+        deps: { db, config, clock, box, log, http, temporal, onTokenRefresh },
         workflowBundle: opts.workflowBundle,
         telemetry,
       });

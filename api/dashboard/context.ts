@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../context.js';
 import type { Notice, PageContext } from './layout.js';
-import type { DashboardSession } from './session.js';
+import type { DashboardSession } from '../../features/dashboard/sessions.js';
 
 export type FormValue = string | File | (string | File)[];
 

@@ -29,11 +29,8 @@ import { logPages } from './logs.js';
 import {
   clearSessionCookie,
   COOKIE_PATH,
-  createSession,
   csrfMatches,
-  deleteSession,
   ENV_NAME,
-  findSession,
   PRE_SESSION_COOKIE,
   preSessionToken,
   secureCookies,
@@ -42,6 +39,7 @@ import {
   setSessionCookie,
 } from './session.js';
 import { webhookPages } from './webhooks.js';
+import { createSession, deleteSession, findSession } from '../../features/dashboard/sessions.js';
 
 const ASSET_FILES: Record<string, { type: string; body: string }> = {
   'dashboard.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8') },

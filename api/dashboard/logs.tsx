@@ -11,7 +11,8 @@ import type { AppDeps } from '../context.js';
 import { LOG_KINDS } from '../routes/logs.js';
 import { noticeFrom, type DashContext, type DashEnv } from './context.js';
 import { Badge, Empty, Json, Layout, renderPage, statusTone, When, withQuery, type Notice, type PageContext } from './layout.js';
-import { getRun, listRuns, temporalRunUrl, type RunFilters, type RunKind, type RunSummary } from './runs.js';
+import { temporalRunUrl } from './runs.js';
+import { getRun, listRuns, type RunFilters, type RunKind, type RunSummary } from '../../features/dashboard/runs.js';
 
 const RUN_PAGE_SIZE = 50;
 const LOG_PAGE_SIZE = 50;

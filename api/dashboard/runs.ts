@@ -1,100 +1,10 @@
 /**
- * @module api/dashboard/runs — the runs the Logs page lists: sync runs (`sync_runs`, id
- * `<workflowId>/<temporalRunId>`) and action runs (`action_runs`, workflow `action:<env>:<id>`) of
- * one environment, newest first, and where each one is in the Temporal UI.
+ * @module api/dashboard/runs — where each run the Logs page lists (features/dashboard/runs.ts) is
+ * in the Temporal UI.
  */
 import type { Config } from '../../lib/config.js';
-import type { Queryable } from '../../lib/db/pool.js';
+import type { RunSummary } from '../../features/dashboard/runs.js';
 import { actionWorkflowId } from '../../workflows/contracts.js';
-
-export type RunKind = 'sync' | 'action';
-
-export interface RunSummary {
-  kind: RunKind;
-  id: string;
-  name: string;
-  integration: string;
-  connectionId: string;
-  status: string;
-  mode: string | null;
-  startedAt: Date;
-  finishedAt: Date | null;
-  result: unknown;
-  error: unknown;
-  logs: unknown;
-}
-
-export interface RunFilters {
-  kind?: RunKind;
-  status?: 'running' | 'success' | 'error';
-  integration?: string;
-  connectionId?: string;
-  id?: string;
-}
-
-// Both kinds in one shape; statuses normalised to running / success / error.
-const RUNS = `
-  SELECT 'sync' AS kind, r.id, r.sync_name AS name, i.unique_key AS integration, c.connection_id, c.environment_id,
-         CASE r.status WHEN 'SUCCESS' THEN 'success' WHEN 'ERROR' THEN 'error' ELSE 'running' END AS status,
-         r.mode, r.started_at, r.finished_at, r.results AS result, r.error, NULL::jsonb AS logs
-    FROM sync_runs r JOIN connections c ON c.id = r.connection_pk JOIN integrations i ON i.id = c.integration_id
-  UNION ALL
-  SELECT 'action', a.id::text, a.action_name, a.integration, a.connection_id, a.environment_id,
-         CASE a.status WHEN 'success' THEN 'success' WHEN 'failed' THEN 'error' ELSE 'running' END,
-         CASE WHEN a.is_async THEN 'async' ELSE 'sync' END, a.created_at, a.finished_at, a.output, a.error, a.logs
-    FROM action_runs a`;
-
-interface Row {
-  kind: RunKind;
-  id: string;
-  name: string;
-  integration: string;
-  connection_id: string;
-  status: string;
-  mode: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-  result: unknown;
-  error: unknown;
-  logs: unknown;
-}
-
-export async function listRuns(db: Queryable, environmentId: number, f: RunFilters, page: { limit: number; offset: number }): Promise<RunSummary[]> {
-  const values: unknown[] = [environmentId];
-  const where = ['environment_id = $1'];
-  const add = (column: string, v: unknown) => {
-    values.push(v);
-    where.push(`${column} = $${values.length}`);
-  };
-  if (f.kind) add('kind', f.kind);
-  if (f.status) add('status', f.status);
-  if (f.integration) add('integration', f.integration);
-  if (f.connectionId) add('connection_id', f.connectionId);
-  if (f.id) add('id', f.id);
-  values.push(page.limit, page.offset);
-  const { rows } = await db.query<Row>(
-    `SELECT * FROM (${RUNS}) runs WHERE ${where.join(' AND ')} ORDER BY started_at DESC, id DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
-    values,
-  );
-  return rows.map((r) => ({
-    kind: r.kind,
-    id: r.id,
-    name: r.name,
-    integration: r.integration,
-    connectionId: r.connection_id,
-    status: r.status,
-    mode: r.mode,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-    result: r.result,
-    error: r.error,
-    logs: r.logs,
-  }));
-}
-
-export async function getRun(db: Queryable, environmentId: number, kind: RunKind, id: string): Promise<RunSummary | null> {
-  return (await listRuns(db, environmentId, { kind, id }, { limit: 1, offset: 0 }))[0] ?? null;
-}
 
 /** The Temporal workflow (and run, when known) that executed this run. */
 export function workflowOf(envName: string, run: Pick<RunSummary, 'kind' | 'id'>): { workflowId: string; runId?: string } {

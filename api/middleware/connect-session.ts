@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import { CONNECT_SESSION_FORMAT, CONNECT_SESSION_PREFIX, findConnectSession, type ConnectSession } from '../../features/connections/connect-sessions.js';
-import { findEnvironmentByName, type Environment } from '../../features/environments/store.js';
+import { environmentNameById, findEnvironmentByName, type Environment } from '../../features/environments/store.js';
 import { Unauthorized } from '../../lib/errors.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { bearerToken, environmentForSecretKey } from './auth.js';
@@ -22,8 +22,7 @@ export async function sessionForToken(deps: AppDeps, token: string): Promise<{ s
       'unknown_connect_session_token',
       'Authentication failed. The provided connect session token does not match any account or has expired.',
     );
-  const { rows } = await deps.db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [session.environmentId]);
-  const environment = await findEnvironmentByName(deps.db, rows[0]!.name);
+  const environment = await findEnvironmentByName(deps.db, (await environmentNameById(deps.db, session.environmentId))!);
   return { session, environment: environment! };
 }
 

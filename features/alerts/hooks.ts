@@ -6,6 +6,7 @@
 import { sha256Hex } from '../../lib/crypto.js';
 import { setSyncError, type Connection } from '../connections/store.js';
 import { redactUrl } from '../../lib/http/redact.js';
+import type { DeadDelivery } from '../webhooks/deliveries.js';
 import { raiseAlert, resolveAlerts, type AlertDeps } from './notify.js';
 import { causeOf } from './store.js';
 
@@ -79,19 +80,8 @@ export function webhookCause(url: string): string {
   return causeOf.webhook(sha256Hex(url).slice(0, 32));
 }
 
-export interface DeadDelivery {
-  id: string;
-  environmentId: number;
-  type: string;
-  url: string;
-  attempts: number;
-  reason: string;
-  integration: string | null;
-  connectionId: string | null;
-}
-
 export async function deliveryDead(deps: AlertDeps, d: DeadDelivery): Promise<void> {
-  // Alerts about the alert channel itself would loop: those are only logged (markDeliveryDead).
+  // Alerts about the alert channel itself would loop: those are only logged (activities/webhooks.ts).
   if (d.type === 'alert') return;
   const url = redactUrl(d.url);
   await raiseAlert(deps, {

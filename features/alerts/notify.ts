@@ -15,14 +15,15 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../lib/config.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { recordEvent } from '../webhooks/events.js';
-import { withTransaction, type Db, type DbClient } from '../../lib/db/pool.js';
+import { withTransaction, type Db, type DbClient, type Queryable } from '../../lib/db/pool.js';
+import { environmentNameById } from '../environments/store.js';
 import type { Logger } from '../../lib/log.js';
 import { metric } from '../../lib/otel/metrics.js';
 import { insertDelivery, type Delivery } from '../webhooks/deliveries.js';
 import { startDeliveryWorkflow } from '../webhooks/emit.js';
 import { getSettings } from '../webhooks/settings.js';
 import { stableStringify } from '../webhooks/sign.js';
-import { presentAlert, resolveAlert, upsertAlert, type Alert, type AlertOccurrence } from './store.js';
+import { hasOpenAlert, presentAlert, resolveAlert, upsertAlert, type Alert, type AlertOccurrence } from './store.js';
 
 export interface AlertDeps {
   db: Db;
@@ -35,11 +36,10 @@ export interface AlertDeps {
 const envNames = new Map<number, string>();
 
 /** Environment names never change; cached per process. */
-export async function environmentName(db: Pick<Db, 'query'>, id: number): Promise<string> {
+export async function environmentName(db: Queryable, id: number): Promise<string> {
   const known = envNames.get(id);
   if (known) return known;
-  const { rows } = await db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id]);
-  const name = rows[0]?.name ?? String(id);
+  const name = (await environmentNameById(db, id)) ?? String(id);
   envNames.set(id, name);
   return name;
 }
@@ -100,8 +100,7 @@ export async function raiseAlert(deps: AlertDeps, occurrence: AlertOccurrence): 
 export async function resolveAlerts(deps: AlertDeps, environmentId: number, cause: string, by: string | null): Promise<Alert | null> {
   try {
     // The common case, nothing open, costs one index lookup and no transaction.
-    const open = await deps.db.query("SELECT 1 FROM alerts WHERE environment_id = $1 AND cause = $2 AND status = 'open'", [environmentId, cause]);
-    if (!open.rowCount) return null;
+    if (!(await hasOpenAlert(deps.db, environmentId, cause))) return null;
     const envName = await environmentName(deps.db, environmentId);
     const { alert, delivery } = await withTransaction(deps.db, async (tx) => {
       const alert = await resolveAlert(tx, environmentId, cause, by);

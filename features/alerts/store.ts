@@ -4,6 +4,7 @@
  * up, and resolved by the next success of the same thing.
  */
 import type { Queryable } from '../../lib/db/pool.js';
+import { pageQuery, Where } from '../../lib/db/where.js';
 
 export type AlertKind = 'sync_failed' | 'auth_refresh_failed' | 'connection_check_failed' | 'webhook_dead';
 export type AlertStatus = 'open' | 'resolved';
@@ -114,6 +115,12 @@ export async function upsertAlert(db: Queryable, o: AlertOccurrence): Promise<{ 
 }
 
 /** Resolves the cause's open alert; null when none was open. */
+/** Whether the cause has an open alert (one index lookup). */
+export async function hasOpenAlert(db: Queryable, environmentId: number, cause: string): Promise<boolean> {
+  const { rowCount } = await db.query("SELECT 1 FROM alerts WHERE environment_id = $1 AND cause = $2 AND status = 'open'", [environmentId, cause]);
+  return Boolean(rowCount);
+}
+
 export async function resolveAlert(db: Queryable, environmentId: number, cause: string, resolvedBy: string | null): Promise<Alert | null> {
   const { rows } = await db.query<Row>(
     `UPDATE alerts SET status = 'resolved', resolved_at = now(), resolved_by = $3
@@ -135,19 +142,13 @@ export interface AlertFilter {
 
 /** Newest first. */
 export async function listAlerts(db: Queryable, environmentId: number, f: AlertFilter): Promise<Alert[]> {
-  const where = ['environment_id = $1'];
-  const values: unknown[] = [environmentId];
-  const add = (sql: string, v: unknown) => {
-    values.push(v);
-    where.push(sql.replace('?', `$${values.length}`));
-  };
-  if (f.status) add('status = ?', f.status);
-  if (f.kind) add('kind = ?', f.kind);
-  if (f.integration) add('integration = ?', f.integration);
-  if (f.connectionId) add('connection_id = ?', f.connectionId);
-  if (f.beforeId !== undefined) add('id < ?', f.beforeId);
-  values.push(f.limit);
-  const { rows } = await db.query<Row>(`SELECT * FROM alerts WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${values.length}`, values);
+  const where = new Where('environment_id = ?', environmentId);
+  if (f.status) where.and('status = ?', f.status);
+  if (f.kind) where.and('kind = ?', f.kind);
+  if (f.integration) where.and('integration = ?', f.integration);
+  if (f.connectionId) where.and('connection_id = ?', f.connectionId);
+  if (f.beforeId !== undefined) where.and('id < ?', f.beforeId);
+  const { rows } = await db.query<Row>(...pageQuery('SELECT * FROM alerts', where, { orderBy: 'id DESC', limit: f.limit }));
   return rows.map(fromRow);
 }
 

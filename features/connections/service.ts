@@ -1,14 +1,15 @@
 /**
  * @module features/connections/service — what api and worker both do with connections: inject their
  * credentials into provider requests, verify them, and refresh OAuth tokens under a per-connection
- * lock so two refreshes never race.
+ * lock so two refreshes never race. What a refresh's outcome sets off (alerts, the `auth` webhook)
+ * is not done here but by the `onTokenRefresh` listener the caller's deps carry
+ * (activities/token-refresh.ts, wired in start/platform.ts).
  */
 import type { Client } from '@temporalio/client';
 import type { Clock } from '../../lib/clock.js';
 import type { Config } from '../../lib/config.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { getConnectionByPk, recordCheck, saveCredentials, type Connection } from './store.js';
-import { emitEvent } from '../webhooks/emit.js';
 import { getIntegrationById, type Integration } from '../integrations/store.js';
 import { withTransaction, type Db } from '../../lib/db/pool.js';
 import { BadRequest, NotFound } from '../../lib/errors.js';
@@ -16,7 +17,13 @@ import type { AuthInjection, ProviderHttpClient, RequestContext } from '../../li
 import type { StoredCredentials } from './credentials.js';
 import { getProvider, MissingConfigValue, resolveBaseUrl, type Provider } from '../providers/providers.js';
 import { refreshToken } from './oauth.js';
-import { refreshFailed, refreshSucceeded } from '../alerts/hooks.js';
+
+/** Told of every OAuth token refresh's outcome; never throws (failures are its own to log). */
+export interface TokenRefreshListener {
+  refreshed(connection: Connection): Promise<void>;
+  /** After the failure is recorded on the connection (`recordCheck`); the caller then gets invalid_credentials. */
+  refreshFailed(connection: Connection, message: string): Promise<void>;
+}
 
 export interface ConnectionDeps {
   db: Db;
@@ -25,6 +32,7 @@ export interface ConnectionDeps {
   http: ProviderHttpClient;
   config: Config;
   temporal: Client;
+  onTokenRefresh: TokenRefreshListener;
 }
 
 export const REFRESH_MARGIN_MS = 15 * 60 * 1000;
@@ -110,7 +118,6 @@ function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
  */
 export async function withFreshCredentials(deps: ConnectionDeps, connection: Connection, opts: { force?: boolean } = {}): Promise<Connection> {
   if (!needsRefresh(connection, deps.clock.now(), opts.force ?? false)) return connection;
-  const envName = await environmentName(deps.db, connection.environmentId);
   let refreshed = false;
   try {
     const result = await withTransaction(deps.db, async (tx) => {
@@ -131,43 +138,20 @@ export async function withFreshCredentials(deps: ConnectionDeps, connection: Con
         context: { environmentId: locked.environmentId, integration: integration.uniqueKey, connectionId: locked.connectionId, kind: 'auth' },
       });
       await saveCredentials(tx, deps.box, locked.id, fresh);
-      await tx.query('UPDATE connections SET updated_at = now() WHERE id = $1', [locked.id]);
       refreshed = true;
       return (await getConnectionByPk(tx, deps.box, locked.id))!;
     });
     // A successful refresh resolves the connection's auth_refresh_failed alert, if one is open.
-    if (refreshed) await refreshSucceeded(deps, connection);
+    if (refreshed) await deps.onTokenRefresh.refreshed(connection);
     return result;
   } catch (err) {
     if (err instanceof NotFound) throw err;
     const message = (err as Error).message;
-    await refreshFailed(deps, connection, message);
     await recordCheck(deps.db, connection.id, false, { type: 'auth', log_id: `refresh-${Date.now()}`, message, at: deps.clock.now().toISOString() });
-    await emitEvent(deps, {
-      environmentId: connection.environmentId,
-      type: 'auth',
-      integration: connection.integrationKey,
-      connectionId: connection.connectionId,
-      payload: {
-        type: 'auth',
-        operation: 'refresh',
-        connectionId: connection.connectionId,
-        providerConfigKey: connection.integrationKey,
-        provider: connection.provider,
-        authMode: connection.authMode,
-        environment: envName,
-        success: false,
-        error: { type: 'refresh_token_error', description: message },
-        tags: connection.tags,
-      },
-    });
+    // Raises the auth_refresh_failed alert and emits the `auth` webhook (refresh, success: false).
+    await deps.onTokenRefresh.refreshFailed(connection, message);
     throw new BadRequest('invalid_credentials', `Refreshing the token failed: ${message}`);
   }
-}
-
-async function environmentName(db: Db, id: number): Promise<string> {
-  const { rows } = await db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id]);
-  return rows[0]?.name ?? 'unknown';
 }
 
 export interface ProviderTarget {

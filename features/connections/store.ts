@@ -5,6 +5,7 @@
 import { rowAad, type SecretBox } from '../../lib/crypto.js';
 import type { StoredCredentials } from './credentials.js';
 import type { Queryable } from '../../lib/db/pool.js';
+import { pageQuery, Where } from '../../lib/db/where.js';
 import { reserveRowId } from '../../lib/db/row-ids.js';
 
 const credentialsAad = (pk: number) => rowAad('connections', 'credentials_enc', pk);
@@ -155,27 +156,18 @@ export interface ConnectionFilters {
 }
 
 export async function listConnections(db: Queryable, box: SecretBox, environmentId: number, f: ConnectionFilters): Promise<Connection[]> {
-  const where = ['c.environment_id = $1'];
-  const args: unknown[] = [environmentId];
-  const add = (clause: (n: string) => string, value: unknown) => {
-    args.push(value);
-    where.push(clause(`$${args.length}`));
-  };
-  if (f.connectionId) add((n) => `c.connection_id = ${n}`, f.connectionId);
+  const where = new Where('c.environment_id = ?', environmentId);
+  if (f.connectionId) where.and('c.connection_id = ?', f.connectionId);
   if (f.search)
-    add(
+    where.and(
       (n) => `(c.connection_id ILIKE ${n} OR c.end_user->>'id' ILIKE ${n} OR c.end_user->>'email' ILIKE ${n} OR c.end_user->>'display_name' ILIKE ${n})`,
       `%${f.search.replace(/[%_\\]/g, '\\$&')}%`,
     );
-  if (f.endUserId) add((n) => `(c.end_user->>'id' = ${n} OR c.tags->>'end_user_id' = ${n})`, f.endUserId);
-  if (f.endUserOrganizationId) add((n) => `(c.end_user->'organization'->>'id' = ${n} OR c.tags->>'organization_id' = ${n})`, f.endUserOrganizationId);
-  if (f.integrationKeys?.length) add((n) => `i.unique_key = ANY(${n})`, f.integrationKeys);
-  if (f.tags && Object.keys(f.tags).length) add((n) => `c.tags @> ${n}::jsonb`, JSON.stringify(f.tags));
-  args.push(f.limit, f.page * f.limit);
-  const { rows } = await db.query<Row>(
-    `${SELECT} WHERE ${where.join(' AND ')} ORDER BY c.created_at, c.id LIMIT $${args.length - 1} OFFSET $${args.length}`,
-    args,
-  );
+  if (f.endUserId) where.and((n) => `(c.end_user->>'id' = ${n} OR c.tags->>'end_user_id' = ${n})`, f.endUserId);
+  if (f.endUserOrganizationId) where.and((n) => `(c.end_user->'organization'->>'id' = ${n} OR c.tags->>'organization_id' = ${n})`, f.endUserOrganizationId);
+  if (f.integrationKeys?.length) where.and('i.unique_key = ANY(?)', f.integrationKeys);
+  if (f.tags && Object.keys(f.tags).length) where.and('c.tags @> ?::jsonb', JSON.stringify(f.tags));
+  const { rows } = await db.query<Row>(...pageQuery(SELECT, where, { orderBy: 'c.created_at, c.id', limit: f.limit, offset: f.page * f.limit }));
   return rows.map((r) => fromRow(box, r));
 }
 
@@ -321,4 +313,14 @@ export async function setOnEventError(db: Queryable, pk: number, event: string, 
 
 export async function deleteConnection(db: Queryable, pk: number): Promise<void> {
   await db.query('DELETE FROM connections WHERE id = $1', [pk]);
+}
+
+/** The connection's own webhook URL, replacing the environment's (null when it has none or does not exist). */
+export async function webhookUrlOverrideOf(db: Queryable, environmentId: number, integrationKey: string, connectionId: string): Promise<string | null> {
+  const { rows } = await db.query<{ webhook_url_override: string | null }>(
+    `SELECT c.webhook_url_override FROM connections c JOIN integrations i ON i.id = c.integration_id
+      WHERE c.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`,
+    [environmentId, integrationKey, connectionId],
+  );
+  return rows[0]?.webhook_url_override ?? null;
 }

@@ -59,3 +59,9 @@ export async function createEnvironmentIfMissing(db: Queryable, name: string, se
   if (rows[0]) return { env: rows[0], created: true };
   return { env: (await findEnvironmentByName(db, name))!, created: false };
 }
+
+/** The environment's name (task queues, search attributes, webhook payloads and metric labels carry it). */
+export async function environmentNameById(db: Queryable, id: number): Promise<string | undefined> {
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id]);
+  return rows[0]?.name;
+}

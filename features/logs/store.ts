@@ -5,6 +5,7 @@
 import { BadRequest } from '../../lib/errors.js';
 import type { RequestContext, RequestLogEntry, RequestLogSink } from '../../lib/http/provider-client.js';
 import type { Queryable } from '../../lib/db/pool.js';
+import { pageQuery, Where } from '../../lib/db/where.js';
 
 export interface RequestLog {
   id: number;
@@ -138,32 +139,22 @@ export async function listRequestLogs(
   filters: RequestLogFilters,
   page: RequestLogPage,
 ): Promise<{ logs: RequestLog[]; nextCursor: string | null }> {
-  const params: unknown[] = [environmentId];
-  const where = ['environment_id = $1'];
-  const add = (sql: (p: string) => string, value: unknown) => {
-    params.push(value);
-    where.push(sql(`$${params.length}`));
-  };
-  if (filters.connectionId !== undefined) add((p) => `connection_id = ${p}`, filters.connectionId);
-  if (filters.integration !== undefined) add((p) => `integration = ${p}`, filters.integration);
-  if (filters.kind !== undefined) add((p) => `kind = ${p}`, filters.kind);
-  if (filters.runId !== undefined) add((p) => `run_id = ${p}`, filters.runId);
-  if (filters.after !== undefined) add((p) => `created_at > ${p}`, filters.after);
-  if (filters.before !== undefined) add((p) => `created_at < ${p}`, filters.before);
-  if (filters.status === 'error') where.push('(status IS NULL OR status >= 400 OR error IS NOT NULL)');
-  else if (filters.status === 'success') where.push('(status < 400 AND error IS NULL)');
-  else if (filters.status !== undefined) add((p) => `status = ${p}`, filters.status);
+  const where = new Where('environment_id = ?', environmentId);
+  if (filters.connectionId !== undefined) where.and('connection_id = ?', filters.connectionId);
+  if (filters.integration !== undefined) where.and('integration = ?', filters.integration);
+  if (filters.kind !== undefined) where.and('kind = ?', filters.kind);
+  if (filters.runId !== undefined) where.and('run_id = ?', filters.runId);
+  if (filters.after !== undefined) where.and('created_at > ?', filters.after);
+  if (filters.before !== undefined) where.and('created_at < ?', filters.before);
+  if (filters.status === 'error') where.and('(status IS NULL OR status >= 400 OR error IS NOT NULL)');
+  else if (filters.status === 'success') where.and('(status < 400 AND error IS NULL)');
+  else if (filters.status !== undefined) where.and('status = ?', filters.status);
   if (page.cursor) {
     const c = decodeCursor(page.cursor);
-    params.push(c.createdAt, c.id);
-    where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
+    where.and('(created_at, id) < (?::timestamptz, ?)', c.createdAt, c.id);
   }
   const limit = Math.min(Math.max(Math.trunc(page.limit) || 1, 1), MAX_LIMIT);
-  params.push(limit + 1);
-  const { rows } = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM request_logs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-    params,
-  );
+  const { rows } = await db.query<Row>(...pageQuery(`SELECT ${COLUMNS} FROM request_logs`, where, { orderBy: 'created_at DESC, id DESC', limit: limit + 1 }));
   const more = rows.length > limit;
   const pageRows = more ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];

@@ -7,6 +7,7 @@
  * ~1.2–2 s for building each record's JSON in SQL (jsonb_build_object).
  */
 import type { Queryable } from '../../lib/db/pool.js';
+import { pageQuery, Where } from '../../lib/db/where.js';
 
 export type RecordsFilter = 'added' | 'updated' | 'deleted';
 
@@ -84,30 +85,15 @@ function recordJson(r: Row): string {
 const ACTION: Record<RecordsFilter, string> = { added: 'ADDED', updated: 'UPDATED', deleted: 'DELETED' };
 
 function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
-  const values: unknown[] = [q.connectionPk, q.model];
-  const where = ['connection_pk = $1', 'model = $2'];
-  if (q.cursor !== undefined) {
-    values.push(decodeCursor(q.cursor));
-    where.push(`cursor > $${values.length}::bigint`);
-  }
-  if (q.modifiedAfter !== undefined) {
-    values.push(q.modifiedAfter instanceof Date ? q.modifiedAfter.toISOString() : q.modifiedAfter);
-    where.push(`last_modified_at >= $${values.length}::timestamptz`);
-  }
-  if (q.filter && q.filter.length > 0) {
-    values.push([...new Set(q.filter.map((f) => ACTION[f]))]);
-    where.push(`last_action = ANY($${values.length}::text[])`);
-  }
-  if (q.ids && q.ids.length > 0) {
-    values.push(q.ids);
-    where.push(`external_id = ANY($${values.length}::text[])`);
-  }
+  const where = new Where('connection_pk = ? AND model = ?', q.connectionPk, q.model);
+  if (q.cursor !== undefined) where.and('cursor > ?::bigint', decodeCursor(q.cursor));
+  if (q.modifiedAfter !== undefined)
+    where.and('last_modified_at >= ?::timestamptz', q.modifiedAfter instanceof Date ? q.modifiedAfter.toISOString() : q.modifiedAfter);
+  if (q.filter && q.filter.length > 0) where.and('last_action = ANY(?::text[])', [...new Set(q.filter.map((f) => ACTION[f]))]);
+  if (q.ids && q.ids.length > 0) where.and('external_id = ANY(?::text[])', q.ids);
   // One more than asked: whether another page exists, without an empty last page.
-  values.push(q.limit + 1);
-  return {
-    text: `SELECT ${COLUMNS} FROM records WHERE ${where.join(' AND ')} ORDER BY cursor LIMIT $${values.length}`,
-    values,
-  };
+  const [text, values] = pageQuery(`SELECT ${COLUMNS} FROM records`, where, { orderBy: 'cursor', limit: q.limit + 1 });
+  return { text, values };
 }
 
 /**

@@ -111,3 +111,13 @@ export async function countRecords(db: Queryable, connectionPk: number, models: 
   );
   return Object.fromEntries(models.map((m) => [m, rows.find((r) => r.model === m)?.n ?? 0]));
 }
+
+/** When the record was last modified (added, updated or deleted), null when it was never stored. */
+export async function recordModifiedAt(db: Queryable, connectionPk: number, model: string, externalId: string): Promise<Date | null> {
+  const { rows } = await db.query<{ at: Date }>('SELECT last_modified_at AS at FROM records WHERE connection_pk = $1 AND model = $2 AND external_id = $3', [
+    connectionPk,
+    model,
+    externalId,
+  ]);
+  return rows[0]?.at ?? null;
+}

@@ -113,6 +113,11 @@ export async function resetSync(db: Queryable, connectionPk: number, syncName: s
   await db.query('UPDATE sync_states SET checkpoint = NULL WHERE connection_pk = $1 AND sync_name = $2', [connectionPk, syncName]);
 }
 
+/** Saves the checkpoint a sync script hands to `ctx.checkpoint.save`. */
+export async function saveCheckpoint(db: Queryable, connectionPk: number, syncName: string, checkpoint: unknown): Promise<void> {
+  await db.query('UPDATE sync_states SET checkpoint = $3 WHERE connection_pk = $1 AND sync_name = $2', [connectionPk, syncName, JSON.stringify(checkpoint)]);
+}
+
 export interface SyncRun {
   id: string;
   connectionPk: number;

@@ -2,13 +2,9 @@
  * @module features/webhooks/deliveries — the delivery and attempt rows: one delivery per target URL of an
  * event, one attempt per HTTP request made for it.
  */
-import type { Db, Queryable } from '../../lib/db/pool.js';
-import { deliveryDead } from '../alerts/hooks.js';
-import type { AlertDeps } from '../alerts/notify.js';
-import { metric } from '../../lib/otel/metrics.js';
+import type { Queryable } from '../../lib/db/pool.js';
+import { pageQuery, Where } from '../../lib/db/where.js';
 import type { EventType } from './events.js';
-import { redactUrl } from '../../lib/http/index.js';
-import type { Logger } from '../../lib/log.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
 
@@ -137,17 +133,11 @@ export interface DeliveryFilter {
 
 /** Newest first. */
 export async function listDeliveries(db: Queryable, environmentId: number, f: DeliveryFilter): Promise<Delivery[]> {
-  const where = ['environment_id = $1'];
-  const values: unknown[] = [environmentId];
-  const add = (sql: string, v: unknown) => {
-    values.push(v);
-    where.push(sql.replace('?', `$${values.length}`));
-  };
-  if (f.status) add('status = ?', f.status);
-  if (f.type) add('type = ?', f.type);
-  if (f.beforeSeq !== undefined) add('seq < ?', f.beforeSeq);
-  values.push(f.limit);
-  const { rows } = await db.query<Row>(`SELECT * FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${values.length}`, values);
+  const where = new Where('environment_id = ?', environmentId);
+  if (f.status) where.and('status = ?', f.status);
+  if (f.type) where.and('type = ?', f.type);
+  if (f.beforeSeq !== undefined) where.and('seq < ?', f.beforeSeq);
+  const { rows } = await db.query<Row>(...pageQuery('SELECT * FROM webhook_deliveries', where, { orderBy: 'seq DESC', limit: f.limit }));
   return rows.map(fromRow);
 }
 
@@ -223,20 +213,28 @@ export async function finishAttempt(db: Queryable, deliveryId: string, n: number
   );
 }
 
+/** What a dead delivery raises its alert with. */
+export interface DeadDelivery {
+  id: string;
+  environmentId: number;
+  type: EventType;
+  url: string;
+  attempts: number;
+  reason: string;
+  integration: string | null;
+  connectionId: string | null;
+}
+
 /**
  * The one place a delivery is given up on: after a final refusal (4xx other than 408/429, 3xx) or
- * when the retry window is exhausted. The dead delivery is logged at error level, shows in
- * GET /webhook-deliveries?status=dead, and (given the alert deps) raises the `webhook_dead` alert
- * of its URL (features/alerts), which the URL's next delivered webhook resolves.
+ * when the retry window is exhausted. Returns the dead delivery, null when it was no longer pending
+ * (already delivered or dead). The caller (activities/webhooks.ts) logs it and raises the
+ * `webhook_dead` alert of its URL (features/alerts), which the URL's next delivered webhook resolves.
  */
-export async function markDeliveryDead(
-  deps: { db: Queryable; log: Logger } & Partial<Pick<AlertDeps, 'temporal' | 'box' | 'config'>>,
-  deliveryId: string,
-  reason: string,
-): Promise<void> {
-  const { rows } = await deps.db.query<{
+export async function markDeliveryDead(db: Queryable, deliveryId: string, reason: string): Promise<DeadDelivery | null> {
+  const { rows } = await db.query<{
     environment_id: number;
-    type: string;
+    type: EventType;
     url: string;
     attempts: number;
     integration: string | null;
@@ -249,28 +247,17 @@ export async function markDeliveryDead(
     [deliveryId, reason],
   );
   const row = rows[0];
-  if (!row) return;
-  deps.log.error(
-    { deliveryId, environmentId: row.environment_id, type: row.type, url: redactUrl(row.url), attempts: row.attempts, reason },
-    'webhook delivery dead',
-  );
-  metric.delivery({ type: row.type }, 'dead');
-  const db = deps.db as Db;
-  if (deps.temporal && deps.box && deps.config && typeof db.connect === 'function') {
-    await deliveryDead(
-      { db, box: deps.box, temporal: deps.temporal, config: deps.config, log: deps.log },
-      {
-        id: deliveryId,
-        environmentId: row.environment_id,
-        type: row.type,
-        url: row.url,
-        attempts: row.attempts,
-        reason,
-        integration: row.integration,
-        connectionId: row.connection_id,
-      },
-    );
-  }
+  if (!row) return null;
+  return {
+    id: deliveryId,
+    environmentId: row.environment_id,
+    type: row.type,
+    url: row.url,
+    attempts: row.attempts,
+    reason,
+    integration: row.integration,
+    connectionId: row.connection_id,
+  };
 }
 
 export async function markWorkflowStarted(db: Queryable, deliveryId: string): Promise<void> {

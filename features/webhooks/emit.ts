@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../../lib/config.js';
 import type { SecretBox } from '../../lib/crypto.js';
-import { recordEvent, type NewEvent } from './events.js';
+import { eventIdByIdempotencyKey, recordEvent, setIdempotencyKey, type NewEvent } from './events.js';
+import { webhookUrlOverrideOf } from '../connections/store.js';
+import { environmentNameById } from '../environments/store.js';
 import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
 import { redactUrl } from '../../lib/http/index.js';
 import type { Logger } from '../../lib/log.js';
@@ -109,12 +111,7 @@ export function wantsEvent(settings: EnvironmentSettings, event: NewEvent): bool
 /** The URLs an event goes to: the connection's override replaces both environment URLs. */
 async function targetUrls(db: Queryable, settings: EnvironmentSettings, event: NewEvent): Promise<string[]> {
   if (event.integration && event.connectionId) {
-    const { rows } = await db.query<{ webhook_url_override: string | null }>(
-      `SELECT c.webhook_url_override FROM connections c JOIN integrations i ON i.id = c.integration_id
-        WHERE c.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`,
-      [event.environmentId, event.integration, event.connectionId],
-    );
-    const override = rows[0]?.webhook_url_override;
+    const override = await webhookUrlOverrideOf(db, event.environmentId, event.integration, event.connectionId);
     if (override) return [override];
   }
   return [...new Set([settings.webhookUrl, settings.secondaryWebhookUrl].filter((u): u is string => Boolean(u)))];
@@ -122,8 +119,7 @@ async function targetUrls(db: Queryable, settings: EnvironmentSettings, event: N
 
 /** Starts the delivery's workflow; an already started (or finished) one counts as started. */
 export async function startDeliveryWorkflow(deps: Omit<EmitDeps, 'box'>, delivery: Delivery, environmentName?: string): Promise<void> {
-  const envName =
-    environmentName ?? (await deps.db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [delivery.environmentId])).rows[0]?.name;
+  const envName = environmentName ?? (await environmentNameById(deps.db, delivery.environmentId));
   if (!envName) return;
   const input: WebhookDeliveryInput = {
     deliveryId: delivery.id,
@@ -169,19 +165,16 @@ async function startAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], env
 export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptions = {}): Promise<EmitResult> {
   const { eventId, deliveries, envName } = await withTransaction(deps.db, async (tx) => {
     if (opts.idempotencyKey) {
-      const { rows } = await tx.query<{ id: number }>('SELECT id FROM events WHERE environment_id = $1 AND idempotency_key = $2', [
-        event.environmentId,
-        opts.idempotencyKey,
-      ]);
-      if (rows[0]) return { eventId: rows[0].id, deliveries: await deliveriesOfEvent(tx, rows[0].id), envName: undefined };
+      const existing = await eventIdByIdempotencyKey(tx, event.environmentId, opts.idempotencyKey);
+      if (existing !== null) return { eventId: existing, deliveries: await deliveriesOfEvent(tx, existing), envName: undefined };
     }
     const eventId = await recordEvent(tx, event);
-    if (opts.idempotencyKey) await tx.query('UPDATE events SET idempotency_key = $2 WHERE id = $1', [eventId, opts.idempotencyKey]);
+    if (opts.idempotencyKey) await setIdempotencyKey(tx, eventId, opts.idempotencyKey);
     const settings = await getSettings(tx, deps.box, event.environmentId);
     if (!wantsEvent(settings, event)) return { eventId, deliveries: [] as Delivery[], envName: undefined };
     const urls = await targetUrls(tx, settings, event);
     if (urls.length === 0) return { eventId, deliveries: [] as Delivery[], envName: undefined };
-    const envName = (await tx.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [event.environmentId])).rows[0]?.name;
+    const envName = await environmentNameById(tx, event.environmentId);
     const body = stableStringify(event.payload);
     const headers = event.type === 'forward' && opts.forwardHeaders ? forwardableHeaders(opts.forwardHeaders) : {};
     const deliveries: Delivery[] = [];

@@ -33,3 +33,13 @@ export async function listEvents(
   );
   return rows;
 }
+
+/** The event an emitter with this idempotency key already recorded in the environment, if any. */
+export async function eventIdByIdempotencyKey(db: Queryable, environmentId: number, key: string): Promise<number | null> {
+  const { rows } = await db.query<{ id: number }>('SELECT id FROM events WHERE environment_id = $1 AND idempotency_key = $2', [environmentId, key]);
+  return rows[0]?.id ?? null;
+}
+
+export async function setIdempotencyKey(db: Queryable, eventId: number, key: string): Promise<void> {
+  await db.query('UPDATE events SET idempotency_key = $2 WHERE id = $1', [eventId, key]);
+}

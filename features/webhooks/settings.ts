@@ -5,6 +5,7 @@
 import type { SecretBox } from '../../lib/crypto.js';
 import { randomToken, rowAad } from '../../lib/crypto.js';
 import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
+import type { EnvironmentOtlpTarget } from '../../lib/otel/env-router.js';
 
 export const SIGNING_KEY_GRACE_HOURS = 24;
 
@@ -174,5 +175,21 @@ export async function rotateSigningKey(db: Db, box: SecretBox, environmentId: nu
       [environmentId, box.encrypt(key, aadOf(environmentId, 'webhook_signing_key_enc')), previous, SIGNING_KEY_GRACE_HOURS],
     );
     return key;
+  });
+}
+
+/**
+ * Every environment with its own OTLP endpoint, headers decrypted: what lib/otel/env-router.ts
+ * exports each environment's spans to (start/platform.ts hands it this reader).
+ */
+export async function environmentOtlpTargets(db: Queryable, box: SecretBox): Promise<EnvironmentOtlpTarget[]> {
+  const { rows } = await db.query<{ name: string; environment_id: number; otlp_endpoint: string; otlp_headers_enc: string | null }>(
+    `SELECT e.name, s.environment_id, s.otlp_endpoint, s.otlp_headers_enc
+       FROM environment_settings s JOIN environments e ON e.id = s.environment_id
+      WHERE s.otlp_endpoint IS NOT NULL AND s.otlp_endpoint <> ''`,
+  );
+  return rows.map((row) => {
+    const headers = row.otlp_headers_enc ? box.decryptJson<OtlpHeader[]>(row.otlp_headers_enc, aadOf(row.environment_id, 'otlp_headers_enc')) : [];
+    return { environment: row.name, endpoint: row.otlp_endpoint, headers: Object.fromEntries(headers.map((h) => [h.name, h.value])) };
   });
 }

@@ -31,3 +31,9 @@ export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promi
     client.release();
   }
 }
+
+/** The database server's clock (the diagnostics probe: proves a round trip). */
+export async function databaseNow(db: Queryable): Promise<Date> {
+  const { rows } = await db.query<{ now: Date }>('SELECT now() AS now');
+  return rows[0]!.now;
+}

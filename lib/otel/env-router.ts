@@ -4,7 +4,9 @@
  * `switchyard.environment` (set at the API's auth, on activities, on workflow spans, and inherited
  * by their children) is also handed to that environment's exporter.
  *
- * The environments' settings are re-read every SWITCHYARD_OTEL_SETTINGS_REFRESH_MS (default 30 s).
+ * The environments' settings are re-read every SWITCHYARD_OTEL_SETTINGS_REFRESH_MS (default 30 s),
+ * through the reader the caller hands in (start/platform.ts: features/webhooks/settings.ts owns the
+ * table; infrastructure reads no feature table).
  * The exporter is ours rather than the SDK's OTLPTraceExporter so that the operator's
  * OTEL_EXPORTER_OTLP_HEADERS never reach a tenant's collector, and so that the address policy
  * applies: the endpoint is user-supplied, so it may not resolve to a private address unless
@@ -14,12 +16,9 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Agent } from 'undici';
-import { rowAad, type SecretBox } from '../crypto.js';
-import type { Queryable } from '../db/pool.js';
 import { createPinnedLookup } from '../http/address-policy.js';
 import { redactUrl } from '../http/redact.js';
 import type { Logger } from '../log.js';
-import type { OtlpHeader } from '../../features/webhooks/settings.js';
 import { ATTR } from './attributes.js';
 import { signalUrl } from './sdk.js';
 
@@ -75,30 +74,18 @@ interface Route {
   processor: BatchSpanProcessor;
 }
 
-interface SettingsRow {
-  name: string;
-  environment_id: number;
-  otlp_endpoint: string;
-  otlp_headers_enc: string | null;
+/** One environment's own OTLP/HTTP export: spans whose `switchyard.environment` is `environment` go to `endpoint`. */
+export interface EnvironmentOtlpTarget {
+  environment: string;
+  endpoint: string;
+  headers: Record<string, string>;
 }
 
-async function environmentEndpoints(db: Queryable): Promise<SettingsRow[]> {
-  const { rows } = await db.query<SettingsRow>(
-    `SELECT e.name, s.environment_id, s.otlp_endpoint, s.otlp_headers_enc
-       FROM environment_settings s JOIN environments e ON e.id = s.environment_id
-      WHERE s.otlp_endpoint IS NOT NULL AND s.otlp_endpoint <> ''`,
-  );
-  return rows;
-}
-
-/** Whether any environment has its own OTLP endpoint (telemetry then starts even without OTEL_EXPORTER_OTLP_ENDPOINT). */
-export async function anyEnvironmentEndpoint(db: Queryable): Promise<boolean> {
-  return (await environmentEndpoints(db)).length > 0;
-}
+/** The environments that have their own OTLP endpoint, read afresh at each call. */
+export type OtlpTargetsReader = () => Promise<EnvironmentOtlpTarget[]>;
 
 export interface RouterDeps {
-  db: Queryable;
-  box: SecretBox;
+  readTargets: OtlpTargetsReader;
   allowedPrivateHosts: readonly string[];
   log?: Logger;
 }
@@ -130,11 +117,8 @@ export class EnvironmentSpanRouter implements SpanProcessor {
 
   private async load(): Promise<void> {
     const wanted = new Map<string, { url: string; headers: Record<string, string> }>();
-    for (const row of await environmentEndpoints(this.deps.db)) {
-      const list = row.otlp_headers_enc
-        ? this.deps.box.decryptJson<OtlpHeader[]>(row.otlp_headers_enc, rowAad('environment_settings', 'otlp_headers_enc', row.environment_id))
-        : [];
-      wanted.set(row.name, { url: signalUrl(row.otlp_endpoint, 'traces'), headers: Object.fromEntries(list.map((h) => [h.name, h.value])) });
+    for (const target of await this.deps.readTargets()) {
+      wanted.set(target.environment, { url: signalUrl(target.endpoint, 'traces'), headers: target.headers });
     }
     if (this.stopped) return;
     for (const [env, route] of this.routes) {

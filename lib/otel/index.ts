@@ -20,16 +20,15 @@ import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions.js';
 import type { MiddlewareHandler } from 'hono';
 import type { Config } from '../config.js';
-import type { SecretBox } from '../crypto.js';
-import type { Db } from '../db/pool.js';
 import type { Logger } from '../log.js';
 import { apiSpans } from './api.js';
-import { anyEnvironmentEndpoint, EnvironmentSpanRouter } from './env-router.js';
+import { EnvironmentSpanRouter, type OtlpTargetsReader } from './env-router.js';
 import { acquireSdk, signalUrl } from './sdk.js';
 import { clientInterceptors, workerInterceptors, workflowSpanSinks } from './temporal.js';
 
 export { annotate, ATTR, runIdOf, type SpanLabels } from './attributes.js';
 export { metric } from './metrics.js';
+export type { EnvironmentOtlpTarget, OtlpTargetsReader } from './env-router.js';
 export { workflowSpanSinks } from './temporal.js';
 
 export interface Telemetry {
@@ -45,14 +44,14 @@ export interface Telemetry {
 
 export interface TelemetryDeps {
   config: Config;
-  db: Db;
-  box: SecretBox;
   log: Logger;
+  /** The environments' own OTLP endpoints (features/webhooks/settings.ts reads them; lib reads no feature table). */
+  environmentOtlpTargets: OtlpTargetsReader;
 }
 
 export async function startTelemetry(deps: TelemetryDeps): Promise<Telemetry | null> {
   const endpoint = deps.config.OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (!endpoint && !(await anyEnvironmentEndpoint(deps.db))) return null;
+  if (!endpoint && (await deps.environmentOtlpTargets()).length === 0) return null;
   const sdk = acquireSdk();
   const processors: SpanProcessor[] = [];
   if (endpoint) {
@@ -61,7 +60,11 @@ export async function startTelemetry(deps: TelemetryDeps): Promise<Telemetry | n
     processors.push(operator);
     sdk.ensureMetrics(endpoint);
   }
-  const router = new EnvironmentSpanRouter({ db: deps.db, box: deps.box, allowedPrivateHosts: deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, log: deps.log });
+  const router = new EnvironmentSpanRouter({
+    readTargets: deps.environmentOtlpTargets,
+    allowedPrivateHosts: deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS,
+    log: deps.log,
+  });
   await router.start();
   sdk.addSpanProcessor(router);
   processors.push(router);

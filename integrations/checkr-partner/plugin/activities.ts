@@ -8,6 +8,8 @@ import type { ActionRun } from '../../../features/actions/runs.js';
 import { MODEL, saveSnapshot, startBackgroundCheckWorkflow } from './background-checks.js';
 import { providerTarget } from '../../../features/connections/service.js';
 import { getConnectionByPk, type Connection } from '../../../features/connections/store.js';
+import { environmentNameById } from '../../../features/environments/store.js';
+import { recordModifiedAt } from '../../../features/records/store.js';
 import { UpstreamHttpError } from '../../../lib/http/index.js';
 import { emitEvent } from '../../../features/webhooks/emit.js';
 import { TRIGGER_ACTION } from '../index.js';
@@ -15,10 +17,6 @@ import { checkStatusOf, type InvitationFacts, type ReportFacts } from '../status
 import type { BackgroundCheckActivities } from '../workflows/contracts.js';
 import type { PluginDeps } from '../../plugin.js';
 import { throwIfRetryable } from '../../../activities/failures.js';
-
-async function environmentName(deps: PluginDeps, id: number): Promise<string | undefined> {
-  return (await deps.db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id])).rows[0]?.name;
-}
 
 /**
  * Starts backgroundCheckWorkflow for a successful `trigger-background-check` run of a Checkr
@@ -29,7 +27,7 @@ export async function startBackgroundCheckAfterTrigger(deps: PluginDeps, run: Ac
   if (run.actionName !== TRIGGER_ACTION) return;
   const invitationId = (run.output as { applicationId?: unknown } | null)?.applicationId;
   if (typeof invitationId !== 'string') return;
-  const env = await environmentName(deps, connection.environmentId);
+  const env = await environmentNameById(deps.db, connection.environmentId);
   if (!env) return;
   await startBackgroundCheckWorkflow(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, {
     env,
@@ -76,11 +74,8 @@ export function backgroundCheckActivities(deps: PluginDeps): BackgroundCheckActi
       if (!connection) return;
       const s = input.snapshot;
       await saveSnapshot(deps.db, connection.id, s);
-      const { rows } = await deps.db.query<{ at: Date }>(
-        'SELECT last_modified_at AS at FROM records WHERE connection_pk = $1 AND model = $2 AND external_id = $3',
-        [connection.id, MODEL, s.invitationId],
-      );
-      const modifiedAfter = new Date((rows[0]?.at ?? deps.clock.now()).getTime() - 1).toISOString();
+      const modifiedAt = await recordModifiedAt(deps.db, connection.id, MODEL, s.invitationId);
+      const modifiedAfter = new Date((modifiedAt ?? deps.clock.now()).getTime() - 1).toISOString();
       const status = checkStatusOf(s);
       await emitEvent(
         deps,
@@ -102,7 +97,7 @@ export function backgroundCheckActivities(deps: PluginDeps): BackgroundCheckActi
             modifiedAfter,
             queryTimeStamp: modifiedAfter,
             responseResults: { added: 0, updated: 1, deleted: 0 },
-            environment: await environmentName(deps, connection.environmentId),
+            environment: await environmentNameById(deps.db, connection.environmentId),
             backgroundCheck: {
               id: s.invitationId,
               check_status: status,

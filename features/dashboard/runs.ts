@@ -1,0 +1,87 @@
+/**
+ * @module features/dashboard/runs — the runs the dashboard's Logs page lists: sync runs (`sync_runs`,
+ * id `<workflowId>/<temporalRunId>`) and action runs (`action_runs`, workflow `action:<env>:<id>`)
+ * of one environment, newest first.
+ */
+import type { Queryable } from '../../lib/db/pool.js';
+import { pageQuery, Where } from '../../lib/db/where.js';
+
+export type RunKind = 'sync' | 'action';
+
+export interface RunSummary {
+  kind: RunKind;
+  id: string;
+  name: string;
+  integration: string;
+  connectionId: string;
+  status: string;
+  mode: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  result: unknown;
+  error: unknown;
+  logs: unknown;
+}
+
+export interface RunFilters {
+  kind?: RunKind;
+  status?: 'running' | 'success' | 'error';
+  integration?: string;
+  connectionId?: string;
+  id?: string;
+}
+
+// Both kinds in one shape; statuses normalised to running / success / error.
+const RUNS = `
+  SELECT 'sync' AS kind, r.id, r.sync_name AS name, i.unique_key AS integration, c.connection_id, c.environment_id,
+         CASE r.status WHEN 'SUCCESS' THEN 'success' WHEN 'ERROR' THEN 'error' ELSE 'running' END AS status,
+         r.mode, r.started_at, r.finished_at, r.results AS result, r.error, NULL::jsonb AS logs
+    FROM sync_runs r JOIN connections c ON c.id = r.connection_pk JOIN integrations i ON i.id = c.integration_id
+  UNION ALL
+  SELECT 'action', a.id::text, a.action_name, a.integration, a.connection_id, a.environment_id,
+         CASE a.status WHEN 'success' THEN 'success' WHEN 'failed' THEN 'error' ELSE 'running' END,
+         CASE WHEN a.is_async THEN 'async' ELSE 'sync' END, a.created_at, a.finished_at, a.output, a.error, a.logs
+    FROM action_runs a`;
+
+interface Row {
+  kind: RunKind;
+  id: string;
+  name: string;
+  integration: string;
+  connection_id: string;
+  status: string;
+  mode: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+  result: unknown;
+  error: unknown;
+  logs: unknown;
+}
+
+export async function listRuns(db: Queryable, environmentId: number, f: RunFilters, page: { limit: number; offset: number }): Promise<RunSummary[]> {
+  const where = new Where('environment_id = ?', environmentId);
+  if (f.kind) where.and('kind = ?', f.kind);
+  if (f.status) where.and('status = ?', f.status);
+  if (f.integration) where.and('integration = ?', f.integration);
+  if (f.connectionId) where.and('connection_id = ?', f.connectionId);
+  if (f.id) where.and('id = ?', f.id);
+  const { rows } = await db.query<Row>(...pageQuery(`SELECT * FROM (${RUNS}) runs`, where, { orderBy: 'started_at DESC, id DESC', ...page }));
+  return rows.map((r) => ({
+    kind: r.kind,
+    id: r.id,
+    name: r.name,
+    integration: r.integration,
+    connectionId: r.connection_id,
+    status: r.status,
+    mode: r.mode,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    result: r.result,
+    error: r.error,
+    logs: r.logs,
+  }));
+}
+
+export async function getRun(db: Queryable, environmentId: number, kind: RunKind, id: string): Promise<RunSummary | null> {
+  return (await listRuns(db, environmentId, { kind, id }, { limit: 1, offset: 0 }))[0] ?? null;
+}
