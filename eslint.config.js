@@ -68,6 +68,33 @@ export default tseslint.config(
     },
   },
   {
+    // The sandbox polyfills run inside an isolate (plain V8): no Node modules, packages or globals.
+    files: ['lib/sandbox/polyfills/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\.{1,2}/)', message: 'The polyfills run in a bare isolate: import only sibling modules.' }] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...[
+          'process',
+          'Buffer',
+          'fetch',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'console',
+          'window',
+          'document',
+          'performance',
+          'crypto',
+        ].map((name) => ({ name, message: 'The isolate has no such global before the prelude runs.' })),
+      ],
+    },
+  },
+  {
     // Workflow code must be deterministic: Temporal replays it, so no Node APIs and no I/O.
     files: ['workflows/**/*.ts'],
     rules: {
