@@ -20,7 +20,7 @@ import { Nango } from '@nangohq/node';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import ts from 'typescript';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -49,16 +49,6 @@ function run(args: string[], env: Record<string, string>): Promise<CliResult> {
     child.once('error', reject);
     child.once('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 const SCRIPTS: Record<string, string> = {

@@ -20,8 +20,7 @@ import pg from 'pg';
 import { bundle, manifestOf } from '../cli/build.js';
 import { findScripts } from '../cli/project.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
-import { waitFor } from './webhook-receiver.js';
+import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

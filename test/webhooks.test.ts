@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { emitEvent, sweepPendingDeliveries } from '../features/webhooks/emit.js';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess } from './worker-process.js';
 import { taskQueueFor } from '../lib/temporal/client.js';
 import { freePort } from '../lib/embedded/temporal.js';
@@ -64,16 +64,6 @@ async function startReceiver() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('webhooks to the developer', () => {
