@@ -20,7 +20,7 @@ import { Nango } from '@nangohq/node';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import ts from 'typescript';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
-import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -163,11 +163,7 @@ describe('custom integrations: CLI, deploy, sandbox', () => {
     nango = new Nango({ secretKey: t.devKey, host: t.url });
     // Verified against the Metabase fake, then pointed at the generic items API.
     assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: PCK } })).status, 200);
-    const created = await t.api('/connections', {
-      method: 'POST',
-      json: { provider_config_key: PCK, connection_id: CONN, connection_config: { domain: metabase.url }, credentials: { type: 'API_KEY', apiKey: API_KEY } },
-    });
-    assert.equal(created.status, 201, await created.clone().text());
+    await addMetabaseConnection(t, metabase.url, API_KEY, { providerConfigKey: PCK, connectionId: CONN });
     assert.equal((await t.api(`/integrations/${PCK}`, { method: 'PATCH', json: { integration_config: { base_url: generic.url } } })).status, 200);
     work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'custom-'));
     proj = path.join(work, 'proj');

@@ -120,11 +120,26 @@ export async function enableMetabaseEndpoints(t: TestPlatform, enable: 'all' | s
   assert.equal(res.status, 200, await res.clone().text());
 }
 
+export interface MetabaseConnectionOptions {
+  /** Default `acme`. */
+  connectionId?: string;
+  /** The integration's unique key (default `metabase`). */
+  providerConfigKey?: string;
+  /** More fields of the POST /connections body (end_user, tags, …). */
+  extra?: Json;
+}
+
 /** An API-key connection of the integration `metabase` to the fake at `domain`. */
-export async function addMetabaseConnection(t: TestPlatform, domain: string, apiKey: string, connectionId = 'acme'): Promise<void> {
+export async function addMetabaseConnection(t: TestPlatform, domain: string, apiKey: string, opts: MetabaseConnectionOptions = {}): Promise<void> {
   const res = await t.api('/connections', {
     method: 'POST',
-    json: { provider_config_key: 'metabase', connection_id: connectionId, connection_config: { domain }, credentials: { type: 'API_KEY', apiKey } },
+    json: {
+      provider_config_key: opts.providerConfigKey ?? 'metabase',
+      connection_id: opts.connectionId ?? 'acme',
+      connection_config: { domain },
+      credentials: { type: 'API_KEY', apiKey },
+      ...opts.extra,
+    },
   });
   assert.equal(res.status, 201, await res.clone().text());
 }
@@ -137,7 +152,7 @@ export async function connectMetabase(
   opts: { connectionId?: string; endpoints?: 'all' | string[] } = {},
 ): Promise<void> {
   await createMetabaseIntegration(t);
-  await addMetabaseConnection(t, domain, apiKey, opts.connectionId);
+  await addMetabaseConnection(t, domain, apiKey, { connectionId: opts.connectionId });
   if (opts.endpoints) await enableMetabaseEndpoints(t, opts.endpoints);
 }
 

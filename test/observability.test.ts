@@ -89,7 +89,7 @@ async function setupMetabase(t: TestPlatform, metabaseUrl: string, connectionId:
   const created = await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
   assert.ok(created.status === 200 || created.status === 400, await created.clone().text());
   if (endpoints.length) await enableMetabaseEndpoints(t, endpoints);
-  await addMetabaseConnection(t, metabaseUrl, API_KEY, connectionId);
+  await addMetabaseConnection(t, metabaseUrl, API_KEY, { connectionId });
 }
 
 describe('OpenTelemetry', () => {

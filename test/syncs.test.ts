@@ -8,7 +8,7 @@ import { startWorkerProcess } from './worker-process.js';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const API_KEY = 'mb_syncs=';
 
-const connect = (t: TestPlatform, metabaseUrl: string, connectionId: string) => addMetabaseConnection(t, metabaseUrl, API_KEY, connectionId);
+const connect = (t: TestPlatform, metabaseUrl: string, connectionId: string) => addMetabaseConnection(t, metabaseUrl, API_KEY, { connectionId });
 
 async function activateUsersSync(t: TestPlatform) {
   await createMetabaseIntegration(t);

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { emitEvent, sweepPendingDeliveries } from '../features/webhooks/emit.js';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess } from './worker-process.js';
 import { taskQueueFor } from '../lib/temporal/client.js';
 import { freePort } from '../lib/embedded/temporal.js';
@@ -92,17 +92,7 @@ describe('webhooks to the developer', () => {
   }
 
   async function connect(connectionId: string, extra: Json = {}): Promise<void> {
-    const res = await t.api('/connections', {
-      method: 'POST',
-      json: {
-        provider_config_key: 'metabase',
-        connection_id: connectionId,
-        connection_config: { domain: metabase.url },
-        credentials: { type: 'API_KEY', apiKey: API_KEY },
-        ...extra,
-      },
-    });
-    assert.equal(res.status, 201, await res.clone().text());
+    await addMetabaseConnection(t, metabase.url, API_KEY, { connectionId, extra });
   }
 
   async function deliveries(q = '', key?: string): Promise<Json[]> {
