@@ -19,6 +19,7 @@ import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import ts from 'typescript';
+import { sandboxCompilerOptions } from '../cli/build.js';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
 import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
@@ -132,16 +133,7 @@ export default createAction({
 `;
 
 function typecheckFile(file: string): string[] {
-  const program = ts.createProgram([file], {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    lib: ['lib.es2022.d.ts'],
-    types: [],
-    skipLibCheck: true,
-  });
+  const program = ts.createProgram([file], sandboxCompilerOptions(ts));
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
