@@ -68,13 +68,10 @@ export default tseslint.config(
     },
   },
   {
-    // The sandbox polyfills run inside an isolate (plain V8): no Node modules, packages or globals.
-    files: ['lib/sandbox/polyfills/**/*.ts'],
+    // The code evaluated inside an isolate (plain V8): no Node modules, packages or globals.
+    files: ['lib/sandbox/isolate/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '^(?!\\.{1,2}/)', message: 'The polyfills run in a bare isolate: import only sibling modules.' }] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\.{1,2}/)', message: 'This runs in a bare isolate: import only its own modules.' }] }],
       'no-restricted-globals': [
         'error',
         ...[
@@ -90,7 +87,7 @@ export default tseslint.config(
           'document',
           'performance',
           'crypto',
-        ].map((name) => ({ name, message: 'The isolate has no such global before the prelude runs.' })),
+        ].map((name) => ({ name, message: 'Not a global this code can rely on inside the isolate.' })),
       ],
     },
   },

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import vm from 'node:vm';
-import { polyfillsBundle, polyfillsSource } from './polyfills.js';
+import { isolateScripts } from './isolate-scripts.js';
+
+const polyfillsSource = async () => (await isolateScripts()).polyfills;
 
 // A vm context has V8's built-ins only (no URL, TextEncoder…), as an isolate: the polyfills are
 // compared with Node's own implementations.
@@ -153,5 +155,5 @@ test('the polyfills keep their names, leave existing globals alone, and are buil
   vm.runInContext(await polyfillsSource(), mine);
   assert.equal(vm.runInContext('URL', mine), 'mine');
   assert.equal(vm.runInContext('typeof TextEncoder', mine), 'function');
-  assert.equal(await polyfillsBundle(), await polyfillsBundle());
+  assert.equal(await isolateScripts(), await isolateScripts());
 });

@@ -1,5 +1,5 @@
 /**
- * @module sandbox/polyfills/percent — percent-encoding with the WHATWG URL encode sets, and the
+ * @module sandbox/isolate/polyfills/percent — percent-encoding with the WHATWG URL encode sets, and the
  * application/x-www-form-urlencoded serializer and parser.
  */
 import { utf8Decode, utf8Encode } from './utf8.js';

@@ -1,5 +1,5 @@
 /**
- * @module sandbox/polyfills/host — the host parser of the WHATWG URL standard: IPv4 (with its hex
+ * @module sandbox/isolate/polyfills/host — the host parser of the WHATWG URL standard: IPv4 (with its hex
  * and octal parts), IPv6 (with its compression and embedded IPv4), opaque hosts, and domains (NFKC
  * and lower case instead of the full IDNA mapping, punycode for non-ASCII labels).
  */

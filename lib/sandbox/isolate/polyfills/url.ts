@@ -1,5 +1,5 @@
 /**
- * @module sandbox/polyfills/url — `URL` and `URLSearchParams` (linked to its URL: changing one
+ * @module sandbox/isolate/polyfills/url — `URL` and `URLSearchParams` (linked to its URL: changing one
  * changes the other), on the URL records of ./url-record.ts.
  */
 import { formEncode, formParse, FRAGMENT, percentEncode, QUERY, SPECIAL_QUERY, USERINFO } from './percent.js';

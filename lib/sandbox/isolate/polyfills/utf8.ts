@@ -1,5 +1,5 @@
 /**
- * @module sandbox/polyfills/utf8 — UTF-8 encoding and decoding as the WHATWG Encoding standard does
+ * @module sandbox/isolate/polyfills/utf8 — UTF-8 encoding and decoding as the WHATWG Encoding standard does
  * it (lone surrogates become U+FFFD; invalid sequences become U+FFFD, or throw when fatal).
  */
 

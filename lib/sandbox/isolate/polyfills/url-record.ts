@@ -1,5 +1,5 @@
 /**
- * @module sandbox/polyfills/url-record — the URL record of the WHATWG URL standard, its parser
+ * @module sandbox/isolate/polyfills/url-record — the URL record of the WHATWG URL standard, its parser
  * (special and other schemes, relative references against a base; no Windows drive letters in
  * file URLs) and its serializer.
  */

@@ -1,5 +1,5 @@
 /**
- * @module sandbox/polyfills/text-encoding — `TextEncoder` and `TextDecoder`, UTF-8 only, no
+ * @module sandbox/isolate/polyfills/text-encoding — `TextEncoder` and `TextDecoder`, UTF-8 only, no
  * streaming.
  */
 import { bytesOf, utf8Decode, utf8Encode } from './utf8.js';
