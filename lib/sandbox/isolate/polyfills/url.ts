@@ -147,6 +147,9 @@ function portDigits(value: string): number | null {
   return digits === '' || Number(digits) > 65535 ? null : Number(digits);
 }
 
+/** The standard's "cannot have a username/password/port": no host, an empty one, or a file URL. */
+const cannotHaveCredentialsOrPort = (u: UrlRecord): boolean => u.host === null || u.host === '' || u.scheme === 'file';
+
 export class URL {
   constructor(url: unknown, base?: unknown) {
     records.set(this, parseOrThrow(url, base));
@@ -217,8 +220,7 @@ export class URL {
 
   set username(value: string) {
     const u = rec(this);
-    if (u.host === null || u.host === '' || u.scheme === 'file') return;
-    u.username = percentEncode(String(value), USERINFO);
+    if (!cannotHaveCredentialsOrPort(u)) u.username = percentEncode(String(value), USERINFO);
   }
 
   get password(): string {
@@ -227,8 +229,7 @@ export class URL {
 
   set password(value: string) {
     const u = rec(this);
-    if (u.host === null || u.host === '' || u.scheme === 'file') return;
-    u.password = percentEncode(String(value), USERINFO);
+    if (!cannotHaveCredentialsOrPort(u)) u.password = percentEncode(String(value), USERINFO);
   }
 
   get host(): string {
@@ -278,7 +279,7 @@ export class URL {
 
   set port(value: string) {
     const u = rec(this);
-    if (u.host === null || u.host === '' || u.scheme === 'file') return;
+    if (cannotHaveCredentialsOrPort(u)) return;
     const s = String(value);
     if (s === '') {
       u.port = null;
