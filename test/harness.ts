@@ -129,8 +129,8 @@ export interface MetabaseConnectionOptions {
   extra?: Json;
 }
 
-/** An API-key connection of the integration `metabase` to the fake at `domain`. */
-export async function addMetabaseConnection(t: TestPlatform, domain: string, apiKey: string, opts: MetabaseConnectionOptions = {}): Promise<void> {
+/** An API-key connection of the integration `metabase` to the fake at `domain`; returns the created connection (the answer's body). */
+export async function addMetabaseConnection(t: TestPlatform, domain: string, apiKey: string, opts: MetabaseConnectionOptions = {}): Promise<Json> {
   const res = await t.api('/connections', {
     method: 'POST',
     json: {
@@ -142,6 +142,7 @@ export async function addMetabaseConnection(t: TestPlatform, domain: string, api
     },
   });
   assert.equal(res.status, 201, await res.clone().text());
+  return (await res.json()) as Json;
 }
 
 /** The integration `metabase`, an API-key connection to the fake at `domain`, then the endpoints enabled (none by default). */
