@@ -187,6 +187,33 @@ export default tseslint.config(
     rules: noSql,
   },
   {
+    // The code evaluated inside an isolate (plain V8): no Node modules, packages or globals.
+    files: ['lib/sandbox/isolate/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [...libPatterns, { regex: '^(?!\\.{1,2}/)', message: 'This runs in a bare isolate: import only its own modules.' }] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...[
+          'process',
+          'Buffer',
+          'fetch',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'console',
+          'window',
+          'document',
+          'performance',
+          'crypto',
+        ].map((name) => ({ name, message: 'Not a global this code can rely on inside the isolate.' })),
+      ],
+    },
+  },
+  {
     files: ['workflows/**/*.ts'],
     // Pure modules outside workflows/ that the bundle may load: the plugins' workflow list and
     // contracts (deterministic code under the plugin-workflow rule below) and the search-attribute keys.

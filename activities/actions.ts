@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import { dates } from '../lib/clock.js';
 import { appendActionLog, finishActionRun, getActionRun, type ActionFailure } from '../features/actions/runs.js';
 import { getConnectionByPk } from '../features/connections/store.js';
@@ -14,6 +13,7 @@ import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfRetryable } from './failures.js';
 import { pluginFor } from '../integrations/plugins.js';
+import { heartbeating } from './heartbeat.js';
 
 export const ACTION_OUTPUT_LIMIT_BYTES = 2 * 1024 * 1024;
 
@@ -85,7 +85,7 @@ export function actionActivities(deps: ActivityDeps) {
       let unkeyedWrite: { method: string; endpoint: string } | undefined;
       const onUnkeyedWrite = (write: { method: string; endpoint: string }) => void (unkeyedWrite ??= write);
       const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: await modelsOf(deps, integration), log, onUnkeyedWrite });
-      const heartbeat = setInterval(() => Context.current().heartbeat(), 5000);
+      const stopHeartbeat = heartbeating(5000);
       let output: unknown;
       try {
         output = await script.exec(ctx, script.input.parse(run.input));
@@ -94,7 +94,7 @@ export function actionActivities(deps: ActivityDeps) {
         metric.run('action', labels, false, Date.now() - startedAt);
         return fail(runId, describeFailure(err));
       } finally {
-        clearInterval(heartbeat);
+        stopHeartbeat();
       }
       const checked = script.output.safeParse(output);
       if (!checked.success) {

@@ -16,6 +16,7 @@ import { emitEvent } from '../features/webhooks/emit.js';
 import type { OnEventWorkflowInput, SyncWebhookWorkflowInput } from '../workflows/contracts.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfDatabaseUnavailable, throwIfRetryable } from './failures.js';
+import { heartbeating } from './heartbeat.js';
 
 /** The activity's workflow run, as the run id of the script's logs and errors. */
 function runRef(fallback: string): string {
@@ -26,15 +27,6 @@ function runRef(fallback: string): string {
   return `${fallback}-${Date.now()}`;
 }
 
-function heartbeating(): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const ctx = Context.current();
-    timer = setInterval(() => ctx.heartbeat(), 5000);
-  } catch {}
-  return () => clearInterval(timer);
-}
-
 export function scriptActivities(deps: ActivityDeps) {
   return {
     async runConnectionEvent(input: OnEventWorkflowInput): Promise<{ ran: string[] }> {
@@ -43,7 +35,7 @@ export function scriptActivities(deps: ActivityDeps) {
       if (!connection || !integration) return { ran: [] };
       annotate({ integration: connection.integrationKey, connection: connection.connectionId, script: input.event });
       const runId = runRef(input.event);
-      const stop = heartbeating();
+      const stop = heartbeating(5000);
       try {
         const ran = await runOnEventScripts(deps, connection, integration, input.event, {
           runId,
@@ -94,7 +86,7 @@ export function scriptActivities(deps: ActivityDeps) {
         onSaved: (model, r) => add(model, { added: r.added, updated: r.updated }),
         onDeleted: (model, n) => add(model, { deleted: n }),
       });
-      const stop = heartbeating();
+      const stop = heartbeating(5000);
       try {
         await script.onWebhook(ctx, input.payload);
       } catch (err) {

@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { getConnectionByPk, type Connection } from '../features/connections/store.js';
 import { getIntegrationById, type Integration } from '../features/integrations/store.js';
@@ -29,6 +29,7 @@ import { environmentNameById } from '../features/environments/store.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfDatabaseUnavailable, throwIfRetryable } from './failures.js';
+import { heartbeating } from './heartbeat.js';
 
 interface Loaded {
   connection: Connection;
@@ -136,7 +137,7 @@ export function syncActivities(deps: ActivityDeps) {
       const l = await load(run.connectionPk, run.syncName);
       if (!l) throw ApplicationFailure.nonRetryable('the connection or its sync no longer exists');
       annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
-      const heartbeat = setInterval(() => Context.current().heartbeat(), 2000);
+      const stopHeartbeat = heartbeating(2000);
       const ctx = createScriptContext(deps, l.connection, {
         kind: 'sync',
         runId,
@@ -161,7 +162,7 @@ export function syncActivities(deps: ActivityDeps) {
         throwIfDatabaseUnavailable(err);
         throw ApplicationFailure.nonRetryable((err as Error).message ?? String(err), 'SyncScriptError');
       } finally {
-        clearInterval(heartbeat);
+        stopHeartbeat();
       }
     },
 

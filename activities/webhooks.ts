@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { beginAttempt, finishAttempt, markDeliveryDead } from '../features/webhooks/deliveries.js';
 import { createWebhookPoster } from '../features/webhooks/post.js';
@@ -9,6 +8,7 @@ import { redactUrl } from '../lib/http/redact.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import { endWebhookSpan, webhookSpan } from '../lib/otel/spans.js';
 import type { ActivityDeps } from './deps.js';
+import { activityContext, heartbeating } from './heartbeat.js';
 
 export const MAX_RETRY_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -26,14 +26,6 @@ export interface AttemptResult {
 /** Heartbeats while the request is in flight, so a worker killed mid-request is noticed within the heartbeat timeout. */
 export const HEARTBEAT_INTERVAL_MS = 2000;
 
-function activityContext(): Context | null {
-  try {
-    return Context.current();
-  } catch {
-    return null; // called outside an activity (tests)
-  }
-}
-
 export function webhookActivities(deps: ActivityDeps) {
   const poster = createWebhookPoster(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
   return {
@@ -49,11 +41,11 @@ export function webhookActivities(deps: ActivityDeps) {
       const keys = await signingKeys(deps.db, deps.box, delivery.environmentId);
       const headers = { ...delivery.headers, ...signatureHeaders(delivery.body, keys, Math.floor(Date.now() / 1000)) };
       const ctx = activityContext();
-      const beat = ctx ? setInterval(() => ctx.heartbeat(), HEARTBEAT_INTERVAL_MS) : null;
+      const stopHeartbeat = heartbeating(HEARTBEAT_INTERVAL_MS);
       annotate({ integration: delivery.integration, connection: delivery.connectionId, runId: delivery.id, script: 'webhook-delivery' });
       const span = webhookSpan(delivery, n);
       const started = performance.now();
-      const result = await poster.post(delivery.url, delivery.body, headers).finally(() => beat && clearInterval(beat));
+      const result = await poster.post(delivery.url, delivery.body, headers).finally(stopHeartbeat);
       const durationMs = Math.round(performance.now() - started);
       endWebhookSpan(span, result);
       metric.delivery({ type: delivery.type }, result.kind === 'final' ? 'refused' : result.kind);

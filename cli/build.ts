@@ -23,18 +23,25 @@ export interface BuiltScript extends ScriptFile {
   source: string;
 }
 
+/** The core of a scaffolded project's compiler options: strict ES2022, no DOM or Node types. */
+export function sandboxCompilerOptions(typescript: typeof ts): ts.CompilerOptions {
+  return {
+    strict: true,
+    noEmit: true,
+    target: typescript.ScriptTarget.ES2022,
+    module: typescript.ModuleKind.ESNext,
+    moduleResolution: typescript.ModuleResolutionKind.Bundler,
+    lib: ['lib.es2022.d.ts'],
+    types: [],
+    skipLibCheck: true,
+  };
+}
+
 /** Compiler options of the type-check: those of a project scaffolded by `init`, plus the SDK path. */
 export async function compilerOptions(zodDir: string): Promise<ts.CompilerOptions> {
   const ts = (await import('typescript')).default;
   return {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    lib: ['lib.es2022.d.ts'],
-    types: [],
-    skipLibCheck: true,
+    ...sandboxCompilerOptions(ts),
     isolatedModules: true,
     esModuleInterop: true,
     allowImportingTsExtensions: true,

@@ -7,7 +7,7 @@ import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { metabaseScripts } from '../integrations/metabase/index.js';
 import { createAction } from '../integrations/sdk/index.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
 import { startWorkerProcess } from './worker-process.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -27,26 +27,6 @@ registerPrebuiltScripts('metabase', {
   }),
 });
 
-async function setup(t: TestPlatform, metabaseUrl: string, enable: 'all' | string[] = 'all') {
-  await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
-  const res = await t.api('/connections', {
-    method: 'POST',
-    json: {
-      provider_config_key: 'metabase',
-      connection_id: 'acme',
-      connection_config: { domain: metabaseUrl },
-      credentials: { type: 'API_KEY', apiKey: API_KEY },
-    },
-  });
-  assert.equal(res.status, 201);
-  const tab = (await (await t.api('/integrations/metabase/endpoints')).json()) as Json;
-  const endpoints = tab.data
-    .filter((e: Json) => enable === 'all' || enable.includes(`${e.method} ${e.path}`))
-    .map((e: Json) => ({ method: e.method, path: e.path, enabled: true }));
-  const patched = await t.api('/integrations/metabase/endpoints', { method: 'PATCH', json: { endpoints } });
-  assert.equal(patched.status, 200);
-}
-
 const unified = (connectionId = 'acme') => ({ 'connection-id': connectionId, 'provider-config-key': 'metabase' });
 
 describe('actions', () => {
@@ -58,7 +38,7 @@ describe('actions', () => {
     t = await startTestPlatform();
     metabase = await startMetabaseFake({ apiKey: API_KEY });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
-    await setup(t, metabase.url, ['POST /users', 'GET /users/single', 'PUT /users/enable']);
+    await connectMetabase(t, metabase.url, API_KEY, { endpoints: ['POST /users', 'GET /users/single', 'PUT /users/enable'] });
   });
   after(async () => {
     await t?.stop();
@@ -174,7 +154,7 @@ describe('actions before 2025-10-01', () => {
   before(async () => {
     t = await startTestPlatform({ clock: clockFrom(new Date('2025-09-15T00:00:00Z')) });
     metabase = await startMetabaseFake({ apiKey: API_KEY });
-    await setup(t, metabase.url);
+    await connectMetabase(t, metabase.url, API_KEY, { endpoints: 'all' });
   });
   after(async () => {
     await t?.stop();
@@ -204,7 +184,7 @@ describe('actions survive a worker killed during a 429 wait', () => {
 
   test('kill -9 the worker while the action waits; after a restart the async caller gets the result', async () => {
     let worker = await startWorkerProcess(t);
-    await setup(t, metabase.url);
+    await connectMetabase(t, metabase.url, API_KEY, { endpoints: 'all' });
     metabase.failNext({ status: 429, headers: { 'retry-after': '4' }, match: (r) => r.method === 'POST' && r.path === '/api/user' });
     const started = (await (
       await t.api('/action/trigger', {

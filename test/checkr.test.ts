@@ -11,10 +11,10 @@ import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startCheckrFake, type CheckrFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 import { workflowHandle } from '../workflows/contracts.js';
 import { backgroundCheckWorkflowId } from '../integrations/checkr-partner/workflows/contracts.js';
-import { startWebhookReceiver, waitFor, type WebhookReceiver } from './webhook-receiver.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import pg from 'pg';
 import { startMetabaseFake, startOAuthProviderFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, startTestPlatform, type TestPlatform } from './harness.js';
 import { executeWorkflow, taskQueueFor } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -190,18 +190,10 @@ describe('integrations, connections and the connect flows', () => {
 
   test('import connections, metadata on two at once (all or nothing), per-connection end users', async () => {
     for (const id of ['imp-1', 'imp-2']) {
-      const res = await t.api('/connections', {
-        method: 'POST',
-        json: {
-          provider_config_key: 'metabase',
-          connection_id: id,
-          connection_config: { domain: metabase.url },
-          end_user: { id: 'shared-user', email: 'shared@example.com' },
-          credentials: { type: 'API_KEY', apiKey: API_KEY },
-        },
+      const body = await addMetabaseConnection(t, metabase.url, API_KEY, {
+        connectionId: id,
+        extra: { end_user: { id: 'shared-user', email: 'shared@example.com' } },
       });
-      assert.equal(res.status, 201);
-      const body = (await res.json()) as Json;
       assert.match(body.created_at, /Z$/);
     }
     await nango.setMetadata('metabase', ['imp-1', 'imp-2'], { team: 'blue' });

@@ -11,8 +11,7 @@ import { metabaseScripts } from '../integrations/metabase/index.js';
 import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createAction } from '../integrations/sdk/index.js';
 import { startPagesFake } from './fakes/pages.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
-import { connectMetabase, triggerAction } from './metabase-connection.js';
+import { connectMetabase, startTestPlatform, triggerAction, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const API_KEY = 'mb_scope_key';
@@ -60,7 +59,7 @@ describe('credential scope', () => {
     foreign = await startPagesFake();
     provider = await startPagesFake({ nextOrigin: foreign.url });
     t = await startTestPlatform();
-    await connectMetabase(t, provider.url, API_KEY, ['/follow-links', '/read-at']);
+    await connectMetabase(t, provider.url, API_KEY, { endpoints: ['POST /follow-links', 'POST /read-at'] });
   });
   after(async () => {
     await t?.stop();

@@ -19,8 +19,9 @@ import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import ts from 'typescript';
+import { sandboxCompilerOptions } from '../cli/build.js';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -49,16 +50,6 @@ function run(args: string[], env: Record<string, string>): Promise<CliResult> {
     child.once('error', reject);
     child.once('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 const SCRIPTS: Record<string, string> = {
@@ -142,16 +133,7 @@ export default createAction({
 `;
 
 function typecheckFile(file: string): string[] {
-  const program = ts.createProgram([file], {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    lib: ['lib.es2022.d.ts'],
-    types: [],
-    skipLibCheck: true,
-  });
+  const program = ts.createProgram([file], sandboxCompilerOptions(ts));
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
@@ -173,11 +155,7 @@ describe('custom integrations: CLI, deploy, sandbox', () => {
     nango = new Nango({ secretKey: t.devKey, host: t.url });
     // Verified against the Metabase fake, then pointed at the generic items API.
     assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: PCK } })).status, 200);
-    const created = await t.api('/connections', {
-      method: 'POST',
-      json: { provider_config_key: PCK, connection_id: CONN, connection_config: { domain: metabase.url }, credentials: { type: 'API_KEY', apiKey: API_KEY } },
-    });
-    assert.equal(created.status, 201, await created.clone().text());
+    await addMetabaseConnection(t, metabase.url, API_KEY, { providerConfigKey: PCK, connectionId: CONN });
     assert.equal((await t.api(`/integrations/${PCK}`, { method: 'PATCH', json: { integration_config: { base_url: generic.url } } })).status, 200);
     work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'custom-'));
     proj = path.join(work, 'proj');

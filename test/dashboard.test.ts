@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -62,16 +62,6 @@ async function startPageServer(html: string) {
   };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 const unified = (connectionId: string) => ({ 'connection-id': connectionId, 'provider-config-key': 'metabase' });
 
 describe('developer dashboard', () => {
@@ -87,18 +77,13 @@ describe('developer dashboard', () => {
   const db = () => t.platform.deps.db;
 
   async function connect(connectionId: string): Promise<void> {
-    const res = await t.api('/connections', {
-      method: 'POST',
-      json: {
-        provider_config_key: 'metabase',
-        connection_id: connectionId,
-        connection_config: { domain: metabase.url },
-        credentials: { type: 'API_KEY', apiKey: API_KEY },
+    await addMetabaseConnection(t, metabase.url, API_KEY, {
+      connectionId,
+      extra: {
         end_user: { id: `user-${connectionId}`, email: `${connectionId}@example.com`, display_name: `End user ${connectionId}` },
         tags: { team: 'growth' },
       },
     });
-    assert.equal(res.status, 201, await res.clone().text());
   }
 
   async function cookieHeader(): Promise<string> {

@@ -2,6 +2,7 @@
  * @module test/harness — a real platform for one test file: its own database on the shared test
  * PostgreSQL, its own task queues on the shared Temporal dev server, the API on a free port.
  */
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +13,8 @@ import { ensureDatabase } from '../lib/embedded/postgres.js';
 import { freePort } from '../lib/embedded/temporal.js';
 import { startPlatform, type Platform } from '../start/platform.js';
 import { createLogger, type Logger } from '../lib/log.js';
+
+export { waitFor, type WaitOptions } from './wait.js';
 
 export interface TestPlatform {
   url: string;
@@ -92,12 +95,70 @@ export async function startTestPlatform(opts: TestPlatformOptions = {}): Promise
   };
 }
 
-/** A Metabase integration `metabase` and an API-key connection to the fake at `domain`. */
-export async function connectMetabase(t: TestPlatform, domain: string, apiKey: string, connectionId = 'acme'): Promise<void> {
-  await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
+// ---- Metabase: the provider most tests run their scripts against (with test/fakes/metabase.ts) ----
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The unified headers of the connection `acme` of the integration `metabase`. */
+export const ACME = { 'connection-id': 'acme', 'provider-config-key': 'metabase' };
+
+/** The integration `metabase`. */
+export async function createMetabaseIntegration(t: TestPlatform): Promise<void> {
+  const res = await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
+  assert.equal(res.status, 200, await res.clone().text());
+}
+
+/** Enables the integration's endpoints: all of them, or those named `METHOD /path`. */
+export async function enableMetabaseEndpoints(t: TestPlatform, enable: 'all' | string[]): Promise<void> {
+  let endpoints: { method: string; path: string }[];
+  if (enable === 'all') endpoints = ((await (await t.api('/integrations/metabase/endpoints')).json()) as Json).data as { method: string; path: string }[];
+  else endpoints = enable.map((e) => ({ method: e.split(' ')[0]!, path: e.split(' ')[1]! }));
+  const res = await t.api('/integrations/metabase/endpoints', {
+    method: 'PATCH',
+    json: { endpoints: endpoints.map((e) => ({ method: e.method, path: e.path, enabled: true })) },
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+}
+
+export interface MetabaseConnectionOptions {
+  /** Default `acme`. */
+  connectionId?: string;
+  /** The integration's unique key (default `metabase`). */
+  providerConfigKey?: string;
+  /** More fields of the POST /connections body (end_user, tags, …). */
+  extra?: Json;
+}
+
+/** An API-key connection of the integration `metabase` to the fake at `domain`; returns the created connection (the answer's body). */
+export async function addMetabaseConnection(t: TestPlatform, domain: string, apiKey: string, opts: MetabaseConnectionOptions = {}): Promise<Json> {
   const res = await t.api('/connections', {
     method: 'POST',
-    json: { provider_config_key: 'metabase', connection_id: connectionId, connection_config: { domain }, credentials: { type: 'API_KEY', apiKey } },
+    json: {
+      provider_config_key: opts.providerConfigKey ?? 'metabase',
+      connection_id: opts.connectionId ?? 'acme',
+      connection_config: { domain },
+      credentials: { type: 'API_KEY', apiKey },
+      ...opts.extra,
+    },
   });
-  if (res.status !== 201) throw new Error(`connecting Metabase failed: ${res.status} ${await res.text()}`);
+  assert.equal(res.status, 201, await res.clone().text());
+  return (await res.json()) as Json;
+}
+
+/** The integration `metabase`, an API-key connection to the fake at `domain`, then the endpoints enabled (none by default). */
+export async function connectMetabase(
+  t: TestPlatform,
+  domain: string,
+  apiKey: string,
+  opts: { connectionId?: string; endpoints?: 'all' | string[] } = {},
+): Promise<void> {
+  await createMetabaseIntegration(t);
+  await addMetabaseConnection(t, domain, apiKey, { connectionId: opts.connectionId });
+  if (opts.endpoints) await enableMetabaseEndpoints(t, opts.endpoints);
+}
+
+/** Triggers an action on the connection `acme`. */
+export async function triggerAction(t: TestPlatform, action: string, input: Json): Promise<{ status: number; body: Json }> {
+  const res = await t.api('/action/trigger', { method: 'POST', headers: ACME, json: { action_name: action, input } });
+  return { status: res.status, body: (await res.json()) as Json };
 }

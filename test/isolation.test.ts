@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createLogger } from '../lib/log.js';
 import { startMetabaseFake, startOAuthProviderFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, createMetabaseIntegration, enableMetabaseEndpoints, startTestPlatform, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const API_KEY = 'mb_isolation_secret=';
@@ -37,7 +37,7 @@ describe('isolation and secrets', () => {
     t = await startTestPlatform({ log: createLogger('debug', sink) });
     metabase = await startMetabaseFake({ apiKey: API_KEY });
     oauth = await startOAuthProviderFake({ clientId: 'iso-client', clientSecret: 'iso-client-secret-value', autoApprove: true, issueRefreshTokens: true });
-    await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
+    await createMetabaseIntegration(t);
     await t.api('/integrations', {
       method: 'POST',
       json: {
@@ -47,17 +47,8 @@ describe('isolation and secrets', () => {
         integration_config: { authorization_url: `${oauth.url}/oauth/authorize`, token_url: `${oauth.url}/oauth/token`, base_url: oauth.url },
       },
     });
-    const res = await t.api('/connections', {
-      method: 'POST',
-      json: {
-        provider_config_key: 'metabase',
-        connection_id: 'acme',
-        connection_config: { domain: metabase.url },
-        credentials: { type: 'API_KEY', apiKey: API_KEY },
-      },
-    });
-    assert.equal(res.status, 201);
-    await t.api('/integrations/metabase/endpoints', { method: 'PATCH', json: { endpoints: [{ method: 'POST', path: '/users', enabled: true }] } });
+    await addMetabaseConnection(t, metabase.url, API_KEY);
+    await enableMetabaseEndpoints(t, ['POST /users']);
     await t.api('/proxy/api/user/current?api_key=leaky-query-secret', { headers: dev });
     const session = (await (await t.api('/connect/sessions', { method: 'POST', json: { end_user: { id: 'u1' } } })).json()) as Json;
     const start = await fetch(`${t.url}/oauth/connect/drive?connect_session_token=${session.data.token}`, { redirect: 'manual' });

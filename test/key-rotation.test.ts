@@ -9,7 +9,7 @@ import { parseKey, SecretBox } from '../lib/crypto.js';
 import { countStale, reencryptAll } from '../features/encryption/rotation.js';
 import { getConnectionByPk } from '../features/connections/store.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, createMetabaseIntegration, startTestPlatform, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -37,19 +37,8 @@ describe('encryption key rotation', () => {
     metabase = await startMetabaseFake({ apiKey: 'mb_rotate=' });
     const first = await startTestPlatform({ env: { SWITCHYARD_ENCRYPTION_KEY: oldKey }, runWorker: false });
     platforms.push(first);
-    await first.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
-    for (let i = 0; i < 30; i++) {
-      const res = await first.api('/connections', {
-        method: 'POST',
-        json: {
-          provider_config_key: 'metabase',
-          connection_id: `c${i}`,
-          connection_config: { domain: metabase.url },
-          credentials: { type: 'API_KEY', apiKey: 'mb_rotate=' },
-        },
-      });
-      assert.equal(res.status, 201);
-    }
+    await createMetabaseIntegration(first);
+    for (let i = 0; i < 30; i++) await addMetabaseConnection(first, metabase.url, 'mb_rotate=', { connectionId: `c${i}` });
     await first.api('/environment', { key: first.devKey }); // creates the signing key (encrypted)
     await first.stop();
     platforms.pop();
@@ -93,19 +82,8 @@ describe('encryption key rotation', () => {
     platforms.push(p);
     const { db, box } = p.platform.deps;
     metabase ??= await startMetabaseFake({ apiKey: 'mb_rotate=' });
-    await p.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
-    for (const id of ['bound-a', 'bound-b']) {
-      const res = await p.api('/connections', {
-        method: 'POST',
-        json: {
-          provider_config_key: 'metabase',
-          connection_id: id,
-          connection_config: { domain: metabase.url },
-          credentials: { type: 'API_KEY', apiKey: 'mb_rotate=' },
-        },
-      });
-      assert.equal(res.status, 201);
-    }
+    await createMetabaseIntegration(p);
+    for (const id of ['bound-a', 'bound-b']) await addMetabaseConnection(p, metabase.url, 'mb_rotate=', { connectionId: id });
     const rowOf = async (id: string) =>
       (await db.query<{ id: number; v: string }>('SELECT id, credentials_enc AS v FROM connections WHERE connection_id = $1', [id])).rows[0]!;
     const a = await rowOf('bound-a');

@@ -10,7 +10,7 @@ import { metabaseScripts } from '../integrations/metabase/index.js';
 import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createAction } from '../integrations/sdk/index.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
 
 registerPrebuiltScripts('metabase', {
   ...metabaseScripts,
@@ -68,17 +68,7 @@ describe('load', () => {
   before(async () => {
     t = await startTestPlatform();
     metabase = await startMetabaseFake({ apiKey: 'mb_load=' });
-    await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
-    await t.api('/connections', {
-      method: 'POST',
-      json: {
-        provider_config_key: 'metabase',
-        connection_id: 'acme',
-        connection_config: { domain: metabase.url },
-        credentials: { type: 'API_KEY', apiKey: 'mb_load=' },
-      },
-    });
-    await t.api('/integrations/metabase/endpoints', { method: 'PATCH', json: { endpoints: [{ method: 'GET', path: '/whoami', enabled: true }] } });
+    await connectMetabase(t, metabase.url, 'mb_load=', { endpoints: ['GET /whoami'] });
   });
   after(async () => {
     await agent.close();

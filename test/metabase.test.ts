@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, createMetabaseIntegration, enableMetabaseEndpoints, startTestPlatform, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const API_KEY = 'mb_statemachine=';
@@ -21,22 +21,9 @@ describe('Metabase user management', () => {
     t = await startTestPlatform();
     metabase = await startMetabaseFake({ apiKey: API_KEY });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
-    await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
-    const tab = (await (await t.api('/integrations/metabase/endpoints')).json()) as Json;
-    await t.api('/integrations/metabase/endpoints', {
-      method: 'PATCH',
-      json: { endpoints: tab.data.map((e: Json) => ({ method: e.method, path: e.path, enabled: true })) },
-    });
-    const res = await t.api('/connections', {
-      method: 'POST',
-      json: {
-        provider_config_key: 'metabase',
-        connection_id: 'acme',
-        connection_config: { domain: metabase.url },
-        credentials: { type: 'API_KEY', apiKey: API_KEY },
-      },
-    });
-    assert.equal(res.status, 201);
+    await createMetabaseIntegration(t);
+    await enableMetabaseEndpoints(t, 'all');
+    await addMetabaseConnection(t, metabase.url, API_KEY);
   });
   after(async () => {
     await t?.stop();

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { trace } from '@opentelemetry/api';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, enableMetabaseEndpoints, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { executeWorkflow, taskQueueFor } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -84,38 +84,13 @@ function spansOf(received: Received[], path: string): SpanOut[] {
   return out;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 const API_KEY = 'mb_observability=';
 
 async function setupMetabase(t: TestPlatform, metabaseUrl: string, connectionId: string, endpoints: string[]) {
   const created = await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
   assert.ok(created.status === 200 || created.status === 400, await created.clone().text());
-  if (endpoints.length) {
-    const patched = await t.api('/integrations/metabase/endpoints', {
-      method: 'PATCH',
-      json: { endpoints: endpoints.map((e) => ({ method: e.split(' ')[0], path: e.split(' ')[1], enabled: true })) },
-    });
-    assert.equal(patched.status, 200, await patched.clone().text());
-  }
-  const res = await t.api('/connections', {
-    method: 'POST',
-    json: {
-      provider_config_key: 'metabase',
-      connection_id: connectionId,
-      connection_config: { domain: metabaseUrl },
-      credentials: { type: 'API_KEY', apiKey: API_KEY },
-    },
-  });
-  assert.equal(res.status, 201, await res.clone().text());
+  if (endpoints.length) await enableMetabaseEndpoints(t, endpoints);
+  await addMetabaseConnection(t, metabaseUrl, API_KEY, { connectionId });
 }
 
 describe('OpenTelemetry', () => {

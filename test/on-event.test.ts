@@ -21,8 +21,7 @@ import { metabaseScripts } from '../integrations/metabase/index.js';
 import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createOnEvent } from '../integrations/sdk/index.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
-import { waitFor } from './webhook-receiver.js';
+import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { syncWebhookWorkflowId, workflowHandle } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -25,6 +25,7 @@ import { createPool, type Db } from '../lib/db/pool.js';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../lib/embedded/postgres.js';
 import { freePort, startTemporalDevServer, type EmbeddedTemporal } from '../lib/embedded/temporal.js';
 import { startMetabaseFake, type MetabaseFake } from './fakes/index.js';
+import { waitFor as waitUntil } from './wait.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -245,18 +246,13 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
     worker = await startPart('worker', { ...baseEnv, TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}` });
   };
 
-  async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 90_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await probe().catch(() => undefined);
-      if (v) return v;
-      if (Date.now() > deadline) {
-        const tails = [api, worker].map((p) => (p ? `--- ${p.name} output (tail) ---\n${p.output().slice(-3000)}` : '')).join('\n');
-        throw new Error(`timed out waiting for ${what}\n${tails}`);
-      }
-      await sleep(150);
-    }
-  }
+  /** Probe errors count as not yet (a part may be down); a timeout shows the tail of both parts' output. */
+  const waitFor = <T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 90_000): Promise<T> =>
+    waitUntil(what, probe, timeoutMs, {
+      everyMs: 150,
+      ignoreErrors: true,
+      detail: () => [api, worker].map((p) => (p ? `--- ${p.name} output (tail) ---\n${p.output().slice(-3000)}` : '')).join('\n'),
+    });
 
   function call(pathname: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
     const { json, ...rest } = init;

@@ -6,7 +6,7 @@ import vm from 'node:vm';
 import { Nango } from '@nangohq/node';
 import { freePort } from '../lib/embedded/temporal.js';
 import { deterministicSha256, startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, startTestPlatform, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -42,11 +42,7 @@ describe('the proxy and the request log', () => {
     // The connection is verified against the Metabase fake (GET /api/user/current), then the
     // integration's base URL is pointed at the generic fake for every call that follows.
     assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: PCK } })).status, 200);
-    const created = await t.api('/connections', {
-      method: 'POST',
-      json: { provider_config_key: PCK, connection_id: CONN, connection_config: { domain: metabase.url }, credentials: { type: 'API_KEY', apiKey: API_KEY } },
-    });
-    assert.equal(created.status, 201, await created.clone().text());
+    await addMetabaseConnection(t, metabase.url, API_KEY, { providerConfigKey: PCK, connectionId: CONN });
     const patched = await t.api(`/integrations/${PCK}`, { method: 'PATCH', json: { integration_config: { base_url: generic.url } } });
     assert.equal(patched.status, 200);
   });

@@ -4,7 +4,7 @@ import { Nango } from '@nangohq/node';
 import { decodeCursor, encodeCursor } from '../features/records/read.js';
 import { deleteRecords, saveRecords } from '../features/records/store.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -58,17 +58,7 @@ describe('records', () => {
     t = await startTestPlatform({ runWorker: false });
     metabase = await startMetabaseFake({ apiKey: API_KEY });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
-    await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
-    const res = await t.api('/connections', {
-      method: 'POST',
-      json: {
-        provider_config_key: 'metabase',
-        connection_id: 'acme',
-        connection_config: { domain: metabase.url },
-        credentials: { type: 'API_KEY', apiKey: API_KEY },
-      },
-    });
-    assert.equal(res.status, 201);
+    await connectMetabase(t, metabase.url, API_KEY);
     const { rows } = await t.platform.deps.db.query<{ id: number }>(`SELECT id FROM connections WHERE connection_id = 'acme'`);
     pk = rows[0]!.id;
     const saved = await saveRecords(

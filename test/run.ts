@@ -7,8 +7,7 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startEmbeddedPostgres } from '../lib/embedded/postgres.js';
-import { freePort, startTemporalDevServer } from '../lib/embedded/temporal.js';
+import { startLocalServices } from '../lib/embedded/local-services.js';
 import { bundleWorkflows } from '../worker/index.js';
 import { SANDBOX_NODE_FLAGS } from '../lib/sandbox/node-flags.js';
 
@@ -33,27 +32,9 @@ async function main(): Promise<number> {
   await chmod(work, 0o755);
   const stops: (() => Promise<void>)[] = [];
   try {
-    let databaseUrl = process.env.DATABASE_URL;
-    if (!databaseUrl) {
-      const pg = await startEmbeddedPostgres(path.join(work, 'postgres'), await freePort());
-      stops.push(pg.stop);
-      databaseUrl = pg.url;
-      say('embedded PostgreSQL up');
-    }
-    let temporalAddress = process.env.TEMPORAL_ADDRESS;
-    if (!temporalAddress) {
-      const temporal = await startTemporalDevServer({
-        dataDir: work,
-        port: await freePort(),
-        headless: true,
-        namespace: 'default',
-        cliPath: process.env.TEMPORAL_CLI_PATH,
-        log: say,
-      });
-      stops.push(temporal.stop);
-      temporalAddress = temporal.address;
-      say(`Temporal dev server up (${temporal.binary})`);
-    }
+    const services = await startLocalServices(work, { log: say });
+    stops.push(services.stop);
+    const { databaseServerUrl: databaseUrl, temporalAddress } = services;
     const bundlePath = path.join(work, 'workflow-bundle.js');
     await writeFile(bundlePath, (await bundleWorkflows()).code as string);
     say('workflows bundled');

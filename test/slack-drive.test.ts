@@ -11,8 +11,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Nango } from '@nangohq/node';
 import { deterministicSha256, GOOGLE_DOC_MIME, startGoogleDriveFake, startSlackFake, type GoogleDriveFake, type SlackFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
-import { waitFor } from './webhook-receiver.js';
+import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

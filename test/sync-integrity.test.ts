@@ -20,8 +20,7 @@ import pg from 'pg';
 import { bundle, manifestOf } from '../cli/build.js';
 import { findScripts } from '../cli/project.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
-import { waitFor } from './webhook-receiver.js';
+import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -105,18 +104,7 @@ describe('sync integrity: deletion detection and counters survive retries and wo
       .filter((u) => u.type === 'personal' && u.is_active === active)
       .map((u) => String(u.id))
       .sort();
-  const connect = async (connectionId: string) => {
-    const res = await t.api('/connections', {
-      method: 'POST',
-      json: {
-        provider_config_key: PCK,
-        connection_id: connectionId,
-        connection_config: { domain: metabase.url },
-        credentials: { type: 'API_KEY', apiKey: API_KEY },
-      },
-    });
-    assert.equal(res.status, 201, await res.clone().text());
-  };
+  const connect = (connectionId: string) => addMetabaseConnection(t, metabase.url, API_KEY, { providerConfigKey: PCK, connectionId });
   const removeUpstream = (active: boolean) => {
     const i = metabase.state.users.findIndex((u) => u.type === 'personal' && u.is_active === active);
     return String(metabase.state.users.splice(i, 1)[0]!.id);

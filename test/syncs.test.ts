@@ -2,39 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, createMetabaseIntegration, enableMetabaseEndpoints, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess } from './worker-process.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const API_KEY = 'mb_syncs=';
 
-async function connect(t: TestPlatform, metabaseUrl: string, connectionId: string) {
-  const res = await t.api('/connections', {
-    method: 'POST',
-    json: {
-      provider_config_key: 'metabase',
-      connection_id: connectionId,
-      connection_config: { domain: metabaseUrl },
-      credentials: { type: 'API_KEY', apiKey: API_KEY },
-    },
-  });
-  assert.equal(res.status, 201, await res.clone().text());
-}
+const connect = (t: TestPlatform, metabaseUrl: string, connectionId: string) => addMetabaseConnection(t, metabaseUrl, API_KEY, { connectionId });
 
 async function activateUsersSync(t: TestPlatform) {
-  await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
-  const res = await t.api('/integrations/metabase/endpoints', { method: 'PATCH', json: { endpoints: [{ method: 'GET', path: '/users', enabled: true }] } });
-  assert.equal(res.status, 200);
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await createMetabaseIntegration(t);
+  await enableMetabaseEndpoints(t, ['GET /users']);
 }
 
 async function status(nango: Nango, connectionId: string): Promise<Json> {

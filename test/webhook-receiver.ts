@@ -44,17 +44,3 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
   };
 }
-
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { emitEvent, sweepPendingDeliveries } from '../features/webhooks/emit.js';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess } from './worker-process.js';
 import { executeWorkflow, taskQueueFor, webhookDeliveryWorkflowId } from '../workflows/contracts.js';
 import { freePort } from '../lib/embedded/temporal.js';
@@ -66,16 +66,6 @@ async function startReceiver() {
   };
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('webhooks to the developer', () => {
   let t: TestPlatform;
   let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
@@ -102,17 +92,7 @@ describe('webhooks to the developer', () => {
   }
 
   async function connect(connectionId: string, extra: Json = {}): Promise<void> {
-    const res = await t.api('/connections', {
-      method: 'POST',
-      json: {
-        provider_config_key: 'metabase',
-        connection_id: connectionId,
-        connection_config: { domain: metabase.url },
-        credentials: { type: 'API_KEY', apiKey: API_KEY },
-        ...extra,
-      },
-    });
-    assert.equal(res.status, 201, await res.clone().text());
+    await addMetabaseConnection(t, metabase.url, API_KEY, { connectionId, extra });
   }
 
   async function deliveries(q = '', key?: string): Promise<Json[]> {

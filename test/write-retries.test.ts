@@ -11,8 +11,7 @@ import { metabaseScripts } from '../integrations/metabase/index.js';
 import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createAction } from '../integrations/sdk/index.js';
 import { startWritesFake, type WritesFake } from './fakes/writes.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
-import { connectMetabase, triggerAction } from './metabase-connection.js';
+import { connectMetabase, startTestPlatform, triggerAction, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -50,7 +49,7 @@ describe('write retries', () => {
   before(async () => {
     api = await startWritesFake();
     t = await startTestPlatform();
-    await connectMetabase(t, api.url, 'k', ['/create-object', '/create-then-read']);
+    await connectMetabase(t, api.url, 'k', { endpoints: ['POST /create-object', 'POST /create-then-read'] });
   });
   after(async () => {
     await t?.stop();

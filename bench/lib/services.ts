@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Pg from 'pg';
 import { startEmbeddedPostgres } from '../../lib/embedded/postgres.js';
-import { freePort, startTemporalDevServer } from '../../lib/embedded/temporal.js';
+import { startLocalServices } from '../../lib/embedded/local-services.js';
 import { bundleWorkflows } from '../../worker/index.js';
 import { findPid, servicePids } from './stats.js';
 
@@ -39,37 +39,24 @@ export async function startServices(say: (m: string) => void, storage: Storage =
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
   };
   try {
-    let databaseServerUrl = process.env.DATABASE_URL;
-    if (!databaseServerUrl) {
-      const port = await freePort();
-      let pg = await startEmbeddedPostgres(path.join(workDir, 'postgres'), port);
-      if (pgStatStatements) {
-        // Per-statement timings (--pg-stat-statements): the library loads only at server start.
-        const client = new Pg.Client({ connectionString: pg.url });
-        await client.connect();
-        await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
-        await client.end();
-        await pg.stop();
-        pg = await startEmbeddedPostgres(path.join(workDir, 'postgres'), port);
-      }
-      stops.push(pg.stop);
-      databaseServerUrl = pg.url;
-      say('embedded PostgreSQL up');
-    }
-    let temporalAddress = process.env.TEMPORAL_ADDRESS;
-    if (!temporalAddress) {
-      const temporal = await startTemporalDevServer({
-        dataDir: workDir,
-        port: await freePort(),
-        headless: true,
-        namespace: 'default',
-        cliPath: process.env.TEMPORAL_CLI_PATH,
-        log: say,
-      });
-      stops.push(temporal.stop);
-      temporalAddress = temporal.address;
-      say(`Temporal dev server up (${temporal.binary})`);
-    }
+    const services = await startLocalServices(workDir, {
+      log: say,
+      async startPostgres(dir, port) {
+        let pg = await startEmbeddedPostgres(dir, port);
+        if (pgStatStatements) {
+          // Per-statement timings (--pg-stat-statements): the library loads only at server start.
+          const client = new Pg.Client({ connectionString: pg.url });
+          await client.connect();
+          await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+          await client.end();
+          await pg.stop();
+          pg = await startEmbeddedPostgres(dir, port);
+        }
+        return pg;
+      },
+    });
+    stops.push(services.stop);
+    const { databaseServerUrl, temporalAddress } = services;
     servicePids.postgres = findPid(path.join(workDir, 'postgres', 'pgdata'));
     servicePids.temporal = findPid(path.join(workDir, 'temporal.sqlite'));
     const bundlePath = path.join(workDir, 'workflow-bundle.js');

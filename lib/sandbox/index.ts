@@ -5,15 +5,15 @@
  * messages to a host-side ScriptContext bound to one connection (lib/sandbox/bridge.ts). The
  * isolate runs on its own thread, so a script that spins does not block the worker's event loop,
  * and it is disposed after every run. URL, URLSearchParams and TextEncoder/TextDecoder are pure-JS
- * polyfills (lib/sandbox/polyfills.ts).
+ * polyfills; they and the prelude are typed modules in lib/sandbox/isolate/, bundled once per
+ * process (lib/sandbox/isolate-scripts.ts).
  */
 import { createHash } from 'node:crypto';
 import ivm from 'isolated-vm';
 import { ActionError } from '../../integrations/sdk/errors.js';
 import type { SyncContext } from '../../integrations/sdk/types.js';
 import { createBridge } from './bridge.js';
-import { POLYFILLS } from './polyfills.js';
-import { PRELUDE } from './prelude.js';
+import { isolateScripts } from './isolate-scripts.js';
 
 export interface SandboxLimits {
   /** Heap limit of the isolate. */
@@ -82,6 +82,7 @@ function explain(name: string, message: string): string {
  * UpstreamHttpError), an ActionError, a ScriptError, or a SandboxError.
  */
 export async function runSandboxed(bundle: string, run: SandboxRun, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<unknown> {
+  const { polyfills, prelude } = await isolateScripts();
   const isolate = new ivm.Isolate({ memoryLimit: Math.max(8, limits.memoryMb) });
   let stoppedFor: 'cpu' | 'wall' | null = null;
   const started = Date.now();
@@ -111,8 +112,8 @@ export async function runSandboxed(bundle: string, run: SandboxRun, limits: Sand
         { ignored: true },
       ),
     );
-    await context.eval(POLYFILLS, { timeout: 1000 });
-    await context.eval(PRELUDE, { timeout: 1000 });
+    await context.eval(polyfills, { timeout: 1000 });
+    await context.eval(prelude, { timeout: 1000 });
     settle = await context.global.get('__sy_settle', { reference: true });
 
     const key = sha256(bundle);

@@ -1,0 +1,185 @@
+/**
+ * @module sandbox/isolate/prelude — evaluated in every isolate after the polyfills, before the
+ * script's bundle. It captures the one host callback (`__sy_host`, removed from the global object),
+ * and builds the script's context on top of it: every context method is a JSON message to the host
+ * (lib/sandbox/bridge.ts), answered through `__sy_settle`. It also provides console, setTimeout and
+ * clearTimeout. There is no process, require, import, fetch or file access in the isolate: plain V8
+ * only. `__sy_start` runs one entry point of the bundle and answers with JSON.
+ */
+
+/** An error of the host, as the bridge sends it. */
+interface HostError {
+  name?: string;
+  message: string;
+  status?: number;
+  code?: string;
+  body?: unknown;
+  headers?: unknown;
+  retryable?: boolean;
+  payload?: unknown;
+  hostErrorId?: number;
+}
+
+type Host = (id: number, method: string, argsJson: string) => void;
+type Json = Record<string, unknown>;
+
+const G = globalThis as unknown as Record<string, unknown>;
+const host = G.__sy_host as Host;
+delete G.__sy_host;
+
+const pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: unknown) => void }>();
+let seq = 0;
+const call = <T = unknown>(method: string, args?: unknown[]): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const id = ++seq;
+    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    host(id, method, JSON.stringify(args === undefined ? [] : args));
+  });
+
+const HOST_ERROR_FIELDS = ['status', 'code', 'body', 'headers', 'retryable', 'payload'] as const;
+const fromHost = (e: HostError): Error => {
+  const err = new Error(e.message) as Error & Json;
+  err.name = e.name || 'Error';
+  for (const k of HOST_ERROR_FIELDS) if (e[k] !== undefined) err[k] = e[k];
+  if (e.status !== undefined) err.response = { status: e.status, data: e.body, headers: e.headers };
+  Object.defineProperty(err, '__hostErrorId', { value: e.hostErrorId, enumerable: false });
+  return err;
+};
+
+Object.defineProperty(globalThis, '__sy_settle', {
+  value: (id: number, json: string) => {
+    const p = pending.get(id);
+    if (!p) return;
+    pending.delete(id);
+    const r = JSON.parse(json) as { value?: unknown; error?: HostError };
+    if (r.error) p.reject(fromHost(r.error));
+    else p.resolve(r.value);
+  },
+});
+
+// ---- timers: a sleep on the host ------------------------------------------------------------
+let timerSeq = 0;
+const cancelled = new Set<unknown>();
+G.setTimeout = (fn: unknown, ms?: unknown, ...args: unknown[]): number => {
+  const t = ++timerSeq;
+  void call('sleep', [Number(ms) || 0]).then(() => {
+    if (cancelled.delete(t)) return;
+    if (typeof fn === 'function') fn(...args);
+  });
+  return t;
+};
+G.clearTimeout = (t: unknown) => void cancelled.add(t);
+
+// ---- console: log lines of the run ---------------------------------------------------------
+const text = (args: unknown[]): string =>
+  args
+    .map((a) => {
+      if (typeof a === 'string') return a;
+      if (a instanceof Error) return a.stack || String(a);
+      try {
+        return JSON.stringify(a);
+      } catch {
+        return String(a);
+      }
+    })
+    .join(' ');
+const logAt =
+  (level: 'info' | 'warn' | 'error') =>
+  (...args: unknown[]): void =>
+    void call('log', [level, text(args)]).catch(() => undefined);
+G.console = { log: logAt('info'), info: logAt('info'), debug: logAt('info'), warn: logAt('warn'), error: logAt('error') };
+
+// ---- the script's context ------------------------------------------------------------------
+interface RunInfo {
+  connectionId: string;
+  providerConfigKey: string;
+  isFullSync: boolean;
+}
+
+const makeContext = (info: RunInfo) => {
+  const send = (method: string) => (config: unknown) => call('http', [method, config]);
+  return {
+    connectionId: info.connectionId,
+    providerConfigKey: info.providerConfigKey,
+    isFullSync: info.isFullSync,
+    get: send('GET'),
+    post: send('POST'),
+    put: send('PUT'),
+    patch: send('PATCH'),
+    delete: send('DELETE'),
+    proxy: (config: { method?: string } | null | undefined) => call('http', [(config && config.method) || 'GET', config]),
+    paginate: async function* (config: unknown): AsyncGenerator<unknown, void, undefined> {
+      const id = await call<number>('paginate.start', [config]);
+      let finished = false;
+      try {
+        for (;;) {
+          const page = await call<{ done: boolean; value?: unknown }>('paginate.next', [id]);
+          if (page.done) {
+            finished = true;
+            return;
+          }
+          yield page.value;
+        }
+      } finally {
+        if (!finished) await call('paginate.return', [id]);
+      }
+    },
+    getConnection: () => call('getConnection'),
+    getMetadata: () => call('getMetadata'),
+    setMetadata: (metadata: unknown) => call('setMetadata', [metadata]),
+    batchSave: (records: unknown, model: unknown) => call('batchSave', [records, model]),
+    batchUpdate: (records: unknown, model: unknown) => call('batchUpdate', [records, model]),
+    batchDelete: (records: unknown, model: unknown) => call('batchDelete', [records, model]),
+    getCheckpoint: () => call('getCheckpoint'),
+    saveCheckpoint: (checkpoint: unknown) => call('saveCheckpoint', [checkpoint]),
+    log: (message: unknown, fields?: unknown) => void call('log', ['info', String(message), fields]).catch(() => undefined),
+  };
+};
+
+// ---- running an entry point of the bundle --------------------------------------------------
+/** What the host gets back of an error the script let through. */
+interface SerializedError {
+  name: string;
+  message: string;
+  stack?: string;
+  hostErrorId?: number;
+  payload?: unknown;
+  issues?: { path: unknown; message: unknown }[];
+}
+
+const serialize = (e: unknown): SerializedError => {
+  if (e === null || typeof e !== 'object') return { name: 'Error', message: String(e) };
+  const x = e as Json;
+  const out: SerializedError = { name: String(x.name || 'Error'), message: String(x.message || e), stack: typeof x.stack === 'string' ? x.stack : undefined };
+  if (x.__hostErrorId !== undefined) out.hostErrorId = x.__hostErrorId as number;
+  if ('payload' in x) {
+    try {
+      out.payload = JSON.parse(JSON.stringify(x.payload === undefined ? null : x.payload));
+    } catch {
+      out.payload = String(x.payload);
+    }
+  }
+  if (Array.isArray(x.issues)) out.issues = (x.issues as Json[]).map((i) => ({ path: i.path, message: i.message }));
+  return out;
+};
+
+interface Bundle {
+  describe?: unknown;
+  run?: unknown;
+}
+
+Object.defineProperty(globalThis, '__sy_start', {
+  value: async (kind: string, argJson: string, infoJson: string): Promise<string> => {
+    try {
+      const bundle = G.__switchyard as Bundle | undefined;
+      if (!bundle || typeof bundle.run !== 'function' || typeof bundle.describe !== 'function') {
+        throw new Error('the bundle exports no describe()/run(): build it with switchyard compile');
+      }
+      if (kind === 'describe') return JSON.stringify({ ok: true, value: bundle.describe() });
+      const value: unknown = await bundle.run(kind, makeContext(JSON.parse(infoJson) as RunInfo), JSON.parse(argJson));
+      return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+    } catch (e) {
+      return JSON.stringify({ ok: false, error: serialize(e) });
+    }
+  },
+});

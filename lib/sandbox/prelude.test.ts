@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import vm from 'node:vm';
+import { isolateScripts } from './isolate-scripts.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * A vm context with the polyfills and the prelude, and a host that records each message and answers
+ * it with `answer` (asynchronously, through __sy_settle, as the bridge does).
+ */
+async function isolateLike(answer: (method: string, args: unknown[]) => Json) {
+  const { polyfills, prelude } = await isolateScripts();
+  const calls: [string, unknown[]][] = [];
+  const context = vm.createContext({});
+  const settle = () => vm.runInContext('__sy_settle', context) as (id: number, json: string) => void;
+  context.__sy_host = (id: number, method: string, argsJson: string) => {
+    const args = JSON.parse(argsJson) as unknown[];
+    calls.push([method, args]);
+    setImmediate(() => settle()(id, JSON.stringify(answer(method, args))));
+  };
+  vm.runInContext(polyfills, context);
+  vm.runInContext(prelude, context);
+  const start = (kind: string, arg: unknown, info: Json = {}) =>
+    (vm.runInContext('__sy_start', context) as (kind: string, argJson: string, infoJson: string) => Promise<string>)(
+      kind,
+      JSON.stringify(arg),
+      JSON.stringify(info),
+    );
+  return { context, calls, start: async (kind: string, arg: unknown = null, info: Json = {}) => JSON.parse(await start(kind, arg, info)) as Json };
+}
+
+test('the prelude hides the host callback and answers describe() from the bundle', async () => {
+  const { context, start } = await isolateLike(() => ({ value: null }));
+  assert.equal(vm.runInContext('typeof __sy_host', context), 'undefined');
+  const missing = await start('describe');
+  assert.deepEqual(
+    { ...missing, error: { ...missing.error, stack: undefined } },
+    {
+      ok: false,
+      error: { name: 'Error', message: 'the bundle exports no describe()/run(): build it with switchyard compile', stack: undefined },
+    },
+  );
+  vm.runInContext(
+    `var __switchyard = { describe: () => ({ name: 'x', url: new URL('https://a.example/p?q=1').searchParams.get('q') }), run: async () => undefined };`,
+    context,
+  );
+  assert.deepEqual(await start('describe'), { ok: true, value: { name: 'x', url: '1' } });
+});
+
+test("a run's context calls the host with JSON messages; host errors come back with their fields", async () => {
+  const { context, calls, start } = await isolateLike((method, args) => {
+    if (method === 'http' && (args[1] as Json).endpoint === '/fail')
+      return { error: { name: 'UpstreamHttpError', message: 'nope', status: 404, body: { e: 1 }, headers: { a: 'b' }, hostErrorId: 7 } };
+    if (method === 'http') return { value: { status: 200, data: args } };
+    if (method === 'paginate.start') return { value: 1 };
+    if (method === 'paginate.next') return { value: calls.filter(([m]) => m === 'paginate.next').length < 3 ? { done: false, value: ['p'] } : { done: true } };
+    return { value: null };
+  });
+  vm.runInContext(
+    `var __switchyard = { describe: () => ({}), run: async (kind, ctx, arg) => {
+      console.log('hello', { a: 1 });
+      const got = await ctx.get({ endpoint: '/x' });
+      const proxied = await ctx.proxy({ method: 'PUT', endpoint: '/y' });
+      const pages = []; for await (const page of ctx.paginate({ endpoint: '/list' })) pages.push(page);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const cancelled = setTimeout(() => { throw new Error('cancelled timer ran'); }, 1); clearTimeout(cancelled);
+      await ctx.batchSave([{ id: '1' }], 'Item');
+      let caught; try { await ctx.get({ endpoint: '/fail' }); } catch (e) { caught = { name: e.name, status: e.status, response: e.response, message: e.message }; }
+      return { kind, arg, id: ctx.connectionId, got: got.data, proxied: proxied.data, pages, caught };
+    } };`,
+    context,
+  );
+  const result = await start('action', { n: 1 }, { connectionId: 'c1', providerConfigKey: 'pk', isFullSync: false });
+  assert.deepEqual(result, {
+    ok: true,
+    value: {
+      kind: 'action',
+      arg: { n: 1 },
+      id: 'c1',
+      got: ['GET', { endpoint: '/x' }],
+      proxied: ['PUT', { method: 'PUT', endpoint: '/y' }],
+      pages: [['p'], ['p']],
+      caught: { name: 'UpstreamHttpError', status: 404, response: { status: 404, data: { e: 1 }, headers: { a: 'b' } }, message: 'nope' },
+    },
+  });
+  assert.deepEqual(
+    calls.map(([m]) => m),
+    ['log', 'http', 'http', 'paginate.start', 'paginate.next', 'paginate.next', 'paginate.next', 'sleep', 'sleep', 'batchSave', 'http'],
+  );
+  assert.deepEqual(calls[0], ['log', ['info', 'hello {"a":1}']]);
+  assert.deepEqual(calls[9], ['batchSave', [[{ id: '1' }], 'Item']]);
+});
+
+test('an error the script lets through is serialized with its host error id, payload and issues', async () => {
+  const { context, start } = await isolateLike(() => ({ error: { name: 'UpstreamHttpError', message: 'rate limited', status: 429, hostErrorId: 3 } }));
+  vm.runInContext(
+    `var __switchyard = { describe: () => ({}), run: async (kind, ctx) => {
+      if (kind === 'sync') await ctx.get({ endpoint: '/x' });
+      const e = new Error('bad input'); e.name = 'ActionError'; e.payload = { field: 'x' }; e.issues = [{ path: ['a'], message: 'm', extra: 1 }]; throw e;
+    } };`,
+    context,
+  );
+  const fromHost = (await start('sync')).error;
+  assert.equal(fromHost.hostErrorId, 3);
+  assert.equal(fromHost.name, 'UpstreamHttpError');
+  const own = (await start('action')).error;
+  assert.deepEqual(
+    { ...own, stack: undefined },
+    { name: 'ActionError', message: 'bad input', stack: undefined, payload: { field: 'x' }, issues: [{ path: ['a'], message: 'm' }] },
+  );
+});
