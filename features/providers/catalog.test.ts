@@ -53,3 +53,10 @@ test('bad definitions are refused naming the field', () => {
   );
   assert.match(problems({ ...apiKeyProvider, docs: 'not a url' }).join('\n'), /^docs: /m);
 });
+
+test('the catalogue README lists every entry as the YAML files say', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { readmeWithTable } = await import('../../scripts/catalog-table.js');
+  const readme = readFileSync(path.join(CATALOG_DIR, 'README.md'), 'utf8');
+  assert.equal(readme, readmeWithTable(readme), 'run: node --import tsx scripts/catalog-table.ts --write');
+});
