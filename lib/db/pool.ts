@@ -19,6 +19,13 @@ export function createPool(connectionString: string, max = 10): Db {
 
 export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  // A checked-out client has no pool listener: if the server goes away between two statements, its
+  // 'error' event would crash the process. Keep the error, fail the transaction, and destroy the client.
+  let lost: Error | undefined;
+  const onError = (err: Error) => {
+    lost = err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -28,7 +35,8 @@ export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promi
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.removeListener('error', onError);
+    client.release(lost);
   }
 }
 
