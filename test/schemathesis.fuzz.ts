@@ -1,6 +1,8 @@
 /**
- * Schemathesis's server-error check against the OpenAPI document of a real platform: every
- * generated request must get an answer below 500 within the request timeout. Not part of the
+ * Schemathesis against the OpenAPI document of a real platform: every generated request must get
+ * an answer below 500 within the request timeout, and every answer must conform to the document
+ * (a documented status code, the documented content type, a body that matches the documented
+ * schema and the documented response headers). Not part of the
  * `npm test` walk (it needs Python's schemathesis); `.ci/run` installs it and runs this file with
  * `npm test -- test/schemathesis.fuzz.ts`. SCHEMATHESIS names the binary, SCHEMATHESIS_MAX_EXAMPLES
  * bounds the cases per operation.
@@ -49,14 +51,14 @@ describe('schemathesis against /openapi.json', () => {
     await metabase?.close();
   });
 
-  test('no generated request gets a 5xx or no answer', async () => {
+  test('no generated request gets a 5xx, no answer or an answer the document does not describe', async () => {
     const { code, output } = await run(process.env.SCHEMATHESIS ?? 'schemathesis', [
       'run',
       `${t.url}/openapi.json`,
       '--url',
       t.url,
       '--checks',
-      'not_a_server_error',
+      'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance',
       '--header',
       `Authorization: Bearer ${t.devKey}`,
       '--max-examples',
@@ -74,7 +76,7 @@ describe('schemathesis against /openapi.json', () => {
       'all',
       '--no-color',
     ]);
-    assert.equal(code, 0, `schemathesis found server errors or hangs (exit ${code}):\n${output.slice(-4000)}`);
+    assert.equal(code, 0, `schemathesis found server errors, hangs or answers that do not conform (exit ${code}):\n${output.slice(-4000)}`);
     // A run that generated next to nothing (a document it could not read) proves nothing.
     const generated = Number(/(\d+) generated/.exec(output)?.[1] ?? 0);
     assert.ok(generated >= 1000, `only ${generated} test cases were generated`);

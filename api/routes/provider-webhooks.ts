@@ -16,11 +16,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { applyCheckrObject } from '../../integrations/checkr-partner/plugin/background-checks.js';
 import { constantTimeEqual, hmacSha256Hex } from '../../lib/crypto.js';
-import { getConnection, getConnectionByPk, type Connection } from '../../features/connections/store.js';
+import { connectionPksOfIntegration, getConnection, getConnectionByPk, type Connection } from '../../features/connections/store.js';
 import { findEnvironmentByUuid, type Environment } from '../../features/environments/store.js';
 import { getIntegration, type Integration } from '../../features/integrations/store.js';
 import { BadRequest, NotFound, PayloadTooLarge, Unauthorized } from '../../lib/errors.js';
@@ -32,7 +32,7 @@ import { SIGNATURE_HEADER, verifyIncomingWebhook } from '../../features/webhooks
 import { getProvider } from '../../features/providers/providers.js';
 import { backgroundCheckWorkflowId, checkrEventSignal } from '../../workflows/background-check-signals.js';
 import type { AppDeps, AppEnv } from '../context.js';
-import { describeRoute } from '../openapi.js';
+import { defineRoute } from '../route.js';
 import { params } from '../validate.js';
 
 export const WEBHOOK_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
@@ -70,21 +70,16 @@ async function connectionsOf(deps: AppDeps, integration: Integration, event: Che
   const object = isRecord(event.data?.object) ? event.data.object : {};
   if (event.type === 'token.deauthorized' && typeof object.access_code === 'string') {
     // account_id is the partner's own account here; the token names the connection.
-    const { rows } = await deps.db.query<{ id: number }>('SELECT id FROM connections WHERE integration_id = $1', [integration.id]);
     const out: Connection[] = [];
-    for (const { id } of rows) {
+    for (const id of await connectionPksOfIntegration(deps.db, integration.id)) {
       const c = await getConnectionByPk(deps.db, deps.box, id);
       if (c?.credentials.type === 'OAUTH2' && constantTimeEqual(c.credentials.access_token, object.access_code)) out.push(c);
     }
     return out;
   }
   if (typeof event.account_id !== 'string' || event.account_id === '') return [];
-  const { rows } = await deps.db.query<{ id: number }>(
-    `SELECT id FROM connections WHERE integration_id = $1 AND connection_config->>'checkr_account_id' = $2 ORDER BY id`,
-    [integration.id, event.account_id],
-  );
   const out: Connection[] = [];
-  for (const { id } of rows) {
+  for (const id of await connectionPksOfIntegration(deps.db, integration.id, { key: 'checkr_account_id', value: event.account_id })) {
     const c = await getConnectionByPk(deps.db, deps.box, id);
     if (c) out.push(c);
   }
@@ -134,17 +129,31 @@ async function startSyncWebhooks(
   }
 }
 
-export function providerWebhookRoutes(deps: AppDeps) {
-  for (const path of ['/webhook/:environmentUuid/:providerConfigKey', '/webhook/:environmentUuid/:providerConfigKey/:token']) {
-    describeRoute({
-      method: 'post',
-      path,
-      summary:
-        "A third party's real-time webhook (Checkr: verified by its signature, routed to its connection, forwarded to your backend; any other provider: proven by X-Switchyard-Signature or the URL's token, then the onWebhook of syncs subscribed to its type)",
-      tag: 'webhooks',
-      auth: 'none',
-    });
-  }
+const webhookSpec = {
+  method: 'post',
+  summary:
+    "A third party's real-time webhook (Checkr: verified by its signature, routed to its connection, forwarded to your backend; any other provider: proven by X-Switchyard-Signature or the URL's token, then the onWebhook of syncs subscribed to its type)",
+  tag: 'webhooks',
+  auth: 'webhook_secret',
+  responses: { 200: z.object({ status: z.literal('success') }) },
+  errors: [404, 413],
+} as const;
+
+export const receiveProviderWebhook = defineRoute({
+  ...webhookSpec,
+  path: '/webhook/:environmentUuid/:providerConfigKey',
+  operationId: 'receiveProviderWebhook',
+  handlerParses: { params: pathParams.omit({ token: true }), body: z.unknown() },
+}).handle(async ({ deps }, c) => webhookReceiver(deps)(c));
+
+export const receiveProviderWebhookWithToken = defineRoute({
+  ...webhookSpec,
+  path: '/webhook/:environmentUuid/:providerConfigKey/:token',
+  operationId: 'receiveProviderWebhookWithToken',
+  handlerParses: { params: pathParams.required({ token: true }), body: z.unknown() },
+}).handle(async ({ deps }, c) => webhookReceiver(deps)(c));
+
+function webhookReceiver(deps: AppDeps) {
   const receive = async (c: Context<AppEnv>) => {
     const { environmentUuid, providerConfigKey, token } = params(c, pathParams);
     const env = await findEnvironmentByUuid(deps.db, environmentUuid);
@@ -249,5 +258,5 @@ export function providerWebhookRoutes(deps: AppDeps) {
     await startSyncWebhooks(deps, env, integration, connections, syncEvent);
     return c.json({ status: 'success' }, 200);
   };
-  return new Hono<AppEnv>().post('/webhook/:environmentUuid/:providerConfigKey', receive).post('/webhook/:environmentUuid/:providerConfigKey/:token', receive);
+  return receive;
 }

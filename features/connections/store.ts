@@ -300,3 +300,40 @@ export async function setOnEventError(db: Queryable, pk: number, event: string, 
 export async function deleteConnection(db: Queryable, pk: number): Promise<void> {
   await db.query('DELETE FROM connections WHERE id = $1', [pk]);
 }
+
+/** The row id of a connection, by its integration's unique key and its connection id; null when there is none. */
+export async function findConnectionPk(db: Queryable, environmentId: number, integrationKey: string, connectionId: string): Promise<number | null> {
+  const { rows } = await db.query<{ id: number }>(
+    `SELECT c.id FROM connections c JOIN integrations i ON i.id = c.integration_id
+     WHERE c.environment_id = $1 AND i.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`,
+    [environmentId, integrationKey, connectionId],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** The row id of a connection of an integration (by the integration's row id); null when there is none. */
+export async function findConnectionPkOfIntegration(db: Queryable, integrationId: number, connectionId: string): Promise<number | null> {
+  const { rows } = await db.query<{ id: number }>('SELECT id FROM connections WHERE integration_id = $1 AND connection_id = $2', [integrationId, connectionId]);
+  return rows[0]?.id ?? null;
+}
+
+/** Sets the end user on every connection of the environment that has this end user (the pre-2025-09-08 behaviour). */
+export async function setEndUserOfAllConnections(db: Queryable, environmentId: number, endUser: EndUser): Promise<void> {
+  await db.query(`UPDATE connections SET end_user = $3::jsonb, updated_at = now() WHERE environment_id = $1 AND end_user->>'id' = $2`, [
+    environmentId,
+    endUser.id,
+    JSON.stringify(endUser),
+  ]);
+}
+
+/** Row ids of an integration's connections, optionally only those whose connection_config has `key` = `value`, oldest first. */
+export async function connectionPksOfIntegration(db: Queryable, integrationId: number, configMatch?: { key: string; value: string }): Promise<number[]> {
+  const { rows } = configMatch
+    ? await db.query<{ id: number }>(`SELECT id FROM connections WHERE integration_id = $1 AND connection_config->>$2 = $3 ORDER BY id`, [
+        integrationId,
+        configMatch.key,
+        configMatch.value,
+      ])
+    : await db.query<{ id: number }>('SELECT id FROM connections WHERE integration_id = $1', [integrationId]);
+  return rows.map((r) => r.id);
+}

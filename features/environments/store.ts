@@ -59,3 +59,9 @@ export async function createEnvironmentIfMissing(db: Queryable, name: string, se
   if (rows[0]) return { env: rows[0], created: true };
   return { env: (await findEnvironmentByName(db, name))!, created: false };
 }
+
+/** The name of the environment with this row id; null when there is none. */
+export async function environmentNameById(db: Queryable, id: number): Promise<string | null> {
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id]);
+  return rows[0]?.name ?? null;
+}

@@ -31,3 +31,8 @@ export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promi
     client.release();
   }
 }
+
+/** A round trip to the database (the health check). */
+export async function pingDatabase(db: Queryable): Promise<void> {
+  await db.query('SELECT 1');
+}
