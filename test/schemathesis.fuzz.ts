@@ -9,7 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
@@ -52,6 +54,7 @@ describe('schemathesis against /openapi.json', () => {
   });
 
   test('no generated request gets a 5xx, no answer or an answer the document does not describe', async () => {
+    const har = path.join(await mkdtemp(path.join(os.tmpdir(), 'schemathesis-')), 'run.har');
     const { code, output } = await run(process.env.SCHEMATHESIS ?? 'schemathesis', [
       'run',
       `${t.url}/openapi.json`,
@@ -75,7 +78,17 @@ describe('schemathesis against /openapi.json', () => {
       '--suppress-health-check',
       'all',
       '--no-color',
+      // The HAR report counts the requests actually sent.
+      '--report',
+      'har',
+      '--report-har-path',
+      har,
     ]);
+    const requests = await readFile(har, 'utf8').then(
+      (text) => (JSON.parse(text) as { log: { entries: unknown[] } }).log.entries.length,
+      () => null,
+    );
+    console.log(`schemathesis sent ${requests ?? 'an unknown number of'} requests`);
     assert.equal(code, 0, `schemathesis found server errors, hangs or answers that do not conform (exit ${code}):\n${output.slice(-4000)}`);
     // A run that generated next to nothing (a document it could not read) proves nothing.
     const generated = Number(/(\d+) generated/.exec(output)?.[1] ?? 0);

@@ -25,7 +25,7 @@ export type RecordsResponder = (c: Context<AppEnv>, target: { integrationKey: st
 export const unifiedEndpoint = defineRoute({
   method: 'all',
   path: '/v1/:endpoint',
-  serves: ['*'],
+  serves: ['/*'],
   operationId: 'scriptEndpoint',
   summary: 'An endpoint a script declares (also served without the /v1 prefix)',
   description:
