@@ -156,7 +156,7 @@ const switchyardScript = z
     name: z.string(),
     type: z.enum(['sync', 'action', 'on-event']),
     enabled: z.boolean(),
-    endpoints: z.array(z.object({ method: z.string(), path: z.string() })),
+    endpoints: z.array(z.object({ method: z.string(), path: z.string(), group: z.string().optional() })),
   })
   .catchall(z.unknown());
 const nangoScript = z.object({ name: z.string(), type: z.string(), enabled: z.boolean() }).catchall(z.unknown());
