@@ -26,7 +26,7 @@ import type { StoredCredentials } from '../../features/connections/credentials.j
 import type { AppDeps } from '../context.js';
 import { sessionForToken, sessionFromRequest } from '../middleware/connect-session.js';
 import { defineRoute, html, redirect } from '../route.js';
-import { parseQuery, query } from '../validate.js';
+import { body, parseQuery, query } from '../validate.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
 import { callbackPage } from './oauth-callback-page.js';
@@ -299,11 +299,14 @@ export const connectWithApiKey = defineRoute({
   description: FLOW_NOTE,
   tag: 'connect',
   auth: 'connect_session',
-  request: { params: pckParam, query: flowQuery, body: apiKeyBody },
+  request: { params: pckParam, query: flowQuery },
+  // Read after the session is checked: a bad token is 401 whatever the body.
+  handlerParses: { body: apiKeyBody },
   responses: { 200: connectedResponse },
   errors: [404],
-}).handle(async ({ deps, params, query: q, body: input }) => {
+}).handle(async ({ deps, params, query: q }, c) => {
   const target = await flowTarget(deps, q, params.providerConfigKey);
+  const input = await body(c, apiKeyBody);
   const connection = await finishConnection(deps, target, { type: 'API_KEY', apiKey: input.apiKey });
   return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
 });
@@ -316,11 +319,14 @@ export const connectWithBasic = defineRoute({
   description: FLOW_NOTE,
   tag: 'connect',
   auth: 'connect_session',
-  request: { params: pckParam, query: flowQuery, body: basicBody },
+  request: { params: pckParam, query: flowQuery },
+  // Read after the session is checked: a bad token is 401 whatever the body.
+  handlerParses: { body: basicBody },
   responses: { 200: connectedResponse },
   errors: [404],
-}).handle(async ({ deps, params, query: q, body: input }) => {
+}).handle(async ({ deps, params, query: q }, c) => {
   const target = await flowTarget(deps, q, params.providerConfigKey);
+  const input = await body(c, basicBody);
   const connection = await finishConnection(deps, target, { type: 'BASIC', username: input.username, password: input.password });
   return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
 });
