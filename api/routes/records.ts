@@ -13,7 +13,6 @@ import { defineRoute } from '../route.js';
 import { check, parseQuery } from '../validate.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
-import type { RecordsResponder } from './unified-endpoints.js';
 
 const recordsHeaders = z.object({ 'connection-id': connectionIdSchema, 'provider-config-key': uniqueKeySchema });
 
@@ -55,6 +54,8 @@ const recordsQuery = z.object({ model: modelSchema, ...queryFields }).strict();
 const endpointQuery = z.object({ model: modelSchema.optional(), ...queryFields }).strict();
 
 type RecordsQueryInput = z.output<typeof endpointQuery>;
+
+export type RecordsResponder = (c: Context<AppEnv>, target: { integrationKey: string; connectionId: string; models: string[] }) => Promise<Response>;
 
 /** Records of a model in Nango's shape (built as text, not through the schema: the body is streamed from JSON rows). */
 export const recordsResponse = z.object({

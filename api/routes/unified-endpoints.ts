@@ -4,12 +4,10 @@
  * routes always win. An action endpoint runs the action with the body (or the query, for GET) as
  * input; a sync's GET serves that sync's records.
  */
-import type { Context } from 'hono';
 import { z } from 'zod';
 import { getIntegration } from '../../features/integrations/store.js';
 import { NotFound } from '../../lib/errors.js';
 import { endpointsOfScript, isScriptEnabled, scriptsOf } from '../../features/scripts/catalog.js';
-import type { AppEnv } from '../context.js';
 import { defineRoute } from '../route.js';
 import { assertStorable, headers } from '../validate.js';
 import { queryAsInput } from '../query-input.js';
@@ -19,8 +17,6 @@ import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
 
 const endpointHeaders = z.object({ 'connection-id': connectionIdSchema, 'provider-config-key': uniqueKeySchema, 'x-async': z.string().optional() });
-
-export type RecordsResponder = (c: Context<AppEnv>, target: { integrationKey: string; connectionId: string; models: string[] }) => Promise<Response>;
 
 export const unifiedEndpoint = defineRoute({
   method: 'all',
