@@ -24,7 +24,9 @@ const oaPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 describe('the OpenAPI document covers the route table', () => {
   test('every route Hono serves is declared in the table', () => {
     const app = registerRoutes(new Hono<AppEnv>(), unusedDeps);
-    const declared = new Set(routeTable.flatMap(({ spec }) => servedPaths(spec).map((p) => `${spec.method === 'all' ? 'ALL' : spec.method.toUpperCase()} ${p}`)));
+    const declared = new Set(
+      routeTable.flatMap(({ spec }) => servedPaths(spec).map((p) => `${spec.method === 'all' ? 'ALL' : spec.method.toUpperCase()} ${p}`)),
+    );
     const served = app.routes.filter((r) => !r.path.startsWith('/dashboard'));
     assert.ok(served.length > 50);
     for (const r of served) assert.ok(declared.has(`${r.method} ${r.path}`), `${r.method} ${r.path} is not declared`);
@@ -71,7 +73,10 @@ describe('the OpenAPI document covers the route table', () => {
         `${method} ${path} documents no success answer`,
       );
       const errors = statuses.filter((s) => /^[45]\d\d$/.test(s));
-      assert.ok(errors.some((s) => s.startsWith('4')), `${method} ${path} documents no 4xx`);
+      assert.ok(
+        errors.some((s) => s.startsWith('4')),
+        `${method} ${path} documents no 4xx`,
+      );
       for (const s of errors) {
         const res = op.responses[s]!;
         if (res.$ref) assert.ok(doc.components.responses[res.$ref.split('/').pop()!], `${method} ${path} ${s}: dangling ${res.$ref}`);
