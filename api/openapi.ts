@@ -23,6 +23,15 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   504: 'The provider did not answer in time',
 };
 
+const SECURITY: Record<RouteSpec['auth'], Record<string, string[]>[]> = {
+  secret_key: [{ bearer: [] }],
+  secret_key_or_connect_session: [{ bearer: [] }, { connectSession: [] }],
+  connect_session: [{ connectSession: [] }],
+  // Proven by the integration's secret (a signature header or the URL's token), described on the operation.
+  webhook_secret: [],
+  none: [],
+};
+
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { unrepresentable: 'any', io }) as Record<string, unknown>;
   return rest;
@@ -94,7 +103,7 @@ function operationsOf(spec: RouteSpec): [string, string, Record<string, unknown>
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     tags: [spec.tag],
-    security: spec.auth === 'secret_key' || spec.auth === 'secret_key_or_connect_session' ? [{ bearer: [] }] : [],
+    security: SECURITY[spec.auth],
     parameters: [...pathParams, ...parametersOf(r.query, 'query'), ...parametersOf(r.headers, 'header')],
     ...(r.body && method !== 'get'
       ? { requestBody: { required: bodyRequired(r.body), content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } } }
@@ -131,7 +140,14 @@ export function openapiDocument(routes: readonly RouteDef[], version: string, se
     info: { title: 'Switchyard API', version },
     servers: [{ url: serverUrl }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An environment secret key (UUID v4)' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An environment secret key (UUID v4)' },
+        connectSession: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A connect-session token (nango_connect_session_…), as a bearer token or in ?connect_session_token=',
+        },
+      },
       responses: {
         ...errorResponses,
         // Node's HTTP server refuses a request line and headers over its limit before the app sees them.
