@@ -13,7 +13,7 @@
  * parsing and wire format and still derives types and document from one set of schemas.
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { AppDeps, AppEnv } from './context.js';
 import { requireSecretKey } from './middleware/auth.js';
@@ -187,5 +187,3 @@ export function html(description: string): RawResponse {
 export function anyContent(description: string): RawResponse {
   return { description, content: { '*/*': { schema: {} } } };
 }
-
-export type { StatusCode };
