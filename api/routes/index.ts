@@ -51,7 +51,14 @@
  * | POST   | /webhook/:environmentUuid/:pck[/:token]           | provider-webhooks.ts      |
  * | GET    | /integrations/:uniqueKey/webhook-secret           | incoming-webhook-secrets.ts |
  * | POST   | /integrations/:uniqueKey/webhook-secret/rotate    | incoming-webhook-secrets.ts |
- * | *      | /dashboard, /dashboard/* (HTML, undocumented)     | ../dashboard/index.tsx    |
+ * | GET    | /dashboard, /dashboard/assets/:file               | ../dashboard/index.tsx    |
+ * | GET+POST | /dashboard/sign-in; POST /dashboard/:env/sign-out | ../dashboard/index.tsx    |
+ * | GET    | /dashboard/:env/ → integrations                   | ../dashboard/index.tsx    |
+ * | GET+POST | /dashboard/:env/integrations[/:key[/authorization, /endpoints]], POST …/:key/webhook-secret/rotate | ../dashboard/integrations.tsx |
+ * | GET    | /dashboard/:env/connections[/:pck/:cid]; POST …/:pck/:cid/syncs/:sync/:op | ../dashboard/connections.tsx |
+ * | GET    | /dashboard/:env/logs, /runs, /runs/view           | ../dashboard/logs.tsx, runs.ts |
+ * | GET+POST | /dashboard/:env/webhooks; POST …/webhooks/settings, /rotate-key, /deliveries/:id/replay | ../dashboard/webhooks.tsx |
+ *   (the dashboard: HTML pages, a sub-app with its own error pages, left out of the document)
  * | ALL    | * and /v1/* (script endpoints; last)              | unified-endpoints.ts      |
  */
 import type { Hono } from 'hono';
