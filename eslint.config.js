@@ -121,15 +121,6 @@ const noSql = {
     },
   ],
 };
-// SQL the routes helper moves out of api/routes (issue 15): remove each file once it has no .query( left.
-const sqlNotYetMoved = [
-  'api/routes/connect.ts',
-  'api/routes/connections.ts',
-  'api/routes/health.ts',
-  'api/routes/integration-status.ts',
-  'api/routes/provider-webhooks.ts',
-  'api/routes/records.ts',
-];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.switchyard/**', 'dist/**', 'test-output/**', 'frontend/dist/**', '**/*.generated.*'] },
@@ -183,7 +174,7 @@ export default tseslint.config(
   },
   {
     files: ['api/**/*.{ts,tsx}', 'activities/**/*.ts', 'worker/**/*.ts', 'start/**/*.ts'],
-    ignores: ['**/*.test.ts', ...sqlNotYetMoved],
+    ignores: ['**/*.test.ts'],
     rules: noSql,
   },
   {

@@ -12,30 +12,10 @@ import { clientVersion } from './middleware/client-version.js';
 import { requestId } from './middleware/request-id.js';
 import { bodyLimit } from './middleware/body-limit.js';
 import { requestLogContext } from '../lib/log-context.js';
-import { alertRoutes } from './routes/alerts.js';
-import { integrationStatusRoutes } from './routes/integration-status.js';
-import { openapiDocument } from './openapi.js';
-import { diagnosticsRoutes } from './routes/diagnostics.js';
-import { healthRoutes } from './routes/health.js';
-import { connectRoutes } from './routes/connect.js';
-import { actionRoutes } from './routes/actions.js';
-import { syncRoutes } from './routes/syncs.js';
-import { unifiedEndpointRoutes } from './routes/unified-endpoints.js';
-import { connectUiRoutes } from './routes/connect-ui.js';
-import { connectionRoutes } from './routes/connections.js';
-import { integrationRoutes } from './routes/integrations.js';
-import { legacyConnectionRoutes } from './routes/legacy-connection.js';
-import { environmentRoutes } from './routes/environment.js';
-import { webhookDeliveryRoutes } from './routes/webhook-deliveries.js';
-import { logRoutes } from './routes/logs.js';
-import { proxyRoutes } from './routes/proxy.js';
-import { recordRoutes, serveRecords } from './routes/records.js';
-import { scriptComponentSchemas, scriptRoutes } from './routes/scripts.js';
-import { dashboardRoutes } from './dashboard/index.js';
-import { providerWebhookRoutes } from './routes/provider-webhooks.js';
-import { incomingWebhookSecretRoutes } from './routes/incoming-webhook-secrets.js';
+import { registerRoutes } from './routes/index.js';
+import { connectUiAssets } from './routes/connect-ui.js';
 
-export const API_VERSION = '0.67.0';
+export { API_VERSION } from './version.js';
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -65,39 +45,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('*', clientVersion);
   app.use('*', bodyLimit(deps.config.SWITCHYARD_REQUEST_BODY_LIMIT_BYTES));
 
-  app.route('/', healthRoutes(deps));
-  app.route('/', diagnosticsRoutes(deps));
-  app.route('/', integrationRoutes(deps));
-  app.route('/', connectionRoutes(deps));
-  app.route('/', connectRoutes(deps));
-  app.route('/', actionRoutes(deps));
-  app.route('/', syncRoutes(deps));
-  app.route('/', connectUiRoutes(deps));
-  app.route('/', environmentRoutes(deps));
-  app.route('/', webhookDeliveryRoutes(deps));
-  app.route('/', proxyRoutes(deps));
-  app.route('/', logRoutes(deps));
-  app.route('/', scriptRoutes(deps));
-  app.route('/', alertRoutes(deps));
-  app.route('/', integrationStatusRoutes(deps));
-  app.route(
-    '/',
-    legacyConnectionRoutes(deps, (req) => app.fetch(req)),
-  );
+  // The legacy /connection aliases answer through the whole app.
+  app.use('*', async (c, next) => {
+    c.set('dispatch', (req: Request) => app.fetch(req));
+    await next();
+  });
 
-  app.get('/openapi.json', async (c) =>
-    c.json(openapiDocument(API_VERSION, deps.config.publicUrl, await scriptComponentSchemas(deps, c.req.header('authorization'))) as object),
-  );
-
-  app.route('/', recordRoutes(deps));
-
-  app.route('/', providerWebhookRoutes(deps));
-  app.route('/', incomingWebhookSecretRoutes(deps));
-
-  app.route('/', dashboardRoutes(deps));
-
-  // Last: the endpoints scripts declare. Platform routes above always win.
-  app.route('/', unifiedEndpointRoutes(deps, serveRecords(deps)));
+  // Every route comes from the route table (api/routes/index.ts), which the document describes.
+  connectUiAssets(); // fails the start when the Connect UI is missing
+  app.route('/', registerRoutes(new Hono<AppEnv>(), deps));
 
   app.notFound(() => {
     throw new NotFound('not_found', 'No such route');

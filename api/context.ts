@@ -34,5 +34,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     environment: Environment;
+    /** Answers a request with the whole app (the legacy /connection aliases). */
+    dispatch: (req: Request) => Response | Promise<Response>;
   };
 }

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from 'zod';
 import { SwitchyardError, UpstreamError, ValidationFailed } from '../lib/errors.js';
 
 const statusOfKind: Record<SwitchyardError['kind'], ContentfulStatusCode> = {
@@ -21,9 +22,22 @@ const statusOfKind: Record<SwitchyardError['kind'], ContentfulStatusCode> = {
   internal: 500,
 };
 
-export interface ErrorBody {
-  error: { code: string; message?: string; errors?: ValidationFailed['errors']; payload?: unknown; [k: string]: unknown };
-}
+/** The error envelope every error answer has, described once: the document and ErrorBody come from it. */
+export const errorEnvelope = z.object({
+  error: z
+    .object({
+      code: z.string().meta({ description: 'A stable, machine-readable code (Nango-compatible where Nango has one)' }),
+      message: z.string().optional(),
+      errors: z
+        .array(z.object({ code: z.string(), message: z.string(), path: z.array(z.union([z.string(), z.number()])) }))
+        .optional()
+        .meta({ description: 'Validation failures: every bad field with its path' }),
+      payload: z.unknown().optional(),
+    })
+    .catchall(z.unknown()),
+});
+
+export type ErrorBody = z.output<typeof errorEnvelope>;
 
 export function errorResponse(err: unknown): { status: ContentfulStatusCode; body: ErrorBody; unexpected: boolean } {
   if (err instanceof UpstreamError) {

@@ -121,8 +121,10 @@ export function params<S extends z.ZodType>(c: Context, schema: S): z.output<S> 
   return check(schema, assertStorable(c.req.param(), 'invalid_uri_params'), 'invalid_uri_params');
 }
 
+/** An object schema reads the headers it names (case-insensitively, so it may name them `Connection-Id`); any other, all of them. */
 export function headers<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
-  return check(schema, c.req.header(), 'invalid_headers');
+  const raw = schema instanceof z.ZodObject ? Object.fromEntries(Object.keys(schema.shape).map((name) => [name, c.req.header(name)])) : c.req.header();
+  return check(schema, raw, 'invalid_headers');
 }
 
 /** zod helper for 'true'/'false'/'1'/'0' query flags. */

@@ -103,6 +103,13 @@ describe('foundation', () => {
     assert.ok(doc.paths['/health']?.get);
     assert.ok(doc.paths['/diagnostics/roundtrip']?.post?.requestBody);
   });
+
+  test('/docs is the API reference page for /openapi.json', async () => {
+    const res = await fetch(`${t.url}/docs`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await res.text(), /\/openapi\.json/);
+  });
 });
 
 describe('configuration', () => {

@@ -1,13 +1,17 @@
 /**
- * Schemathesis's server-error check against the OpenAPI document of a real platform: every
- * generated request must get an answer below 500 within the request timeout. Not part of the
+ * Schemathesis against the OpenAPI document of a real platform: every generated request must get
+ * an answer below 500 within the request timeout, and every answer must conform to the document
+ * (a documented status code, the documented content type, a body that matches the documented
+ * schema and the documented response headers). Not part of the
  * `npm test` walk (it needs Python's schemathesis); `.ci/run` installs it and runs this file with
  * `npm test -- test/schemathesis.fuzz.ts`. SCHEMATHESIS names the binary, SCHEMATHESIS_MAX_EXAMPLES
  * bounds the cases per operation.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
@@ -49,14 +53,15 @@ describe('schemathesis against /openapi.json', () => {
     await metabase?.close();
   });
 
-  test('no generated request gets a 5xx or no answer', async () => {
+  test('no generated request gets a 5xx, no answer or an answer the document does not describe', async () => {
+    const har = path.join(await mkdtemp(path.join(os.tmpdir(), 'schemathesis-')), 'run.har');
     const { code, output } = await run(process.env.SCHEMATHESIS ?? 'schemathesis', [
       'run',
       `${t.url}/openapi.json`,
       '--url',
       t.url,
       '--checks',
-      'not_a_server_error',
+      'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance',
       '--header',
       `Authorization: Bearer ${t.devKey}`,
       '--max-examples',
@@ -73,8 +78,18 @@ describe('schemathesis against /openapi.json', () => {
       '--suppress-health-check',
       'all',
       '--no-color',
+      // The HAR report counts the requests actually sent.
+      '--report',
+      'har',
+      '--report-har-path',
+      har,
     ]);
-    assert.equal(code, 0, `schemathesis found server errors or hangs (exit ${code}):\n${output.slice(-4000)}`);
+    const requests = await readFile(har, 'utf8').then(
+      (text) => (JSON.parse(text) as { log: { entries: unknown[] } }).log.entries.length,
+      () => null,
+    );
+    console.log(`schemathesis sent ${requests ?? 'an unknown number of'} requests`);
+    assert.equal(code, 0, `schemathesis found server errors, hangs or answers that do not conform (exit ${code}):\n${output.slice(-4000)}`);
     // A run that generated next to nothing (a document it could not read) proves nothing.
     const generated = Number(/(\d+) generated/.exec(output)?.[1] ?? 0);
     assert.ok(generated >= 1000, `only ${generated} test cases were generated`);

@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { createActionRun, getActionRun, type ActionRun } from '../../features/actions/runs.js';
 import { getConnection } from '../../features/connections/store.js';
@@ -14,9 +14,8 @@ import { actionWorkflowId, searchAttributesFor, startWorkflow, taskQueueFor } fr
 import { annotate } from '../../lib/otel/attributes.js';
 import { isScriptEnabled, scriptOf } from '../../features/scripts/catalog.js';
 import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
-import { describeRoute } from '../openapi.js';
-import { check, headers, params, problemsOf, readJson, stringBool } from '../validate.js';
+import { defineRoute } from '../route.js';
+import { problemsOf, readJson, stringBool } from '../validate.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
 
@@ -28,6 +27,7 @@ const triggerHeaders = z.object({
 });
 const triggerBody = z.object({ action_name: z.string().regex(/^[a-zA-Z0-9_-]+$/), input: z.unknown().optional() }).strict();
 const idParam = z.object({ id: z.uuid() });
+const actionAccepted = z.object({ id: z.string(), statusUrl: z.string() });
 
 /** How long a synchronous trigger waits before answering 202 with the run's status URL. */
 export const SYNC_WAIT_MS = 120_000;
@@ -92,7 +92,7 @@ export async function triggerAction(deps: AppDeps, c: Context<AppEnv>, req: Acti
   const statusUrl = `/action/${runId}`;
   if (req.isAsync) {
     c.header('Location', statusUrl);
-    return c.json({ id: runId, statusUrl }, 202);
+    return c.json({ id: runId, statusUrl } satisfies z.output<typeof actionAccepted>, 202);
   }
   let timer: NodeJS.Timeout | undefined;
   const finished = await Promise.race([
@@ -108,7 +108,7 @@ export async function triggerAction(deps: AppDeps, c: Context<AppEnv>, req: Acti
   clearTimeout(timer);
   if (!finished) {
     c.header('Location', statusUrl);
-    return c.json({ id: runId, statusUrl }, 202);
+    return c.json({ id: runId, statusUrl } satisfies z.output<typeof actionAccepted>, 202);
   }
   return resultResponse(c, (await getActionRun(deps.db, runId))!);
 }
@@ -125,34 +125,56 @@ async function readActionBody(deps: AppDeps, c: Context<AppEnv>): Promise<unknow
 
 export { readActionBody };
 
-export function actionRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  describeRoute({
-    method: 'post',
-    path: '/action/trigger',
-    summary: 'Run an action (its output, or 202 with X-Async: true)',
-    tag: 'actions',
-    headers: triggerHeaders,
-    body: triggerBody,
-  });
-  describeRoute({ method: 'get', path: '/action/:id', summary: 'The result of an action run', tag: 'actions' });
-  return new Hono<AppEnv>()
-    .post('/action/trigger', auth, async (c) => {
-      const h = headers(c, triggerHeaders);
-      const b = check(triggerBody, await readActionBody(deps, c), 'invalid_body');
-      return triggerAction(deps, c, {
-        env: c.get('environment'),
-        integrationKey: h['provider-config-key'],
-        connectionId: h['connection-id'],
-        actionName: b.action_name,
-        input: b.input,
-        isAsync: h['x-async'] ?? false,
-      });
-    })
-    .get('/action/:id', auth, async (c) => {
-      const { id } = params(c, idParam);
-      const run = await getActionRun(deps.db, id);
-      if (!run || run.environmentId !== c.get('environment').id || run.status === 'running') throw new NotFound('not_found', `No action '${id}' found`);
-      return resultResponse(c, run);
-    });
-}
+/** The answers of an action trigger (also those of the action endpoints scripts declare). */
+export const actionResponses = {
+  200: { description: "The action's output (any JSON)", schema: z.unknown() },
+  202: {
+    description: 'Running (X-Async: true, or still running after two minutes): poll the Location',
+    schema: actionAccepted,
+    headers: { Location: { description: 'The run’s status URL (/action/{id})', required: true, schema: { type: 'string' } } },
+  },
+} as const;
+
+/** Statuses a failed action run answers with besides validation: unknown things, a script error (500, as Nango), a provider error (424). */
+export const ACTION_ERRORS = [404, 413, 424, 500] as const;
+
+export const triggerActionRoute = defineRoute({
+  method: 'post',
+  path: '/action/trigger',
+  operationId: 'triggerAction',
+  summary: 'Run an action (its output, or 202 with X-Async: true)',
+  description:
+    'An unknown integration or connection answers 400, as Nango does. A failed run answers with its error: 400/404 for what the run could not find, 424 when the provider refused, 500 when the script failed.',
+  tag: 'actions',
+  auth: 'secret_key',
+  request: { headers: triggerHeaders, body: triggerBody },
+  readBody: (c, deps) => readActionBody(deps, c),
+  responses: actionResponses,
+  errors: [...ACTION_ERRORS],
+}).handle(async ({ deps, headers: h, body: b }, c) =>
+  triggerAction(deps, c, {
+    env: c.get('environment'),
+    integrationKey: h['provider-config-key'],
+    connectionId: h['connection-id'],
+    actionName: b.action_name,
+    input: b.input,
+    isAsync: h['x-async'] ?? false,
+  }),
+);
+
+export const getActionResult = defineRoute({
+  method: 'get',
+  path: '/action/:id',
+  operationId: 'getActionResult',
+  summary: 'The result of an action run',
+  description: 'A failed run answers with its error (400, 404, 424 or 500, as the trigger would have).',
+  tag: 'actions',
+  auth: 'secret_key',
+  request: { params: idParam },
+  responses: { 200: actionResponses[200] },
+  errors: [404, 424, 500],
+}).handle(async ({ deps, params }, c) => {
+  const run = await getActionRun(deps.db, params.id);
+  if (!run || run.environmentId !== c.get('environment').id || run.status === 'running') throw new NotFound('not_found', `No action '${params.id}' found`);
+  return resultResponse(c, run);
+});

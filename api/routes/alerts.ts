@@ -2,13 +2,9 @@
  * @module api/routes/alerts — the environment's alerts (features/alerts): failed sync runs, auth refresh
  * failures, connection check failures and dead-lettered webhooks, one open alert per cause.
  */
-import { Hono } from 'hono';
 import { z } from 'zod';
 import { listAlerts, presentAlert } from '../../features/alerts/store.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
-import { describeRoute } from '../openapi.js';
-import { query } from '../validate.js';
+import { defineRoute } from '../route.js';
 
 const cursorSchema = z
   .string()
@@ -51,32 +47,30 @@ export const alertShape = z.object({
 });
 const listResponse = z.object({ data: z.array(alertShape), next_cursor: z.string().nullable() });
 
-export function alertRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  describeRoute({
-    method: 'get',
-    path: '/alerts',
-    summary: 'Alerts, newest first: open ones until the failing thing next succeeds (?status=open|resolved)',
-    tag: 'observability',
-    query: listQuery,
-    response: listResponse,
+export const listAlertsRoute = defineRoute({
+  method: 'get',
+  path: '/alerts',
+  operationId: 'listAlerts',
+  summary: 'Alerts, newest first: open ones until the failing thing next succeeds (?status=open|resolved)',
+  tag: 'observability',
+  auth: 'secret_key',
+  request: { query: listQuery },
+  responses: { 200: listResponse },
+  errors: [],
+}).handle(async ({ deps, query: q }, c) => {
+  const env = c.get('environment');
+  const page = await listAlerts(deps.db, env.id, {
+    status: q.status,
+    kind: q.kind,
+    integration: q.provider_config_key,
+    connectionId: q.connection_id,
+    beforeId: q.cursor,
+    limit: q.limit + 1,
   });
-  return new Hono<AppEnv>().get('/alerts', auth, async (c) => {
-    const env = c.get('environment');
-    const q = query(c, listQuery);
-    const page = await listAlerts(deps.db, env.id, {
-      status: q.status,
-      kind: q.kind,
-      integration: q.provider_config_key,
-      connectionId: q.connection_id,
-      beforeId: q.cursor,
-      limit: q.limit + 1,
-    });
-    const more = page.length > q.limit;
-    const items = page.slice(0, q.limit);
-    return c.json({
-      data: items.map(presentAlert),
-      next_cursor: more ? Buffer.from(String(items[items.length - 1]!.id)).toString('base64url') : null,
-    } satisfies z.infer<typeof listResponse>);
-  });
-}
+  const more = page.length > q.limit;
+  const items = page.slice(0, q.limit);
+  return {
+    data: items.map(presentAlert),
+    next_cursor: more ? Buffer.from(String(items[items.length - 1]!.id)).toString('base64url') : null,
+  };
+});

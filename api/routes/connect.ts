@@ -3,7 +3,6 @@
  * code (popup, state, PKCE), API key and basic credentials.
  */
 import { randomUUID } from 'node:crypto';
-import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { checkConnectionConfig, saveConnection } from '../../features/connections/create.js';
 import { authorizeUrl, exchangeCode, OAuthError, pkcePair, tokenMetadata } from '../../features/connections/oauth.js';
@@ -11,17 +10,22 @@ import { pluginFor } from '../../integrations/plugins.js';
 import { endUserSchema, organizationSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
 import { providerOf } from '../../features/connections/service.js';
 import { rowAad } from '../../lib/crypto.js';
-import { getConnectionByPk } from '../../features/connections/store.js';
-import { CONNECT_SESSION_TTL_MS, createConnectSession, deleteConnectSession, type ConnectSession } from '../../features/connections/connect-sessions.js';
-import type { Environment } from '../../features/environments/store.js';
+import { findConnectionPkOfIntegration, getConnectionByPk } from '../../features/connections/store.js';
+import {
+  CONNECT_SESSION_TTL_MS,
+  createConnectSession,
+  deleteConnectSession,
+  getConnectSessionById,
+  type ConnectSession,
+} from '../../features/connections/connect-sessions.js';
+import { environmentNameById, findEnvironmentByName, type Environment } from '../../features/environments/store.js';
 import { getIntegration, getIntegrationById, type Integration } from '../../features/integrations/store.js';
 import { consumeOAuthSession, createOAuthSession } from '../../features/connections/oauth-sessions.js';
 import { BadRequest, NotFound, SwitchyardError, ValidationFailed, type FieldProblem } from '../../lib/errors.js';
 import type { StoredCredentials } from '../../features/connections/credentials.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
+import type { AppDeps } from '../context.js';
 import { sessionForToken, sessionFromRequest } from '../middleware/connect-session.js';
-import { describeRoute } from '../openapi.js';
+import { defineRoute, html, redirect } from '../route.js';
 import { body, parseQuery, query } from '../validate.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
@@ -101,8 +105,7 @@ interface FlowTarget {
 }
 
 /** Resolves and checks what an end user's flow is about, before anything is saved. */
-async function flowTarget(deps: AppDeps, c: Context<AppEnv>, providerConfigKey: string): Promise<FlowTarget & { q: z.infer<typeof flowQuery> }> {
-  const q = query(c, flowQuery);
+async function flowTarget(deps: AppDeps, q: z.output<typeof flowQuery>, providerConfigKey: string): Promise<FlowTarget & { q: z.output<typeof flowQuery> }> {
   const { session, environment } = await sessionForToken(deps, q.connect_session_token);
   if (session.allowedIntegrations && !session.allowedIntegrations.includes(providerConfigKey)) {
     throw new BadRequest('integration_not_allowed', `Integration ${providerConfigKey} is not allowed by this connect session`);
@@ -144,306 +147,339 @@ async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: Store
   return connection;
 }
 
-export function connectRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  describeRoute({
-    method: 'post',
-    path: '/connect/sessions',
-    summary: 'Create a connect session for an end user (30-minute token)',
-    tag: 'connect',
-    body: sessionBody,
-    response: sessionResponse,
-    status: 201,
-  });
-  describeRoute({
-    method: 'post',
-    path: '/connect/sessions/reconnect',
-    summary: 'Create a session that re-authorizes an existing connection',
-    tag: 'connect',
-    body: reconnectBody,
-    status: 201,
-  });
-  describeRoute({
-    method: 'get',
-    path: '/connect/session',
-    summary: 'The current connect session (connect-session token)',
-    tag: 'connect',
-    auth: 'connect_session',
-  });
-  describeRoute({
-    method: 'get',
-    path: '/oauth/connect/:providerConfigKey',
-    summary: 'Start the OAuth 2 flow (redirects to the provider)',
-    tag: 'connect',
-    auth: 'connect_session',
-    query: flowQuery,
-  });
-  describeRoute({
-    method: 'get',
-    path: '/oauth/callback',
-    summary: 'OAuth 2 callback: exchanges the code and reports to the opener',
-    tag: 'connect',
-    auth: 'none',
-  });
-  describeRoute({
-    method: 'post',
-    path: '/api-auth/api-key/:providerConfigKey',
-    summary: 'Connect with an API key',
-    tag: 'connect',
-    auth: 'connect_session',
-    query: flowQuery,
-    body: apiKeyBody,
-  });
-  describeRoute({
-    method: 'post',
-    path: '/api-auth/basic/:providerConfigKey',
-    summary: 'Connect with username and password',
-    tag: 'connect',
-    auth: 'connect_session',
-    query: flowQuery,
-    body: basicBody,
-  });
+const sessionDataShape = z.object({
+  endUser: z
+    .object({
+      id: z.string(),
+      display_name: z.string().nullable(),
+      email: z.string().nullable(),
+      tags: z.record(z.string(), z.string()).nullable(),
+      organization: z.object({ id: z.string(), display_name: z.string().nullable().optional() }).nullable(),
+    })
+    .nullable(),
+  tags: z.record(z.string(), z.string()),
+  allowed_integrations: z.array(z.string()).optional(),
+  integrations_config_defaults: z.record(z.string(), integrationDefaults).optional(),
+  isReconnecting: z.boolean(),
+  expires_at: z.string(),
+  connectUISettings: z.object({
+    theme: z.object({ light: z.object({ primary: z.string() }), dark: z.object({ primary: z.string() }) }),
+    showWatermark: z.boolean(),
+  }),
+});
+const connectedResponse = z.object({ connectionId: z.string(), providerConfigKey: z.string() });
+const pckParam = z.object({ providerConfigKey: z.string() });
+const callbackQuery = z.object({
+  state: z.string().optional(),
+  code: z.string().optional(),
+  error: z.string().optional(),
+  error_description: z.string().optional(),
+});
+const FLOW_NOTE = 'Authenticated by the connect-session token in `?connect_session_token=`.';
 
-  return new Hono<AppEnv>()
-    .post('/connect/sessions', auth, async (c) => {
-      const env = c.get('environment');
-      const input = await body(c, sessionBody);
-      await checkIntegrationIds(deps, env, [
-        ...(input.allowed_integrations ?? []).map((key, i) => ({ key, path: ['allowed_integrations', i] })),
-        ...Object.keys(input.integrations_config_defaults ?? {}).map((key) => ({ key, path: ['integrations_config_defaults', key] })),
-      ]);
-      const { token, session } = await createConnectSession(
-        deps.db,
-        {
-          environmentId: env.id,
-          endUser: input.end_user ?? null,
-          organization: input.organization ?? null,
-          tags: tagsFrom(input.end_user ? { ...input.end_user, organization: input.end_user.organization ?? input.organization } : null, input.tags),
-          allowedIntegrations: input.allowed_integrations ?? null,
-          integrationsConfigDefaults: input.integrations_config_defaults ?? null,
-          webhookUrlOverride: input.webhook_url_override ?? null,
-          reconnectConnectionPk: null,
-        },
-        deps.clock.now(),
-      );
-      return c.json(sessionOut(deps, token, session), 201);
-    })
-    .post('/connect/sessions/reconnect', auth, async (c) => {
-      const env = c.get('environment');
-      const input = await body(c, reconnectBody);
-      const integration = await getIntegration(deps.db, deps.box, env.id, input.integration_id);
-      if (!integration)
-        throw new ValidationFailed('invalid_body', [{ code: 'invalid_value', message: 'Integration does not exist', path: ['integration_id'] }]);
-      const { rows } = await deps.db.query<{ id: number }>('SELECT id FROM connections WHERE integration_id = $1 AND connection_id = $2', [
-        integration.id,
-        input.connection_id,
-      ]);
-      if (!rows[0]) throw new ValidationFailed('invalid_body', [{ code: 'invalid_value', message: 'Connection does not exist', path: ['connection_id'] }]);
-      const { token, session } = await createConnectSession(
-        deps.db,
-        {
-          environmentId: env.id,
-          endUser: input.end_user ?? null,
-          organization: input.organization ?? null,
-          tags: tagsFrom(input.end_user ?? null, input.tags),
-          allowedIntegrations: [integration.uniqueKey],
-          integrationsConfigDefaults: input.integrations_config_defaults ?? null,
-          webhookUrlOverride: input.webhook_url_override ?? null,
-          reconnectConnectionPk: rows[0].id,
-        },
-        deps.clock.now(),
-      );
-      return c.json(sessionOut(deps, token, session), 201);
-    })
-    .get('/connect/session', async (c) => {
-      const { session } = await sessionFromRequest(deps, c);
-      return c.json({
-        data: {
-          endUser: session.endUser
-            ? {
-                id: session.endUser.id,
-                display_name: session.endUser.display_name ?? null,
-                email: session.endUser.email ?? null,
-                tags: session.endUser.tags ?? null,
-                organization: session.endUser.organization ?? session.organization ?? null,
-              }
-            : null,
-          tags: session.tags,
-          allowed_integrations: session.allowedIntegrations ?? undefined,
-          integrations_config_defaults: session.integrationsConfigDefaults ?? undefined,
-          isReconnecting: session.reconnectConnectionPk !== null,
-          expires_at: session.expiresAt.toISOString(),
-          connectUISettings: { theme: { light: { primary: '#2255cc' }, dark: { primary: '#7aa2ff' } }, showWatermark: false },
-        },
-      });
-    })
-    .delete('/connect/session', async (c) => {
-      const { session } = await sessionFromRequest(deps, c);
-      await deleteConnectSession(deps.db, session.id);
-      return c.body(null, 204);
-    })
-    .post('/api-auth/api-key/:providerConfigKey', async (c) => {
-      const target = await flowTarget(deps, c, c.req.param('providerConfigKey'));
-      const input = await body(c, apiKeyBody);
-      const connection = await finishConnection(deps, target, { type: 'API_KEY', apiKey: input.apiKey });
-      return c.json({ connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey });
-    })
-    .post('/api-auth/basic/:providerConfigKey', async (c) => {
-      const target = await flowTarget(deps, c, c.req.param('providerConfigKey'));
-      const input = await body(c, basicBody);
-      const connection = await finishConnection(deps, target, { type: 'BASIC', username: input.username, password: input.password });
-      return c.json({ connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey });
-    })
-    .get('/oauth/connect/:providerConfigKey', async (c) => {
-      const pck = c.req.param('providerConfigKey');
-      const wsClientId = typeof parseQuery(c.req.url).ws_client_id === 'string' ? (parseQuery(c.req.url).ws_client_id as string) : null;
-      try {
-        const target = await flowTarget(deps, c, pck);
-        const provider = providerOf(target.integration.provider);
-        if (provider.authMode !== 'OAUTH2')
-          throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
-        if (!target.integration.credentials)
-          throw new BadRequest('missing_credentials', `Integration ${pck} has no OAuth client id and secret (its Authorization tab)`);
-        const state = randomUUID();
-        const pkce = provider.pkce ? pkcePair() : null;
-        const redirectUri = `${deps.config.publicUrl}/oauth/callback`;
-        const defaults = target.session.integrationsConfigDefaults?.[pck];
-        await createOAuthSession(
-          deps.db,
-          {
-            id: state,
-            environmentId: target.environment.id,
-            integrationId: target.integration.id,
-            connectSessionId: target.session.id,
-            connectionId: target.connectionId,
-            connectionConfig: target.connectionConfig,
-            codeVerifierEnc: pkce ? deps.box.encrypt(pkce.verifier, rowAad('oauth_sessions', 'code_verifier_enc', state)) : null,
-            redirectUri,
-            wsClientId,
-          },
-          deps.clock.now(),
-        );
-        return c.redirect(
-          authorizeUrl({
-            provider,
-            integrationConfig: target.integration.integrationConfig,
-            credentials: target.integration.credentials,
-            redirectUri,
-            state,
-            codeChallenge: pkce?.challenge,
-            userScopes: target.q.user_scope ?? defaults?.user_scopes,
-            extraParams: { ...defaults?.authorization_params, ...target.q.authorization_params },
-          }),
-          302,
-        );
-      } catch (err) {
-        const { type, message } = describeFailure(err);
-        deps.authSockets.publish(wsClientId, { message_type: 'error', provider_config_key: pck, connection_id: '', error_type: type, error_desc: message });
-        return c.html(callbackPage({ ok: false, errorType: type, message }), 400);
-      }
-    })
-    .get('/oauth/callback', async (c) => {
-      const q = parseQuery(c.req.url);
-      const state = typeof q.state === 'string' ? q.state : '';
-      const session = /^[0-9a-f-]{36}$/i.test(state) ? await consumeOAuthSession(deps.db, state, deps.clock.now()) : null;
-      if (!session) {
-        return c.html(
-          callbackPage({
-            ok: false,
-            errorType: 'invalid_state',
-            message: 'This authorization is unknown, expired or was already used. Start the connection again.',
-          }),
-          400,
-        );
-      }
-      const integration = await getIntegrationById(deps.db, deps.box, session.integrationId);
-      const pck = integration?.uniqueKey ?? '';
-      const fail = (type: string, message: string) => {
-        deps.authSockets.publish(session.wsClientId, {
-          message_type: 'error',
-          provider_config_key: pck,
-          connection_id: session.connectionId,
-          error_type: type,
-          error_desc: message,
-        });
-        return c.html(callbackPage({ ok: false, errorType: type, message }), 400);
-      };
-      if (typeof q.error === 'string')
-        return fail('provider_error', `The provider answered: ${typeof q.error_description === 'string' ? q.error_description : q.error}`);
-      if (typeof q.code !== 'string' || !integration?.credentials) return fail('missing_code', 'The provider did not return an authorization code');
-      try {
-        const provider = providerOf(integration.provider);
-        const { rows } = await deps.db.query<{ name: string; uuid: string }>('SELECT name, uuid FROM environments WHERE id = $1', [session.environmentId]);
-        const environment: Environment = { id: session.environmentId, name: rows[0]!.name, uuid: rows[0]!.uuid };
-        const { credentials, raw } = await exchangeCode({
-          http: deps.http,
-          provider,
-          integrationConfig: integration.integrationConfig,
-          credentials: integration.credentials,
-          code: q.code,
-          redirectUri: session.redirectUri,
-          codeVerifier: session.codeVerifierEnc
-            ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id))
-            : undefined,
-          now: deps.clock.now(),
-          context: { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' },
-        });
-        const connectSession = session.connectSessionId ? await loadConnectSession(deps, session.connectSessionId) : null;
-        const connection = await finishConnection(
-          deps,
-          {
-            environment,
-            session: connectSession ?? emptySession(session.environmentId),
-            integration,
-            connectionId: session.connectionId,
-            connectionConfig: { ...session.connectionConfig, ...tokenMetadata(provider, raw) },
-          },
-          credentials,
-        );
-        // The provider's step after connecting (its plugin's afterConnect), before the end user is told it is done.
-        await pluginFor(connection.provider)?.afterConnect?.(deps, connection);
-        deps.authSockets.publish(session.wsClientId, {
-          message_type: 'success',
-          provider_config_key: pck,
-          connection_id: connection.connectionId,
-          is_pending: false,
-        });
-        return c.html(callbackPage({ ok: true, providerConfigKey: pck, connectionId: connection.connectionId }));
-      } catch (err) {
-        const { type, message } = describeFailure(err);
-        return fail(type, message);
-      }
+export const createSession = defineRoute({
+  method: 'post',
+  path: '/connect/sessions',
+  operationId: 'createConnectSession',
+  summary: 'Create a connect session for an end user (30-minute token)',
+  tag: 'connect',
+  auth: 'secret_key',
+  request: { body: sessionBody },
+  responses: { 201: sessionResponse },
+  errors: [],
+}).handle(async ({ deps, body: input }, c) => {
+  const env = c.get('environment');
+  await checkIntegrationIds(deps, env, [
+    ...(input.allowed_integrations ?? []).map((key, i) => ({ key, path: ['allowed_integrations', i] })),
+    ...Object.keys(input.integrations_config_defaults ?? {}).map((key) => ({ key, path: ['integrations_config_defaults', key] })),
+  ]);
+  const { token, session } = await createConnectSession(
+    deps.db,
+    {
+      environmentId: env.id,
+      endUser: input.end_user ?? null,
+      organization: input.organization ?? null,
+      tags: tagsFrom(input.end_user ? { ...input.end_user, organization: input.end_user.organization ?? input.organization } : null, input.tags),
+      allowedIntegrations: input.allowed_integrations ?? null,
+      integrationsConfigDefaults: input.integrations_config_defaults ?? null,
+      webhookUrlOverride: input.webhook_url_override ?? null,
+      reconnectConnectionPk: null,
+    },
+    deps.clock.now(),
+  );
+  return sessionOut(deps, token, session);
+});
+
+export const createReconnectSession = defineRoute({
+  method: 'post',
+  path: '/connect/sessions/reconnect',
+  operationId: 'createReconnectSession',
+  summary: 'Create a session that re-authorizes an existing connection',
+  tag: 'connect',
+  auth: 'secret_key',
+  request: { body: reconnectBody },
+  responses: { 201: sessionResponse },
+  errors: [],
+}).handle(async ({ deps, body: input }, c) => {
+  const env = c.get('environment');
+  const integration = await getIntegration(deps.db, deps.box, env.id, input.integration_id);
+  if (!integration) throw new ValidationFailed('invalid_body', [{ code: 'invalid_value', message: 'Integration does not exist', path: ['integration_id'] }]);
+  const connectionPk = await findConnectionPkOfIntegration(deps.db, integration.id, input.connection_id);
+  if (connectionPk === null)
+    throw new ValidationFailed('invalid_body', [{ code: 'invalid_value', message: 'Connection does not exist', path: ['connection_id'] }]);
+  const { token, session } = await createConnectSession(
+    deps.db,
+    {
+      environmentId: env.id,
+      endUser: input.end_user ?? null,
+      organization: input.organization ?? null,
+      tags: tagsFrom(input.end_user ?? null, input.tags),
+      allowedIntegrations: [integration.uniqueKey],
+      integrationsConfigDefaults: input.integrations_config_defaults ?? null,
+      webhookUrlOverride: input.webhook_url_override ?? null,
+      reconnectConnectionPk: connectionPk,
+    },
+    deps.clock.now(),
+  );
+  return sessionOut(deps, token, session);
+});
+
+export const getSession = defineRoute({
+  method: 'get',
+  path: '/connect/session',
+  operationId: 'getConnectSession',
+  summary: 'The current connect session (connect-session token)',
+  tag: 'connect',
+  auth: 'connect_session',
+  responses: { 200: z.object({ data: sessionDataShape }) },
+  errors: [],
+}).handle(async ({ deps }, c) => {
+  const { session } = await sessionFromRequest(deps, c);
+  return {
+    data: {
+      endUser: session.endUser
+        ? {
+            id: session.endUser.id,
+            display_name: session.endUser.display_name ?? null,
+            email: session.endUser.email ?? null,
+            tags: session.endUser.tags ?? null,
+            organization: session.endUser.organization ?? session.organization ?? null,
+          }
+        : null,
+      tags: session.tags,
+      allowed_integrations: session.allowedIntegrations ?? undefined,
+      integrations_config_defaults: session.integrationsConfigDefaults ?? undefined,
+      isReconnecting: session.reconnectConnectionPk !== null,
+      expires_at: session.expiresAt.toISOString(),
+      connectUISettings: { theme: { light: { primary: '#2255cc' }, dark: { primary: '#7aa2ff' } }, showWatermark: false },
+    },
+  };
+});
+
+export const deleteSession = defineRoute({
+  method: 'delete',
+  path: '/connect/session',
+  operationId: 'deleteConnectSession',
+  summary: 'End the current connect session (connect-session token)',
+  tag: 'connect',
+  auth: 'connect_session',
+  responses: { 204: { description: 'Ended' } },
+  errors: [],
+}).handle(async ({ deps }, c) => {
+  const { session } = await sessionFromRequest(deps, c);
+  await deleteConnectSession(deps.db, session.id);
+  return c.body(null, 204);
+});
+
+export const connectWithApiKey = defineRoute({
+  method: 'post',
+  path: '/api-auth/api-key/:providerConfigKey',
+  operationId: 'connectWithApiKey',
+  summary: 'Connect with an API key',
+  description: FLOW_NOTE,
+  tag: 'connect',
+  auth: 'connect_session',
+  request: { params: pckParam, query: flowQuery },
+  // Read after the session is checked: a bad token is 401 whatever the body.
+  handlerParses: { body: apiKeyBody },
+  responses: { 200: connectedResponse },
+  errors: [404],
+}).handle(async ({ deps, params, query: q }, c) => {
+  const target = await flowTarget(deps, q, params.providerConfigKey);
+  const input = await body(c, apiKeyBody);
+  const connection = await finishConnection(deps, target, { type: 'API_KEY', apiKey: input.apiKey });
+  return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
+});
+
+export const connectWithBasic = defineRoute({
+  method: 'post',
+  path: '/api-auth/basic/:providerConfigKey',
+  operationId: 'connectWithBasic',
+  summary: 'Connect with username and password',
+  description: FLOW_NOTE,
+  tag: 'connect',
+  auth: 'connect_session',
+  request: { params: pckParam, query: flowQuery },
+  // Read after the session is checked: a bad token is 401 whatever the body.
+  handlerParses: { body: basicBody },
+  responses: { 200: connectedResponse },
+  errors: [404],
+}).handle(async ({ deps, params, query: q }, c) => {
+  const target = await flowTarget(deps, q, params.providerConfigKey);
+  const input = await body(c, basicBody);
+  const connection = await finishConnection(deps, target, { type: 'BASIC', username: input.username, password: input.password });
+  return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
+});
+
+export const startOAuth = defineRoute({
+  method: 'get',
+  path: '/oauth/connect/:providerConfigKey',
+  operationId: 'startOAuth',
+  summary: 'Start the OAuth 2 flow (redirects to the provider)',
+  description: `${FLOW_NOTE} Failures answer an HTML page that reports to the opener (and to the ws_client_id socket).`,
+  tag: 'connect',
+  auth: 'connect_session',
+  handlerParses: { query: flowQuery },
+  responses: { 302: redirect("The provider's authorization page"), 400: html('The flow could not start (HTML page that reports to the opener)') },
+  errors: [],
+}).handle(async ({ deps }, c) => {
+  const pck = c.req.param('providerConfigKey') ?? '';
+  const wsClientId = typeof parseQuery(c.req.url).ws_client_id === 'string' ? (parseQuery(c.req.url).ws_client_id as string) : null;
+  try {
+    const target = await flowTarget(deps, query(c, flowQuery), pck);
+    const provider = providerOf(target.integration.provider);
+    if (provider.authMode !== 'OAUTH2')
+      throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
+    if (!target.integration.credentials)
+      throw new BadRequest('missing_credentials', `Integration ${pck} has no OAuth client id and secret (its Authorization tab)`);
+    const state = randomUUID();
+    const pkce = provider.pkce ? pkcePair() : null;
+    const redirectUri = `${deps.config.publicUrl}/oauth/callback`;
+    const defaults = target.session.integrationsConfigDefaults?.[pck];
+    await createOAuthSession(
+      deps.db,
+      {
+        id: state,
+        environmentId: target.environment.id,
+        integrationId: target.integration.id,
+        connectSessionId: target.session.id,
+        connectionId: target.connectionId,
+        connectionConfig: target.connectionConfig,
+        codeVerifierEnc: pkce ? deps.box.encrypt(pkce.verifier, rowAad('oauth_sessions', 'code_verifier_enc', state)) : null,
+        redirectUri,
+        wsClientId,
+      },
+      deps.clock.now(),
+    );
+    return c.redirect(
+      authorizeUrl({
+        provider,
+        integrationConfig: target.integration.integrationConfig,
+        credentials: target.integration.credentials,
+        redirectUri,
+        state,
+        codeChallenge: pkce?.challenge,
+        userScopes: target.q.user_scope ?? defaults?.user_scopes,
+        extraParams: { ...defaults?.authorization_params, ...target.q.authorization_params },
+      }),
+      302,
+    );
+  } catch (err) {
+    const { type, message } = describeFailure(err);
+    deps.authSockets.publish(wsClientId, { message_type: 'error', provider_config_key: pck, connection_id: '', error_type: type, error_desc: message });
+    return c.html(callbackPage({ ok: false, errorType: type, message }), 400);
+  }
+});
+
+export const oauthCallback = defineRoute({
+  method: 'get',
+  path: '/oauth/callback',
+  operationId: 'oauthCallback',
+  summary: 'OAuth 2 callback: exchanges the code and reports to the opener',
+  tag: 'connect',
+  auth: 'none',
+  handlerParses: { query: callbackQuery },
+  responses: { 200: html('Connected (HTML page that reports to the opener)'), 400: html('The connection failed (HTML page that reports to the opener)') },
+  errors: [],
+}).handle(async ({ deps }, c) => {
+  const q = parseQuery(c.req.url);
+  const state = typeof q.state === 'string' ? q.state : '';
+  const session = /^[0-9a-f-]{36}$/i.test(state) ? await consumeOAuthSession(deps.db, state, deps.clock.now()) : null;
+  if (!session) {
+    return c.html(
+      callbackPage({
+        ok: false,
+        errorType: 'invalid_state',
+        message: 'This authorization is unknown, expired or was already used. Start the connection again.',
+      }),
+      400,
+    );
+  }
+  const integration = await getIntegrationById(deps.db, deps.box, session.integrationId);
+  const pck = integration?.uniqueKey ?? '';
+  const fail = (type: string, message: string) => {
+    deps.authSockets.publish(session.wsClientId, {
+      message_type: 'error',
+      provider_config_key: pck,
+      connection_id: session.connectionId,
+      error_type: type,
+      error_desc: message,
     });
-}
+    return c.html(callbackPage({ ok: false, errorType: type, message }), 400);
+  };
+  if (typeof q.error === 'string')
+    return fail('provider_error', `The provider answered: ${typeof q.error_description === 'string' ? q.error_description : q.error}`);
+  if (typeof q.code !== 'string' || !integration?.credentials) return fail('missing_code', 'The provider did not return an authorization code');
+  try {
+    const provider = providerOf(integration.provider);
+    const environment = (await findEnvironmentByName(deps.db, (await environmentNameById(deps.db, session.environmentId))!))!;
+    const { credentials, raw } = await exchangeCode({
+      http: deps.http,
+      provider,
+      integrationConfig: integration.integrationConfig,
+      credentials: integration.credentials,
+      code: q.code,
+      redirectUri: session.redirectUri,
+      codeVerifier: session.codeVerifierEnc ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id)) : undefined,
+      now: deps.clock.now(),
+      context: { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' },
+    });
+    const connectSession = session.connectSessionId ? await loadConnectSession(deps, session.connectSessionId) : null;
+    const connection = await finishConnection(
+      deps,
+      {
+        environment,
+        session: connectSession ?? emptySession(session.environmentId),
+        integration,
+        connectionId: session.connectionId,
+        connectionConfig: { ...session.connectionConfig, ...tokenMetadata(provider, raw) },
+      },
+      credentials,
+    );
+    // The provider's step after connecting (its plugin's afterConnect), before the end user is told it is done.
+    await pluginFor(connection.provider)?.afterConnect?.(deps, connection);
+    deps.authSockets.publish(session.wsClientId, {
+      message_type: 'success',
+      provider_config_key: pck,
+      connection_id: connection.connectionId,
+      is_pending: false,
+    });
+    return c.html(callbackPage({ ok: true, providerConfigKey: pck, connectionId: connection.connectionId }));
+  } catch (err) {
+    const { type, message } = describeFailure(err);
+    return fail(type, message);
+  }
+});
 
 function describeFailure(err: unknown): { type: string; message: string } {
   if (err instanceof SwitchyardError || err instanceof OAuthError) return { type: err.code, message: err.message };
   return { type: 'unknown_error', message: 'The connection could not be completed' };
 }
 
+/** The connect session an OAuth flow started from, without its allow-list, defaults or reconnect target (used up by then). */
 async function loadConnectSession(deps: AppDeps, id: number): Promise<ConnectSession | null> {
-  const { rows } = await deps.db.query<{
-    end_user: ConnectSession['endUser'];
-    organization: ConnectSession['organization'];
-    tags: Record<string, string>;
-    webhook_url_override: string | null;
-    environment_id: number;
-    expires_at: Date;
-  }>('SELECT * FROM connect_sessions WHERE id = $1', [id]);
-  const r = rows[0];
-  if (!r) return null;
-  return {
-    id,
-    environmentId: r.environment_id,
-    endUser: r.end_user,
-    organization: r.organization,
-    tags: r.tags,
-    allowedIntegrations: null,
-    integrationsConfigDefaults: null,
-    webhookUrlOverride: r.webhook_url_override,
-    reconnectConnectionPk: null,
-    expiresAt: r.expires_at,
-  };
+  const session = await getConnectSessionById(deps.db, id);
+  return session && { ...session, allowedIntegrations: null, integrationsConfigDefaults: null, reconnectConnectionPk: null };
 }
 
 function emptySession(environmentId: number): ConnectSession {

@@ -1,8 +1,44 @@
 /**
  * @module api/routes/connection-shapes — connection objects as the API returns them.
  */
+import { z } from 'zod';
 import type { Connection } from '../../features/connections/store.js';
 import type { StoredCredentials } from '../../features/connections/credentials.js';
+
+const endUserShape = z
+  .object({
+    id: z.string(),
+    display_name: z.string().nullable(),
+    email: z.string().nullable(),
+    tags: z.record(z.string(), z.string()).nullable(),
+    organization: z.object({ id: z.string(), display_name: z.string().nullable() }).nullable(),
+  })
+  .nullable();
+
+/** A connection in `GET /connections`. */
+export const connectionListItem = z.object({
+  id: z.number(),
+  connection_id: z.string(),
+  provider_config_key: z.string(),
+  provider: z.string(),
+  errors: z.array(z.object({ type: z.string(), log_id: z.string(), message: z.string().optional() })),
+  end_user: endUserShape,
+  tags: z.record(z.string(), z.string()),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  status: z.string(),
+  last_check_at: z.string().nullable(),
+  created: z.string(),
+});
+
+/** A connection with its credentials (`GET /connections/:id`, `POST /connections`). */
+export const fullConnectionShape = connectionListItem.omit({ created: true }).extend({
+  connection_config: z.record(z.string(), z.unknown()),
+  webhook_url_override: z.string().nullable(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+  last_fetched_at: z.string().nullable(),
+  credentials: z.object({ type: z.string() }).catchall(z.unknown()),
+});
 
 /** `GET /connections/:id` prints offsets as +00:00; list and create use Z. */
 export function plusOffset(d: Date | null): string | null {
@@ -24,7 +60,7 @@ function errorsOf(c: Connection) {
   return c.errors.map((e) => ({ type: e.type === 'check' ? 'auth' : e.type, log_id: e.log_id, ...(e.message ? { message: e.message } : {}) }));
 }
 
-export function listItem(c: Connection) {
+export function listItem(c: Connection): z.output<typeof connectionListItem> {
   return {
     id: c.id,
     connection_id: c.connectionId,
@@ -46,7 +82,7 @@ export function credentialsOut(creds: StoredCredentials, includeRefreshToken: bo
   return { ...rest, raw: creds.raw ?? {}, ...(includeRefreshToken && refresh_token ? { refresh_token } : {}) };
 }
 
-export function fullConnection(c: Connection, opts: { style: 'Z' | '+00:00'; includeRefreshToken: boolean }) {
+export function fullConnection(c: Connection, opts: { style: 'Z' | '+00:00'; includeRefreshToken: boolean }): z.output<typeof fullConnectionShape> {
   const ts = (d: Date | null) => (opts.style === 'Z' ? (d?.toISOString() ?? null) : plusOffset(d));
   const { created: _created, ...common } = listItem(c);
   return {
@@ -57,6 +93,6 @@ export function fullConnection(c: Connection, opts: { style: 'Z' | '+00:00'; inc
     created_at: ts(c.createdAt),
     updated_at: ts(c.updatedAt),
     last_fetched_at: ts(c.lastFetchedAt),
-    credentials: credentialsOut(c.credentials, opts.includeRefreshToken),
+    credentials: credentialsOut(c.credentials, opts.includeRefreshToken) as z.output<typeof fullConnectionShape>['credentials'],
   };
 }

@@ -2,7 +2,6 @@
  * @module api/routes/connections — import, list, read (with refresh), patch, delete, metadata.
  */
 import { randomUUID } from 'node:crypto';
-import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { dates } from '../../lib/clock.js';
 import { withFreshCredentials } from '../../features/connections/service.js';
@@ -15,6 +14,7 @@ import {
   listConnections,
   markFetched,
   patchConnection,
+  setEndUserOfAllConnections,
   setMetadata,
   type Connection,
 } from '../../features/connections/store.js';
@@ -24,11 +24,10 @@ import { BadRequest, NotFound } from '../../lib/errors.js';
 import { assertUrlAllowed } from '../../lib/http/index.js';
 import { connectionCredentials, type StoredCredentials } from '../../features/connections/credentials.js';
 import { getProvider } from '../../features/providers/providers.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
-import { describeRoute } from '../openapi.js';
-import { body, params, query, stringBool } from '../validate.js';
-import { fullConnection, listItem } from './connection-shapes.js';
+import type { AppDeps } from '../context.js';
+import { defineRoute } from '../route.js';
+import { stringBool } from '../validate.js';
+import { connectionListItem, fullConnection, fullConnectionShape, listItem } from './connection-shapes.js';
 import { uniqueKeySchema } from './integrations.js';
 
 export const connectionIdSchema = z
@@ -109,9 +108,7 @@ async function connectionOr404(deps: AppDeps, env: Environment, pck: string, con
   return connection;
 }
 
-async function applyMetadata(deps: AppDeps, c: Context<AppEnv>, merge: boolean) {
-  const env = c.get('environment');
-  const input = await body(c, metadataBody);
+async function applyMetadata(deps: AppDeps, env: Environment, input: z.output<typeof metadataBody>, merge: boolean) {
   const ids = Array.isArray(input.connection_id) ? input.connection_id : [input.connection_id];
   const pks: number[] = [];
   for (const id of ids) {
@@ -128,137 +125,151 @@ async function applyMetadata(deps: AppDeps, c: Context<AppEnv>, merge: boolean) 
   return input;
 }
 
-export function connectionRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  describeRoute({
-    method: 'post',
-    path: '/connections',
-    summary: 'Import a connection that already has credentials',
-    tag: 'connections',
-    body: createBody,
-    status: 201,
-  });
-  describeRoute({ method: 'get', path: '/connections', summary: 'List connections', tag: 'connections', query: listQuery });
-  describeRoute({
-    method: 'get',
-    path: '/connections/:connectionId',
-    summary: 'Get a connection with credentials (refreshing OAuth tokens that expire within 15 minutes)',
-    tag: 'connections',
-    query: getQuery,
-  });
-  describeRoute({
-    method: 'patch',
-    path: '/connections/:connectionId',
-    summary: 'Update end user, tags, webhook URL override',
-    tag: 'connections',
-    query: pckQuery,
-    body: patchBody,
-  });
-  describeRoute({
-    method: 'delete',
-    path: '/connections/:connectionId',
-    summary: 'Delete a connection and its schedules',
-    tag: 'connections',
-    query: pckQuery,
-  });
-  describeRoute({
-    method: 'post',
-    path: '/connections/metadata',
-    summary: 'Replace metadata of one or many connections (all or nothing)',
-    tag: 'connections',
-    body: metadataBody,
-    status: 201,
-  });
-  describeRoute({
-    method: 'patch',
-    path: '/connections/metadata',
-    summary: 'Merge metadata into one or many connections (all or nothing)',
-    tag: 'connections',
-    body: metadataBody,
-  });
+const success = z.object({ success: z.literal(true) });
 
-  return new Hono<AppEnv>()
-    .post('/connections', auth, async (c) => {
-      const env = c.get('environment');
-      query(c, z.object({}).strict());
-      const input = await body(c, createBody);
-      const integration = await getIntegration(deps.db, deps.box, env.id, input.provider_config_key);
-      if (!integration) throw new NotFound('not_found', 'Integration does not exist');
-      await checkWebhookUrl(deps, input.webhook_url_override, ['webhook_url_override']);
-      const { connection, created } = await saveConnection(deps, {
-        environment: env,
-        integration,
-        provider: getProvider(integration.provider)!,
-        connectionId: input.connection_id ?? randomUUID(),
-        credentials: toStored(input.credentials),
-        connectionConfig: input.connection_config ?? {},
-        metadata: input.metadata,
-        tags: tagsFrom(input.end_user, input.tags),
-        endUser: input.end_user ?? null,
-        webhookUrlOverride: input.webhook_url_override || null,
-      });
-      await deps.lifecycle.connectionSaved(env, connection, { created });
-      return c.json(fullConnection(connection, { style: 'Z', includeRefreshToken: true }), 201);
-    })
-    .get('/connections', auth, async (c) => {
-      const env = c.get('environment');
-      const q = query(c, listQuery);
-      const connections = await listConnections(deps.db, deps.box, env.id, {
-        connectionId: q.connectionId,
-        search: q.search,
-        endUserId: q.endUserId,
-        endUserOrganizationId: q.endUserOrganizationId,
-        integrationKeys: q.integrationId?.split(',').filter(Boolean),
-        tags: q.tags ? Object.fromEntries(Object.entries(q.tags).map(([k, v]) => [k.toLowerCase(), v])) : undefined,
-        limit: q.limit ?? 10_000,
-        page: q.page ?? 0,
-      });
-      return c.json({ connections: connections.map(listItem) });
-    })
-    .post('/connections/metadata', auth, async (c) => c.json(await applyMetadata(deps, c, false), 201))
-    .patch('/connections/metadata', auth, async (c) => c.json(await applyMetadata(deps, c, true), 200))
-    .get('/connections/:connectionId', auth, async (c) => {
-      const env = c.get('environment');
-      const { connectionId } = params(c, idParam);
-      const q = query(c, getQuery);
-      let connection = await connectionOr404(deps, env, q.provider_config_key, connectionId);
-      connection = await withFreshCredentials(deps, connection, { force: q.force_refresh ?? false });
-      await markFetched(deps.db, connection.id);
-      return c.json(fullConnection(connection, { style: '+00:00', includeRefreshToken: q.refresh_token !== false }));
-    })
-    .patch('/connections/:connectionId', auth, async (c) => {
-      const env = c.get('environment');
-      const { connectionId } = params(c, idParam);
-      const q = query(c, pckQuery);
-      const input = await body(c, patchBody);
-      const connection = await connectionOr404(deps, env, q.provider_config_key, connectionId);
-      await checkWebhookUrl(deps, input.webhook_url_override, ['webhook_url_override']);
-      const tags = input.tags ?? (input.end_user ? tagsFrom(input.end_user, undefined) : undefined);
-      await patchConnection(deps.db, connection.id, {
-        ...(tags !== undefined ? { tags: input.tags ? input.tags : { ...connection.tags, ...tags } } : {}),
-        ...(input.end_user !== undefined ? { endUser: input.end_user } : {}),
-        ...(input.webhook_url_override !== undefined ? { webhookUrlOverride: input.webhook_url_override } : {}),
-      });
-      // Before 2025-09-08 an end-user update applied to every connection of that end user.
-      if (input.end_user && deps.clock.now() < dates.endUserIsolation) {
-        await deps.db.query(`UPDATE connections SET end_user = $3::jsonb, updated_at = now() WHERE environment_id = $1 AND end_user->>'id' = $2`, [
-          env.id,
-          input.end_user.id,
-          JSON.stringify(input.end_user),
-        ]);
-      }
-      return c.json({ success: true });
-    })
-    .delete('/connections/:connectionId', auth, async (c) => {
-      const env = c.get('environment');
-      const { connectionId } = params(c, idParam);
-      const q = query(c, pckQuery);
-      const connection = await getConnection(deps.db, deps.box, env.id, q.provider_config_key, connectionId);
-      if (!connection) throw new BadRequest('unknown_connection', 'Connection not found');
-      // The integration's pre-connection-deletion scripts (bounded; a failure does not stop the delete).
-      await runPreConnectionDeletion(deps, connection);
-      await deps.lifecycle.connectionDeleting(env, connection);
-      await deleteConnection(deps.db, connection.id);
-      return c.json({ success: true });
-    });
-}
+export const createConnection = defineRoute({
+  method: 'post',
+  path: '/connections',
+  operationId: 'createConnection',
+  summary: 'Import a connection that already has credentials',
+  tag: 'connections',
+  auth: 'secret_key',
+  request: { query: z.object({}).strict(), body: createBody },
+  responses: { 201: fullConnectionShape },
+  errors: [404],
+}).handle(async ({ deps, body: input }, c) => {
+  const env = c.get('environment');
+  const integration = await getIntegration(deps.db, deps.box, env.id, input.provider_config_key);
+  if (!integration) throw new NotFound('not_found', 'Integration does not exist');
+  await checkWebhookUrl(deps, input.webhook_url_override, ['webhook_url_override']);
+  const { connection, created } = await saveConnection(deps, {
+    environment: env,
+    integration,
+    provider: getProvider(integration.provider)!,
+    connectionId: input.connection_id ?? randomUUID(),
+    credentials: toStored(input.credentials),
+    connectionConfig: input.connection_config ?? {},
+    metadata: input.metadata,
+    tags: tagsFrom(input.end_user, input.tags),
+    endUser: input.end_user ?? null,
+    webhookUrlOverride: input.webhook_url_override || null,
+  });
+  await deps.lifecycle.connectionSaved(env, connection, { created });
+  return fullConnection(connection, { style: 'Z', includeRefreshToken: true });
+});
+
+export const listConnectionsRoute = defineRoute({
+  method: 'get',
+  path: '/connections',
+  operationId: 'listConnections',
+  summary: 'List connections',
+  tag: 'connections',
+  auth: 'secret_key',
+  request: { query: listQuery },
+  responses: { 200: z.object({ connections: z.array(connectionListItem) }) },
+  errors: [],
+}).handle(async ({ deps, query: q }, c) => {
+  const env = c.get('environment');
+  const connections = await listConnections(deps.db, deps.box, env.id, {
+    connectionId: q.connectionId,
+    search: q.search,
+    endUserId: q.endUserId,
+    endUserOrganizationId: q.endUserOrganizationId,
+    integrationKeys: q.integrationId?.split(',').filter(Boolean),
+    tags: q.tags ? Object.fromEntries(Object.entries(q.tags).map(([k, v]) => [k.toLowerCase(), v])) : undefined,
+    limit: q.limit ?? 10_000,
+    page: q.page ?? 0,
+  });
+  return { connections: connections.map(listItem) };
+});
+
+export const replaceConnectionMetadata = defineRoute({
+  method: 'post',
+  path: '/connections/metadata',
+  operationId: 'replaceConnectionMetadata',
+  summary: 'Replace metadata of one or many connections (all or nothing)',
+  tag: 'connections',
+  auth: 'secret_key',
+  request: { body: metadataBody },
+  responses: { 201: metadataBody },
+  errors: [404],
+}).handle(async ({ deps, body: input }, c) => applyMetadata(deps, c.get('environment'), input, false));
+
+export const mergeConnectionMetadata = defineRoute({
+  method: 'patch',
+  path: '/connections/metadata',
+  operationId: 'mergeConnectionMetadata',
+  summary: 'Merge metadata into one or many connections (all or nothing)',
+  tag: 'connections',
+  auth: 'secret_key',
+  request: { body: metadataBody },
+  responses: { 200: metadataBody },
+  errors: [404],
+}).handle(async ({ deps, body: input }, c) => applyMetadata(deps, c.get('environment'), input, true));
+
+export const getConnectionRoute = defineRoute({
+  method: 'get',
+  path: '/connections/:connectionId',
+  operationId: 'getConnection',
+  summary: 'Get a connection with credentials (refreshing OAuth tokens that expire within 15 minutes)',
+  description: 'An unknown integration answers 400 unknown_provider_config, as Nango does; an unknown connection 404.',
+  tag: 'connections',
+  auth: 'secret_key',
+  request: { params: idParam, query: getQuery },
+  responses: { 200: fullConnectionShape },
+  errors: [404],
+}).handle(async ({ deps, params, query: q }, c) => {
+  const env = c.get('environment');
+  let connection = await connectionOr404(deps, env, q.provider_config_key, params.connectionId);
+  connection = await withFreshCredentials(deps, connection, { force: q.force_refresh ?? false });
+  await markFetched(deps.db, connection.id);
+  return fullConnection(connection, { style: '+00:00', includeRefreshToken: q.refresh_token !== false });
+});
+
+export const updateConnection = defineRoute({
+  method: 'patch',
+  path: '/connections/:connectionId',
+  operationId: 'updateConnection',
+  summary: 'Update end user, tags, webhook URL override',
+  description: 'An unknown integration answers 400 unknown_provider_config, as Nango does; an unknown connection 404.',
+  tag: 'connections',
+  auth: 'secret_key',
+  request: { params: idParam, query: pckQuery, body: patchBody },
+  responses: { 200: success },
+  errors: [404],
+}).handle(async ({ deps, params, query: q, body: input }, c) => {
+  const env = c.get('environment');
+  const connection = await connectionOr404(deps, env, q.provider_config_key, params.connectionId);
+  await checkWebhookUrl(deps, input.webhook_url_override, ['webhook_url_override']);
+  const tags = input.tags ?? (input.end_user ? tagsFrom(input.end_user, undefined) : undefined);
+  await patchConnection(deps.db, connection.id, {
+    ...(tags !== undefined ? { tags: input.tags ? input.tags : { ...connection.tags, ...tags } } : {}),
+    ...(input.end_user !== undefined ? { endUser: input.end_user } : {}),
+    ...(input.webhook_url_override !== undefined ? { webhookUrlOverride: input.webhook_url_override } : {}),
+  });
+  // Before 2025-09-08 an end-user update applied to every connection of that end user.
+  if (input.end_user && deps.clock.now() < dates.endUserIsolation) await setEndUserOfAllConnections(deps.db, env.id, input.end_user);
+  return { success: true as const };
+});
+
+export const deleteConnectionRoute = defineRoute({
+  method: 'delete',
+  path: '/connections/:connectionId',
+  operationId: 'deleteConnection',
+  summary: 'Delete a connection and its schedules',
+  description: 'An unknown connection answers 400 unknown_connection, as Nango does.',
+  tag: 'connections',
+  auth: 'secret_key',
+  request: { params: idParam, query: pckQuery },
+  responses: { 200: success },
+  errors: [],
+}).handle(async ({ deps, params, query: q }, c) => {
+  const env = c.get('environment');
+  const connection = await getConnection(deps.db, deps.box, env.id, q.provider_config_key, params.connectionId);
+  if (!connection) throw new BadRequest('unknown_connection', 'Connection not found');
+  // The integration's pre-connection-deletion scripts (bounded; a failure does not stop the delete).
+  await runPreConnectionDeletion(deps, connection);
+  await deps.lifecycle.connectionDeleting(env, connection);
+  await deleteConnection(deps.db, connection.id);
+  return { success: true as const };
+});

@@ -2,16 +2,13 @@
  * @module api/routes/environment — the environment's webhook, alert and OTLP settings and its
  * webhook signing key.
  */
-import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Environment } from '../../features/environments/store.js';
 import { ValidationFailed } from '../../lib/errors.js';
 import { assertUrlAllowed } from '../../lib/http/index.js';
 import { getSettings, rotateSigningKey, signingKeys, updateSettings, type EnvironmentSettings } from '../../features/webhooks/settings.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
-import { describeRoute } from '../openapi.js';
-import { body } from '../validate.js';
+import type { AppDeps } from '../context.js';
+import { defineRoute } from '../route.js';
 
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 const clearableUrl = z.union([httpUrl, z.literal(''), z.null()]);
@@ -86,64 +83,66 @@ async function view(deps: AppDeps, env: Environment, settings: EnvironmentSettin
   };
 }
 
-export function environmentRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  describeRoute({
-    method: 'get',
-    path: '/environment',
-    summary: 'The environment: webhook URLs, event kinds, alert webhook, OTLP export, webhook signing key',
-    tag: 'environment',
-    response: settingsResponse,
-  });
-  describeRoute({
-    method: 'patch',
-    path: '/environment',
-    summary: 'Change webhook URLs, event kinds, alert webhook, OTLP export (null or "" clears a URL)',
-    tag: 'environment',
-    body: patchBody,
-    response: settingsResponse,
-  });
-  describeRoute({
-    method: 'post',
-    path: '/environment/webhook-signing-key/rotate',
-    summary: 'New webhook signing key; the previous one also signs (X-Switchyard-Signature-V2) for 24 h',
-    tag: 'environment',
-    response: rotateResponse,
-  });
+export const getEnvironment = defineRoute({
+  method: 'get',
+  path: '/environment',
+  operationId: 'getEnvironment',
+  summary: 'The environment: webhook URLs, event kinds, alert webhook, OTLP export, webhook signing key',
+  tag: 'environment',
+  auth: 'secret_key',
+  responses: { 200: settingsResponse },
+  errors: [],
+}).handle(async ({ deps }, c) => {
+  const env = c.get('environment');
+  return view(deps, env, await getSettings(deps.db, deps.box, env.id));
+});
 
-  return new Hono<AppEnv>()
-    .get('/environment', auth, async (c) => {
-      const env = c.get('environment');
-      return c.json(await view(deps, env, await getSettings(deps.db, deps.box, env.id)));
-    })
-    .patch('/environment', auth, async (c) => {
-      const env = c.get('environment');
-      const input = await body(c, patchBody);
-      const problems: ValidationFailed['errors'] = [];
-      for (const field of URL_FIELDS) {
-        const url = input[field];
-        if (!url) continue;
-        try {
-          await assertUrlAllowed(url, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
-        } catch (err) {
-          problems.push({ code: 'url_not_allowed', message: (err as Error).message, path: [field] });
-        }
-      }
-      if (problems.length) throw new ValidationFailed('invalid_body', problems);
-      const clear = (v: string | null | undefined) => (v === undefined ? undefined : v || null);
-      const settings = await updateSettings(deps.db, deps.box, env.id, {
-        webhookUrl: clear(input.webhook_url),
-        secondaryWebhookUrl: clear(input.secondary_webhook_url),
-        alertWebhookUrl: clear(input.alert_webhook_url),
-        otlpEndpoint: clear(input.otlp_endpoint),
-        otlpHeaders: input.otlp_headers,
-        events: input.webhook_events,
-      });
-      return c.json(await view(deps, env, settings));
-    })
-    .post('/environment/webhook-signing-key/rotate', auth, async (c) => {
-      const env = c.get('environment');
-      const key = await rotateSigningKey(deps.db, deps.box, env.id);
-      return c.json({ data: { webhook_signing_key: key } } satisfies z.infer<typeof rotateResponse>);
-    });
-}
+export const updateEnvironment = defineRoute({
+  method: 'patch',
+  path: '/environment',
+  operationId: 'updateEnvironment',
+  summary: 'Change webhook URLs, event kinds, alert webhook, OTLP export (null or "" clears a URL)',
+  tag: 'environment',
+  auth: 'secret_key',
+  request: { body: patchBody },
+  responses: { 200: settingsResponse },
+  errors: [],
+}).handle(async ({ deps, body: input }, c) => {
+  const env = c.get('environment');
+  const problems: ValidationFailed['errors'] = [];
+  for (const field of URL_FIELDS) {
+    const url = input[field];
+    if (!url) continue;
+    try {
+      await assertUrlAllowed(url, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+    } catch (err) {
+      problems.push({ code: 'url_not_allowed', message: (err as Error).message, path: [field] });
+    }
+  }
+  if (problems.length) throw new ValidationFailed('invalid_body', problems);
+  const clear = (v: string | null | undefined) => (v === undefined ? undefined : v || null);
+  const settings = await updateSettings(deps.db, deps.box, env.id, {
+    webhookUrl: clear(input.webhook_url),
+    secondaryWebhookUrl: clear(input.secondary_webhook_url),
+    alertWebhookUrl: clear(input.alert_webhook_url),
+    otlpEndpoint: clear(input.otlp_endpoint),
+    otlpHeaders: input.otlp_headers,
+    events: input.webhook_events,
+  });
+  return view(deps, env, settings);
+});
+
+export const rotateWebhookSigningKey = defineRoute({
+  method: 'post',
+  path: '/environment/webhook-signing-key/rotate',
+  operationId: 'rotateWebhookSigningKey',
+  summary: 'New webhook signing key; the previous one also signs (X-Switchyard-Signature-V2) for 24 h',
+  tag: 'environment',
+  auth: 'secret_key',
+  responses: { 200: rotateResponse },
+  errors: [],
+}).handle(async ({ deps }, c) => {
+  const env = c.get('environment');
+  const key = await rotateSigningKey(deps.db, deps.box, env.id);
+  return { data: { webhook_signing_key: key } };
+});

@@ -1,7 +1,9 @@
-import { Hono } from 'hono';
+/**
+ * @module api/routes/health — `GET /health`: liveness with database and Temporal reachability.
+ */
 import { z } from 'zod';
-import type { AppDeps, AppEnv } from '../context.js';
-import { describeRoute } from '../openapi.js';
+import { pingDatabase } from '../../lib/db/pool.js';
+import { defineRoute } from '../route.js';
 
 const healthResponse = z.object({
   result: z.enum(['ok', 'degraded']),
@@ -21,21 +23,20 @@ async function probe(fn: () => Promise<unknown>, timeoutMs: number): Promise<{ o
   }
 }
 
-export function healthRoutes(deps: AppDeps) {
-  describeRoute({
-    method: 'get',
-    path: '/health',
-    summary: 'Liveness with database and Temporal reachability',
-    tag: 'health',
-    auth: 'none',
-    response: healthResponse,
-  });
-  return new Hono<AppEnv>().get('/health', async (c) => {
-    const [database, temporal] = await Promise.all([
-      probe(() => deps.db.query('SELECT 1'), 2000),
-      probe(() => deps.temporal.workflowService.getSystemInfo({}), 2000),
-    ]);
-    const ok = database.ok && temporal.ok;
-    return c.json({ result: ok ? 'ok' : 'degraded', database, temporal } satisfies z.infer<typeof healthResponse>, ok ? 200 : 503);
-  });
-}
+export const health = defineRoute({
+  method: 'get',
+  path: '/health',
+  operationId: 'getHealth',
+  summary: 'Liveness with database and Temporal reachability',
+  tag: 'health',
+  auth: 'none',
+  responses: { 200: healthResponse, 503: { description: 'Degraded: the database or Temporal does not answer', schema: healthResponse } },
+  errors: [],
+}).handle(async ({ deps, reply }) => {
+  const [database, temporal] = await Promise.all([
+    probe(() => pingDatabase(deps.db), 2000),
+    probe(() => deps.temporal.workflowService.getSystemInfo({}), 2000),
+  ]);
+  const ok = database.ok && temporal.ok;
+  return reply(ok ? 200 : 503, { result: ok ? 'ok' : 'degraded', database, temporal });
+});

@@ -2,7 +2,6 @@
  * @module api/routes/integrations — integrations: the Authorization tab (credentials, stored
  * encrypted) and the Endpoints tab (activate the endpoints the integration's scripts declare).
  */
-import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import {
   deleteIntegration,
@@ -20,11 +19,9 @@ import { integrationCredentials } from '../../features/connections/credentials.j
 import { getProvider, integrationConfigSchema, providerNames, providers } from '../../features/providers/providers.js';
 import { endpointKey } from '../../integrations/registry.js';
 import { scriptsOf } from '../../features/scripts/catalog.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
+import type { AppDeps } from '../context.js';
 import { secretKeyOrSession } from '../middleware/connect-session.js';
-import { describeRoute } from '../openapi.js';
-import { body, params, query } from '../validate.js';
+import { defineRoute } from '../route.js';
 
 export const uniqueKeySchema = z
   .string()
@@ -49,7 +46,7 @@ const includeQuery = z.object({ include: z.union([z.enum(['webhook', 'credential
 
 const endpointItem = z.object({ method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']), path: z.string().startsWith('/'), enabled: z.boolean() }).strict();
 const endpointsPatch = z.object({ endpoints: z.array(endpointItem).min(1).max(500) }).strict();
-const keyParam = z.object({ uniqueKey: uniqueKeySchema });
+export const keyParam = z.object({ uniqueKey: uniqueKeySchema });
 
 export const integrationResponse = z.object({
   unique_key: z.string(),
@@ -132,172 +129,208 @@ export async function endpointsOf(deps: AppDeps, integration: Integration): Prom
   );
 }
 
-function includes(c: Context<AppEnv>): string[] {
-  const inc = query(c, includeQuery).include;
-  return inc === undefined ? [] : Array.isArray(inc) ? inc : [inc];
+const providerShape = z.object({
+  name: z.string(),
+  display_name: z.string(),
+  auth_mode: z.string(),
+  docs: z.string(),
+  connection_config: z.record(z.string(), z.object({ title: z.string(), description: z.string(), required: z.boolean() })),
+});
+const endpointRow = z.object({ method: z.string(), path: z.string(), script: z.string(), type: z.enum(['sync', 'action']), enabled: z.boolean() });
+const endpointsResponse = z.object({ data: z.array(endpointRow) });
+const oneIntegration = z.object({ data: integrationResponse });
+const success = z.object({ success: z.literal(true) });
+
+function providerOut(p: NonNullable<ReturnType<typeof getProvider>>): z.output<typeof providerShape> {
+  return {
+    name: p.name,
+    display_name: p.displayName,
+    auth_mode: p.authMode,
+    docs: p.docs,
+    connection_config: Object.fromEntries(
+      Object.entries(p.connectionConfig).map(([k, f]) => [k, { title: f.title, description: f.description, required: f.required }]),
+    ),
+  };
 }
 
-export function integrationRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  describeRoute({
-    method: 'get',
-    path: '/integrations',
-    summary: 'List integrations (secret key or connect session)',
-    tag: 'integrations',
-    auth: 'secret_key_or_connect_session',
-  });
-  describeRoute({
-    method: 'post',
-    path: '/integrations',
-    summary: 'Create an integration',
-    tag: 'integrations',
-    body: createBody,
-    response: z.object({ data: integrationResponse }),
-  });
-  describeRoute({
-    method: 'get',
-    path: '/integrations/:uniqueKey',
-    summary: 'Get an integration',
-    tag: 'integrations',
-    query: includeQuery,
-    response: z.object({ data: integrationResponse }),
-  });
-  describeRoute({
-    method: 'patch',
-    path: '/integrations/:uniqueKey',
-    summary: 'Update an integration (Authorization tab)',
-    tag: 'integrations',
-    body: patchBody,
-  });
-  describeRoute({ method: 'delete', path: '/integrations/:uniqueKey', summary: 'Delete an integration and its connections', tag: 'integrations' });
-  describeRoute({
-    method: 'get',
-    path: '/integrations/:uniqueKey/endpoints',
-    summary: 'The Endpoints tab: declared endpoints and whether each is activated',
-    tag: 'integrations',
-  });
-  describeRoute({
-    method: 'patch',
-    path: '/integrations/:uniqueKey/endpoints',
-    summary: 'Activate or deactivate endpoints',
-    tag: 'integrations',
-    body: endpointsPatch,
-  });
-  describeRoute({ method: 'get', path: '/providers', summary: 'The provider catalogue', tag: 'integrations', auth: 'secret_key_or_connect_session' });
+export const listProviders = defineRoute({
+  method: 'get',
+  path: '/providers',
+  operationId: 'listProviders',
+  summary: 'The provider catalogue (secret key or connect session)',
+  tag: 'integrations',
+  auth: 'secret_key_or_connect_session',
+  responses: { 200: z.object({ data: z.array(providerShape) }) },
+  errors: [],
+}).handle(async ({ deps }, c) => {
+  await secretKeyOrSession(deps, c);
+  return { data: Object.values(providers).map(providerOut) };
+});
 
-  return new Hono<AppEnv>()
-    .get('/providers', async (c) => {
-      await secretKeyOrSession(deps, c);
-      return c.json({
-        data: Object.values(providers).map((p) => ({
-          name: p.name,
-          display_name: p.displayName,
-          auth_mode: p.authMode,
-          docs: p.docs,
-          connection_config: Object.fromEntries(
-            Object.entries(p.connectionConfig).map(([k, f]) => [k, { title: f.title, description: f.description, required: f.required }]),
-          ),
-        })),
-      });
-    })
-    .get('/providers/:provider', async (c) => {
-      await secretKeyOrSession(deps, c);
-      const p = getProvider(c.req.param('provider'));
-      if (!p) throw new NotFound('unknown_provider_template', 'No such provider');
-      return c.json({
-        data: {
-          name: p.name,
-          display_name: p.displayName,
-          auth_mode: p.authMode,
-          docs: p.docs,
-          connection_config: Object.fromEntries(
-            Object.entries(p.connectionConfig).map(([k, f]) => [k, { title: f.title, description: f.description, required: f.required }]),
-          ),
-        },
-      });
-    })
-    .get('/integrations', async (c) => {
-      const { environment, session } = await secretKeyOrSession(deps, c);
-      let list = await listIntegrations(deps.db, deps.box, environment.id);
-      if (session?.allowedIntegrations) list = list.filter((i) => session.allowedIntegrations!.includes(i.uniqueKey));
-      return c.json({ data: list.map((i) => present(deps, environment, i, [])) });
-    })
-    .post('/integrations', auth, async (c) => {
-      const env = c.get('environment');
-      const input = await body(c, createBody);
-      if (!getProvider(input.provider)) {
-        throw new ValidationFailed('invalid_body', [
-          { code: 'invalid_string', message: `Invalid provider: expected one of ${providerNames.join(', ')}`, path: ['provider'] },
-        ]);
-      }
-      checkCompatible(input.provider, input.credentials);
-      const created = await insertIntegration(deps.db, deps.box, env.id, {
-        uniqueKey: input.unique_key,
-        provider: input.provider,
-        displayName: input.display_name,
-        credentials: input.credentials,
-        integrationConfig: input.integration_config,
-        custom: input.custom,
-        forwardWebhooks: input.forward_webhooks,
-      });
-      if (!created) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
-      return c.json({ data: present(deps, env, created, []) }, 200);
-    })
-    .get('/integrations/:uniqueKey', auth, async (c) => {
-      const env = c.get('environment');
-      const { uniqueKey } = params(c, keyParam);
-      const inc = includes(c);
-      const integration = await integrationOr404(deps, env, uniqueKey);
-      return c.json({ data: present(deps, env, integration, inc) });
-    })
-    .patch('/integrations/:uniqueKey', auth, async (c) => {
-      const env = c.get('environment');
-      const { uniqueKey } = params(c, keyParam);
-      const input = await body(c, patchBody);
-      const current = await integrationOr404(deps, env, uniqueKey);
-      checkCompatible(current.provider, input.credentials);
-      const updated = await updateIntegration(deps.db, deps.box, current, {
-        uniqueKey: input.unique_key,
-        displayName: input.display_name,
-        credentials: input.credentials,
-        integrationConfig: input.integration_config,
-        custom: input.custom,
-        forwardWebhooks: input.forward_webhooks,
-      });
-      if (!updated) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
-      return c.json({ data: present(deps, env, updated, []) });
-    })
-    .delete('/integrations/:uniqueKey', auth, async (c) => {
-      const env = c.get('environment');
-      const { uniqueKey } = params(c, keyParam);
-      const integration = await integrationOr404(deps, env, uniqueKey);
-      await deps.lifecycle.integrationDeleting(env, integration);
-      await deleteIntegration(deps.db, integration.id);
-      return c.json({ success: true });
-    })
-    .get('/integrations/:uniqueKey/endpoints', auth, async (c) => {
-      const { uniqueKey } = params(c, keyParam);
-      const integration = await integrationOr404(deps, c.get('environment'), uniqueKey);
-      return c.json({ data: await endpointsOf(deps, integration) });
-    })
-    .patch('/integrations/:uniqueKey/endpoints', auth, async (c) => {
-      const { uniqueKey } = params(c, keyParam);
-      const input = await body(c, endpointsPatch);
-      const integration = await integrationOr404(deps, c.get('environment'), uniqueKey);
-      const declared = new Set((await endpointsOf(deps, integration)).map(endpointKey));
-      const unknown = input.endpoints.map((e, i) => [e, i] as const).filter(([e]) => !declared.has(endpointKey(e)));
-      if (unknown.length) {
-        throw new ValidationFailed(
-          'invalid_body',
-          unknown.map(([e, i]) => ({
-            code: 'unknown_endpoint',
-            message: `${e.method} ${e.path} is not declared by any script of this integration`,
-            path: ['endpoints', i],
-          })),
-        );
-      }
-      await setEndpointStates(deps.db, integration.id, input.endpoints);
-      await deps.lifecycle.endpointsChanged(c.get('environment'), integration);
-      return c.json({ data: await endpointsOf(deps, integration) });
-    });
-}
+export const getProviderRoute = defineRoute({
+  method: 'get',
+  path: '/providers/:provider',
+  operationId: 'getProvider',
+  summary: 'One provider of the catalogue (secret key or connect session)',
+  tag: 'integrations',
+  auth: 'secret_key_or_connect_session',
+  responses: { 200: z.object({ data: providerShape }) },
+  errors: [404],
+}).handle(async ({ deps }, c) => {
+  await secretKeyOrSession(deps, c);
+  const p = getProvider(c.req.param('provider') ?? '');
+  if (!p) throw new NotFound('unknown_provider_template', 'No such provider');
+  return { data: providerOut(p) };
+});
+
+export const listIntegrationsRoute = defineRoute({
+  method: 'get',
+  path: '/integrations',
+  operationId: 'listIntegrations',
+  summary: 'List integrations (secret key or connect session)',
+  tag: 'integrations',
+  auth: 'secret_key_or_connect_session',
+  responses: { 200: z.object({ data: z.array(integrationResponse) }) },
+  errors: [],
+}).handle(async ({ deps }, c) => {
+  const { environment, session } = await secretKeyOrSession(deps, c);
+  let list = await listIntegrations(deps.db, deps.box, environment.id);
+  if (session?.allowedIntegrations) list = list.filter((i) => session.allowedIntegrations!.includes(i.uniqueKey));
+  return { data: list.map((i) => present(deps, environment, i, [])) };
+});
+
+export const createIntegration = defineRoute({
+  method: 'post',
+  path: '/integrations',
+  operationId: 'createIntegration',
+  summary: 'Create an integration',
+  tag: 'integrations',
+  auth: 'secret_key',
+  request: { body: createBody },
+  responses: { 200: oneIntegration },
+  errors: [],
+}).handle(async ({ deps, body: input }, c) => {
+  const env = c.get('environment');
+  if (!getProvider(input.provider)) {
+    throw new ValidationFailed('invalid_body', [
+      { code: 'invalid_string', message: `Invalid provider: expected one of ${providerNames.join(', ')}`, path: ['provider'] },
+    ]);
+  }
+  checkCompatible(input.provider, input.credentials);
+  const created = await insertIntegration(deps.db, deps.box, env.id, {
+    uniqueKey: input.unique_key,
+    provider: input.provider,
+    displayName: input.display_name,
+    credentials: input.credentials,
+    integrationConfig: input.integration_config,
+    custom: input.custom,
+    forwardWebhooks: input.forward_webhooks,
+  });
+  if (!created) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
+  return { data: present(deps, env, created, []) };
+});
+
+export const getIntegrationRoute = defineRoute({
+  method: 'get',
+  path: '/integrations/:uniqueKey',
+  operationId: 'getIntegration',
+  summary: 'Get an integration',
+  tag: 'integrations',
+  auth: 'secret_key',
+  request: { params: keyParam, query: includeQuery },
+  responses: { 200: oneIntegration },
+  errors: [404],
+}).handle(async ({ deps, params, query: q }, c) => {
+  const env = c.get('environment');
+  const inc = q.include === undefined ? [] : Array.isArray(q.include) ? q.include : [q.include];
+  const integration = await integrationOr404(deps, env, params.uniqueKey);
+  return { data: present(deps, env, integration, inc) };
+});
+
+export const updateIntegrationRoute = defineRoute({
+  method: 'patch',
+  path: '/integrations/:uniqueKey',
+  operationId: 'updateIntegration',
+  summary: 'Update an integration (Authorization tab)',
+  tag: 'integrations',
+  auth: 'secret_key',
+  request: { params: keyParam, body: patchBody },
+  responses: { 200: oneIntegration },
+  errors: [404],
+}).handle(async ({ deps, params, body: input }, c) => {
+  const env = c.get('environment');
+  const current = await integrationOr404(deps, env, params.uniqueKey);
+  checkCompatible(current.provider, input.credentials);
+  const updated = await updateIntegration(deps.db, deps.box, current, {
+    uniqueKey: input.unique_key,
+    displayName: input.display_name,
+    credentials: input.credentials,
+    integrationConfig: input.integration_config,
+    custom: input.custom,
+    forwardWebhooks: input.forward_webhooks,
+  });
+  if (!updated) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
+  return { data: present(deps, env, updated, []) };
+});
+
+export const deleteIntegrationRoute = defineRoute({
+  method: 'delete',
+  path: '/integrations/:uniqueKey',
+  operationId: 'deleteIntegration',
+  summary: 'Delete an integration and its connections',
+  tag: 'integrations',
+  auth: 'secret_key',
+  request: { params: keyParam },
+  responses: { 200: success },
+  errors: [404],
+}).handle(async ({ deps, params }, c) => {
+  const env = c.get('environment');
+  const integration = await integrationOr404(deps, env, params.uniqueKey);
+  await deps.lifecycle.integrationDeleting(env, integration);
+  await deleteIntegration(deps.db, integration.id);
+  return { success: true as const };
+});
+
+export const listIntegrationEndpoints = defineRoute({
+  method: 'get',
+  path: '/integrations/:uniqueKey/endpoints',
+  operationId: 'listIntegrationEndpoints',
+  summary: 'The Endpoints tab: declared endpoints and whether each is activated',
+  tag: 'integrations',
+  auth: 'secret_key',
+  request: { params: keyParam },
+  responses: { 200: endpointsResponse },
+  errors: [404],
+}).handle(async ({ deps, params }, c) => {
+  const integration = await integrationOr404(deps, c.get('environment'), params.uniqueKey);
+  return { data: await endpointsOf(deps, integration) };
+});
+
+export const updateIntegrationEndpoints = defineRoute({
+  method: 'patch',
+  path: '/integrations/:uniqueKey/endpoints',
+  operationId: 'updateIntegrationEndpoints',
+  summary: 'Activate or deactivate endpoints',
+  tag: 'integrations',
+  auth: 'secret_key',
+  request: { params: keyParam, body: endpointsPatch },
+  responses: { 200: endpointsResponse },
+  errors: [404],
+}).handle(async ({ deps, params, body: input }, c) => {
+  const integration = await integrationOr404(deps, c.get('environment'), params.uniqueKey);
+  const declared = new Set((await endpointsOf(deps, integration)).map(endpointKey));
+  const unknown = input.endpoints.map((e, i) => [e, i] as const).filter(([e]) => !declared.has(endpointKey(e)));
+  if (unknown.length) {
+    throw new ValidationFailed(
+      'invalid_body',
+      unknown.map(([e, i]) => ({
+        code: 'unknown_endpoint',
+        message: `${e.method} ${e.path} is not declared by any script of this integration`,
+        path: ['endpoints', i],
+      })),
+    );
+  }
+  await setEndpointStates(deps.db, integration.id, input.endpoints);
+  await deps.lifecycle.endpointsChanged(c.get('environment'), integration);
+  return { data: await endpointsOf(deps, integration) };
+});

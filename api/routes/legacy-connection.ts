@@ -3,11 +3,9 @@
  * method answers 410 Gone naming the replacement; before that date they are aliases of the
  * `/connections` paths, marked with a Deprecation header.
  */
-import { Hono, type Context } from 'hono';
 import { dates } from '../../lib/clock.js';
 import { Gone } from '../../lib/errors.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { describeRoute } from '../openapi.js';
+import { anyContent, defineRoute } from '../route.js';
 
 function replacementFor(method: string, path: string): string {
   if (/^\/connection\/[^/]+\/metadata$/.test(path)) return 'POST|PATCH /connections/metadata (this path was not carried over)';
@@ -41,35 +39,34 @@ function nestedBody(text: string): string {
   return flat !== null && typeof flat === 'object' && !Array.isArray(flat) ? JSON.stringify(nestCredentials(flat as Record<string, unknown>)) : text;
 }
 
-export function legacyConnectionRoutes(deps: AppDeps, dispatch: (req: Request) => Response | Promise<Response>) {
-  describeRoute({
-    method: 'all',
-    path: '/connection',
-    summary: 'Removed: answers 410 Gone with the /connections replacement',
-    tag: 'connections',
-    auth: 'none',
-  });
-  const app = new Hono<AppEnv>();
-  const handler = async (c: Context<AppEnv>) => {
-    const path = c.req.path.replace(/\/+$/, '') || '/connection';
-    const method = c.req.method;
-    if (deps.clock.now() >= dates.connectionPathsRemoved) {
-      throw new Gone('endpoint_removed', `${method} ${path} was removed on 2026-01-20. Use ${replacementFor(method, path)} instead.`);
-    }
-    const url = new URL(c.req.url);
-    url.pathname = path.replace(/^\/connection/, '/connections');
-    let bodyText: string | undefined;
-    if (method !== 'GET' && method !== 'HEAD') {
-      bodyText = await c.req.text();
-      if (path === '/connection' && method === 'POST' && bodyText) bodyText = nestedBody(bodyText);
-    }
-    const res = await dispatch(new Request(url, { method, headers: c.req.raw.headers, body: bodyText }));
-    const out = new Response(res.body, res);
-    out.headers.set('Deprecation', 'true');
-    out.headers.set('Link', `<${url.pathname}>; rel="successor-version"`);
-    return out;
-  };
-  app.all('/connection', handler);
-  app.all('/connection/*', handler);
-  return app;
-}
+export const legacyConnection = defineRoute({
+  method: 'all',
+  path: '/connection',
+  serves: ['/connection', '/connection/*'],
+  operationId: 'legacyConnection',
+  summary: 'Removed: answers 410 Gone with the /connections replacement',
+  description:
+    'Every method on /connection and /connection/… From 2026-01-20: 410 Gone naming the replacement. Before: an alias of the /connections path, marked with a Deprecation header.',
+  tag: 'connections',
+  auth: 'none',
+  responses: { default: anyContent('Before 2026-01-20: the answer of the /connections path it aliases (with Deprecation and Link headers)') },
+  errors: [410],
+}).handle(async ({ deps }, c) => {
+  const path = c.req.path.replace(/\/+$/, '') || '/connection';
+  const method = c.req.method;
+  if (deps.clock.now() >= dates.connectionPathsRemoved) {
+    throw new Gone('endpoint_removed', `${method} ${path} was removed on 2026-01-20. Use ${replacementFor(method, path)} instead.`);
+  }
+  const url = new URL(c.req.url);
+  url.pathname = path.replace(/^\/connection/, '/connections');
+  let bodyText: string | undefined;
+  if (method !== 'GET' && method !== 'HEAD') {
+    bodyText = await c.req.text();
+    if (path === '/connection' && method === 'POST' && bodyText) bodyText = nestedBody(bodyText);
+  }
+  const res = await c.get('dispatch')(new Request(url, { method, headers: c.req.raw.headers, body: bodyText }));
+  const out = new Response(res.body, res);
+  out.headers.set('Deprecation', 'true');
+  out.headers.set('Link', `<${url.pathname}>; rel="successor-version"`);
+  return out;
+});

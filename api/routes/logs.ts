@@ -3,14 +3,11 @@
  * actions, syncs, checks, auth, webhooks) in the key's environment, newest first, filterable, with a
  * keyset cursor; and the retention job that prunes entries older than SWITCHYARD_LOG_RETENTION_DAYS.
  */
-import { Hono } from 'hono';
 import { z } from 'zod';
 import { decodeCursor, listRequestLogs, pruneRequestLogs, type RequestLog } from '../../features/logs/store.js';
 import { ValidationFailed } from '../../lib/errors.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
-import { describeRoute } from '../openapi.js';
-import { query } from '../validate.js';
+import type { AppDeps } from '../context.js';
+import { defineRoute } from '../route.js';
 
 export const LOG_KINDS = ['proxy', 'action', 'sync', 'check', 'auth', 'webhook'] as const;
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
@@ -79,34 +76,33 @@ function present(log: RequestLog): z.infer<typeof logEntry> {
   };
 }
 
-export function logRoutes(deps: AppDeps) {
-  describeRoute({
-    method: 'get',
-    path: '/logs',
-    summary: 'List the request log of calls to third parties, newest first (URLs redacted; headers and bodies are never logged)',
-    tag: 'observability',
-    query: logsQuery,
-    response: logsResponse,
-  });
-  return new Hono<AppEnv>().get('/logs', requireSecretKey(deps), async (c) => {
-    const env = c.get('environment');
-    const q = query(c, logsQuery);
-    if (q.cursor !== undefined) {
-      try {
-        decodeCursor(q.cursor);
-      } catch {
-        throw new ValidationFailed('invalid_query_params', [{ code: 'invalid_cursor', message: 'the cursor is not valid', path: ['cursor'] }]);
-      }
+export const listLogs = defineRoute({
+  method: 'get',
+  path: '/logs',
+  operationId: 'listLogs',
+  summary: 'List the request log of calls to third parties, newest first (URLs redacted; headers and bodies are never logged)',
+  tag: 'observability',
+  auth: 'secret_key',
+  request: { query: logsQuery },
+  responses: { 200: logsResponse },
+  errors: [],
+}).handle(async ({ deps, query: q }, c) => {
+  const env = c.get('environment');
+  if (q.cursor !== undefined) {
+    try {
+      decodeCursor(q.cursor);
+    } catch {
+      throw new ValidationFailed('invalid_query_params', [{ code: 'invalid_cursor', message: 'the cursor is not valid', path: ['cursor'] }]);
     }
-    const { logs, nextCursor } = await listRequestLogs(
-      deps.db,
-      env.id,
-      { connectionId: q.connection_id, integration: q.integration, kind: q.kind, status: q.status, after: q.after, before: q.before, runId: q.run_id },
-      { limit: q.limit, cursor: q.cursor },
-    );
-    return c.json({ data: logs.map(present), next_cursor: nextCursor });
-  });
-}
+  }
+  const { logs, nextCursor } = await listRequestLogs(
+    deps.db,
+    env.id,
+    { connectionId: q.connection_id, integration: q.integration, kind: q.kind, status: q.status, after: q.after, before: q.before, runId: q.run_id },
+    { limit: q.limit, cursor: q.cursor },
+  );
+  return { data: logs.map(present), next_cursor: nextCursor };
+});
 
 /**
  * Prunes request-log entries older than SWITCHYARD_LOG_RETENTION_DAYS now and then every hour.

@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { providerTarget } from '../../features/connections/service.js';
 import { getConnection } from '../../features/connections/store.js';
@@ -14,9 +14,7 @@ import { getIntegration } from '../../features/integrations/store.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
 import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
 import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
-import { describeRoute } from '../openapi.js';
-import { check } from '../validate.js';
+import { anyContent, defineRoute } from '../route.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
 
@@ -64,12 +62,6 @@ const proxyHeaders = z.object({
   'Nango-Is-Sync': flag,
   'Nango-Is-Dry-Run': flag,
 });
-
-function readHeaders(c: Context<AppEnv>): z.output<typeof proxyHeaders> {
-  const raw: Record<string, string | undefined> = {};
-  for (const name of Object.keys(proxyHeaders.shape)) raw[name] = c.req.header(name);
-  return check(proxyHeaders, raw, 'invalid_headers');
-}
 
 /** The path and query after `/proxy`, as the caller wrote them. */
 function upstreamPath(url: string): string {
@@ -204,82 +196,81 @@ async function checkOverride(deps: AppDeps, value: string): Promise<string> {
   return value;
 }
 
-export function proxyRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  describeRoute({
-    method: 'all',
-    path: '/proxy/:path',
-    summary: 'Call the provider with the connection’s credentials injected; the answer comes back unchanged',
-    tag: 'proxy',
-    headers: proxyHeaders,
-  });
+export const proxy = defineRoute({
+  method: 'all',
+  path: '/proxy/:path',
+  serves: ['/proxy', '/proxy/*'],
+  operationId: 'proxy',
+  summary: 'Call the provider with the connection’s credentials injected; the answer comes back unchanged',
+  description:
+    'Any method, path, query and body go to the provider as sent (headers prefixed Switchyard-Proxy- or Nango-Proxy- too); its answer, whatever its status and content, comes back unchanged. An unknown integration or connection answers 400, as Nango does.',
+  tag: 'proxy',
+  auth: 'secret_key',
+  request: { headers: proxyHeaders },
+  responses: { default: anyContent("The provider's answer, unchanged (status, headers and body)") },
+  errors: [502, 504],
+}).handle(async ({ deps, headers: h }, c) => {
+  const env = c.get('environment');
+  const retries = h.Retries ?? 0;
+  const retryOn = retryOnSet(h['Retry-On']);
+  const override = h['Base-Url-Override']?.trim() ? await checkOverride(deps, h['Base-Url-Override'].trim()) : null;
 
-  const handler = async (c: Context<AppEnv>) => {
-    const env = c.get('environment');
-    const h = readHeaders(c);
-    const retries = h.Retries ?? 0;
-    const retryOn = retryOnSet(h['Retry-On']);
-    const override = h['Base-Url-Override']?.trim() ? await checkOverride(deps, h['Base-Url-Override'].trim()) : null;
+  const integration = await getIntegration(deps.db, deps.box, env.id, h['Provider-Config-Key']);
+  if (!integration) throw new BadRequest('unknown_provider_config', `Provider config ${h['Provider-Config-Key']} does not exist`);
+  const connection = await getConnection(deps.db, deps.box, env.id, integration.uniqueKey, h['Connection-Id']);
+  if (!connection) {
+    throw new BadRequest(
+      'unknown_connection',
+      `Connection with connection id ${h['Connection-Id']} and provider config key ${integration.uniqueKey} not found`,
+    );
+  }
+  const target = await providerTarget(deps, connection, integration);
 
-    const integration = await getIntegration(deps.db, deps.box, env.id, h['Provider-Config-Key']);
-    if (!integration) throw new BadRequest('unknown_provider_config', `Provider config ${h['Provider-Config-Key']} does not exist`);
-    const connection = await getConnection(deps.db, deps.box, env.id, integration.uniqueKey, h['Connection-Id']);
-    if (!connection) {
-      throw new BadRequest(
-        'unknown_connection',
-        `Connection with connection id ${h['Connection-Id']} and provider config key ${integration.uniqueKey} not found`,
-      );
-    }
-    const target = await providerTarget(deps, connection, integration);
+  const method = c.req.method.toUpperCase();
+  const path = upstreamPath(c.req.url);
+  const headers = forwardedHeaders(c.req.raw.headers);
+  const body = await outgoingBody(c, retries > 0);
+  if (body.kind === 'stream' && body.length !== null) headers['content-length'] = body.length;
+  const replayable = body.kind !== 'stream';
+  const attempts = replayable ? retries + 1 : 1;
+  const signal = c.req.raw.signal;
 
-    const method = c.req.method.toUpperCase();
-    const path = upstreamPath(c.req.url);
-    const headers = forwardedHeaders(c.req.raw.headers);
-    const body = await outgoingBody(c, retries > 0);
-    if (body.kind === 'stream' && body.length !== null) headers['content-length'] = body.length;
-    const replayable = body.kind !== 'stream';
-    const attempts = replayable ? retries + 1 : 1;
-    const signal = c.req.raw.signal;
+  const send = () =>
+    deps.http.request({
+      method,
+      baseUrl: override ?? target.baseUrl,
+      path,
+      headers,
+      body: body.kind === 'none' ? null : body.kind === 'buffer' ? body.data : body.stream,
+      auth: target.auth,
+      context: { environmentId: env.id, integration: integration.uniqueKey, connectionId: connection.connectionId, kind: 'proxy' },
+      stream: true,
+      signal,
+    });
 
-    const send = () =>
-      deps.http.request({
-        method,
-        baseUrl: override ?? target.baseUrl,
-        path,
-        headers,
-        body: body.kind === 'none' ? null : body.kind === 'buffer' ? body.data : body.stream,
-        auth: target.auth,
-        context: { environmentId: env.id, integration: integration.uniqueKey, connectionId: connection.connectionId, kind: 'proxy' },
-        stream: true,
-        signal,
-      });
-
-    let res: ProviderResponse;
-    for (let attempt = 0; ; attempt++) {
-      const last = attempt === attempts - 1;
-      let wait: number;
-      try {
-        res = await send();
-        if (last || !shouldRetryStatus(res.status, retryOn)) break;
-        const asked = retryAfterMs(res.headers);
-        // A provider asking for a longer pause than this synchronous route holds a request gets its answer back now.
-        if (asked !== null && asked > MAX_RETRY_WAIT_MS) break;
-        wait = asked ?? backoffMs(attempt);
-        discard(res.stream);
-      } catch (err) {
-        if (last || !(err instanceof NetworkError) || !err.retryable) throw toApiError(err);
-        wait = backoffMs(attempt);
-      }
-      await sleep(wait, undefined, { signal });
-    }
-
-    const out = responseHeaders(res.headers);
-    if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {
+  let res: ProviderResponse;
+  for (let attempt = 0; ; attempt++) {
+    const last = attempt === attempts - 1;
+    let wait: number;
+    try {
+      res = await send();
+      if (last || !shouldRetryStatus(res.status, retryOn)) break;
+      const asked = retryAfterMs(res.headers);
+      // A provider asking for a longer pause than this synchronous route holds a request gets its answer back now.
+      if (asked !== null && asked > MAX_RETRY_WAIT_MS) break;
+      wait = asked ?? backoffMs(attempt);
       discard(res.stream);
-      return new Response(null, { status: res.status, headers: out });
+    } catch (err) {
+      if (last || !(err instanceof NetworkError) || !err.retryable) throw toApiError(err);
+      wait = backoffMs(attempt);
     }
-    return new Response(webStream(res.stream), { status: res.status, headers: out });
-  };
+    await sleep(wait, undefined, { signal });
+  }
 
-  return new Hono<AppEnv>().all('/proxy', auth, handler).all('/proxy/*', auth, handler);
-}
+  const out = responseHeaders(res.headers);
+  if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {
+    discard(res.stream);
+    return new Response(null, { status: res.status, headers: out });
+  }
+  return new Response(webStream(res.stream), { status: res.status, headers: out });
+});

@@ -3,18 +3,16 @@
  * records cache of one connection and model, cursor-paged, in Nango's shape. `serveRecords` serves
  * the same for the GET endpoints that syncs declare.
  */
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { BadRequest, ValidationFailed } from '../../lib/errors.js';
-import type { Queryable } from '../../lib/db/pool.js';
+import { findConnectionPk } from '../../features/connections/store.js';
 import { decodeCursor, readRecordsJson, recordsResponseBody, type RecordsFilter } from '../../features/records/read.js';
 import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
-import { describeRoute } from '../openapi.js';
-import { check, headers, parseQuery } from '../validate.js';
+import { defineRoute } from '../route.js';
+import { check, parseQuery } from '../validate.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
-import type { RecordsResponder } from './unified-endpoints.js';
 
 const recordsHeaders = z.object({ 'connection-id': connectionIdSchema, 'provider-config-key': uniqueKeySchema });
 
@@ -57,15 +55,26 @@ const endpointQuery = z.object({ model: modelSchema.optional(), ...queryFields }
 
 type RecordsQueryInput = z.output<typeof endpointQuery>;
 
-async function connectionPkOf(db: Queryable, environmentId: number, integrationKey: string, connectionId: string): Promise<number> {
-  const { rows } = await db.query<{ id: number }>(
-    `SELECT c.id FROM connections c JOIN integrations i ON i.id = c.integration_id
-     WHERE c.environment_id = $1 AND i.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`,
-    [environmentId, integrationKey, connectionId],
-  );
-  if (!rows[0]) throw new BadRequest('unknown_connection', 'Provided ConnectionId and ProviderConfigKey does not match a valid connection');
-  return rows[0].id;
-}
+export type RecordsResponder = (c: Context<AppEnv>, target: { integrationKey: string; connectionId: string; models: string[] }) => Promise<Response>;
+
+/** Records of a model in Nango's shape (built as text, not through the schema: the body is streamed from JSON rows). */
+export const recordsResponse = z.object({
+  records: z.array(
+    z
+      .object({
+        _nango_metadata: z.object({
+          first_seen_at: z.string(),
+          last_modified_at: z.string(),
+          last_action: z.enum(['ADDED', 'UPDATED', 'DELETED']),
+          deleted_at: z.string().nullable(),
+          pruned_at: z.null(),
+          cursor: z.string(),
+        }),
+      })
+      .catchall(z.unknown()),
+  ),
+  next_cursor: z.string().nullable(),
+});
 
 async function respond(
   deps: AppDeps,
@@ -74,7 +83,8 @@ async function respond(
   model: string,
   q: RecordsQueryInput,
 ): Promise<Response> {
-  const connectionPk = await connectionPkOf(deps.db, c.get('environment').id, target.integrationKey, target.connectionId);
+  const connectionPk = await findConnectionPk(deps.db, c.get('environment').id, target.integrationKey, target.connectionId);
+  if (connectionPk === null) throw new BadRequest('unknown_connection', 'Provided ConnectionId and ProviderConfigKey does not match a valid connection');
   const page = await readRecordsJson(deps.db, {
     connectionPk,
     model,
@@ -108,20 +118,18 @@ export function serveRecords(deps: AppDeps): RecordsResponder {
   };
 }
 
-export function recordRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  describeRoute({
-    method: 'get',
-    path: '/records',
-    summary: "A connection's cached records of one model, oldest change first, cursor-paged",
-    tag: 'records',
-    headers: recordsHeaders,
-    query: recordsQuery,
-  });
-  const handler = async (c: Context<AppEnv>) => {
-    const h = headers(c, recordsHeaders);
-    const q = check(recordsQuery, parseQuery(c.req.url), 'invalid_query_params');
-    return respond(deps, c, { integrationKey: h['provider-config-key'], connectionId: h['connection-id'] }, q.model, q);
-  };
-  return new Hono<AppEnv>().get('/records', auth, handler).get('/records/', auth, handler);
-}
+export const listRecords = defineRoute({
+  method: 'get',
+  path: '/records',
+  serves: ['/records', '/records/'],
+  operationId: 'listRecords',
+  summary: "A connection's cached records of one model, oldest change first, cursor-paged",
+  description: 'An unknown connection answers 400 unknown_connection, as Nango does.',
+  tag: 'records',
+  auth: 'secret_key',
+  request: { headers: recordsHeaders, query: recordsQuery },
+  responses: { 200: recordsResponse },
+  errors: [],
+}).handle(async ({ deps, headers: h, query: q }, c) =>
+  respond(deps, c, { integrationKey: h['provider-config-key'], connectionId: h['connection-id'] }, q.model, q),
+);

@@ -4,7 +4,6 @@
  * key), and `GET /scripts/config` (every script of the environment with its JSON Schemas; Nango's
  * shape with `format=nango`, tool definitions with `format=openai`).
  */
-import { Hono } from 'hono';
 import { z } from 'zod';
 import { findEnvironmentBySecretKey, type Environment } from '../../features/environments/store.js';
 import { endpointStates, listIntegrations } from '../../features/integrations/store.js';
@@ -14,11 +13,9 @@ import { prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../features/
 import { deploy, previewDeploy, type DeployRequest } from '../../features/scripts/deploy.js';
 import { endpointKey } from '../../integrations/registry.js';
 import { providerNames } from '../../features/providers/providers.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
+import type { AppDeps } from '../context.js';
 import { isBelowMinimum, MIN_CLIENT_VERSION } from '../middleware/client-version.js';
-import { describeRoute } from '../openapi.js';
-import { body, query } from '../validate.js';
+import { defineRoute } from '../route.js';
 
 const uploadedScript = z
   .object({
@@ -149,87 +146,120 @@ function nangoShape(s: ConfiguredScript) {
   };
 }
 
-export function scriptRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  describeRoute({
-    method: 'post',
-    path: '/scripts/deploy/preview',
-    summary: 'What a deploy would add, change and remove (validates everything, changes nothing)',
-    tag: 'scripts',
-    body: deployBody,
-    response: planResponse,
-  });
-  describeRoute({
-    method: 'post',
-    path: '/scripts/deploy',
-    summary: "Deploy compiled scripts to the key's environment (atomic; schedules follow)",
-    tag: 'scripts',
-    body: deployBody,
-  });
-  describeRoute({
-    method: 'get',
-    path: '/scripts/config',
-    summary: 'Every script of the environment (pre-built and deployed) with its JSON Schemas',
-    tag: 'scripts',
-    query: configQuery,
-  });
+const deployResponse = planResponse.extend({
+  deployment: z.object({ version: z.number(), created_at: z.string() }),
+  scripts: z.array(planItem.extend({ version: z.number() })),
+});
 
-  return new Hono<AppEnv>()
-    .post('/scripts/deploy/preview', auth, async (c) => {
-      const input = await body(c, deployBody);
-      return c.json(await previewDeploy(deps, c.get('environment'), request(input)));
-    })
-    .post('/scripts/deploy', auth, async (c) => {
-      const input = await body(c, deployBody);
-      const result = await deploy(deps, c.get('environment'), request(input));
-      return c.json({
-        deployment: { version: result.deployment.version, created_at: result.deployment.createdAt.toISOString() },
-        new: result.new,
-        changed: result.changed,
-        removed: result.removed,
-        unchanged: result.unchanged,
-        scripts: result.scripts,
-      });
-    })
-    .get('/scripts/config', auth, async (c) => {
-      const format = query(c, configQuery).format ?? 'switchyard';
-      const scripts = await environmentScripts(deps, c.get('environment'));
-      if (format === 'openai') {
-        return c.json({
-          data: scripts
-            .filter((s) => s.handle.type === 'action')
-            .map((s) => {
-              const input = (s.handle.schemas().input ?? {}) as { properties?: unknown; required?: unknown };
-              return {
-                name: s.name,
-                description: s.handle.description,
-                parameters: { type: 'object', properties: input.properties ?? {}, required: input.required ?? [] },
-              };
-            }),
-        });
-      }
-      const byIntegration = new Map<string, ConfiguredScript[]>();
-      for (const s of scripts) byIntegration.set(s.integration, [...(byIntegration.get(s.integration) ?? []), s]);
-      if (format === 'nango') {
-        return c.json(
-          [...byIntegration.values()].map((list) => ({
-            providerConfigKey: list[0]!.integration,
-            provider: list[0]!.provider,
-            syncs: list.filter((s) => s.handle.type === 'sync').map(nangoShape),
-            actions: list.filter((s) => s.handle.type === 'action').map(nangoShape),
-            'on-events': list.filter((s) => s.handle.type === 'on-event').map(nangoShape),
-          })),
-        );
-      }
-      return c.json({
-        data: [...byIntegration.values()].map((list) => ({
-          integration: list[0]!.integration,
-          provider: list[0]!.provider,
-          scripts: list.map(switchyardShape),
-        })),
-      });
-    });
-}
+const switchyardScript = z
+  .object({
+    name: z.string(),
+    type: z.enum(['sync', 'action', 'on-event']),
+    enabled: z.boolean(),
+    endpoints: z.array(z.object({ method: z.string(), path: z.string(), group: z.string().optional() })),
+  })
+  .catchall(z.unknown());
+const nangoScript = z.object({ name: z.string(), type: z.string(), enabled: z.boolean() }).catchall(z.unknown());
+const configResponse = z.union([
+  z
+    .object({ data: z.array(z.object({ integration: z.string(), provider: z.string(), scripts: z.array(switchyardScript) })) })
+    .describe('format=switchyard (default)'),
+  z
+    .object({ data: z.array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })) })
+    .describe('format=openai: tool definitions of the actions'),
+  z
+    .array(
+      z.object({
+        providerConfigKey: z.string(),
+        provider: z.string(),
+        syncs: z.array(nangoScript),
+        actions: z.array(nangoScript),
+        'on-events': z.array(nangoScript),
+      }),
+    )
+    .describe("format=nango: Nango's shape"),
+]);
+
+export const previewDeployRoute = defineRoute({
+  method: 'post',
+  path: '/scripts/deploy/preview',
+  operationId: 'previewDeploy',
+  summary: 'What a deploy would add, change and remove (validates everything, changes nothing)',
+  tag: 'scripts',
+  auth: 'secret_key',
+  request: { body: deployBody },
+  responses: { 200: planResponse },
+  errors: [],
+}).handle(async ({ deps, body: input }, c) => previewDeploy(deps, c.get('environment'), request(input)));
+
+export const deployRoute = defineRoute({
+  method: 'post',
+  path: '/scripts/deploy',
+  operationId: 'deployScripts',
+  summary: "Deploy compiled scripts to the key's environment (atomic; schedules follow)",
+  tag: 'scripts',
+  auth: 'secret_key',
+  request: { body: deployBody },
+  responses: { 200: deployResponse },
+  errors: [],
+}).handle(async ({ deps, body: input }, c) => {
+  const result = await deploy(deps, c.get('environment'), request(input));
+  return {
+    deployment: { version: result.deployment.version, created_at: result.deployment.createdAt.toISOString() },
+    new: result.new,
+    changed: result.changed,
+    removed: result.removed,
+    unchanged: result.unchanged,
+    scripts: result.scripts,
+  };
+});
+
+export const scriptsConfig = defineRoute({
+  method: 'get',
+  path: '/scripts/config',
+  operationId: 'getScriptsConfig',
+  summary: 'Every script of the environment (pre-built and deployed) with its JSON Schemas',
+  tag: 'scripts',
+  auth: 'secret_key',
+  request: { query: configQuery },
+  responses: { 200: configResponse },
+  errors: [],
+}).handle(async ({ deps, query: q }, c) => {
+  const format = q.format ?? 'switchyard';
+  const scripts = await environmentScripts(deps, c.get('environment'));
+  if (format === 'openai') {
+    return {
+      data: scripts
+        .filter((s) => s.handle.type === 'action')
+        .map((s) => {
+          const input = (s.handle.schemas().input ?? {}) as { properties?: unknown; required?: unknown };
+          return {
+            name: s.name,
+            description: s.handle.description,
+            parameters: { type: 'object', properties: input.properties ?? {}, required: input.required ?? [] },
+          };
+        }),
+    };
+  }
+  const byIntegration = new Map<string, ConfiguredScript[]>();
+  for (const s of scripts) byIntegration.set(s.integration, [...(byIntegration.get(s.integration) ?? []), s]);
+  if (format === 'nango') {
+    return [...byIntegration.values()].map((list) => ({
+      providerConfigKey: list[0]!.integration,
+      provider: list[0]!.provider,
+      syncs: list.filter((s) => s.handle.type === 'sync').map(nangoShape),
+      actions: list.filter((s) => s.handle.type === 'action').map(nangoShape),
+      'on-events': list.filter((s) => s.handle.type === 'on-event').map(nangoShape),
+    }));
+  }
+  return {
+    data: [...byIntegration.values()].map((list) => ({
+      integration: list[0]!.integration,
+      provider: list[0]!.provider,
+      scripts: list.map(switchyardShape),
+    })),
+  };
+});
 
 /**
  * Component schemas for the OpenAPI document: the models (and action inputs and outputs) of the

@@ -1,7 +1,6 @@
 /**
  * @module api/routes/syncs — starting, pausing, triggering syncs, their status and frequency.
  */
-import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { getConnection, listConnections, type Connection } from '../../features/connections/store.js';
 import type { Environment } from '../../features/environments/store.js';
@@ -12,10 +11,8 @@ import { isScriptEnabled, scriptsOf, type SyncHandle } from '../../features/scri
 import { parseFrequency } from '../../features/syncs/frequency.js';
 import { SyncSchedules } from '../../features/syncs/schedules.js';
 import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus } from '../../features/syncs/state.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
-import { describeRoute } from '../openapi.js';
-import { body, query } from '../validate.js';
+import type { AppDeps } from '../context.js';
+import { defineRoute } from '../route.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
 
@@ -81,146 +78,192 @@ async function select(deps: AppDeps, env: Environment, pck: string | undefined, 
 
 const names = (syncs: z.infer<typeof syncRef>[]) => syncs.map((s) => (typeof s === 'string' ? s.split('::')[0]! : s.name));
 
-export function syncRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  const schedules = new SyncSchedules(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX);
-  const target = (env: Environment, c: Connection, syncName: string) => ({ env: env.name, connection: c, syncName });
+const schedulesOf = (deps: AppDeps) => new SyncSchedules(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX);
+const target = (env: Environment, c: Connection, syncName: string) => ({ env: env.name, connection: c, syncName });
 
-  async function requireEnabled(sel: Selection) {
-    for (const [name, def] of sel.syncs) {
-      if (!(await isScriptEnabled(deps.db, sel.integration, def))) {
-        throw new NotFound('endpoint_not_enabled', `Sync ${name} is not activated on ${sel.integration.uniqueKey}; activate its endpoint in the Endpoints tab`);
-      }
+async function requireEnabled(deps: AppDeps, sel: Selection) {
+  for (const [name, def] of sel.syncs) {
+    if (!(await isScriptEnabled(deps.db, sel.integration, def))) {
+      throw new NotFound('endpoint_not_enabled', `Sync ${name} is not activated on ${sel.integration.uniqueKey}; activate its endpoint in the Endpoints tab`);
     }
   }
-
-  async function control(c: Context<AppEnv>, action: 'start' | 'pause') {
-    const env = c.get('environment');
-    const input = await body(c, controlBody);
-    const sel = await select(deps, env, input.provider_config_key, input.connection_id, names(input.syncs));
-    if (action === 'start') await requireEnabled(sel);
-    for (const conn of sel.connections) {
-      for (const [name, def] of sel.syncs) {
-        const state = await ensureSyncState(deps.db, conn.id, name, action === 'start' ? 'RUNNING' : 'PAUSED');
-        await setSyncStatus(deps.db, conn.id, name, action === 'start' ? 'RUNNING' : 'PAUSED');
-        if (action === 'start') {
-          await schedules.ensure(target(env, conn, name), state.frequencyOverride ?? def.frequency, { paused: false, runNow: false });
-          await schedules.unpause(target(env, conn, name));
-          await schedules.triggerNow(target(env, conn, name));
-        } else {
-          await schedules.ensure(target(env, conn, name), state.frequencyOverride ?? def.frequency, { paused: true, runNow: false });
-          await schedules.pause(target(env, conn, name));
-        }
-      }
-    }
-    return c.json({ success: true });
-  }
-
-  describeRoute({
-    method: 'post',
-    path: '/sync/trigger',
-    summary: 'Run syncs now (incremental, full resync with reset, or emptying the cache)',
-    tag: 'syncs',
-    body: triggerBody,
-  });
-  describeRoute({ method: 'post', path: '/sync/start', summary: 'Start (unpause) syncs and run them now', tag: 'syncs', body: controlBody });
-  describeRoute({ method: 'post', path: '/sync/pause', summary: 'Pause syncs', tag: 'syncs', body: controlBody });
-  describeRoute({
-    method: 'get',
-    path: '/sync/status',
-    summary: 'Status, last result, record counts, next run and checkpoint',
-    tag: 'syncs',
-    query: statusQuery,
-  });
-  describeRoute({
-    method: 'put',
-    path: '/sync/update-connection-frequency',
-    summary: "Override a sync's frequency for one connection (null reverts)",
-    tag: 'syncs',
-    body: frequencyBody,
-  });
-
-  return new Hono<AppEnv>()
-    .post('/sync/trigger', auth, async (c) => {
-      const env = c.get('environment');
-      const input = await body(c, triggerBody);
-      const sel = await select(
-        deps,
-        env,
-        input.provider_config_key ?? c.req.header('provider-config-key'),
-        input.connection_id ?? c.req.header('connection-id'),
-        names(input.syncs),
-      );
-      await requireEnabled(sel);
-      const reset =
-        input.opts?.reset ?? (input.full_resync === true || input.sync_mode === 'full_refresh' || input.sync_mode === 'full_refresh_and_clear_cache');
-      const emptyCache = input.opts?.emptyCache ?? input.sync_mode === 'full_refresh_and_clear_cache';
-      for (const conn of sel.connections) {
-        for (const [name] of sel.syncs) {
-          await ensureSyncState(deps.db, conn.id, name);
-          await schedules.triggerNow(target(env, conn, name), { reset, emptyCache });
-        }
-      }
-      return c.json({ success: true });
-    })
-    .post('/sync/start', auth, (c) => control(c, 'start'))
-    .post('/sync/pause', auth, (c) => control(c, 'pause'))
-    .get('/sync/status', auth, async (c) => {
-      const env = c.get('environment');
-      const q = query(c, statusQuery);
-      const sel = await select(deps, env, q.provider_config_key, q.connection_id, q.syncs === '*' ? [] : q.syncs.split(',').map((s) => s.split('::')[0]!));
-      const out = [];
-      for (const conn of sel.connections) {
-        for (const [name, def] of sel.syncs) {
-          const state = await getSyncState(deps.db, conn.id, name);
-          const models = Object.keys(def.models);
-          out.push({
-            id: `${conn.id}:${name}`,
-            connection_id: conn.connectionId,
-            name,
-            variant: 'base',
-            status: state?.runningRunId
-              ? 'RUNNING'
-              : state?.status === 'PAUSED'
-                ? 'PAUSED'
-                : !state
-                  ? 'STOPPED'
-                  : state.lastStatus === 'ERROR'
-                    ? 'ERROR'
-                    : state.lastStatus === 'SUCCESS'
-                      ? 'SUCCESS'
-                      : 'RUNNING',
-            type: def.syncType === 'incremental' ? 'INCREMENTAL' : 'FULL',
-            finishedAt: state?.lastFinishedAt?.toISOString() ?? null,
-            nextScheduledSyncAt: state ? ((await schedules.nextRunAt(target(env, conn, name)))?.toISOString() ?? null) : null,
-            frequency: state?.frequencyOverride ?? def.frequency,
-            latestResult: state?.lastResult ?? {},
-            latestExecutionStatus: state?.runningRunId ? 'RUNNING' : (state?.lastStatus ?? null),
-            lastError: state?.lastError ?? null,
-            recordCount: await countRecords(deps.db, conn.id, models),
-            checkpoint: state?.checkpoint ?? null,
-          });
-        }
-      }
-      return c.json({ syncs: out });
-    })
-    .put('/sync/update-connection-frequency', auth, async (c) => {
-      const env = c.get('environment');
-      const input = await body(c, frequencyBody);
-      if (input.frequency !== null && parseFrequency(input.frequency) === null) {
-        throw new ValidationFailed('invalid_body', [
-          { code: 'invalid_frequency', message: 'Sync interval is invalid (e.g. "every 5 minutes", "1h"; at least 30 seconds)', path: ['frequency'] },
-        ]);
-      }
-      const integration = await getIntegration(deps.db, deps.box, env.id, input.provider_config_key);
-      const conn = integration && (await getConnection(deps.db, deps.box, env.id, input.provider_config_key, input.connection_id));
-      if (!integration || !conn) throw new BadRequest('unknown_connection', 'Connection not found');
-      const def = (await scriptsOf(deps, integration)).find(([n, d]) => n === input.sync_name && d.type === 'sync')?.[1] as SyncHandle | undefined;
-      if (!def) throw new BadRequest('unknown_sync', `Sync ${input.sync_name} does not exist on ${input.provider_config_key}`);
-      const state = await ensureSyncState(deps.db, conn.id, input.sync_name);
-      await setFrequencyOverride(deps.db, conn.id, input.sync_name, input.frequency);
-      const frequency = input.frequency ?? def.frequency;
-      await schedules.ensure(target(env, conn, input.sync_name), frequency, { paused: state.status === 'PAUSED', runNow: false });
-      return c.json({ frequency });
-    });
 }
+
+async function control(deps: AppDeps, env: Environment, input: z.output<typeof controlBody>, action: 'start' | 'pause') {
+  const schedules = schedulesOf(deps);
+  const sel = await select(deps, env, input.provider_config_key, input.connection_id, names(input.syncs));
+  if (action === 'start') await requireEnabled(deps, sel);
+  for (const conn of sel.connections) {
+    for (const [name, def] of sel.syncs) {
+      const state = await ensureSyncState(deps.db, conn.id, name, action === 'start' ? 'RUNNING' : 'PAUSED');
+      await setSyncStatus(deps.db, conn.id, name, action === 'start' ? 'RUNNING' : 'PAUSED');
+      if (action === 'start') {
+        await schedules.ensure(target(env, conn, name), state.frequencyOverride ?? def.frequency, { paused: false, runNow: false });
+        await schedules.unpause(target(env, conn, name));
+        await schedules.triggerNow(target(env, conn, name));
+      } else {
+        await schedules.ensure(target(env, conn, name), state.frequencyOverride ?? def.frequency, { paused: true, runNow: false });
+        await schedules.pause(target(env, conn, name));
+      }
+    }
+  }
+  return { success: true as const };
+}
+
+const success = z.object({ success: z.literal(true) });
+/** Unknown integrations, connections and syncs answer 400, as in Nango. */
+const SELECTION_NOTE = 'An unknown integration, connection or sync answers 400 (as Nango does); a sync whose endpoint is not activated 404.';
+
+const syncStatusShape = z.object({
+  id: z.string(),
+  connection_id: z.string(),
+  name: z.string(),
+  variant: z.string(),
+  status: z.enum(['RUNNING', 'PAUSED', 'STOPPED', 'ERROR', 'SUCCESS']),
+  type: z.enum(['INCREMENTAL', 'FULL']),
+  finishedAt: z.string().nullable(),
+  nextScheduledSyncAt: z.string().nullable(),
+  frequency: z.string(),
+  latestResult: z.record(z.string(), z.unknown()),
+  latestExecutionStatus: z.string().nullable(),
+  lastError: z.object({ type: z.string(), description: z.string() }).nullable(),
+  recordCount: z.record(z.string(), z.number()),
+  checkpoint: z.unknown(),
+});
+
+export const triggerSyncs = defineRoute({
+  method: 'post',
+  path: '/sync/trigger',
+  operationId: 'triggerSyncs',
+  summary: 'Run syncs now (incremental, full resync with reset, or emptying the cache)',
+  description: SELECTION_NOTE,
+  tag: 'syncs',
+  auth: 'secret_key',
+  request: {
+    headers: z.object({ 'provider-config-key': z.string().optional(), 'connection-id': z.string().optional() }),
+    body: triggerBody,
+  },
+  responses: { 200: success },
+  errors: [404],
+}).handle(async ({ deps, headers: h, body: input }, c) => {
+  const env = c.get('environment');
+  const schedules = schedulesOf(deps);
+  const sel = await select(deps, env, input.provider_config_key ?? h['provider-config-key'], input.connection_id ?? h['connection-id'], names(input.syncs));
+  await requireEnabled(deps, sel);
+  const reset = input.opts?.reset ?? (input.full_resync === true || input.sync_mode === 'full_refresh' || input.sync_mode === 'full_refresh_and_clear_cache');
+  const emptyCache = input.opts?.emptyCache ?? input.sync_mode === 'full_refresh_and_clear_cache';
+  for (const conn of sel.connections) {
+    for (const [name] of sel.syncs) {
+      await ensureSyncState(deps.db, conn.id, name);
+      await schedules.triggerNow(target(env, conn, name), { reset, emptyCache });
+    }
+  }
+  return { success: true as const };
+});
+
+export const startSyncs = defineRoute({
+  method: 'post',
+  path: '/sync/start',
+  operationId: 'startSyncs',
+  summary: 'Start (unpause) syncs and run them now',
+  description: SELECTION_NOTE,
+  tag: 'syncs',
+  auth: 'secret_key',
+  request: { body: controlBody },
+  responses: { 200: success },
+  errors: [404],
+}).handle(async ({ deps, body: input }, c) => control(deps, c.get('environment'), input, 'start'));
+
+export const pauseSyncs = defineRoute({
+  method: 'post',
+  path: '/sync/pause',
+  operationId: 'pauseSyncs',
+  summary: 'Pause syncs',
+  description: SELECTION_NOTE,
+  tag: 'syncs',
+  auth: 'secret_key',
+  request: { body: controlBody },
+  responses: { 200: success },
+  errors: [],
+}).handle(async ({ deps, body: input }, c) => control(deps, c.get('environment'), input, 'pause'));
+
+export const syncStatus = defineRoute({
+  method: 'get',
+  path: '/sync/status',
+  operationId: 'getSyncStatus',
+  summary: 'Status, last result, record counts, next run and checkpoint',
+  description: SELECTION_NOTE,
+  tag: 'syncs',
+  auth: 'secret_key',
+  request: { query: statusQuery },
+  responses: { 200: z.object({ syncs: z.array(syncStatusShape) }) },
+  errors: [],
+}).handle(async ({ deps, query: q }, c) => {
+  const env = c.get('environment');
+  const schedules = schedulesOf(deps);
+  const sel = await select(deps, env, q.provider_config_key, q.connection_id, q.syncs === '*' ? [] : q.syncs.split(',').map((s) => s.split('::')[0]!));
+  const out: z.output<typeof syncStatusShape>[] = [];
+  for (const conn of sel.connections) {
+    for (const [name, def] of sel.syncs) {
+      const state = await getSyncState(deps.db, conn.id, name);
+      const models = Object.keys(def.models);
+      out.push({
+        id: `${conn.id}:${name}`,
+        connection_id: conn.connectionId,
+        name,
+        variant: 'base',
+        status: state?.runningRunId
+          ? 'RUNNING'
+          : state?.status === 'PAUSED'
+            ? 'PAUSED'
+            : !state
+              ? 'STOPPED'
+              : state.lastStatus === 'ERROR'
+                ? 'ERROR'
+                : state.lastStatus === 'SUCCESS'
+                  ? 'SUCCESS'
+                  : 'RUNNING',
+        type: def.syncType === 'incremental' ? 'INCREMENTAL' : 'FULL',
+        finishedAt: state?.lastFinishedAt?.toISOString() ?? null,
+        nextScheduledSyncAt: state ? ((await schedules.nextRunAt(target(env, conn, name)))?.toISOString() ?? null) : null,
+        frequency: state?.frequencyOverride ?? def.frequency,
+        latestResult: state?.lastResult ?? {},
+        latestExecutionStatus: state?.runningRunId ? 'RUNNING' : (state?.lastStatus ?? null),
+        lastError: state?.lastError ?? null,
+        recordCount: await countRecords(deps.db, conn.id, models),
+        checkpoint: state?.checkpoint ?? null,
+      });
+    }
+  }
+  return { syncs: out };
+});
+
+export const updateSyncFrequency = defineRoute({
+  method: 'put',
+  path: '/sync/update-connection-frequency',
+  operationId: 'updateSyncConnectionFrequency',
+  summary: "Override a sync's frequency for one connection (null reverts)",
+  description: 'An unknown connection or sync answers 400, as Nango does.',
+  tag: 'syncs',
+  auth: 'secret_key',
+  request: { body: frequencyBody },
+  responses: { 200: z.object({ frequency: z.string() }) },
+  errors: [],
+}).handle(async ({ deps, body: input }, c) => {
+  const env = c.get('environment');
+  if (input.frequency !== null && parseFrequency(input.frequency) === null) {
+    throw new ValidationFailed('invalid_body', [
+      { code: 'invalid_frequency', message: 'Sync interval is invalid (e.g. "every 5 minutes", "1h"; at least 30 seconds)', path: ['frequency'] },
+    ]);
+  }
+  const integration = await getIntegration(deps.db, deps.box, env.id, input.provider_config_key);
+  const conn = integration && (await getConnection(deps.db, deps.box, env.id, input.provider_config_key, input.connection_id));
+  if (!integration || !conn) throw new BadRequest('unknown_connection', 'Connection not found');
+  const def = (await scriptsOf(deps, integration)).find(([n, d]) => n === input.sync_name && d.type === 'sync')?.[1] as SyncHandle | undefined;
+  if (!def) throw new BadRequest('unknown_sync', `Sync ${input.sync_name} does not exist on ${input.provider_config_key}`);
+  const state = await ensureSyncState(deps.db, conn.id, input.sync_name);
+  await setFrequencyOverride(deps.db, conn.id, input.sync_name, input.frequency);
+  const frequency = input.frequency ?? def.frequency;
+  await schedulesOf(deps).ensure(target(env, conn, input.sync_name), frequency, { paused: state.status === 'PAUSED', runNow: false });
+  return { frequency };
+});

@@ -4,55 +4,61 @@
  * routes always win. An action endpoint runs the action with the body (or the query, for GET) as
  * input; a sync's GET serves that sync's records.
  */
-import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { getIntegration } from '../../features/integrations/store.js';
 import { NotFound } from '../../lib/errors.js';
 import { endpointsOfScript, isScriptEnabled, scriptsOf } from '../../features/scripts/catalog.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
+import { defineRoute } from '../route.js';
 import { assertStorable, headers } from '../validate.js';
 import { queryAsInput } from '../query-input.js';
-import { readActionBody, triggerAction } from './actions.js';
+import { ACTION_ERRORS, actionResponses, readActionBody, triggerAction } from './actions.js';
+import { serveRecords } from './records.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
 
 const endpointHeaders = z.object({ 'connection-id': connectionIdSchema, 'provider-config-key': uniqueKeySchema, 'x-async': z.string().optional() });
 
-export type RecordsResponder = (c: Context<AppEnv>, target: { integrationKey: string; connectionId: string; models: string[] }) => Promise<Response>;
-
-export function unifiedEndpointRoutes(deps: AppDeps, serveRecords?: RecordsResponder) {
-  const auth = requireSecretKey(deps);
-  return new Hono<AppEnv>().all('*', auth, async (c) => {
-    const method = c.req.method.toUpperCase();
-    const path = c.req.path.replace(/^\/v1(?=\/)/, '');
-    const unknown = () => new NotFound('not_found', `Unknown endpoint '${method} ${path}'`);
-    if (!c.req.header('connection-id') && !c.req.header('provider-config-key')) throw unknown();
-    const h = headers(c, endpointHeaders);
-    const env = c.get('environment');
-    const integration = await getIntegration(deps.db, deps.box, env.id, h['provider-config-key']);
-    if (!integration) throw unknown();
-    const match = (await scriptsOf(deps, integration)).find(([, def]) => endpointsOfScript(def).some((e) => e.method === method && e.path === path));
-    if (!match) throw unknown();
-    const [name, def] = match;
-    if (!(await isScriptEnabled(deps.db, integration, def))) {
-      throw new NotFound(
-        'endpoint_not_enabled',
-        `${method} ${path} is not activated on ${integration.uniqueKey}; activate it in the integration's Endpoints tab`,
-      );
-    }
-    if (def.type === 'sync') {
-      if (!serveRecords) throw unknown();
-      return serveRecords(c, { integrationKey: integration.uniqueKey, connectionId: h['connection-id'], models: def.modelNames });
-    }
-    const input = method === 'GET' ? assertStorable(queryAsInput(c.req.url, def.schemas().input), 'invalid_query_params') : await readActionBody(deps, c);
-    return triggerAction(deps, c, {
-      env,
-      integrationKey: integration.uniqueKey,
-      connectionId: h['connection-id'],
-      actionName: name,
-      input,
-      isAsync: h['x-async'] === 'true',
-    });
+export const unifiedEndpoint = defineRoute({
+  method: 'all',
+  path: '/v1/:endpoint',
+  serves: ['/*'],
+  operationId: 'scriptEndpoint',
+  summary: 'An endpoint a script declares (also served without the /v1 prefix)',
+  description:
+    "An action's endpoint runs the action with the body (the query, for GET) as input; a sync's GET endpoint serves its records. Only endpoints activated on the integration's Endpoints tab answer; anything else is 404.",
+  tag: 'endpoints',
+  auth: 'secret_key',
+  handlerParses: { headers: endpointHeaders },
+  responses: { ...actionResponses, 200: { description: "The action's output, or the sync's records", schema: z.unknown() } },
+  errors: [404, ...ACTION_ERRORS],
+}).handle(async ({ deps }, c) => {
+  const method = c.req.method.toUpperCase();
+  const path = c.req.path.replace(/^\/v1(?=\/)/, '');
+  const unknown = () => new NotFound('not_found', `Unknown endpoint '${method} ${path}'`);
+  if (!c.req.header('connection-id') && !c.req.header('provider-config-key')) throw unknown();
+  const h = headers(c, endpointHeaders);
+  const env = c.get('environment');
+  const integration = await getIntegration(deps.db, deps.box, env.id, h['provider-config-key']);
+  if (!integration) throw unknown();
+  const match = (await scriptsOf(deps, integration)).find(([, def]) => endpointsOfScript(def).some((e) => e.method === method && e.path === path));
+  if (!match) throw unknown();
+  const [name, def] = match;
+  if (!(await isScriptEnabled(deps.db, integration, def))) {
+    throw new NotFound(
+      'endpoint_not_enabled',
+      `${method} ${path} is not activated on ${integration.uniqueKey}; activate it in the integration's Endpoints tab`,
+    );
+  }
+  if (def.type === 'sync') {
+    return serveRecords(deps)(c, { integrationKey: integration.uniqueKey, connectionId: h['connection-id'], models: def.modelNames });
+  }
+  const input = method === 'GET' ? assertStorable(queryAsInput(c.req.url, def.schemas().input), 'invalid_query_params') : await readActionBody(deps, c);
+  return triggerAction(deps, c, {
+    env,
+    integrationKey: integration.uniqueKey,
+    connectionId: h['connection-id'],
+    actionName: name,
+    input,
+    isAsync: h['x-async'] === 'true',
   });
-}
+});

@@ -2,15 +2,11 @@
  * @module api/routes/webhook-deliveries — every webhook sent to the developer's backend, with
  * each attempt, and replay.
  */
-import { Hono } from 'hono';
 import { z } from 'zod';
 import { NotFound } from '../../lib/errors.js';
 import { attemptsOf, listDeliveries, type Attempt, type Delivery } from '../../features/webhooks/deliveries.js';
 import { replayDelivery } from '../../features/webhooks/emit.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { requireSecretKey } from '../middleware/auth.js';
-import { describeRoute } from '../openapi.js';
-import { params, query } from '../validate.js';
+import { defineRoute } from '../route.js';
 
 const cursorSchema = z
   .string()
@@ -87,46 +83,44 @@ function shape(d: Delivery, attempts: Attempt[]): z.infer<typeof deliveryShape> 
   };
 }
 
-export function webhookDeliveryRoutes(deps: AppDeps) {
-  const auth = requireSecretKey(deps);
-  describeRoute({
-    method: 'get',
-    path: '/webhook-deliveries',
-    summary: 'Webhooks sent to your backend, newest first, with every attempt',
-    tag: 'webhooks',
-    query: listQuery,
-    response: listResponse,
-  });
-  describeRoute({
-    method: 'post',
-    path: '/webhook-deliveries/:id/replay',
-    summary: 'Send a delivery again (same body, same URL, signed with the current key) as a new delivery',
-    tag: 'webhooks',
-    response: replayResponse,
-    status: 201,
-  });
+export const listWebhookDeliveries = defineRoute({
+  method: 'get',
+  path: '/webhook-deliveries',
+  operationId: 'listWebhookDeliveries',
+  summary: 'Webhooks sent to your backend, newest first, with every attempt',
+  tag: 'webhooks',
+  auth: 'secret_key',
+  request: { query: listQuery },
+  responses: { 200: listResponse },
+  errors: [],
+}).handle(async ({ deps, query: q }, c) => {
+  const env = c.get('environment');
+  const page = await listDeliveries(deps.db, env.id, { status: q.status, type: q.type, beforeSeq: q.cursor, limit: q.limit + 1 });
+  const more = page.length > q.limit;
+  const items = page.slice(0, q.limit);
+  const attempts = await attemptsOf(
+    deps.db,
+    items.map((d) => d.id),
+  );
+  return {
+    data: items.map((d) => shape(d, attempts.get(d.id) ?? [])),
+    next_cursor: more ? Buffer.from(String(items[items.length - 1]!.seq)).toString('base64url') : null,
+  };
+});
 
-  return new Hono<AppEnv>()
-    .get('/webhook-deliveries', auth, async (c) => {
-      const env = c.get('environment');
-      const q = query(c, listQuery);
-      const page = await listDeliveries(deps.db, env.id, { status: q.status, type: q.type, beforeSeq: q.cursor, limit: q.limit + 1 });
-      const more = page.length > q.limit;
-      const items = page.slice(0, q.limit);
-      const attempts = await attemptsOf(
-        deps.db,
-        items.map((d) => d.id),
-      );
-      return c.json({
-        data: items.map((d) => shape(d, attempts.get(d.id) ?? [])),
-        next_cursor: more ? Buffer.from(String(items[items.length - 1]!.seq)).toString('base64url') : null,
-      } satisfies z.infer<typeof listResponse>);
-    })
-    .post('/webhook-deliveries/:id/replay', auth, async (c) => {
-      const env = c.get('environment');
-      const { id } = params(c, idParam);
-      const copy = await replayDelivery(deps, env.id, id);
-      if (!copy) throw new NotFound('not_found', `No webhook delivery ${id} in this environment`);
-      return c.json({ data: shape(copy, []) } satisfies z.infer<typeof replayResponse>, 201);
-    });
-}
+export const replayWebhookDelivery = defineRoute({
+  method: 'post',
+  path: '/webhook-deliveries/:id/replay',
+  operationId: 'replayWebhookDelivery',
+  summary: 'Send a delivery again (same body, same URL, signed with the current key) as a new delivery',
+  tag: 'webhooks',
+  auth: 'secret_key',
+  request: { params: idParam },
+  responses: { 201: replayResponse },
+  errors: [404],
+}).handle(async ({ deps, params }, c) => {
+  const env = c.get('environment');
+  const copy = await replayDelivery(deps, env.id, params.id);
+  if (!copy) throw new NotFound('not_found', `No webhook delivery ${params.id} in this environment`);
+  return { data: shape(copy, []) };
+});

@@ -94,3 +94,9 @@ export async function findConnectSession(db: Queryable, token: string, now: Date
 export async function deleteConnectSession(db: Queryable, id: number): Promise<void> {
   await db.query('DELETE FROM connect_sessions WHERE id = $1', [id]);
 }
+
+/** A session by its row id, expired or not; null when deleted. */
+export async function getConnectSessionById(db: Queryable, id: number): Promise<ConnectSession | null> {
+  const { rows } = await db.query<Row>('SELECT * FROM connect_sessions WHERE id = $1', [id]);
+  return rows[0] ? fromRow(rows[0]) : null;
+}

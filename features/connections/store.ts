@@ -324,3 +324,28 @@ export async function webhookUrlOverrideOf(db: Queryable, environmentId: number,
   );
   return rows[0]?.webhook_url_override ?? null;
 }
+
+/** The row id of a connection, by its integration's unique key and its connection id; null when there is none. */
+export async function findConnectionPk(db: Queryable, environmentId: number, integrationKey: string, connectionId: string): Promise<number | null> {
+  const { rows } = await db.query<{ id: number }>(
+    `SELECT c.id FROM connections c JOIN integrations i ON i.id = c.integration_id
+     WHERE c.environment_id = $1 AND i.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`,
+    [environmentId, integrationKey, connectionId],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** The row id of a connection of an integration (by the integration's row id); null when there is none. */
+export async function findConnectionPkOfIntegration(db: Queryable, integrationId: number, connectionId: string): Promise<number | null> {
+  const { rows } = await db.query<{ id: number }>('SELECT id FROM connections WHERE integration_id = $1 AND connection_id = $2', [integrationId, connectionId]);
+  return rows[0]?.id ?? null;
+}
+
+/** Sets the end user on every connection of the environment that has this end user (the pre-2025-09-08 behaviour). */
+export async function setEndUserOfAllConnections(db: Queryable, environmentId: number, endUser: EndUser): Promise<void> {
+  await db.query(`UPDATE connections SET end_user = $3::jsonb, updated_at = now() WHERE environment_id = $1 AND end_user->>'id' = $2`, [
+    environmentId,
+    endUser.id,
+    JSON.stringify(endUser),
+  ]);
+}

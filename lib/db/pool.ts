@@ -45,3 +45,8 @@ export async function databaseNow(db: Queryable): Promise<Date> {
   const { rows } = await db.query<{ now: Date }>('SELECT now() AS now');
   return rows[0]!.now;
 }
+
+/** A round trip to the database (the health check). */
+export async function pingDatabase(db: Queryable): Promise<void> {
+  await db.query('SELECT 1');
+}
