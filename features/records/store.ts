@@ -121,3 +121,33 @@ export async function recordModifiedAt(db: Queryable, connectionPk: number, mode
   ]);
   return rows[0]?.at ?? null;
 }
+
+/** A live record's data, by its external id; null when it is absent or deleted. */
+export async function getRecordData<T>(db: Queryable, connectionPk: number, model: string, externalId: string): Promise<T | null> {
+  const { rows } = await db.query<{ data: T }>('SELECT data FROM records WHERE connection_pk = $1 AND model = $2 AND external_id = $3 AND deleted_at IS NULL', [
+    connectionPk,
+    model,
+    externalId,
+  ]);
+  return rows[0]?.data ?? null;
+}
+
+/**
+ * The live record whose data fields equal `match` (a `null` value matches an absent field), the most
+ * recently modified first; null when none does.
+ */
+export async function findRecordData<T>(db: Queryable, connectionPk: number, model: string, match: Record<string, string | null>): Promise<T | null> {
+  const values: unknown[] = [connectionPk, model];
+  const conditions = Object.entries(match).map(([field, value]) => {
+    values.push(field);
+    if (value === null) return `data->>$${values.length} IS NULL`;
+    values.push(value);
+    return `data->>$${values.length - 1} = $${values.length}`;
+  });
+  const { rows } = await db.query<{ data: T }>(
+    `SELECT data FROM records WHERE connection_pk = $1 AND model = $2 AND deleted_at IS NULL${conditions.map((c) => ` AND ${c}`).join('')}
+      ORDER BY last_modified_at DESC LIMIT 1`,
+    values,
+  );
+  return rows[0]?.data ?? null;
+}

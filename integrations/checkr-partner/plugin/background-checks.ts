@@ -6,7 +6,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { applyFacts, type CheckSnapshot, type InvitationFacts, type ReportFacts } from '../status.js';
 import { checkFields, toBackgroundCheck, type BackgroundCheck, type CheckrInvitation } from '../models.js';
 import type { Queryable } from '../../../lib/db/pool.js';
-import { saveRecords } from '../../../features/records/store.js';
+import { findRecordData, getRecordData, saveRecords } from '../../../features/records/store.js';
 import { searchAttributesFor, startWorkflow, taskQueueFor } from '../../../workflows/contracts.js';
 import { backgroundCheckWorkflowId, type BackgroundCheckInput } from '../workflows/contracts.js';
 
@@ -23,11 +23,7 @@ export function pollIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 export async function getCheckRecord(db: Queryable, connectionPk: number, invitationId: string): Promise<BackgroundCheck | null> {
-  const { rows } = await db.query<{ data: BackgroundCheck }>(
-    'SELECT data FROM records WHERE connection_pk = $1 AND model = $2 AND external_id = $3 AND deleted_at IS NULL',
-    [connectionPk, MODEL, invitationId],
-  );
-  return rows[0]?.data ?? null;
+  return getRecordData<BackgroundCheck>(db, connectionPk, MODEL, invitationId);
 }
 
 /** The check a report belongs to: by report id, else the undecided invitation of the same candidate and package. */
@@ -36,13 +32,14 @@ export async function findCheckOfReport(
   connectionPk: number,
   report: ReportFacts & { candidate_id?: string; package?: string },
 ): Promise<BackgroundCheck | null> {
-  const { rows } = await db.query<{ data: BackgroundCheck }>(
-    `SELECT data FROM records WHERE connection_pk = $1 AND model = $2 AND deleted_at IS NULL
-       AND (data->>'report_id' = $3 OR (data->>'report_id' IS NULL AND data->>'candidate_id' = $4 AND data->>'service_key' = $5))
-     ORDER BY (data->>'report_id' = $3) DESC NULLS LAST, last_modified_at DESC LIMIT 1`,
-    [connectionPk, MODEL, report.id, report.candidate_id ?? '', report.package ?? ''],
+  return (
+    (await findRecordData<BackgroundCheck>(db, connectionPk, MODEL, { report_id: report.id })) ??
+    (await findRecordData<BackgroundCheck>(db, connectionPk, MODEL, {
+      report_id: null,
+      candidate_id: report.candidate_id ?? '',
+      service_key: report.package ?? '',
+    }))
   );
-  return rows[0]?.data ?? null;
 }
 
 export function snapshotOfRecord(r: BackgroundCheck): CheckSnapshot {
