@@ -124,7 +124,7 @@ async function flowTarget(deps: AppDeps, c: Context<AppEnv>, providerConfigKey: 
   const defaults = session.integrationsConfigDefaults?.[providerConfigKey]?.connection_config ?? {};
   const connectionConfig: Record<string, unknown> = { ...defaults, ...q.params };
   delete connectionConfig.webhook_url;
-  checkConnectionConfig(providerOf(integration.provider), connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+  checkConnectionConfig(await providerOf(deps.db, environment.id, integration.provider), connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
   return { environment, session, integration, connectionId, connectionConfig, q };
 }
 
@@ -132,7 +132,7 @@ async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: Store
   const { connection, created } = await saveConnection(deps, {
     environment: t.environment,
     integration: t.integration,
-    provider: providerOf(t.integration.provider),
+    provider: await providerOf(deps.db, t.environment.id, t.integration.provider),
     connectionId: t.connectionId,
     credentials,
     connectionConfig: t.connectionConfig,
@@ -299,7 +299,7 @@ export function connectRoutes(deps: AppDeps) {
       const wsClientId = typeof parseQuery(c.req.url).ws_client_id === 'string' ? (parseQuery(c.req.url).ws_client_id as string) : null;
       try {
         const target = await flowTarget(deps, c, pck);
-        const provider = providerOf(target.integration.provider);
+        const provider = await providerOf(deps.db, target.environment.id, target.integration.provider);
         if (provider.authMode !== 'OAUTH2')
           throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
         if (!target.integration.credentials)
@@ -333,6 +333,7 @@ export function connectRoutes(deps: AppDeps) {
             codeChallenge: pkce?.challenge,
             userScopes: target.q.user_scope ?? defaults?.user_scopes,
             extraParams: { ...defaults?.authorization_params, ...target.q.authorization_params },
+            connectionConfig: target.connectionConfig,
           }),
           302,
         );
@@ -372,7 +373,7 @@ export function connectRoutes(deps: AppDeps) {
         return fail('provider_error', `The provider answered: ${typeof q.error_description === 'string' ? q.error_description : q.error}`);
       if (typeof q.code !== 'string' || !integration?.credentials) return fail('missing_code', 'The provider did not return an authorization code');
       try {
-        const provider = providerOf(integration.provider);
+        const provider = await providerOf(deps.db, session.environmentId, integration.provider);
         const { rows } = await deps.db.query<{ name: string; uuid: string }>('SELECT name, uuid FROM environments WHERE id = $1', [session.environmentId]);
         const environment: Environment = { id: session.environmentId, name: rows[0]!.name, uuid: rows[0]!.uuid };
         const { credentials, raw } = await exchangeCode({
@@ -385,6 +386,7 @@ export function connectRoutes(deps: AppDeps) {
           codeVerifier: session.codeVerifierEnc
             ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id))
             : undefined,
+          connectionConfig: session.connectionConfig,
           now: deps.clock.now(),
           context: { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' },
         });

@@ -17,7 +17,8 @@ import {
 import type { Environment } from '../../features/environments/store.js';
 import { NotFound, ValidationFailed } from '../../lib/errors.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
-import { getProvider, integrationConfigSchema, providerNames, providers } from '../../features/providers/providers.js';
+import { integrationConfigSchema, type Provider } from '../../features/providers/providers.js';
+import { findProvider, listProviders } from '../../features/providers/store.js';
 import { endpointKey } from '../../integrations/registry.js';
 import { scriptsOf } from '../../features/scripts/catalog.js';
 import type { AppDeps, AppEnv } from '../context.js';
@@ -68,8 +69,8 @@ function mask(secret: string): string {
   return secret.length <= 4 ? '****' : `${'*'.repeat(Math.min(12, secret.length - 4))}${secret.slice(-4)}`;
 }
 
-function present(deps: AppDeps, env: Environment, i: Integration, include: string[]): z.infer<typeof integrationResponse> {
-  const provider = getProvider(i.provider);
+async function present(deps: AppDeps, env: Environment, i: Integration, include: string[]): Promise<z.infer<typeof integrationResponse>> {
+  const provider = await findProvider(deps.db, env.id, i.provider);
   return {
     unique_key: i.uniqueKey,
     provider: i.provider,
@@ -81,6 +82,18 @@ function present(deps: AppDeps, env: Environment, i: Integration, include: strin
     updated_at: i.updatedAt.toISOString(),
     ...(include.includes('webhook') ? { webhook_url: `${deps.config.publicUrl}/webhook/${env.uuid}/${encodeURIComponent(i.uniqueKey)}` } : {}),
     ...(include.includes('credentials') ? { credentials: i.credentials } : {}),
+  };
+}
+
+function providerOut(p: Provider) {
+  return {
+    name: p.name,
+    display_name: p.displayName,
+    auth_mode: p.authMode,
+    docs: p.docs,
+    connection_config: Object.fromEntries(
+      Object.entries(p.connectionConfig).map(([k, f]) => [k, { title: f.title, description: f.description, required: f.required }]),
+    ),
   };
 }
 
@@ -96,9 +109,9 @@ export function credentialsSummary(i: Integration): Record<string, unknown> | nu
   };
 }
 
-function checkCompatible(providerName: string, credentials: z.infer<typeof integrationCredentials> | undefined | null): void {
-  const provider = getProvider(providerName)!;
-  if (credentials && credentials.type !== provider.authMode) {
+function checkCompatible(provider: Provider, credentials: z.infer<typeof integrationCredentials> | undefined | null): void {
+  // Client-credentials providers take the same OAuth client id and secret.
+  if (credentials && credentials.type !== provider.authMode && !(credentials.type === 'OAUTH2' && provider.authMode === 'OAUTH2_CC')) {
     throw new ValidationFailed('invalid_body', [
       {
         code: 'invalid_credentials',
@@ -187,50 +200,31 @@ export function integrationRoutes(deps: AppDeps) {
 
   return new Hono<AppEnv>()
     .get('/providers', async (c) => {
-      await secretKeyOrSession(deps, c);
-      return c.json({
-        data: Object.values(providers).map((p) => ({
-          name: p.name,
-          display_name: p.displayName,
-          auth_mode: p.authMode,
-          docs: p.docs,
-          connection_config: Object.fromEntries(
-            Object.entries(p.connectionConfig).map(([k, f]) => [k, { title: f.title, description: f.description, required: f.required }]),
-          ),
-        })),
-      });
+      const { environment } = await secretKeyOrSession(deps, c);
+      return c.json({ data: (await listProviders(deps.db, environment.id)).map(({ provider }) => providerOut(provider)) });
     })
     .get('/providers/:provider', async (c) => {
-      await secretKeyOrSession(deps, c);
-      const p = getProvider(c.req.param('provider'));
+      const { environment } = await secretKeyOrSession(deps, c);
+      const p = await findProvider(deps.db, environment.id, c.req.param('provider'));
       if (!p) throw new NotFound('unknown_provider_template', 'No such provider');
-      return c.json({
-        data: {
-          name: p.name,
-          display_name: p.displayName,
-          auth_mode: p.authMode,
-          docs: p.docs,
-          connection_config: Object.fromEntries(
-            Object.entries(p.connectionConfig).map(([k, f]) => [k, { title: f.title, description: f.description, required: f.required }]),
-          ),
-        },
-      });
+      return c.json({ data: providerOut(p) });
     })
     .get('/integrations', async (c) => {
       const { environment, session } = await secretKeyOrSession(deps, c);
       let list = await listIntegrations(deps.db, deps.box, environment.id);
       if (session?.allowedIntegrations) list = list.filter((i) => session.allowedIntegrations!.includes(i.uniqueKey));
-      return c.json({ data: list.map((i) => present(deps, environment, i, [])) });
+      return c.json({ data: await Promise.all(list.map((i) => present(deps, environment, i, []))) });
     })
     .post('/integrations', auth, async (c) => {
       const env = c.get('environment');
       const input = await body(c, createBody);
-      if (!getProvider(input.provider)) {
+      const provider = await findProvider(deps.db, env.id, input.provider);
+      if (!provider) {
         throw new ValidationFailed('invalid_body', [
-          { code: 'invalid_string', message: `Invalid provider: expected one of ${providerNames.join(', ')}`, path: ['provider'] },
+          { code: 'invalid_string', message: `Invalid provider: ${input.provider} is neither in the catalogue (GET /providers) nor defined in this environment`, path: ['provider'] },
         ]);
       }
-      checkCompatible(input.provider, input.credentials);
+      checkCompatible(provider, input.credentials);
       const created = await insertIntegration(deps.db, deps.box, env.id, {
         uniqueKey: input.unique_key,
         provider: input.provider,
@@ -241,21 +235,22 @@ export function integrationRoutes(deps: AppDeps) {
         forwardWebhooks: input.forward_webhooks,
       });
       if (!created) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
-      return c.json({ data: present(deps, env, created, []) }, 200);
+      return c.json({ data: await present(deps, env, created, []) }, 200);
     })
     .get('/integrations/:uniqueKey', auth, async (c) => {
       const env = c.get('environment');
       const { uniqueKey } = params(c, keyParam);
       const inc = includes(c);
       const integration = await integrationOr404(deps, env, uniqueKey);
-      return c.json({ data: present(deps, env, integration, inc) });
+      return c.json({ data: await present(deps, env, integration, inc) });
     })
     .patch('/integrations/:uniqueKey', auth, async (c) => {
       const env = c.get('environment');
       const { uniqueKey } = params(c, keyParam);
       const input = await body(c, patchBody);
       const current = await integrationOr404(deps, env, uniqueKey);
-      checkCompatible(current.provider, input.credentials);
+      const provider = await findProvider(deps.db, env.id, current.provider);
+      if (provider) checkCompatible(provider, input.credentials);
       const updated = await updateIntegration(deps.db, deps.box, current, {
         uniqueKey: input.unique_key,
         displayName: input.display_name,
@@ -265,7 +260,7 @@ export function integrationRoutes(deps: AppDeps) {
         forwardWebhooks: input.forward_webhooks,
       });
       if (!updated) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
-      return c.json({ data: present(deps, env, updated, []) });
+      return c.json({ data: await present(deps, env, updated, []) });
     })
     .delete('/integrations/:uniqueKey', auth, async (c) => {
       const env = c.get('environment');
