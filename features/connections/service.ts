@@ -115,7 +115,7 @@ export async function verifyCredentials(
 function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
   if (c.credentials.type === 'OAUTH2_CC') {
     // A client-credentials token is fetched again (no refresh token) when it is about to expire.
-    const expiresAt = c.credentials.expires_at ? new Date(c.credentials.expires_at) : c.expiresAt;
+    const expiresAt = c.expiresAt ?? (c.credentials.expires_at ? new Date(c.credentials.expires_at) : null);
     return force || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
   }
   if (c.credentials.type !== 'OAUTH2') return false;
