@@ -102,7 +102,11 @@ describe('provider auth modes from definitions', () => {
       }),
       { tokenExtras: { account: { id: 'A-42' } } },
     );
-    await nango.createIntegration({ provider: 'acme-oauth', unique_key: 'acme-oauth', credentials: { type: 'OAUTH2', ...{ client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret } } } as never);
+    await nango.createIntegration({
+      provider: 'acme-oauth',
+      unique_key: 'acme-oauth',
+      credentials: { type: 'OAUTH2', ...{ client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret } },
+    } as never);
 
     const token = await connectSession();
     const start = await fetch(`${t.url}/oauth/connect/acme-oauth?connect_session_token=${token}`, { redirect: 'manual' });
@@ -185,7 +189,14 @@ describe('provider auth modes from definitions', () => {
           query: { tenant: '${connectionConfig.tenant}' },
           retry: { after: 'x-acme-wait' },
           verification: { method: 'GET', endpoints: ['/me'] },
-          paginate: { type: 'cursor', cursor_name_in_request: 'page_token', cursor_path_in_response: 'meta.next', limit_name_in_request: 'per_page', limit: 3, response_path: 'data' },
+          paginate: {
+            type: 'cursor',
+            cursor_name_in_request: 'page_token',
+            cursor_path_in_response: 'meta.next',
+            limit_name_in_request: 'per_page',
+            limit: 3,
+            response_path: 'data',
+          },
         },
         connection_config: { host: { title: 'Host' }, tenant: { title: 'Tenant' } },
         docs: DOCS,
@@ -222,7 +233,10 @@ describe('provider auth modes from definitions', () => {
     assert.ok(Date.now() - started >= 1900, `waited ${Date.now() - started} ms`);
 
     // Pagination: the script passes no paginate settings; the definition's cursor names and page size apply.
-    const enabled = await t.api('/integrations/acme-key/endpoints', { method: 'PATCH', json: { endpoints: [{ method: 'POST', path: '/list-items', enabled: true }] } });
+    const enabled = await t.api('/integrations/acme-key/endpoints', {
+      method: 'PATCH',
+      json: { endpoints: [{ method: 'POST', path: '/list-items', enabled: true }] },
+    });
     assert.equal(enabled.status, 200, await enabled.clone().text());
     const run = await t.api('/action/trigger', {
       method: 'POST',

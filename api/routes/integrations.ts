@@ -221,7 +221,11 @@ export function integrationRoutes(deps: AppDeps) {
       const provider = await findProvider(deps.db, env.id, input.provider);
       if (!provider) {
         throw new ValidationFailed('invalid_body', [
-          { code: 'invalid_string', message: `Invalid provider: ${input.provider} is neither in the catalogue (GET /providers) nor defined in this environment`, path: ['provider'] },
+          {
+            code: 'invalid_string',
+            message: `Invalid provider: ${input.provider} is neither in the catalogue (GET /providers) nor defined in this environment`,
+            path: ['provider'],
+          },
         ]);
       }
       checkCompatible(provider, input.credentials);

@@ -34,7 +34,13 @@ export const basicCredentials = z.object({ type: z.literal('BASIC'), username: z
 /** A provider that needs no credentials (auth_mode NONE). */
 export const noneCredentials = z.object({ type: z.literal('NONE') }).strict();
 
-export const connectionCredentials = z.discriminatedUnion('type', [oauth2Credentials, oauth2CcCredentials, apiKeyCredentials, basicCredentials, noneCredentials]);
+export const connectionCredentials = z.discriminatedUnion('type', [
+  oauth2Credentials,
+  oauth2CcCredentials,
+  apiKeyCredentials,
+  basicCredentials,
+  noneCredentials,
+]);
 export type ConnectionCredentials = z.infer<typeof connectionCredentials>;
 
 /** Stored form: dates as ISO strings. */

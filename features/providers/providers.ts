@@ -169,7 +169,9 @@ export class MissingConfigValue extends Error {
 }
 
 /** Values a template may use: `connectionConfig.x`, `apiKey`, `username`, `password`, `accessToken`, `clientId`. */
-export type TemplateVars = { connectionConfig?: Record<string, unknown> } & Partial<Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId', string>>;
+export type TemplateVars = { connectionConfig?: Record<string, unknown> } & Partial<
+  Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId', string>
+>;
 
 /** Replaces `${a.b}` placeholders; a missing or empty value throws MissingConfigValue naming it. */
 export function interpolate(template: string, vars: TemplateVars): string {
@@ -242,7 +244,13 @@ export function authInjection(
   if (credentials?.type === 'OAUTH2_CC' && credentials.token) vars.accessToken = credentials.token;
   const secretRef = SECRET_REFS[credentials?.type ?? 'NONE'];
   const secret =
-    credentials?.type === 'API_KEY' ? credentials.apiKey : credentials?.type === 'OAUTH2' ? credentials.access_token : credentials?.type === 'OAUTH2_CC' ? (credentials.token ?? null) : null;
+    credentials?.type === 'API_KEY'
+      ? credentials.apiKey
+      : credentials?.type === 'OAUTH2'
+        ? credentials.access_token
+        : credentials?.type === 'OAUTH2_CC'
+          ? (credentials.token ?? null)
+          : null;
   const placed = [...Object.values(provider.headers), ...Object.values(provider.query)].some((t) => secretRef.test(t));
   const fill = (map: Record<string, string>) => {
     const out: Record<string, string> = {};

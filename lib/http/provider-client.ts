@@ -313,7 +313,11 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
 
   async function request(req: ProviderRequest): Promise<ProviderResponse> {
     if (closed) throw new Error('the provider HTTP client is closed');
-    const url = buildUrl(req.baseUrl, req.path, req.auth.type === 'custom' && Object.keys(req.auth.query).length ? { ...req.query, ...req.auth.query } : req.query);
+    const url = buildUrl(
+      req.baseUrl,
+      req.path,
+      req.auth.type === 'custom' && Object.keys(req.auth.query).length ? { ...req.query, ...req.auth.query } : req.query,
+    );
     const method = req.method.toUpperCase();
     const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
     const createdAt = now();

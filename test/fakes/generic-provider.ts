@@ -132,7 +132,12 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
         if (!code) return problem(400, 'token: unknown code');
         state.codes.delete(body.code!);
         if (code.redirectUri !== body.redirect_uri) return problem(400, 'token: redirect_uri differs');
-        if (code.challenge && createHash('sha256').update(body.code_verifier ?? '').digest('base64url') !== code.challenge)
+        if (
+          code.challenge &&
+          createHash('sha256')
+            .update(body.code_verifier ?? '')
+            .digest('base64url') !== code.challenge
+        )
           return problem(400, 'token: code_verifier does not match');
         for (const [k, v] of Object.entries(d.token_params ?? {})) if (k !== 'grant_type' && body[k] !== v) return problem(400, `token: ${k} must be ${v}`);
         return json(200, issue(true));
@@ -159,7 +164,9 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     const query = d.proxy?.query ?? {};
     const ref = { API_KEY: 'apiKey', BASIC: 'username', OAUTH2: 'accessToken', OAUTH2_CC: 'accessToken', NONE: null }[d.auth_mode];
     if (ref === null) return true;
-    const templated = [...Object.values(headers), ...Object.values(query)].some((t) => t.includes(`\${${ref}}`) || (ref === 'username' && t.includes('${password}')));
+    const templated = [...Object.values(headers), ...Object.values(query)].some(
+      (t) => t.includes(`\${${ref}}`) || (ref === 'username' && t.includes('${password}')),
+    );
     const secretOk = (values: Record<string, string>): boolean => {
       if (d.auth_mode === 'API_KEY') return values.apiKey === opts.apiKey;
       if (d.auth_mode === 'BASIC') return values.username === opts.username && values.password === opts.password;
