@@ -153,7 +153,11 @@ describe('provider auth modes from definitions', () => {
       proxy: { base_url: `${url}/api`, headers: { 'x-acme-token': '${accessToken}' }, verification: { method: 'GET', endpoints: ['/me'] } },
       docs: DOCS,
     }));
-    await nango.createIntegration({ provider: 'acme-cc', unique_key: 'acme-cc' } as never);
+    await nango.createIntegration({
+      provider: 'acme-cc',
+      unique_key: 'acme-cc',
+      credentials: { type: 'OAUTH2', client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret },
+    } as never);
     const created = await t.api('/connections', {
       method: 'POST',
       json: {
@@ -174,6 +178,20 @@ describe('provider auth modes from definitions', () => {
     assert.equal((await nango.proxy({ providerConfigKey: 'acme-cc', connectionId: 'm2m', endpoint: '/me' })).status, 200);
     assert.equal(grants(), 2, 'a token about to expire is fetched again');
     assert.notEqual(apiCalls(fake, '/api/me').at(-1)!.headers['x-acme-token'], used);
+
+    // Through the connect flow (the frontend SDK's client-credentials auth): no client of its own, the integration's is used.
+    const token = await connectSession();
+    const viaFlow = await fetch(`${t.url}/oauth2/auth/acme-cc?connect_session_token=${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(viaFlow.status, 200, await viaFlow.clone().text());
+    const { connectionId } = (await viaFlow.json()) as Json;
+    assert.equal(grants(), 3);
+    const conn = (await nango.getConnection('acme-cc', connectionId)) as Json;
+    assert.equal(conn.credentials.type, 'OAUTH2_CC');
+    assert.ok(fake.state.tokens.has(conn.credentials.token));
     assert.deepEqual(fake.state.problems, []);
   });
 
@@ -303,5 +321,11 @@ describe('provider auth modes from definitions', () => {
     const call = apiCalls(fake, '/api/me').at(-1)!;
     assert.equal(call.headers.authorization, undefined);
     assert.equal(call.headers['x-client'], 'switchyard');
+
+    const token = await connectSession();
+    const viaFlow = await fetch(`${t.url}/auth/unauthenticated/acme-open?connect_session_token=${token}`, { method: 'POST' });
+    assert.equal(viaFlow.status, 200, await viaFlow.clone().text());
+    const { connectionId } = (await viaFlow.json()) as Json;
+    assert.equal((await nango.proxy({ providerConfigKey: 'acme-open', connectionId, endpoint: '/me' })).status, 200);
   });
 });

@@ -64,6 +64,8 @@ const sessionResponse = z.object({ data: z.object({ token: z.string(), connect_l
 
 const apiKeyBody = z.object({ apiKey: z.string().min(1).max(1024) }).strict();
 const basicBody = z.object({ username: z.string().max(1024), password: z.string().max(1024) }).strict();
+/** OAuth 2 client credentials of the end user's own client; none: the integration's. */
+const clientCredentialsBody = z.object({ client_id: z.string().min(1).max(255).optional(), client_secret: z.string().min(1).max(2048).optional() }).strict();
 
 /** Query of the frontend auth routes: the session token plus connection config in `params[...]`. */
 const flowQuery = z
@@ -203,6 +205,23 @@ export function connectRoutes(deps: AppDeps) {
     query: flowQuery,
     body: basicBody,
   });
+  describeRoute({
+    method: 'post',
+    path: '/oauth2/auth/:providerConfigKey',
+    summary: 'Connect with OAuth 2 client credentials (the token is fetched at once)',
+    tag: 'connect',
+    auth: 'connect_session',
+    query: flowQuery,
+    body: clientCredentialsBody,
+  });
+  describeRoute({
+    method: 'post',
+    path: '/auth/unauthenticated/:providerConfigKey',
+    summary: 'Connect a provider that needs no credentials',
+    tag: 'connect',
+    auth: 'connect_session',
+    query: flowQuery,
+  });
 
   return new Hono<AppEnv>()
     .post('/connect/sessions', auth, async (c) => {
@@ -292,6 +311,17 @@ export function connectRoutes(deps: AppDeps) {
       const target = await flowTarget(deps, c, c.req.param('providerConfigKey'));
       const input = await body(c, basicBody);
       const connection = await finishConnection(deps, target, { type: 'BASIC', username: input.username, password: input.password });
+      return c.json({ connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey });
+    })
+    .post('/oauth2/auth/:providerConfigKey', async (c) => {
+      const target = await flowTarget(deps, c, c.req.param('providerConfigKey'));
+      const input = await body(c, clientCredentialsBody);
+      const connection = await finishConnection(deps, target, { type: 'OAUTH2_CC', ...input });
+      return c.json({ connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey });
+    })
+    .post('/auth/unauthenticated/:providerConfigKey', async (c) => {
+      const target = await flowTarget(deps, c, c.req.param('providerConfigKey'));
+      const connection = await finishConnection(deps, target, { type: 'NONE' });
       return c.json({ connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey });
     })
     .get('/oauth/connect/:providerConfigKey', async (c) => {
