@@ -26,6 +26,7 @@
  * | GET    | /connect/session                                  | connect.ts                |
  * | DELETE | /connect/session                                  | connect.ts                |
  * | POST   | /api-auth/api-key/:pck, /api-auth/basic/:pck      | connect.ts                |
+ * | POST   | /oauth2/auth/:pck, /auth/unauthenticated/:pck     | connect.ts                |
  * | GET    | /oauth/connect/:pck, /oauth/callback              | connect.ts                |
  * | POST   | /action/trigger                                   | actions.ts                |
  * | GET    | /action/:id                                       | actions.ts                |
@@ -67,7 +68,18 @@ import type { AppEnv } from '../context.js';
 import { servedPaths, type RouteDef } from '../route.js';
 import { getActionResult, triggerActionRoute } from './actions.js';
 import { listAlertsRoute } from './alerts.js';
-import { connectWithApiKey, connectWithBasic, createReconnectSession, createSession, deleteSession, getSession, oauthCallback, startOAuth } from './connect.js';
+import {
+  connectUnauthenticated,
+  connectWithApiKey,
+  connectWithBasic,
+  connectWithClientCredentials,
+  createReconnectSession,
+  createSession,
+  deleteSession,
+  getSession,
+  oauthCallback,
+  startOAuth,
+} from './connect.js';
 import { browserSdk, connectUiFile, connectUiIndex, connectUiRedirect } from './connect-ui.js';
 import {
   createConnection,
@@ -150,6 +162,8 @@ export const routeTable: readonly RouteDef[] = [
   deleteSession,
   connectWithApiKey,
   connectWithBasic,
+  connectWithClientCredentials,
+  connectUnauthenticated,
   startOAuth,
   oauthCallback,
   triggerActionRoute,
