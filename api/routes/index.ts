@@ -7,7 +7,10 @@
  * |--------|---------------------------------------------------|---------------------------|
  * | GET    | /health                                           | health.ts                 |
  * | POST   | /diagnostics/roundtrip                            | diagnostics.ts            |
- * | GET    | /providers, /providers/:provider                  | integrations.ts           |
+ * | GET    | /providers, /providers/:provider                  | providers.ts              |
+ * | POST   | /providers                                        | providers.ts              |
+ * | PUT    | /providers/:provider                              | providers.ts              |
+ * | DELETE | /providers/:provider                              | providers.ts              |
  * | GET    | /integrations                                     | integrations.ts           |
  * | POST   | /integrations                                     | integrations.ts           |
  * | GET    | /integrations/:uniqueKey                          | integrations.ts           |
@@ -100,14 +103,13 @@ import {
   createIntegration,
   deleteIntegrationRoute,
   getIntegrationRoute,
-  getProviderRoute,
   listIntegrationEndpoints,
   listIntegrationsRoute,
-  listProviders,
   updateIntegrationEndpoints,
   updateIntegrationRoute,
 } from './integrations.js';
 import { legacyConnection } from './legacy-connection.js';
+import { createProviderRoute, deleteProviderRoute, getProviderRoute, listProvidersRoute, replaceProviderRoute } from './providers.js';
 import { listLogs } from './logs.js';
 import { receiveProviderWebhookRoute, receiveProviderWebhookWithToken } from './provider-webhooks.js';
 import { proxy } from './proxy.js';
@@ -139,8 +141,11 @@ const dashboard: RouteDef = {
 export const routeTable: readonly RouteDef[] = [
   health,
   diagnosticsRoundtrip,
-  listProviders,
+  listProvidersRoute,
   getProviderRoute,
+  createProviderRoute,
+  replaceProviderRoute,
+  deleteProviderRoute,
   listIntegrationsRoute,
   createIntegration,
   getIntegrationRoute,

@@ -17,7 +17,7 @@ import type { Environment } from '../../features/environments/store.js';
 import { NotFound, ValidationFailed } from '../../lib/errors.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
 import { integrationConfigSchema, type Provider } from '../../features/providers/providers.js';
-import { findProvider, listProviders as listAllProviders } from '../../features/providers/store.js';
+import { findProvider } from '../../features/providers/store.js';
 import { endpointKey } from '../../integrations/registry.js';
 import { scriptsOf } from '../../features/scripts/catalog.js';
 import type { AppDeps } from '../context.js';
@@ -130,59 +130,10 @@ export async function endpointsOf(deps: AppDeps, integration: Integration): Prom
   );
 }
 
-const providerShape = z.object({
-  name: z.string(),
-  display_name: z.string(),
-  auth_mode: z.string(),
-  docs: z.string(),
-  connection_config: z.record(z.string(), z.object({ title: z.string(), description: z.string(), required: z.boolean() })),
-});
 const endpointRow = z.object({ method: z.string(), path: z.string(), script: z.string(), type: z.enum(['sync', 'action']), enabled: z.boolean() });
 const endpointsResponse = z.object({ data: z.array(endpointRow) });
 const oneIntegration = z.object({ data: integrationResponse });
 const success = z.object({ success: z.literal(true) });
-
-function providerOut(p: Provider): z.output<typeof providerShape> {
-  return {
-    name: p.name,
-    display_name: p.displayName,
-    auth_mode: p.authMode,
-    docs: p.docs,
-    connection_config: Object.fromEntries(
-      Object.entries(p.connectionConfig).map(([k, f]) => [k, { title: f.title, description: f.description, required: f.required }]),
-    ),
-  };
-}
-
-export const listProviders = defineRoute({
-  method: 'get',
-  path: '/providers',
-  operationId: 'listProviders',
-  summary: 'The provider catalogue (secret key or connect session)',
-  tag: 'integrations',
-  auth: 'secret_key_or_connect_session',
-  responses: { 200: z.object({ data: z.array(providerShape) }) },
-  errors: [],
-}).handle(async ({ deps }, c) => {
-  const { environment } = await secretKeyOrSession(deps, c);
-  return { data: (await listAllProviders(deps.db, environment.id)).map(({ provider }) => providerOut(provider)) };
-});
-
-export const getProviderRoute = defineRoute({
-  method: 'get',
-  path: '/providers/:provider',
-  operationId: 'getProvider',
-  summary: 'One provider of the catalogue (secret key or connect session)',
-  tag: 'integrations',
-  auth: 'secret_key_or_connect_session',
-  responses: { 200: z.object({ data: providerShape }) },
-  errors: [404],
-}).handle(async ({ deps }, c) => {
-  const { environment } = await secretKeyOrSession(deps, c);
-  const p = await findProvider(deps.db, environment.id, c.req.param('provider') ?? '');
-  if (!p) throw new NotFound('unknown_provider_template', 'No such provider');
-  return { data: providerOut(p) };
-});
 
 export const listIntegrationsRoute = defineRoute({
   method: 'get',

@@ -28,9 +28,16 @@ export function parseProviderDefinition(input: unknown): { definition: ProviderD
       'invalid_body',
       result.error.issues.map((i) => ({ code: i.code, message: i.message, path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)) })),
     );
-  const extra = input && typeof input === 'object' && !Array.isArray(input) ? unknownKeys(input as Record<string, unknown>) : [];
-  return { definition: result.data, warnings: extra.map((k) => `unknown key "${k}" kept but not used`) };
+  return { definition: result.data, warnings: definitionWarnings(result.data) };
 }
+
+/** The warnings of a parsed definition: its unknown keys, kept but not used. */
+export function definitionWarnings(definition: ProviderDefinition): string[] {
+  return unknownKeys(definition).map((k) => `unknown key "${k}" kept but not used`);
+}
+
+/** Where a provider comes from: shipped in the catalogue, or defined by the environment. */
+export type ProviderSource = 'catalog' | 'user';
 
 interface Row {
   id: number;
@@ -102,7 +109,7 @@ export async function findProvider(db: Queryable, environmentId: number, name: s
 }
 
 /** Every provider the environment can use: the catalogue, then its own, each with where it comes from. */
-export async function listProviders(db: Queryable, environmentId: number): Promise<{ provider: Provider; source: 'catalog' | 'user' }[]> {
+export async function listProviders(db: Queryable, environmentId: number): Promise<{ provider: Provider; source: ProviderSource }[]> {
   const own = await listStoredProviders(db, environmentId);
   return [
     ...[...catalog().keys()].map((name) => ({ provider: getCatalogProvider(name)!, source: 'catalog' as const })),
