@@ -59,6 +59,7 @@
  * | GET+POST | /dashboard/sign-in; POST /dashboard/:env/sign-out | ../dashboard/index.tsx    |
  * | GET    | /dashboard/:env/ → integrations                   | ../dashboard/index.tsx    |
  * | GET+POST | /dashboard/:env/integrations[/:key[/authorization, /endpoints]], POST …/:key/webhook-secret/rotate | ../dashboard/integrations.tsx |
+ * | GET+POST | /dashboard/:env/providers; GET …/providers/:name; POST …/providers/:name/delete | ../dashboard/providers.tsx |
  * | GET    | /dashboard/:env/connections[/:pck/:cid]; POST …/:pck/:cid/syncs/:sync/:op | ../dashboard/connections.tsx |
  * | GET    | /dashboard/:env/logs, /runs, /runs/view           | ../dashboard/logs.tsx, runs.ts |
  * | GET+POST | /dashboard/:env/webhooks; POST …/webhooks/settings, /rotate-key, /deliveries/:id/replay | ../dashboard/webhooks.tsx |
