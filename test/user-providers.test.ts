@@ -71,6 +71,13 @@ describe('user-defined providers through the API', () => {
     assert.equal(github.source, 'catalog');
     assert.equal(github.auth_mode, 'OAUTH2');
     assert.match(github.logo_url, /^http/);
+    // @nangohq/node reads them as Nango's ApiProvider.
+    const viaNode = await nango.listProviders({ search: 'inhouse' });
+    assert.deepEqual(
+      viaNode.data.map((p) => [p.name, p.display_name, p.auth_mode]),
+      [['inhouse', 'In-house API', 'API_KEY']],
+    );
+    assert.equal((await nango.getProvider({ provider: 'github' })).data.display_name, 'GitHub');
     const searched = (await (await t.api('/providers?search=In-House')).json()) as Json;
     assert.deepEqual(
       searched.data.map((p: Json) => p.name),
@@ -154,6 +161,9 @@ describe('user-defined providers through the API', () => {
     const token = await connectSession();
     const form = (await (await fetch(`${t.url}/providers/tenant-api`, { headers: { authorization: `Bearer ${token}` } })).json()) as Json;
     assert.equal(form.data.connection_config.tenant.required, true);
+    const byQuery = await fetch(`${t.url}/providers/tenant-api?connect_session_token=${token}`);
+    assert.equal(byQuery.status, 200, await byQuery.clone().text());
+    assert.equal((await fetch(`${t.url}/providers/tenant-api?connect_session_token=nango_connect_session_nope`)).status, 401);
 
     const connect = await fetch(
       `${t.url}/api-auth/api-key/tenant-api?connect_session_token=${token}&params[host]=${encodeURIComponent(fake.url)}&params[tenant]=t9`,

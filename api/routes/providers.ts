@@ -19,8 +19,9 @@ import {
 } from '../../features/providers/store.js';
 import type { Provider } from '../../features/providers/providers.js';
 import { NotFound } from '../../lib/errors.js';
-import type { AppDeps } from '../context.js';
-import { secretKeyOrSession } from '../middleware/connect-session.js';
+import type { Context } from 'hono';
+import type { AppDeps, AppEnv } from '../context.js';
+import { secretKeyOrSession, sessionForToken } from '../middleware/connect-session.js';
 import { defineRoute } from '../route.js';
 
 const fieldOut = z.object({ title: z.string(), description: z.string(), required: z.boolean() }).catchall(z.unknown());
@@ -42,7 +43,16 @@ export const providerShape = z
 type ProviderOut = z.output<typeof providerShape>;
 
 const providerParam = z.object({ provider: z.string().min(1).max(64) });
-const listQuery = z.object({ search: z.string().max(128).optional() }).strict();
+/** Nango's clients may give the connect-session token in the query instead of the Authorization header. */
+const tokenQuery = { connect_session_token: z.string().max(256).optional() };
+const listQuery = z.object({ search: z.string().max(128).optional(), ...tokenQuery }).strict();
+const getQuery = z.object(tokenQuery).strict();
+
+/** The caller's environment: a secret key or a connect-session token, in the header or (for Nango's clients) the query. */
+async function callerEnvironment(deps: AppDeps, c: Context<AppEnv>, token: string | undefined) {
+  if (token && !c.req.header('authorization')) return (await sessionForToken(deps, token)).environment;
+  return (await secretKeyOrSession(deps, c)).environment;
+}
 const one = z.object({ data: providerShape });
 const created = z.object({ data: providerShape, warnings: z.array(z.string()) });
 
@@ -81,7 +91,7 @@ export const listProvidersRoute = defineRoute({
   responses: { 200: z.object({ data: z.array(providerShape) }) },
   errors: [],
 }).handle(async ({ deps, query: q }, c) => {
-  const { environment } = await secretKeyOrSession(deps, c);
+  const environment = await callerEnvironment(deps, c, q.connect_session_token);
   const needle = q.search?.toLowerCase();
   const all = await listProviders(deps.db, environment.id);
   return {
@@ -98,11 +108,11 @@ export const getProviderRoute = defineRoute({
   summary: "One provider, of the catalogue or this environment's own (Nango's shape; secret key or connect session)",
   tag: 'providers',
   auth: 'secret_key_or_connect_session',
-  request: { params: providerParam },
+  request: { params: providerParam, query: getQuery },
   responses: { 200: one },
   errors: [404],
-}).handle(async ({ deps, params }, c) => {
-  const { environment } = await secretKeyOrSession(deps, c);
+}).handle(async ({ deps, params, query: q }, c) => {
+  const environment = await callerEnvironment(deps, c, q.connect_session_token);
   const p = await findProvider(deps.db, environment.id, params.provider);
   if (!p) throw new NotFound('unknown_provider_template', 'No such provider');
   return { data: providerOut(deps, p, sourceOf(p.name)) };
