@@ -52,7 +52,8 @@ export async function projectProviders(dir: string, integrations?: string[]): Pr
       out.push({ name, definition: { ...def, name }, file: root });
     }
   }
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
     if (!entry.isDirectory() || entry.name.startsWith('.') || ['node_modules', 'build', 'dist'].includes(entry.name)) continue;
     if (integrations && !integrations.includes(entry.name)) continue;
     const file = FOLDER_FILES.find((f) => existsSync(path.join(dir, entry.name, f)));
