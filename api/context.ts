@@ -11,6 +11,7 @@ import type { Logger } from '../lib/log.js';
 import type { ProviderHttpClient } from '../lib/http/index.js';
 import type { Lifecycle } from '../features/lifecycle/lifecycle.js';
 import type { TokenRefreshListener } from '../features/connections/service.js';
+import type { ProviderHooksLookup } from '../features/providers/providers.js';
 import type { Telemetry } from '../lib/otel/index.js';
 import type { AuthSocketHub } from './ws.js';
 
@@ -26,6 +27,8 @@ export interface AppDeps {
   authSockets: AuthSocketHub;
   /** Alerts and the `auth` webhook of a token refresh's outcome (activities/token-refresh.ts). */
   onTokenRefresh: TokenRefreshListener;
+  /** The provider plugins' runtime hooks (integrations/plugins.ts `pluginFor`). */
+  providerHooks: ProviderHooksLookup;
   /** OpenTelemetry when an OTLP endpoint is configured, else null/absent (lib/otel). */
   telemetry?: Telemetry | null;
 }

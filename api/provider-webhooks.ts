@@ -23,7 +23,7 @@ import { getIntegration, type Integration } from '../features/integrations/store
 import { isScriptEnabled, webhookSyncsOf } from '../features/scripts/catalog.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import { SIGNATURE_HEADER, verifyIncomingWebhook } from '../features/webhooks/incoming.js';
-import { getProvider } from '../features/providers/providers.js';
+import { findProvider } from '../features/providers/store.js';
 import type { ProviderWebhookEvent, ProviderWebhooks } from '../integrations/plugin.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { BadRequest, NotFound, PayloadTooLarge, Unauthorized } from '../lib/errors.js';
@@ -59,7 +59,7 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
   if (!integration) throw new NotFound('unknown_provider_config', `Integration ${req.providerConfigKey} does not exist`);
   const own = pluginFor(integration.provider)?.webhooks;
   if (!own && (await webhookSyncsOf(deps, integration)).length === 0) {
-    const provider = getProvider(integration.provider);
+    const provider = await findProvider(deps.db, env.id, integration.provider);
     throw new NotFound('webhooks_not_supported', `${provider?.displayName ?? integration.provider} does not send real-time webhooks; nothing is received here`);
   }
 

@@ -56,7 +56,7 @@ export class Api {
   failure(status: number, body: ApiErrorBody | null, text: string): CliError {
     const e = body?.error;
     const message = e?.message ?? (text.slice(0, 300) || `HTTP ${status}`);
-    const details = (e?.errors ?? []).map((x) => `- ${x.message ?? x.code ?? ''}`);
+    const details = (e?.errors ?? []).map((x) => `- ${x.path?.length ? `${x.path.join('.')}: ` : ''}${x.message ?? x.code ?? ''}`);
     if (status === 426) {
       return new CliError(
         `The platform at ${this.host} refused this CLI (${CLI_VERSION}): ${message}`,

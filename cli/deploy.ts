@@ -1,10 +1,12 @@
 /**
  * @module cli/deploy — `switchyard compile` and `switchyard deploy <env>`: type-check, bundle,
  * then show what the deploy adds, changes and removes, ask before removing (unless --yes), and
- * upload everything in one request (the platform applies it in one transaction).
+ * upload everything in one request (the platform applies it in one transaction). Provider
+ * definitions kept in the project (cli/providers.ts) are created or replaced first.
  */
 import { Api } from './api.js';
 import { buildScript, typecheck, writeBuild, type BuiltScript } from './build.js';
+import { deployProviders, projectProviders } from './providers.js';
 import { checkZod, CLI_VERSION, refuseYaml, relative, requireScripts } from './project.js';
 import { bold, CliError, confirm, dim, green, info, red, step, yellow } from './ui.js';
 
@@ -46,7 +48,12 @@ const label = (i: PlanItem) => `${i.integration}/${i.name} ${dim(`(${i.type})`)}
 
 export async function deploy(dir: string, opts: { env: string; yes: boolean; activate: boolean; integration?: string }): Promise<number> {
   const api = new Api(opts.env);
+  const providers = await projectProviders(dir, opts.integration ? [opts.integration] : undefined);
   const built = await compile(dir, { integration: opts.integration });
+  if (providers.length) {
+    info(`Providers of the project (${providers.length}) on ${opts.env}:`);
+    await deployProviders(api, providers);
+  }
   const body = {
     scripts: built.map((b) => ({ integration: b.integration, name: b.name, bundle: b.bundle, source: b.source, manifest: b.manifest })),
     activate: opts.activate,

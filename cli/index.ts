@@ -11,11 +11,14 @@ const HELP = `${bold(`switchyard ${CLI_VERSION}`)} — custom integrations for S
 
 Usage: switchyard <command> [options]
 
-  init [dir] [--integration key]      scaffold a project with an example sync and action
+  init [dir] [--integration key] [--provider name]
+                                      scaffold a project with an example sync and action; without
+                                      --provider, <integration>/provider.yaml defines its provider
   compile                             type-check and bundle every script; writes build/manifest.json
   dryrun <script> <connection-id>     run a script against a real connection; saves nothing
       [--integration key] [--input json|@file] [--metadata json|@file] [--checkpoint json] [-e env]
-  deploy <env> | deploy --env <env>   compile, show new / changed / removed, deploy
+  deploy <env> | deploy --env <env>   compile, create or replace the project's providers (providers.yaml,
+                                      <integration>/provider.yaml), show new / changed / removed, deploy
       [--yes] [--activate] [--integration key]
   generate [-e env] [--out file]      write a typed client module for your backend
   migrate                             turn a nango.yaml into TypeScript script stubs
@@ -33,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
       dir: { type: 'string' },
       env: { type: 'string', short: 'e' },
       integration: { type: 'string', short: 'i' },
+      provider: { type: 'string', short: 'p' },
       input: { type: 'string' },
       metadata: { type: 'string', short: 'm' },
       checkpoint: { type: 'string', short: 'c' },
@@ -58,7 +62,8 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'init':
       return (await import('./init.js')).init(path.resolve(values.dir ?? '.', args[0] ?? 'switchyard-integrations'), {
-        integration: values.integration ?? 'generic-api',
+        integration: values.integration ?? values.provider ?? 'generic-api',
+        provider: values.provider,
       });
     case 'compile':
       await (await import('./deploy.js')).compile(dir, { integration: values.integration });

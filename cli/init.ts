@@ -1,7 +1,10 @@
 /**
  * @module cli/init — `switchyard init [dir]`: scaffolds an integrations project: package.json (zod
  * pinned), tsconfig.json (the settings `compile` type-checks with), .env, and an example sync and
- * action for a generic items API (`GET /items` cursor-paged, `POST /items`).
+ * action for a generic items API (`GET /items` cursor-paged, `POST /items`). The integration's
+ * provider must exist on the platform: by default init writes `<integration>/provider.yaml`, a
+ * user-defined API-key provider that `switchyard deploy` creates (with the integration); with
+ * `--provider <name>` the integration uses that provider (of the catalogue, or already defined).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
@@ -9,8 +12,9 @@ import path from 'node:path';
 import { PACKAGE_ROOT, PINNED_ZOD, SDK_IMPORT } from './project.js';
 import { bold, CliError, green, info } from './ui.js';
 
-export function templates(name: string, integration: string, sdkPackage: string): Record<string, string> {
+export function templates(name: string, integration: string, sdkPackage: string, provider?: string): Record<string, string> {
   return {
+    ...(provider ? {} : { [`${integration}/provider.yaml`]: providerYaml(integration) }),
     'package.json': `${JSON.stringify(
       {
         name,
@@ -140,7 +144,46 @@ export function templates(name: string, integration: string, sdkPackage: string)
   };
 }
 
-export async function init(target: string, opts: { integration: string }): Promise<number> {
+/** A provider name from an integration key (provider names are lower-case letters, digits, ".", "_" and "-"). */
+export function providerNameFor(integration: string): string {
+  return (
+    integration
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[^a-z0-9]+/, '') || 'my-api'
+  );
+}
+
+/** A user-defined provider for the example scripts: an API key as a Bearer token, the host chosen per connection. */
+function providerYaml(integration: string): string {
+  const name = providerNameFor(integration);
+  return [
+    "# The provider behind this integration, in the shape of an entry of Nango's providers.yaml.",
+    '# `switchyard deploy` creates it on the platform (POST /providers, then PUT on later deploys),',
+    '# and the integration of this folder with it when there is none yet.',
+    `name: ${name}`,
+    `display_name: ${integration}`,
+    'categories: [other]',
+    'auth_mode: API_KEY',
+    'proxy:',
+    '  # ${connectionConfig.host} is asked when connecting (a full http(s):// URL is taken as is).',
+    '  base_url: https://${connectionConfig.host}',
+    '  headers:',
+    '    authorization: Bearer ${apiKey}',
+    '  # Called with the key before a connection is saved; a non-2xx answer refuses it.',
+    '  verification:',
+    '    method: GET',
+    '    endpoints: [/items]',
+    'connection_config:',
+    '  host:',
+    '    title: API host',
+    '    description: The host name of the API, e.g. api.example.com',
+    'docs: https://example.com/docs',
+    '',
+  ].join('\n');
+}
+
+export async function init(target: string, opts: { integration: string; provider?: string }): Promise<number> {
   const dir = path.resolve(target);
   if (existsSync(dir) && (await readdir(dir)).length > 0) {
     throw new CliError(`${dir} exists and is not empty`, 'choose a new folder: switchyard init <dir>');
@@ -149,7 +192,10 @@ export async function init(target: string, opts: { integration: string }): Promi
     throw new CliError(`'${opts.integration}' is not a valid integration key`, 'use letters, digits and ~:.@_- (the key of the integration on the platform)');
   }
   const sdk = `file:${path.relative(dir, PACKAGE_ROOT) || '.'}`;
-  for (const [file, content] of Object.entries(templates(path.basename(dir), opts.integration, sdk))) {
+  if (opts.provider !== undefined && !/^[a-z0-9][a-z0-9._-]*$/.test(opts.provider)) {
+    throw new CliError(`'${opts.provider}' is not a provider name`, 'use the name of a catalogue provider (GET /providers), e.g. --provider github');
+  }
+  for (const [file, content] of Object.entries(templates(path.basename(dir), opts.integration, sdk, opts.provider))) {
     const full = path.join(dir, file);
     await mkdir(path.dirname(full), { recursive: true });
     await writeFile(full, content);
@@ -159,6 +205,14 @@ export async function init(target: string, opts: { integration: string }): Promi
   );
   const shown = path.relative(process.cwd(), dir);
   info(`  Next: cd ${shown.startsWith('..') ? dir : shown || '.'} && npm install, then \`npx switchyard compile\``);
-  info(`  The folder ${opts.integration}/ is the key of an integration on the platform: create it there, or rename the folder`);
+  if (opts.provider) {
+    info(
+      `  The folder ${opts.integration}/ is the key of an integration on the platform: create it with the provider ${opts.provider} (POST /integrations {"unique_key":"${opts.integration}","provider":"${opts.provider}"} or the dashboard)`,
+    );
+  } else {
+    info(
+      `  ${opts.integration}/provider.yaml defines its provider (${providerNameFor(opts.integration)}, an API key); \`npx switchyard deploy dev\` creates it and the integration ${opts.integration}`,
+    );
+  }
   return 0;
 }

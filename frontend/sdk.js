@@ -13,9 +13,9 @@
 
 /**
  * @typedef {{ providerConfigKey: string, connectionId: string, isPending?: boolean }} AuthResult
- * @typedef {{ apiKey: string } | { username: string, password: string }} Credentials
+ * @typedef {{ apiKey: string } | { username: string, password: string } | { client_id?: string, client_secret?: string } | { type: 'NONE' }} Credentials
  * @typedef {object} AuthOptions
- * @property {Credentials} [credentials] API-key or basic credentials: no popup is opened.
+ * @property {Credentials} [credentials] API-key, basic, OAuth 2 client-credentials or no credentials: no popup is opened.
  * @property {Record<string, string>} [params] Connection config, e.g. `{ domain: 'acme.example.com' }`.
  * @property {string[]} [user_scope]
  * @property {Record<string, string>} [authorization_params] Extra query parameters for the provider's authorize URL.
@@ -168,8 +168,17 @@ export class Switchyard {
     } else if ('username' in credentials || 'password' in credentials) {
       route = 'api-auth/basic';
       body = { username: credentials.username ?? '', password: credentials.password ?? '' };
+    } else if ('client_id' in credentials || 'client_secret' in credentials) {
+      route = 'oauth2/auth';
+      body = { client_id: credentials.client_id || undefined, client_secret: credentials.client_secret || undefined };
+    } else if ('type' in credentials && credentials.type === 'NONE') {
+      route = 'auth/unauthenticated';
+      body = {};
     } else {
-      throw new AuthError('Only API-key ({apiKey}) and basic ({username, password}) credentials are supported.', 'missing_credentials');
+      throw new AuthError(
+        'Supported credentials: API key ({apiKey}), basic ({username, password}), client credentials ({client_id, client_secret}), none ({type: "NONE"}).',
+        'missing_credentials',
+      );
     }
     let res;
     try {

@@ -21,6 +21,7 @@ import type { Db } from '../lib/db/pool.js';
 import type { ProviderHttpClient } from '../lib/http/index.js';
 import type { Logger } from '../lib/log.js';
 import type { TokenRefreshListener } from '../features/connections/service.js';
+import type { ProviderHooksLookup, ProviderRuntimeHooks } from '../features/providers/providers.js';
 
 /** What a plugin's hooks and activities may use; the platform's activities get the same (activities/deps.ts), the API a superset. */
 export interface PluginDeps {
@@ -34,6 +35,8 @@ export interface PluginDeps {
   temporal: Client;
   /** Alerts and the `auth` webhook of a token refresh's outcome (activities/token-refresh.ts). */
   onTokenRefresh: TokenRefreshListener;
+  /** The plugins' runtime hooks by provider (plugins.ts `pluginFor`). */
+  providerHooks: ProviderHooksLookup;
 }
 
 /** A third party's webhook as received, before it is trusted. */
@@ -71,7 +74,8 @@ export interface ProviderWebhooks {
   ): Promise<WorkflowSignal[]>;
 }
 
-export interface ProviderPlugin {
+/** `authorize` (ProviderRuntimeHooks): places the credentials when the definition's templates cannot. */
+export interface ProviderPlugin extends ProviderRuntimeHooks {
   /** The catalogue names (features/providers) this plugin serves. */
   providers: readonly string[];
   webhooks?: ProviderWebhooks;

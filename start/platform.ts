@@ -10,6 +10,7 @@ import { createApp } from '../api/app.js';
 import type { AppDeps } from '../api/context.js';
 import { startWorkers, type RunningWorkers } from '../worker/index.js';
 import { tokenRefreshListener } from '../activities/token-refresh.js';
+import { pluginFor } from '../integrations/plugins.js';
 import { clockFrom, systemClock, type Clock } from '../lib/clock.js';
 import { ConfigError, type Config } from '../lib/config.js';
 import { migrate } from '../lib/db/migrate.js';
@@ -100,7 +101,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
     const onTokenRefresh = tokenRefreshListener({ db, box, temporal, config, log });
-    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry, onTokenRefresh };
+    const providerHooks = pluginFor;
+    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry, onTokenRefresh, providerHooks };
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
     if (opts.runWorker) {
@@ -109,7 +111,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX,
         environments: [...ENVIRONMENTS],
-        deps: { db, config, clock, box, log, http, temporal, onTokenRefresh },
+        deps: { db, config, clock, box, log, http, temporal, onTokenRefresh, providerHooks },
         workflowBundle: opts.workflowBundle,
         telemetry,
       });

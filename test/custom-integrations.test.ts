@@ -175,8 +175,11 @@ describe('custom integrations: CLI, deploy, sandbox', () => {
   }
 
   test('init scaffolds a project; the bin answers its version', async () => {
-    const r = await run(['init', proj, '--integration', PCK], cliEnv);
+    // --provider: the integration uses an existing provider (here the catalogue's metabase), so no provider.yaml.
+    const r = await run(['init', proj, '--integration', PCK, '--provider', 'metabase'], cliEnv);
     assert.equal(r.code, 0, r.stderr);
+    assert.ok(!existsSync(path.join(proj, PCK, 'provider.yaml')));
+    assert.match(r.stdout, /with the provider metabase/);
     for (const f of ['package.json', 'tsconfig.json', '.env', `${PCK}/syncs/items.ts`, `${PCK}/actions/create-item.ts`, `${PCK}/models.ts`]) {
       assert.ok(existsSync(path.join(proj, f)), f);
     }
@@ -439,5 +442,79 @@ models:
     assert.equal(pinned.code, 1);
     assert.match(pinned.stderr, /zod \^3\.23\.8; Switchyard scripts need zod 4\.0\.5[\s\S]*npm install/);
     assert.equal((JSON.parse(await readFile(path.join(oldZod, 'package.json'), 'utf8')) as Json).dependencies.zod, '4.0.5');
+  });
+
+  test('the walkthrough on a fresh integration: init writes provider.yaml, deploy creates the providers and the integration, a connection works', async () => {
+    const api = await startGenericApiFake({ bearer: 'k-walk', items: [{ name: 'first' }] });
+    try {
+      const walk = path.join(work, 'walk');
+      const init = await run(['init', walk], cliEnv);
+      assert.equal(init.code, 0, init.stdout + init.stderr);
+      const yaml = await readFile(path.join(walk, 'generic-api', 'provider.yaml'), 'utf8');
+      assert.match(yaml, /^name: generic-api$/m);
+      assert.match(yaml, /auth_mode: API_KEY/);
+      await install(walk);
+      // A root providers.yaml, Nango's shape: a map of name → definition.
+      await writeFile(
+        path.join(walk, 'providers.yaml'),
+        [
+          'walk-extra:',
+          '  display_name: Walk extra',
+          '  auth_mode: BASIC',
+          '  proxy:',
+          '    base_url: https://extra.example.com',
+          '  docs: https://example.com/extra',
+          '  nango_only_key: kept',
+          '',
+        ].join('\n'),
+      );
+      const deployed = await run(['deploy', 'dev', '--integration', 'generic-api', '--activate', '--dir', walk], cliEnv);
+      assert.equal(deployed.code, 0, deployed.stdout + deployed.stderr);
+      assert.match(deployed.stdout, /\+ provider walk-extra \(providers\.yaml\) created/);
+      assert.match(deployed.stdout, /\+ provider generic-api \(generic-api\/provider\.yaml\) created/);
+      assert.match(deployed.stdout, /\+ integration generic-api \(provider generic-api\) created/);
+      assert.match(deployed.stdout, /\+ generic-api\/items \(sync\) new/);
+      assert.match(deployed.stderr + deployed.stdout, /providers\.yaml: unknown key "nango_only_key"/);
+      assert.equal(((await (await t.api('/providers/generic-api')).json()) as Json).data.source, 'user');
+      assert.equal(((await (await t.api('/integrations/generic-api')).json()) as Json).data.provider, 'generic-api');
+
+      // A connection with the provider's API key and host; the deployed action runs through it.
+      const wrong = await t.api('/connections', {
+        method: 'POST',
+        json: {
+          provider_config_key: 'generic-api',
+          connection_id: 'walk',
+          connection_config: { host: api.url },
+          credentials: { type: 'API_KEY', apiKey: 'nope' },
+        },
+      });
+      assert.equal(wrong.status, 400, 'verification refuses a wrong key');
+      const conn = await t.api('/connections', {
+        method: 'POST',
+        json: {
+          provider_config_key: 'generic-api',
+          connection_id: 'walk',
+          connection_config: { host: api.url },
+          credentials: { type: 'API_KEY', apiKey: 'k-walk' },
+        },
+      });
+      assert.equal(conn.status, 201, await conn.clone().text());
+      const item = (await nango.triggerAction('generic-api', 'walk', 'create-item', { name: 'from the walkthrough' })) as Json;
+      assert.equal(item.name, 'from the walkthrough');
+      assert.ok(api.state.items.some((i) => i.name === 'from the walkthrough'));
+
+      // A second deploy replaces the definition; a bad one is refused naming the file and the field.
+      await writeFile(path.join(walk, 'generic-api', 'provider.yaml'), yaml.replace('display_name: generic-api', 'display_name: Generic API v2'));
+      const again = await run(['deploy', 'dev', '--integration', 'generic-api', '--dir', walk], cliEnv);
+      assert.equal(again.code, 0, again.stdout + again.stderr);
+      assert.match(again.stdout, /~ provider generic-api \(generic-api\/provider\.yaml\) replaced/);
+      assert.equal(((await (await t.api('/providers/generic-api')).json()) as Json).data.display_name, 'Generic API v2');
+      await writeFile(path.join(walk, 'generic-api', 'provider.yaml'), yaml.replace('auth_mode: API_KEY', 'auth_mode: SAML'));
+      const bad = await run(['deploy', 'dev', '--integration', 'generic-api', '--dir', walk], cliEnv);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /generic-api\/provider\.yaml:[\s\S]*auth_mode/);
+    } finally {
+      await api.close();
+    }
   });
 });

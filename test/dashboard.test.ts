@@ -183,6 +183,65 @@ describe('developer dashboard', () => {
     await shot('integration-authorization');
   });
 
+  test('providers: the catalogue and your own are listed; one is created from pasted YAML, shown, offered for integrations, and deleted', async () => {
+    await navigate(page.getByRole('link', { name: 'Providers', exact: true }));
+    await page.waitForURL(/\/dashboard\/dev\/providers$/);
+    const catalogue = page.getByRole('table', { name: 'Catalogue' });
+    await catalogue.getByRole('link', { name: 'GitHub', exact: true }).waitFor();
+    assert.ok((await catalogue.locator('tbody tr').count()) >= 100);
+
+    // A bad field is refused naming it; the pasted text stays in the form.
+    const bad = [
+      'name: acme-dash',
+      'display_name: Acme',
+      'auth_mode: SAML',
+      'proxy:',
+      '  base_url: https://acme.example.com',
+      'docs: https://example.com/docs',
+    ].join('\n');
+    await page.getByLabel('Definition (YAML or JSON)').fill(bad);
+    await navigate(page.getByRole('button', { name: 'Create provider' }));
+    await expectNotice(/auth_mode/);
+    assert.equal(await page.getByLabel('Definition (YAML or JSON)').inputValue(), bad);
+    // A catalogue name is refused.
+    await page.getByLabel('Definition (YAML or JSON)').fill(bad.replace('SAML', 'API_KEY').replace('acme-dash', 'github'));
+    await navigate(page.getByRole('button', { name: 'Create provider' }));
+    await expectNotice(/catalogue provider/);
+
+    await page
+      .getByLabel('Definition (YAML or JSON)')
+      .fill(
+        bad
+          .replace('SAML', 'API_KEY')
+          .replace('auth_mode', 'future_key: 1\nauth_mode')
+          .replace(
+            'base_url: https://acme.example.com',
+            'base_url: https://${connectionConfig.sub}.acme.example.com\nconnection_config:\n  sub:\n    title: Subdomain',
+          ),
+      );
+    await navigate(page.getByRole('button', { name: 'Create provider' }));
+    await page.waitForURL(/\/dashboard\/dev\/providers\/acme-dash\?notice=provider-created-with-warnings$/);
+    await expectNotice('Some keys are unknown');
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Acme');
+    assert.match((await page.locator('.facts').textContent()) ?? '', /defined in dev[\s\S]*API key[\s\S]*\$\{connectionConfig\.sub\}\.acme\.example\.com/);
+    await shot('provider');
+    assert.equal((await (await t.api('/providers/acme-dash')).json()).data.source, 'user');
+    assert.equal((await t.api('/providers/acme-dash', { key: t.prodKey })).status, 404);
+
+    await page.goto(`${t.url}/dashboard/dev/providers`);
+    await page.getByRole('table', { name: 'Your providers' }).getByRole('link', { name: 'Acme' }).waitFor();
+    await shot('providers');
+    await page.goto(`${t.url}/dashboard/dev/integrations`);
+    assert.equal(await page.getByLabel('Provider').locator('option[value="acme-dash"]').count(), 1);
+
+    await page.goto(`${t.url}/dashboard/dev/providers/acme-dash`);
+    await navigate(page.getByRole('button', { name: 'Delete provider' }));
+    await page.waitForURL(/\/dashboard\/dev\/providers\?notice=provider-deleted$/);
+    await expectNotice('Provider deleted.');
+    assert.equal((await t.api('/providers/acme-dash')).status, 404);
+    await page.goto(`${t.url}/dashboard/dev/integrations`);
+  });
+
   test('the Authorization tab of an OAuth integration never shows secrets back in full', async () => {
     const res = await t.api('/integrations', { method: 'POST', json: { provider: 'slack', unique_key: 'slack' } });
     assert.equal(res.status, 200);

@@ -35,6 +35,9 @@ export function fields(c: DashContext, name: string): string[] {
 /** Notices after a redirect are looked up by code, so a link cannot make the dashboard say anything else. */
 const NOTICES: Record<string, string> = {
   'integration-created': 'Integration created.',
+  'provider-created': 'Provider created.',
+  'provider-created-with-warnings': 'Provider created. Some keys are unknown to Switchyard: they are kept but not used.',
+  'provider-deleted': 'Provider deleted.',
   'credentials-saved': 'Credentials saved.',
   'endpoints-saved': 'Endpoints saved.',
   'sync-paused': 'Sync paused.',

@@ -24,6 +24,7 @@ import { environmentForSecretKey } from '../middleware/auth.js';
 import { connectionPages } from './connections.js';
 import { noticeFrom, type DashEnv, type FormValue } from './context.js';
 import { integrationPages } from './integrations.js';
+import { providerPages } from './providers.js';
 import { Bare, Csrf, Layout, renderPage, withQuery, type Notice } from './layout.js';
 import { logPages } from './logs.js';
 import {
@@ -259,6 +260,7 @@ export function dashboardRoutes(deps: AppDeps): Hono<DashEnv> {
     return c.redirect('/dashboard/sign-in?notice=signed-out', 303);
   });
   integrationPages(deps, scoped);
+  providerPages(deps, scoped);
   connectionPages(deps, scoped);
   logPages(deps, scoped);
   webhookPages(deps, scoped);

@@ -5,7 +5,8 @@
  * functions as api/routes/integrations.ts.
  */
 import type { Hono } from 'hono';
-import { getProvider, providers } from '../../features/providers/providers.js';
+import { getCatalogProvider as getProvider } from '../../features/providers/providers.js';
+import { findProvider, listProviders } from '../../features/providers/store.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
 import { endpointKey } from '../../integrations/registry.js';
 import { hasOwnWebhooks } from '../../integrations/plugins.js';
@@ -50,6 +51,8 @@ function IntegrationTabs({ ctx, i, current }: { ctx: PageContext; i: Integration
   );
 }
 
+const AUTH_LABELS = { OAUTH2: 'OAuth 2', OAUTH2_CC: 'OAuth 2 client credentials', API_KEY: 'API key', BASIC: 'Basic', NONE: 'no auth' } as const;
+
 const titleOf = (i: Integration) => i.displayName ?? getProvider(i.provider)?.displayName ?? i.uniqueKey;
 
 export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
@@ -57,7 +60,7 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
     const ctx = c.get('page');
     const list = await listIntegrations(deps.db, deps.box, ctx.env.id);
     const rows = await Promise.all(list.map(async (i) => ({ i, endpoints: await endpointsOf(deps, i) })));
-    const catalogue = Object.values(providers).sort((a, b) => a.displayName.localeCompare(b.displayName));
+    const catalogue = (await listProviders(deps.db, ctx.env.id)).map((p) => p.provider).sort((a, b) => a.displayName.localeCompare(b.displayName));
     return renderPage(
       c,
       status,
@@ -108,7 +111,7 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
               <select id="provider" name="provider" required>
                 {catalogue.map((p) => (
                   <option value={p.name} selected={values?.provider === p.name}>
-                    {`${p.displayName} (${p.authMode === 'OAUTH2' ? 'OAuth 2' : p.authMode === 'API_KEY' ? 'API key' : 'Basic'})`}
+                    {`${p.displayName} (${AUTH_LABELS[p.authMode]})`}
                   </option>
                 ))}
               </select>
@@ -146,7 +149,7 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
 
   async function authorizationPage(c: DashContext, i: Integration, status: 200 | 400 = 200, notice: Notice | null = noticeFrom(c)) {
     const ctx = c.get('page');
-    const provider = getProvider(i.provider);
+    const provider = await findProvider(deps.db, ctx.env.id, i.provider);
     const summary = credentialsSummary(i) as { client_id: string; client_secret: string; scopes: string; webhook_secret: string | null } | null;
     const action = `${ctx.base}/integrations/${encodeURIComponent(i.uniqueKey)}/authorization`;
     const webhookUrl = `${ctx.publicUrl}/webhook/${ctx.env.uuid}/${encodeURIComponent(i.uniqueKey)}`;
@@ -194,7 +197,7 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
               </form>
             </section>
           )}
-          {provider?.authMode === 'OAUTH2' ? (
+          {provider?.authMode === 'OAUTH2' || provider?.authMode === 'OAUTH2_CC' ? (
             <form method="post" action={action} class="form-grid" autocomplete="off">
               <Csrf token={ctx.csrf} />
               <div class="field">
@@ -333,7 +336,7 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
       const env = c.get('page').env;
       const values: CreateValues = { provider: field(c, 'provider'), unique_key: field(c, 'unique_key'), display_name: field(c, 'display_name') };
       const fail = (text: string) => listPage(c, 400, { kind: 'error', text }, values);
-      if (!getProvider(values.provider)) return fail('Choose a provider from the catalogue.');
+      if (!(await findProvider(deps.db, env.id, values.provider))) return fail('Choose a provider from the catalogue.');
       const key = uniqueKeySchema.safeParse(values.unique_key);
       if (!values.unique_key || !key.success) return fail(`Unique key: ${key.success ? 'required' : zodMessage(key.error.issues)}`);
       if (values.display_name.length > 255) return fail('Display name: at most 255 characters');
@@ -349,12 +352,13 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
     .get('/integrations/:key/authorization', async (c) => authorizationPage(c, await integrationOf(c)))
     .post('/integrations/:key/authorization', async (c) => {
       const current = await integrationOf(c);
-      const provider = getProvider(current.provider);
-      if (provider?.authMode !== 'OAUTH2') throw new BadRequest('no_client_credentials', `${current.provider} integrations take no client credentials`);
+      const provider = await findProvider(deps.db, current.environmentId, current.provider);
+      if (provider?.authMode !== 'OAUTH2' && provider?.authMode !== 'OAUTH2_CC')
+        throw new BadRequest('no_client_credentials', `${current.provider} integrations take no client credentials`);
       const prev = current.credentials;
       const webhookSecret = field(c, 'clear_webhook_secret') ? '' : field(c, 'webhook_secret') || prev?.webhook_secret || '';
       const parsed = integrationCredentials.safeParse({
-        type: provider.authMode,
+        type: 'OAUTH2',
         client_id: field(c, 'client_id'),
         client_secret: field(c, 'client_secret') || prev?.client_secret || '',
         scopes: field(c, 'scopes').replace(/\s*,\s*/g, ','),

@@ -8,7 +8,7 @@ import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Environment } from '../../features/environments/store.js';
 
-export type Section = 'integrations' | 'connections' | 'logs' | 'runs' | 'webhooks';
+export type Section = 'integrations' | 'providers' | 'connections' | 'logs' | 'runs' | 'webhooks';
 
 export interface PageContext {
   env: Environment;
@@ -27,6 +27,7 @@ export interface Notice {
 
 const SECTIONS: [Section, string][] = [
   ['integrations', 'Integrations'],
+  ['providers', 'Providers'],
   ['connections', 'Connections'],
   ['logs', 'Request logs'],
   ['runs', 'Runs'],

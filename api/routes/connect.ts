@@ -68,6 +68,8 @@ const sessionResponse = z.object({ data: z.object({ token: z.string(), connect_l
 
 const apiKeyBody = z.object({ apiKey: z.string().min(1).max(1024) }).strict();
 const basicBody = z.object({ username: z.string().max(1024), password: z.string().max(1024) }).strict();
+/** OAuth 2 client credentials of the end user's own client; none: the integration's. */
+const clientCredentialsBody = z.object({ client_id: z.string().min(1).max(255).optional(), client_secret: z.string().min(1).max(2048).optional() }).strict();
 
 /** Query of the frontend auth routes: the session token plus connection config in `params[...]`. */
 const flowQuery = z
@@ -127,7 +129,7 @@ async function flowTarget(deps: AppDeps, q: z.output<typeof flowQuery>, provider
   const defaults = session.integrationsConfigDefaults?.[providerConfigKey]?.connection_config ?? {};
   const connectionConfig: Record<string, unknown> = { ...defaults, ...q.params };
   delete connectionConfig.webhook_url;
-  checkConnectionConfig(providerOf(integration.provider), connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+  checkConnectionConfig(await providerOf(deps.db, environment.id, integration.provider), connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
   return { environment, session, integration, connectionId, connectionConfig, q };
 }
 
@@ -135,7 +137,7 @@ async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: Store
   const { connection, created } = await saveConnection(deps, {
     environment: t.environment,
     integration: t.integration,
-    provider: providerOf(t.integration.provider),
+    provider: await providerOf(deps.db, t.environment.id, t.integration.provider),
     connectionId: t.connectionId,
     credentials,
     connectionConfig: t.connectionConfig,
@@ -331,6 +333,43 @@ export const connectWithBasic = defineRoute({
   return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
 });
 
+export const connectWithClientCredentials = defineRoute({
+  method: 'post',
+  path: '/oauth2/auth/:providerConfigKey',
+  operationId: 'connectWithClientCredentials',
+  summary: 'Connect with OAuth 2 client credentials (the token is fetched at once)',
+  description: FLOW_NOTE,
+  tag: 'connect',
+  auth: 'connect_session',
+  request: { params: pckParam, query: flowQuery },
+  // Read after the session is checked: a bad token is 401 whatever the body.
+  handlerParses: { body: clientCredentialsBody },
+  responses: { 200: connectedResponse },
+  errors: [404],
+}).handle(async ({ deps, params, query: q }, c) => {
+  const target = await flowTarget(deps, q, params.providerConfigKey);
+  const input = await body(c, clientCredentialsBody);
+  const connection = await finishConnection(deps, target, { type: 'OAUTH2_CC', ...input });
+  return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
+});
+
+export const connectUnauthenticated = defineRoute({
+  method: 'post',
+  path: '/auth/unauthenticated/:providerConfigKey',
+  operationId: 'connectUnauthenticated',
+  summary: 'Connect a provider that needs no credentials',
+  description: FLOW_NOTE,
+  tag: 'connect',
+  auth: 'connect_session',
+  request: { params: pckParam, query: flowQuery },
+  responses: { 200: connectedResponse },
+  errors: [404],
+}).handle(async ({ deps, params, query: q }) => {
+  const target = await flowTarget(deps, q, params.providerConfigKey);
+  const connection = await finishConnection(deps, target, { type: 'NONE' });
+  return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
+});
+
 export const startOAuth = defineRoute({
   method: 'get',
   path: '/oauth/connect/:providerConfigKey',
@@ -347,7 +386,7 @@ export const startOAuth = defineRoute({
   const wsClientId = typeof parseQuery(c.req.url).ws_client_id === 'string' ? (parseQuery(c.req.url).ws_client_id as string) : null;
   try {
     const target = await flowTarget(deps, query(c, flowQuery), pck);
-    const provider = providerOf(target.integration.provider);
+    const provider = await providerOf(deps.db, target.environment.id, target.integration.provider);
     if (provider.authMode !== 'OAUTH2')
       throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
     if (!target.integration.credentials)
@@ -381,6 +420,7 @@ export const startOAuth = defineRoute({
         codeChallenge: pkce?.challenge,
         userScopes: target.q.user_scope ?? defaults?.user_scopes,
         extraParams: { ...defaults?.authorization_params, ...target.q.authorization_params },
+        connectionConfig: target.connectionConfig,
       }),
       302,
     );
@@ -431,7 +471,7 @@ export const oauthCallback = defineRoute({
     return fail('provider_error', `The provider answered: ${typeof q.error_description === 'string' ? q.error_description : q.error}`);
   if (typeof q.code !== 'string' || !integration?.credentials) return fail('missing_code', 'The provider did not return an authorization code');
   try {
-    const provider = providerOf(integration.provider);
+    const provider = await providerOf(deps.db, session.environmentId, integration.provider);
     const environment = (await findEnvironmentByName(deps.db, (await environmentNameById(deps.db, session.environmentId))!))!;
     const { credentials, raw } = await exchangeCode({
       http: deps.http,
@@ -441,6 +481,7 @@ export const oauthCallback = defineRoute({
       code: q.code,
       redirectUri: session.redirectUri,
       codeVerifier: session.codeVerifierEnc ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id)) : undefined,
+      connectionConfig: session.connectionConfig,
       now: deps.clock.now(),
       context: { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' },
     });

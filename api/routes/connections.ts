@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { dates } from '../../lib/clock.js';
-import { withFreshCredentials } from '../../features/connections/service.js';
+import { providerOf, withFreshCredentials } from '../../features/connections/service.js';
 import { saveConnection } from '../../features/connections/create.js';
 import { runPreConnectionDeletion } from '../../features/scripts/on-event.js';
 import { endUserSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
@@ -23,7 +23,6 @@ import { getIntegration } from '../../features/integrations/store.js';
 import { BadRequest, NotFound } from '../../lib/errors.js';
 import { assertUrlAllowed } from '../../lib/http/index.js';
 import { connectionCredentials, type StoredCredentials } from '../../features/connections/credentials.js';
-import { getProvider } from '../../features/providers/providers.js';
 import type { AppDeps } from '../context.js';
 import { defineRoute } from '../route.js';
 import { stringBool } from '../validate.js';
@@ -87,7 +86,7 @@ const metadataBody = z
   .strict();
 
 function toStored(creds: z.infer<typeof connectionCredentials>): StoredCredentials {
-  if (creds.type === 'OAUTH2') return { ...creds, expires_at: creds.expires_at?.toISOString() };
+  if (creds.type === 'OAUTH2' || creds.type === 'OAUTH2_CC') return { ...creds, expires_at: creds.expires_at?.toISOString() };
   return creds;
 }
 
@@ -145,7 +144,7 @@ export const createConnection = defineRoute({
   const { connection, created } = await saveConnection(deps, {
     environment: env,
     integration,
-    provider: getProvider(integration.provider)!,
+    provider: await providerOf(deps.db, env.id, integration.provider),
     connectionId: input.connection_id ?? randomUUID(),
     credentials: toStored(input.credentials),
     connectionConfig: input.connection_config ?? {},

@@ -7,7 +7,10 @@
  * |--------|---------------------------------------------------|---------------------------|
  * | GET    | /health                                           | health.ts                 |
  * | POST   | /diagnostics/roundtrip                            | diagnostics.ts            |
- * | GET    | /providers, /providers/:provider                  | integrations.ts           |
+ * | GET    | /providers, /providers/:provider                  | providers.ts              |
+ * | POST   | /providers                                        | providers.ts              |
+ * | PUT    | /providers/:provider                              | providers.ts              |
+ * | DELETE | /providers/:provider                              | providers.ts              |
  * | GET    | /integrations                                     | integrations.ts           |
  * | POST   | /integrations                                     | integrations.ts           |
  * | GET    | /integrations/:uniqueKey                          | integrations.ts           |
@@ -26,6 +29,7 @@
  * | GET    | /connect/session                                  | connect.ts                |
  * | DELETE | /connect/session                                  | connect.ts                |
  * | POST   | /api-auth/api-key/:pck, /api-auth/basic/:pck      | connect.ts                |
+ * | POST   | /oauth2/auth/:pck, /auth/unauthenticated/:pck     | connect.ts                |
  * | GET    | /oauth/connect/:pck, /oauth/callback              | connect.ts                |
  * | POST   | /action/trigger                                   | actions.ts                |
  * | GET    | /action/:id                                       | actions.ts                |
@@ -55,6 +59,7 @@
  * | GET+POST | /dashboard/sign-in; POST /dashboard/:env/sign-out | ../dashboard/index.tsx    |
  * | GET    | /dashboard/:env/ → integrations                   | ../dashboard/index.tsx    |
  * | GET+POST | /dashboard/:env/integrations[/:key[/authorization, /endpoints]], POST …/:key/webhook-secret/rotate | ../dashboard/integrations.tsx |
+ * | GET+POST | /dashboard/:env/providers; GET …/providers/:name; POST …/providers/:name/delete | ../dashboard/providers.tsx |
  * | GET    | /dashboard/:env/connections[/:pck/:cid]; POST …/:pck/:cid/syncs/:sync/:op | ../dashboard/connections.tsx |
  * | GET    | /dashboard/:env/logs, /runs, /runs/view           | ../dashboard/logs.tsx, runs.ts |
  * | GET+POST | /dashboard/:env/webhooks; POST …/webhooks/settings, /rotate-key, /deliveries/:id/replay | ../dashboard/webhooks.tsx |
@@ -67,7 +72,18 @@ import type { AppEnv } from '../context.js';
 import { servedPaths, type RouteDef } from '../route.js';
 import { getActionResult, triggerActionRoute } from './actions.js';
 import { listAlertsRoute } from './alerts.js';
-import { connectWithApiKey, connectWithBasic, createReconnectSession, createSession, deleteSession, getSession, oauthCallback, startOAuth } from './connect.js';
+import {
+  connectUnauthenticated,
+  connectWithApiKey,
+  connectWithBasic,
+  connectWithClientCredentials,
+  createReconnectSession,
+  createSession,
+  deleteSession,
+  getSession,
+  oauthCallback,
+  startOAuth,
+} from './connect.js';
 import { browserSdk, connectUiFile, connectUiIndex, connectUiRedirect } from './connect-ui.js';
 import {
   createConnection,
@@ -88,14 +104,13 @@ import {
   createIntegration,
   deleteIntegrationRoute,
   getIntegrationRoute,
-  getProviderRoute,
   listIntegrationEndpoints,
   listIntegrationsRoute,
-  listProviders,
   updateIntegrationEndpoints,
   updateIntegrationRoute,
 } from './integrations.js';
 import { legacyConnection } from './legacy-connection.js';
+import { createProviderRoute, deleteProviderRoute, getProviderRoute, listProvidersRoute, replaceProviderRoute } from './providers.js';
 import { listLogs } from './logs.js';
 import { receiveProviderWebhookRoute, receiveProviderWebhookWithToken } from './provider-webhooks.js';
 import { proxy } from './proxy.js';
@@ -127,8 +142,11 @@ const dashboard: RouteDef = {
 export const routeTable: readonly RouteDef[] = [
   health,
   diagnosticsRoundtrip,
-  listProviders,
+  listProvidersRoute,
   getProviderRoute,
+  createProviderRoute,
+  replaceProviderRoute,
+  deleteProviderRoute,
   listIntegrationsRoute,
   createIntegration,
   getIntegrationRoute,
@@ -150,6 +168,8 @@ export const routeTable: readonly RouteDef[] = [
   deleteSession,
   connectWithApiKey,
   connectWithBasic,
+  connectWithClientCredentials,
+  connectUnauthenticated,
   startOAuth,
   oauthCallback,
   triggerActionRoute,

@@ -16,7 +16,8 @@ import {
 import type { Environment } from '../../features/environments/store.js';
 import { NotFound, ValidationFailed } from '../../lib/errors.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
-import { getProvider, integrationConfigSchema, providerNames, providers } from '../../features/providers/providers.js';
+import { integrationConfigSchema, type Provider } from '../../features/providers/providers.js';
+import { findProvider } from '../../features/providers/store.js';
 import { endpointKey } from '../../integrations/registry.js';
 import { scriptsOf } from '../../features/scripts/catalog.js';
 import type { AppDeps } from '../context.js';
@@ -65,8 +66,8 @@ function mask(secret: string): string {
   return secret.length <= 4 ? '****' : `${'*'.repeat(Math.min(12, secret.length - 4))}${secret.slice(-4)}`;
 }
 
-function present(deps: AppDeps, env: Environment, i: Integration, include: string[]): z.infer<typeof integrationResponse> {
-  const provider = getProvider(i.provider);
+async function present(deps: AppDeps, env: Environment, i: Integration, include: string[]): Promise<z.infer<typeof integrationResponse>> {
+  const provider = await findProvider(deps.db, env.id, i.provider);
   return {
     unique_key: i.uniqueKey,
     provider: i.provider,
@@ -93,9 +94,9 @@ export function credentialsSummary(i: Integration): Record<string, unknown> | nu
   };
 }
 
-function checkCompatible(providerName: string, credentials: z.infer<typeof integrationCredentials> | undefined | null): void {
-  const provider = getProvider(providerName)!;
-  if (credentials && credentials.type !== provider.authMode) {
+function checkCompatible(provider: Provider, credentials: z.infer<typeof integrationCredentials> | undefined | null): void {
+  // Client-credentials providers take the same OAuth client id and secret.
+  if (credentials && credentials.type !== provider.authMode && !(credentials.type === 'OAUTH2' && provider.authMode === 'OAUTH2_CC')) {
     throw new ValidationFailed('invalid_body', [
       {
         code: 'invalid_credentials',
@@ -129,59 +130,10 @@ export async function endpointsOf(deps: AppDeps, integration: Integration): Prom
   );
 }
 
-const providerShape = z.object({
-  name: z.string(),
-  display_name: z.string(),
-  auth_mode: z.string(),
-  docs: z.string(),
-  connection_config: z.record(z.string(), z.object({ title: z.string(), description: z.string(), required: z.boolean() })),
-});
 const endpointRow = z.object({ method: z.string(), path: z.string(), script: z.string(), type: z.enum(['sync', 'action']), enabled: z.boolean() });
 const endpointsResponse = z.object({ data: z.array(endpointRow) });
 const oneIntegration = z.object({ data: integrationResponse });
 const success = z.object({ success: z.literal(true) });
-
-function providerOut(p: NonNullable<ReturnType<typeof getProvider>>): z.output<typeof providerShape> {
-  return {
-    name: p.name,
-    display_name: p.displayName,
-    auth_mode: p.authMode,
-    docs: p.docs,
-    connection_config: Object.fromEntries(
-      Object.entries(p.connectionConfig).map(([k, f]) => [k, { title: f.title, description: f.description, required: f.required }]),
-    ),
-  };
-}
-
-export const listProviders = defineRoute({
-  method: 'get',
-  path: '/providers',
-  operationId: 'listProviders',
-  summary: 'The provider catalogue (secret key or connect session)',
-  tag: 'integrations',
-  auth: 'secret_key_or_connect_session',
-  responses: { 200: z.object({ data: z.array(providerShape) }) },
-  errors: [],
-}).handle(async ({ deps }, c) => {
-  await secretKeyOrSession(deps, c);
-  return { data: Object.values(providers).map(providerOut) };
-});
-
-export const getProviderRoute = defineRoute({
-  method: 'get',
-  path: '/providers/:provider',
-  operationId: 'getProvider',
-  summary: 'One provider of the catalogue (secret key or connect session)',
-  tag: 'integrations',
-  auth: 'secret_key_or_connect_session',
-  responses: { 200: z.object({ data: providerShape }) },
-  errors: [404],
-}).handle(async ({ deps }, c) => {
-  await secretKeyOrSession(deps, c);
-  const p = getProvider(c.req.param('provider') ?? '');
-  if (!p) throw new NotFound('unknown_provider_template', 'No such provider');
-  return { data: providerOut(p) };
-});
 
 export const listIntegrationsRoute = defineRoute({
   method: 'get',
@@ -196,7 +148,7 @@ export const listIntegrationsRoute = defineRoute({
   const { environment, session } = await secretKeyOrSession(deps, c);
   let list = await listIntegrations(deps.db, deps.box, environment.id);
   if (session?.allowedIntegrations) list = list.filter((i) => session.allowedIntegrations!.includes(i.uniqueKey));
-  return { data: list.map((i) => present(deps, environment, i, [])) };
+  return { data: await Promise.all(list.map((i) => present(deps, environment, i, []))) };
 });
 
 export const createIntegration = defineRoute({
@@ -211,12 +163,17 @@ export const createIntegration = defineRoute({
   errors: [],
 }).handle(async ({ deps, body: input }, c) => {
   const env = c.get('environment');
-  if (!getProvider(input.provider)) {
+  const provider = await findProvider(deps.db, env.id, input.provider);
+  if (!provider) {
     throw new ValidationFailed('invalid_body', [
-      { code: 'invalid_string', message: `Invalid provider: expected one of ${providerNames.join(', ')}`, path: ['provider'] },
+      {
+        code: 'invalid_string',
+        message: `Invalid provider: ${input.provider} is neither in the catalogue (GET /providers) nor defined in this environment`,
+        path: ['provider'],
+      },
     ]);
   }
-  checkCompatible(input.provider, input.credentials);
+  checkCompatible(provider, input.credentials);
   const created = await insertIntegration(deps.db, deps.box, env.id, {
     uniqueKey: input.unique_key,
     provider: input.provider,
@@ -227,7 +184,7 @@ export const createIntegration = defineRoute({
     forwardWebhooks: input.forward_webhooks,
   });
   if (!created) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
-  return { data: present(deps, env, created, []) };
+  return { data: await present(deps, env, created, []) };
 });
 
 export const getIntegrationRoute = defineRoute({
@@ -244,7 +201,7 @@ export const getIntegrationRoute = defineRoute({
   const env = c.get('environment');
   const inc = q.include === undefined ? [] : Array.isArray(q.include) ? q.include : [q.include];
   const integration = await integrationOr404(deps, env, params.uniqueKey);
-  return { data: present(deps, env, integration, inc) };
+  return { data: await present(deps, env, integration, inc) };
 });
 
 export const updateIntegrationRoute = defineRoute({
@@ -260,7 +217,8 @@ export const updateIntegrationRoute = defineRoute({
 }).handle(async ({ deps, params, body: input }, c) => {
   const env = c.get('environment');
   const current = await integrationOr404(deps, env, params.uniqueKey);
-  checkCompatible(current.provider, input.credentials);
+  const provider = await findProvider(deps.db, env.id, current.provider);
+  if (provider) checkCompatible(provider, input.credentials);
   const updated = await updateIntegration(deps.db, deps.box, current, {
     uniqueKey: input.unique_key,
     displayName: input.display_name,
@@ -270,7 +228,7 @@ export const updateIntegrationRoute = defineRoute({
     forwardWebhooks: input.forward_webhooks,
   });
   if (!updated) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
-  return { data: present(deps, env, updated, []) };
+  return { data: await present(deps, env, updated, []) };
 });
 
 export const deleteIntegrationRoute = defineRoute({

@@ -255,7 +255,7 @@ export const proxy = defineRoute({
     try {
       res = await send();
       if (last || !shouldRetryStatus(res.status, retryOn)) break;
-      const asked = retryAfterMs(res.headers);
+      const asked = retryAfterMs(res.headers, new Date(), target.provider.retry);
       // A provider asking for a longer pause than this synchronous route holds a request gets its answer back now.
       if (asked !== null && asked > MAX_RETRY_WAIT_MS) break;
       wait = asked ?? backoffMs(attempt);

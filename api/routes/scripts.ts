@@ -12,7 +12,7 @@ import { UpgradeRequired } from '../../lib/errors.js';
 import { prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../features/scripts/catalog.js';
 import { deploy, previewDeploy, type DeployRequest } from '../../features/scripts/deploy.js';
 import { endpointKey } from '../../integrations/registry.js';
-import { providerNames } from '../../features/providers/providers.js';
+import { catalogProviderMap } from '../../features/providers/providers.js';
 import type { AppDeps } from '../context.js';
 import { isBelowMinimum, MIN_CLIENT_VERSION } from '../middleware/client-version.js';
 import { defineRoute } from '../route.js';
@@ -274,7 +274,7 @@ export async function scriptComponentSchemas(deps: AppDeps, authorization: strin
     const key = name in out && JSON.stringify(out[name]) !== JSON.stringify(rest) ? `${integration.replace(/[^a-zA-Z0-9._-]/g, '_')}.${name}` : name;
     out[key] = rest;
   };
-  for (const provider of providerNames) {
+  for (const provider of catalogProviderMap().keys()) {
     for (const [name, handle] of prebuiltScriptsOf(provider)) {
       const schemas = handle.schemas();
       for (const [model, schema] of Object.entries(schemas.models)) put(provider, model, schema);

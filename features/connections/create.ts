@@ -14,6 +14,7 @@ import { ON_EVENT_TIMEOUT_MS, OnEventScriptFailed, runOnEventScripts } from '../
 import type { StoredCredentials } from './credentials.js';
 import type { Provider } from '../providers/providers.js';
 import { verifyCredentials, type ConnectionDeps } from './service.js';
+import { clientCredentialsToken, OAuthError } from './oauth.js';
 
 export interface SaveConnectionInput {
   environment: Environment;
@@ -107,7 +108,27 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
     throw new BadRequest('invalid_auth_mode', `Provider ${input.provider.authMode} does not support ${input.credentials.type} auth`);
   }
   checkConnectionConfig(input.provider, input.connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
-  if (input.credentials.type === 'API_KEY' || input.credentials.type === 'BASIC') {
+  if (input.credentials.type === 'OAUTH2_CC' && !input.credentials.token) {
+    // A client-credentials connection given only its client id and secret (or none: the integration's) gets its first token now.
+    try {
+      input = {
+        ...input,
+        credentials: await clientCredentialsToken({
+          http: deps.http,
+          provider: input.provider,
+          integration: input.integration,
+          connectionCredentials: input.credentials,
+          connectionConfig: input.connectionConfig,
+          now: deps.clock.now(),
+          context: { environmentId: input.environment.id, integration: input.integration.uniqueKey, connectionId: input.connectionId, kind: 'auth' },
+        }),
+      };
+    } catch (err) {
+      if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Fetching a client-credentials token failed: ${err.message}`);
+      throw err;
+    }
+  }
+  if (input.credentials.type !== 'OAUTH2') {
     const result = await verifyCredentials(
       deps,
       { provider: input.provider, integration: input.integration, connectionConfig: input.connectionConfig, credentials: input.credentials },

@@ -15,16 +15,41 @@ export const oauth2Credentials = z
   })
   .strict();
 
+/** OAuth 2 client credentials: the token fetched with the connection's client id and secret (else the integration's), renewed before expiry. */
+export const oauth2CcCredentials = z
+  .object({
+    type: z.literal('OAUTH2_CC'),
+    token: z.string().min(1).optional(),
+    expires_at: z.coerce.date().optional(),
+    client_id: z.string().min(1).max(255).optional(),
+    client_secret: z.string().min(1).max(2048).optional(),
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
 export const apiKeyCredentials = z.object({ type: z.literal('API_KEY'), apiKey: z.string().min(1).max(1024) }).strict();
 
 export const basicCredentials = z.object({ type: z.literal('BASIC'), username: z.string(), password: z.string() }).strict();
 
-export const connectionCredentials = z.discriminatedUnion('type', [oauth2Credentials, apiKeyCredentials, basicCredentials]);
+/** A provider that needs no credentials (auth_mode NONE). */
+export const noneCredentials = z.object({ type: z.literal('NONE') }).strict();
+
+export const connectionCredentials = z.discriminatedUnion('type', [
+  oauth2Credentials,
+  oauth2CcCredentials,
+  apiKeyCredentials,
+  basicCredentials,
+  noneCredentials,
+]);
 export type ConnectionCredentials = z.infer<typeof connectionCredentials>;
 
 /** Stored form: dates as ISO strings. */
 export type StoredCredentials =
-  (Omit<z.infer<typeof oauth2Credentials>, 'expires_at'> & { expires_at?: string }) | z.infer<typeof apiKeyCredentials> | z.infer<typeof basicCredentials>;
+  | (Omit<z.infer<typeof oauth2Credentials>, 'expires_at'> & { expires_at?: string })
+  | (Omit<z.infer<typeof oauth2CcCredentials>, 'expires_at'> & { expires_at?: string })
+  | z.infer<typeof apiKeyCredentials>
+  | z.infer<typeof basicCredentials>
+  | z.infer<typeof noneCredentials>;
 
 export const integrationCredentials = z
   .object({

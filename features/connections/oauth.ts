@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IntegrationCredentials, StoredCredentials } from './credentials.js';
+import type { Integration } from '../integrations/store.js';
 import { resolveAuthorizationUrl, resolveTokenUrl, type IntegrationConfig, type Provider } from '../providers/providers.js';
 import type { ProviderHttpClient, RequestContext } from '../../lib/http/index.js';
 
@@ -30,8 +31,9 @@ export function authorizeUrl(opts: {
   codeChallenge?: string;
   userScopes?: string;
   extraParams?: Record<string, string>;
+  connectionConfig?: Record<string, unknown>;
 }): string {
-  const base = resolveAuthorizationUrl(opts.provider, opts.integrationConfig, opts.credentials.client_id);
+  const base = resolveAuthorizationUrl(opts.provider, opts.integrationConfig, opts.credentials.client_id, opts.connectionConfig);
   if (!base) throw new OAuthError('invalid_auth_mode', `${opts.provider.name} has no authorization URL`);
   const url = new URL(base);
   const scopes = (opts.credentials.scopes ? opts.credentials.scopes.split(',') : (opts.provider.defaultScopes ?? [])).filter(Boolean);
@@ -51,24 +53,36 @@ export function authorizeUrl(opts: {
 
 type TokenResponse = Record<string, unknown>;
 
-async function tokenRequest(
-  http: ProviderHttpClient,
-  provider: Provider,
-  integrationConfig: IntegrationConfig,
-  params: Record<string, string>,
-  context: RequestContext,
-): Promise<TokenResponse> {
-  const tokenUrl = resolveTokenUrl(provider, integrationConfig);
+interface TokenRequest {
+  provider: Provider;
+  integrationConfig: IntegrationConfig;
+  connectionConfig: Record<string, unknown>;
+  purpose: 'token' | 'refresh';
+  client: { id: string; secret: string };
+  params: Record<string, string>;
+  context: RequestContext;
+}
+
+/**
+ * One request to the provider's token endpoint (its `refresh_url` for refreshes when it has one): the
+ * client id and secret in the body or in an Authorization: Basic header (`token_request_auth_method`),
+ * the body as a form or JSON (`body_format`).
+ */
+async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promise<TokenResponse> {
+  const { provider } = req;
+  const tokenUrl = resolveTokenUrl(provider, req.integrationConfig, req.connectionConfig, req.purpose);
   if (!tokenUrl) throw new OAuthError('invalid_auth_mode', `${provider.name} has no token URL`);
   const json = provider.tokenRequestEncoding === 'json';
+  const basic = provider.tokenRequestAuthMethod === 'basic';
+  const params = { ...req.params, ...(basic ? {} : { client_id: req.client.id, client_secret: req.client.secret }) };
   const res = await http.request({
     method: 'POST',
     baseUrl: tokenUrl,
     path: '',
     headers: { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' },
     body: json ? JSON.stringify(params) : new URLSearchParams(params).toString(),
-    auth: { type: 'none' },
-    context,
+    auth: basic ? { type: 'basic', username: req.client.id, password: req.client.secret } : { type: 'none' },
+    context: req.context,
   });
   const text = res.body?.toString('utf8') ?? '';
   let body: TokenResponse;
@@ -114,23 +128,25 @@ export async function exchangeCode(opts: {
   code: string;
   redirectUri: string;
   codeVerifier?: string;
+  connectionConfig?: Record<string, unknown>;
   now: Date;
   context: RequestContext;
 }): Promise<{ credentials: StoredCredentials; raw: TokenResponse }> {
-  const raw = await tokenRequest(
-    opts.http,
-    opts.provider,
-    opts.integrationConfig,
-    {
+  const raw = await tokenRequest(opts.http, {
+    provider: opts.provider,
+    integrationConfig: opts.integrationConfig,
+    connectionConfig: opts.connectionConfig ?? {},
+    purpose: 'token',
+    client: { id: opts.credentials.client_id, secret: opts.credentials.client_secret },
+    params: {
       grant_type: 'authorization_code',
+      ...opts.provider.tokenParams,
       code: opts.code,
       redirect_uri: opts.redirectUri,
-      client_id: opts.credentials.client_id,
-      client_secret: opts.credentials.client_secret,
       ...(opts.codeVerifier ? { code_verifier: opts.codeVerifier } : {}),
     },
-    opts.context,
-  );
+    context: opts.context,
+  });
   return { credentials: credentialsFrom(raw, opts.now), raw };
 }
 
@@ -140,15 +156,59 @@ export async function refreshToken(opts: {
   integrationConfig: IntegrationConfig;
   credentials: IntegrationCredentials;
   refreshToken: string;
+  connectionConfig?: Record<string, unknown>;
   now: Date;
   context: RequestContext;
 }): Promise<StoredCredentials> {
-  const raw = await tokenRequest(
-    opts.http,
-    opts.provider,
-    opts.integrationConfig,
-    { grant_type: 'refresh_token', refresh_token: opts.refreshToken, client_id: opts.credentials.client_id, client_secret: opts.credentials.client_secret },
-    opts.context,
-  );
+  const raw = await tokenRequest(opts.http, {
+    provider: opts.provider,
+    integrationConfig: opts.integrationConfig,
+    connectionConfig: opts.connectionConfig ?? {},
+    purpose: 'refresh',
+    client: { id: opts.credentials.client_id, secret: opts.credentials.client_secret },
+    params: { grant_type: 'refresh_token', ...opts.provider.refreshParams, refresh_token: opts.refreshToken },
+    context: opts.context,
+  });
   return credentialsFrom(raw, opts.now, opts.refreshToken);
+}
+
+/**
+ * A client-credentials token (auth_mode OAUTH2_CC), fetched with the connection's own client id and
+ * secret, else the integration's; fetched again before it expires (service.ts withFreshCredentials).
+ */
+export async function clientCredentialsToken(opts: {
+  http: ProviderHttpClient;
+  provider: Provider;
+  integration: Integration;
+  connectionCredentials: { client_id?: string; client_secret?: string };
+  connectionConfig: Record<string, unknown>;
+  now: Date;
+  context: RequestContext;
+}): Promise<StoredCredentials> {
+  const id = opts.connectionCredentials.client_id ?? opts.integration.credentials?.client_id;
+  const secret = opts.connectionCredentials.client_secret ?? opts.integration.credentials?.client_secret;
+  if (!id || !secret) throw new OAuthError('missing_client_credentials', 'Neither the connection nor the integration has a client id and secret');
+  const scopes = (opts.integration.credentials?.scopes ? opts.integration.credentials.scopes.split(',') : (opts.provider.defaultScopes ?? [])).filter(Boolean);
+  const raw = await tokenRequest(opts.http, {
+    provider: opts.provider,
+    integrationConfig: opts.integration.integrationConfig,
+    connectionConfig: opts.connectionConfig,
+    purpose: 'token',
+    client: { id, secret },
+    params: {
+      grant_type: 'client_credentials',
+      ...(scopes.length ? { scope: scopes.join(opts.provider.scopeSeparator ?? ' ') } : {}),
+      ...opts.provider.tokenParams,
+    },
+    context: opts.context,
+  });
+  const expiresIn = Number(raw.expires_in);
+  return {
+    type: 'OAUTH2_CC',
+    token: raw.access_token as string,
+    ...(Number.isFinite(expiresIn) && expiresIn > 0 ? { expires_at: new Date(opts.now.getTime() + expiresIn * 1000).toISOString() } : {}),
+    ...(opts.connectionCredentials.client_id ? { client_id: opts.connectionCredentials.client_id } : {}),
+    ...(opts.connectionCredentials.client_secret ? { client_secret: opts.connectionCredentials.client_secret } : {}),
+    raw,
+  };
 }

@@ -11,12 +11,13 @@ import type { Config } from '../../lib/config.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { getConnectionByPk, recordCheck, saveCredentials, type Connection } from './store.js';
 import { getIntegrationById, type Integration } from '../integrations/store.js';
-import { withTransaction, type Db } from '../../lib/db/pool.js';
+import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
 import { BadRequest, NotFound } from '../../lib/errors.js';
 import type { AuthInjection, ProviderHttpClient, RequestContext } from '../../lib/http/index.js';
 import type { StoredCredentials } from './credentials.js';
-import { getProvider, MissingConfigValue, resolveBaseUrl, type Provider } from '../providers/providers.js';
-import { refreshToken } from './oauth.js';
+import { authInjection, MissingConfigValue, resolveBaseUrl, resolveUrl, type Provider, type ProviderHooksLookup } from '../providers/providers.js';
+import { findProvider } from '../providers/store.js';
+import { clientCredentialsToken, refreshToken } from './oauth.js';
 
 /** Told of every OAuth token refresh's outcome; never throws (failures are its own to log). */
 export interface TokenRefreshListener {
@@ -33,28 +34,26 @@ export interface ConnectionDeps {
   config: Config;
   temporal: Client;
   onTokenRefresh: TokenRefreshListener;
+  /** The provider plugins' runtime hooks (integrations/plugins.ts `pluginFor`). */
+  providerHooks: ProviderHooksLookup;
 }
 
 export const REFRESH_MARGIN_MS = 15 * 60 * 1000;
 
-export function authFor(provider: Provider, credentials: StoredCredentials): AuthInjection {
-  switch (credentials.type) {
-    case 'API_KEY':
-      return provider.credentials.kind === 'header'
-        ? { type: 'header', name: provider.credentials.name, value: credentials.apiKey }
-        : { type: 'bearer', token: credentials.apiKey };
-    case 'BASIC':
-      return { type: 'basic', username: credentials.username, password: credentials.password };
-    case 'OAUTH2':
-      return provider.credentials.kind === 'basic-token'
-        ? { type: 'basic', username: credentials.access_token, password: '' }
-        : { type: 'bearer', token: credentials.access_token };
-  }
+/** How this connection's credentials go on the wire (the definition's templates, else the auth mode's default; a plugin may place them itself). */
+export function authFor(
+  deps: Pick<ConnectionDeps, 'providerHooks'>,
+  provider: Provider,
+  credentials: StoredCredentials,
+  connectionConfig: Record<string, unknown>,
+): AuthInjection {
+  return authInjection(provider, credentials, connectionConfig, deps.providerHooks(provider.name));
 }
 
-export function providerOf(name: string): Provider {
-  const provider = getProvider(name);
-  if (!provider) throw new NotFound('unknown_provider', `Provider ${name} is not in the catalogue`);
+/** The provider of an integration, as its environment sees it (the catalogue, then the environment's own). */
+export async function providerOf(db: Queryable, environmentId: number, name: string): Promise<Provider> {
+  const provider = await findProvider(db, environmentId, name);
+  if (!provider) throw new NotFound('unknown_provider', `Provider ${name} is neither in the catalogue nor defined in this environment`);
   return provider;
 }
 
@@ -76,29 +75,37 @@ export interface VerificationResult {
 
 /** Calls the provider's verification request with these credentials. */
 export async function verifyCredentials(
-  deps: Pick<ConnectionDeps, 'http'>,
+  deps: Pick<ConnectionDeps, 'http' | 'providerHooks'>,
   target: { provider: Provider; integration: Integration; connectionConfig: Record<string, unknown>; credentials: StoredCredentials },
   context: RequestContext,
 ): Promise<VerificationResult> {
   const check = target.provider.verification;
   if (!check) return { ok: true, status: null };
   try {
-    const res = await deps.http.request({
-      method: check.method,
-      baseUrl: baseUrlFor(target.provider, target.integration, target.connectionConfig),
-      path: check.path,
-      headers: { accept: 'application/json' },
-      auth: authFor(target.provider, target.credentials),
-      context,
-      timeoutMs: 15_000,
-    });
-    if (res.status >= 200 && res.status < 300) {
-      // Slack answers 200 with ok:false for bad tokens.
-      const text = res.body?.toString('utf8') ?? '';
-      if (text.startsWith('{') && (JSON.parse(text) as { ok?: unknown }).ok === false) return { ok: false, status: res.status, reason: text.slice(0, 200) };
-      return { ok: true, status: res.status };
+    const baseUrl = check.baseUrlOverride
+      ? resolveUrl(check.baseUrlOverride, { connectionConfig: target.connectionConfig })
+      : baseUrlFor(target.provider, target.integration, target.connectionConfig);
+    let last: VerificationResult = { ok: false, status: null };
+    for (const path of check.paths) {
+      const res = await deps.http.request({
+        method: check.method,
+        baseUrl,
+        path,
+        headers: { accept: 'application/json', ...check.headers },
+        auth: authFor(deps, target.provider, target.credentials, target.connectionConfig),
+        context,
+        timeoutMs: 15_000,
+        ...(target.provider.retry && { rateLimitHeaders: target.provider.retry }),
+      });
+      if (res.status >= 200 && res.status < 300) {
+        // Slack answers 200 with ok:false for bad tokens.
+        const text = res.body?.toString('utf8') ?? '';
+        if (text.startsWith('{') && (JSON.parse(text) as { ok?: unknown }).ok === false) return { ok: false, status: res.status, reason: text.slice(0, 200) };
+        return { ok: true, status: res.status };
+      }
+      last = { ok: false, status: res.status, reason: `the provider answered ${res.status} to ${check.method} ${path}` };
     }
-    return { ok: false, status: res.status, reason: `the provider answered ${res.status} to ${check.method} ${check.path}` };
+    return last;
   } catch (err) {
     if (err instanceof BadRequest) throw err;
     return { ok: false, status: null, reason: (err as Error).message };
@@ -106,6 +113,11 @@ export async function verifyCredentials(
 }
 
 function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
+  if (c.credentials.type === 'OAUTH2_CC') {
+    // A client-credentials token is fetched again (no refresh token) when it is about to expire.
+    const expiresAt = c.expiresAt ?? (c.credentials.expires_at ? new Date(c.credentials.expires_at) : null);
+    return force || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
+  }
   if (c.credentials.type !== 'OAUTH2') return false;
   if (force) return Boolean(c.credentials.refresh_token);
   return Boolean(c.credentials.refresh_token && c.expiresAt && c.expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
@@ -123,20 +135,37 @@ export async function withFreshCredentials(deps: ConnectionDeps, connection: Con
     const result = await withTransaction(deps.db, async (tx) => {
       const locked = await getConnectionByPk(tx, deps.box, connection.id, true);
       if (!locked) throw new NotFound('not_found', 'Failed to find connection');
-      if (locked.credentials.type !== 'OAUTH2') return locked;
+      if (locked.credentials.type !== 'OAUTH2' && locked.credentials.type !== 'OAUTH2_CC') return locked;
       const stillNeeded = opts.force ? locked.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(locked, deps.clock.now(), false);
       if (!stillNeeded) return locked;
       const integration = await getIntegrationById(tx, deps.box, locked.integrationId);
-      if (!integration?.credentials) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
-      const fresh = await refreshToken({
-        http: deps.http,
-        provider: providerOf(integration.provider),
-        integrationConfig: integration.integrationConfig,
-        credentials: integration.credentials,
-        refreshToken: locked.credentials.refresh_token!,
-        now: deps.clock.now(),
-        context: { environmentId: locked.environmentId, integration: integration.uniqueKey, connectionId: locked.connectionId, kind: 'auth' },
-      });
+      if (!integration) throw new NotFound('not_found', 'Failed to find integration');
+      const provider = await providerOf(tx, locked.environmentId, integration.provider);
+      const context = { environmentId: locked.environmentId, integration: integration.uniqueKey, connectionId: locked.connectionId, kind: 'auth' } as const;
+      let fresh: StoredCredentials;
+      if (locked.credentials.type === 'OAUTH2_CC') {
+        fresh = await clientCredentialsToken({
+          http: deps.http,
+          provider,
+          integration,
+          connectionCredentials: locked.credentials,
+          connectionConfig: locked.connectionConfig,
+          now: deps.clock.now(),
+          context,
+        });
+      } else {
+        if (!integration.credentials) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
+        fresh = await refreshToken({
+          http: deps.http,
+          provider,
+          integrationConfig: integration.integrationConfig,
+          credentials: integration.credentials,
+          refreshToken: locked.credentials.refresh_token!,
+          connectionConfig: locked.connectionConfig,
+          now: deps.clock.now(),
+          context,
+        });
+      }
       await saveCredentials(tx, deps.box, locked.id, fresh);
       refreshed = true;
       return (await getConnectionByPk(tx, deps.box, locked.id))!;
@@ -169,13 +198,13 @@ export interface ProviderTarget {
 export async function providerTarget(deps: ConnectionDeps, connection: Connection, loaded?: Integration): Promise<ProviderTarget> {
   const integration = loaded?.id === connection.integrationId ? loaded : await getIntegrationById(deps.db, deps.box, connection.integrationId);
   if (!integration) throw new NotFound('unknown_provider_config', 'Integration does not exist');
-  const provider = providerOf(integration.provider);
+  const provider = await providerOf(deps.db, connection.environmentId, integration.provider);
   const fresh = await withFreshCredentials(deps, connection);
   return {
     provider,
     integration,
     connection: fresh,
     baseUrl: baseUrlFor(provider, integration, fresh.connectionConfig),
-    auth: authFor(provider, fresh.credentials),
+    auth: authFor(deps, provider, fresh.credentials, fresh.connectionConfig),
   };
 }

@@ -153,3 +153,12 @@ export async function setEndpointStates(db: Queryable, integrationId: number, st
     );
   }
 }
+
+/** How many integrations of the environment use this provider. */
+export async function countIntegrationsOfProvider(db: Queryable, environmentId: number, provider: string): Promise<number> {
+  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM integrations WHERE environment_id = $1 AND provider = $2', [
+    environmentId,
+    provider,
+  ]);
+  return Number(rows[0]!.n);
+}

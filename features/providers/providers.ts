@@ -1,24 +1,41 @@
 /**
- * @module features/providers/providers — the provider catalogue: for each provider its auth mode, base
- * URL rule, OAuth URLs and scopes, connection-config fields, verification request, how its
- * credentials are sent. (Webhooks a provider signs and routes itself are its plugin's: integrations/plugins.ts.) Facts: shared/providers/FACTS.md.
+ * @module features/providers/providers — the runtime view of a provider, derived from its definition
+ * (features/providers/definition.ts) by one conversion, `providerFromDefinition`: auth mode, URL
+ * templates, OAuth settings, connection-config fields, verification, how credentials go on the wire
+ * (the definition's `proxy.headers`/`proxy.query` templates, else the auth mode's default), rate-limit
+ * headers and pagination defaults. Definitions come from the catalogue (catalog.ts) or from an
+ * environment's own providers (store.ts: `findProvider`). What a template cannot say (e.g. Checkr's
+ * token as the HTTP Basic user name) is its provider plugin's `authorize` hook (integrations/plugin.ts).
  */
 import { z } from 'zod';
+import type { AuthInjection } from '../../lib/http/index.js';
+import type { StoredCredentials } from '../connections/credentials.js';
+import { catalog } from './catalog.js';
+import type { ProviderAuthMode, ProviderDefinition } from './definition.js';
 
-export const authModes = ['OAUTH2', 'API_KEY', 'BASIC'] as const;
-export type AuthMode = (typeof authModes)[number];
-
-/** How a connection's credentials go on the wire. */
-export type CredentialPlacement = { kind: 'bearer' } | { kind: 'basic-token' } | { kind: 'header'; name: string };
+export type AuthMode = ProviderAuthMode;
 
 export interface ConnectionConfigField {
   title: string;
   description: string;
   required: boolean;
   pattern?: RegExp;
-  /** A URL or host: `http://` is refused unless the host is in SWITCHYARD_ALLOWED_PRIVATE_HOSTS (credentials go there). */
+  /**
+   * Used in the base URL: the credentials go there, so a value over plain `http://` is refused unless
+   * its host is in SWITCHYARD_ALLOWED_PRIVATE_HOSTS.
+   */
   httpsUnlessAllowListed?: boolean;
 }
+
+export interface ProviderVerification {
+  method: 'GET' | 'POST' | 'HEAD';
+  /** Tried in order; the first 2xx proves the credentials. */
+  paths: string[];
+  baseUrlOverride?: string;
+  headers?: Record<string, string>;
+}
+
+export type ProviderPaginate = NonNullable<NonNullable<ProviderDefinition['proxy']>['paginate']>;
 
 export interface Provider {
   name: string;
@@ -28,108 +45,111 @@ export interface Provider {
   baseUrl: string;
   authorizationUrl?: string;
   tokenUrl?: string;
+  refreshUrl?: string;
   scopeSeparator?: string;
   defaultScopes?: string[];
   authorizationParams?: Record<string, string>;
+  tokenParams?: Record<string, string>;
+  refreshParams?: Record<string, string>;
   /** Body encoding of the token request. */
-  tokenRequestEncoding?: 'form' | 'json';
-  pkce?: boolean;
+  tokenRequestEncoding: 'form' | 'json';
+  /** Where the client id and secret go in a token request. */
+  tokenRequestAuthMethod: 'basic' | 'body';
+  pkce: boolean;
   /** Token-response fields kept in connection_config (e.g. the provider's account id). */
   tokenResponseMetadata?: string[];
-  /** Where the access token sits in a non-standard token response (Slack's `access_token` is top level too). */
-  refreshable: boolean;
-  credentials: CredentialPlacement;
+  /** Header and query templates sent with every request (credentials placeholders included). */
+  headers: Record<string, string>;
+  query: Record<string, string>;
   /**
    * Origins besides the resolved base URL's that may receive the credentials (a script's
    * `baseUrlOverride`, an absolute pagination link); requests elsewhere go without them.
    */
   credentialOrigins?: string[];
   connectionConfig: Record<string, ConnectionConfigField>;
-  verification?: { method: 'GET' | 'POST'; path: string };
+  /** Fields of the API_KEY / BASIC form. */
+  credentialFields: NonNullable<ProviderDefinition['credentials']>;
+  verification?: ProviderVerification;
+  /** Response headers that say when to retry after a 429. */
+  retry?: { at?: string; after?: string };
+  paginate?: ProviderPaginate;
   docs: string;
+  definition: ProviderDefinition;
 }
 
-const metabaseDomain: ConnectionConfigField = {
-  title: 'Metabase domain',
-  description: 'Your Metabase host (e.g. acme.metabaseapp.com, served over https) or a full base URL',
-  required: true,
-  pattern: /^(?:https?:\/\/)?[A-Za-z0-9.-]+(?::\d+)?(?:\/[\w./-]*)?$/,
-  httpsUnlessAllowListed: true,
-};
+/** What a provider's plugin may add to the generic runtime (integrations/plugin.ts extends this). */
+export interface ProviderRuntimeHooks {
+  /** Places the credentials itself (e.g. a token as the HTTP Basic user name); undefined: the definition's way. */
+  authorize?(credentials: StoredCredentials, provider: Provider): AuthInjection | undefined;
+}
+/** The plugin of a provider, if any (integrations/plugins.ts `pluginFor`, handed in through deps). */
+export type ProviderHooksLookup = (provider: string) => ProviderRuntimeHooks | undefined;
 
-const checkr = (staging: boolean): Provider => ({
-  name: staging ? 'checkr-partner-staging' : 'checkr-partner',
-  displayName: staging ? 'Checkr (staging)' : 'Checkr',
-  authMode: 'OAUTH2',
-  baseUrl: staging ? 'https://api.checkr-staging.com' : 'https://api.checkr.com',
-  authorizationUrl: staging ? 'https://partners.checkrhq-staging.net/authorize/${clientId}' : 'https://partners.checkr.com/authorize/${clientId}',
-  tokenUrl: staging ? 'https://api.checkr-staging.com/oauth/tokens' : 'https://api.checkr.com/oauth/tokens',
-  tokenRequestEncoding: 'form',
-  pkce: false,
-  tokenResponseMetadata: ['checkr_account_id'],
-  refreshable: false,
-  credentials: { kind: 'basic-token' },
-  connectionConfig: {},
-  verification: { method: 'GET', path: '/v1/account' },
-  docs: 'Checkr partner app: a long-lived token sent as the HTTP Basic username. Webhooks are signed with the client secret.',
-});
+const CONFIG_REF = /\$\{connectionConfig\.([A-Za-z][A-Za-z0-9_]*)\}/g;
 
-export const providers: Record<string, Provider> = {
-  metabase: {
-    name: 'metabase',
-    displayName: 'Metabase',
-    authMode: 'API_KEY',
-    baseUrl: '${connectionConfig.domain}',
-    refreshable: false,
-    credentials: { kind: 'header', name: 'x-api-key' },
-    connectionConfig: { domain: metabaseDomain },
-    verification: { method: 'GET', path: '/api/user/current' },
-    docs: 'An API key of the Administrators group, sent as x-api-key to your own Metabase domain.',
-  },
-  'checkr-partner': checkr(false),
-  'checkr-partner-staging': checkr(true),
-  slack: {
-    name: 'slack',
-    displayName: 'Slack',
-    authMode: 'OAUTH2',
-    baseUrl: 'https://slack.com/api',
-    authorizationUrl: 'https://slack.com/oauth/v2/authorize',
-    tokenUrl: 'https://slack.com/api/oauth.v2.access',
-    scopeSeparator: ',',
-    defaultScopes: ['users:read', 'users:read.email', 'chat:write'],
-    tokenRequestEncoding: 'form',
-    pkce: false,
-    tokenResponseMetadata: ['bot_user_id', 'team.id'],
-    refreshable: false,
-    credentials: { kind: 'bearer' },
-    connectionConfig: {},
-    verification: { method: 'GET', path: '/auth.test' },
-    docs: 'Slack OAuth v2 with bot scopes.',
-  },
-  'google-drive': {
-    name: 'google-drive',
-    displayName: 'Google Drive',
-    authMode: 'OAUTH2',
-    baseUrl: 'https://www.googleapis.com',
-    authorizationUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
-    tokenUrl: 'https://oauth2.googleapis.com/token',
-    scopeSeparator: ' ',
-    defaultScopes: ['https://www.googleapis.com/auth/drive.readonly'],
-    authorizationParams: { access_type: 'offline', prompt: 'consent' },
-    tokenRequestEncoding: 'form',
-    pkce: true,
-    refreshable: true,
-    credentials: { kind: 'bearer' },
-    connectionConfig: {},
-    verification: { method: 'GET', path: '/drive/v3/about?fields=user' },
-    docs: 'Google OAuth 2 with offline access: refresh tokens keep the connection alive.',
-  },
-};
+/** The one conversion from a definition to the runtime view. */
+export function providerFromDefinition(def: ProviderDefinition): Provider {
+  const proxy = def.proxy;
+  const baseUrl = proxy?.base_url ?? '';
+  const urlFields = new Set([...baseUrl.matchAll(CONFIG_REF)].map((m) => m[1]!));
+  const connectionConfig: Record<string, ConnectionConfigField> = {};
+  for (const [key, f] of Object.entries(def.connection_config ?? {})) {
+    connectionConfig[key] = {
+      title: f.title,
+      description: f.description ?? f.title,
+      required: !f.optional,
+      ...(f.pattern ? { pattern: new RegExp(f.pattern) } : {}),
+      ...(urlFields.has(key) ? { httpsUnlessAllowListed: true } : {}),
+    };
+  }
+  const v = proxy?.verification;
+  return {
+    name: def.name,
+    displayName: def.display_name,
+    authMode: def.auth_mode,
+    baseUrl,
+    ...(def.authorization_url && { authorizationUrl: def.authorization_url }),
+    ...(def.token_url && { tokenUrl: def.token_url }),
+    ...(def.refresh_url && { refreshUrl: def.refresh_url }),
+    ...(def.scope_separator && { scopeSeparator: def.scope_separator }),
+    ...(def.default_scopes && { defaultScopes: def.default_scopes }),
+    ...(def.authorization_params && { authorizationParams: def.authorization_params }),
+    ...(def.token_params && { tokenParams: def.token_params }),
+    ...(def.refresh_params && { refreshParams: def.refresh_params }),
+    tokenRequestEncoding: def.body_format ?? 'form',
+    tokenRequestAuthMethod: def.token_request_auth_method ?? 'body',
+    pkce: def.auth_mode === 'OAUTH2' && !def.disable_pkce,
+    ...(def.token_response_metadata && { tokenResponseMetadata: def.token_response_metadata }),
+    headers: proxy?.headers ?? {},
+    query: proxy?.query ?? {},
+    connectionConfig,
+    credentialFields: def.credentials ?? {},
+    ...(v && {
+      verification: {
+        method: v.method,
+        paths: v.endpoints,
+        ...(v.base_url_override && { baseUrlOverride: v.base_url_override }),
+        ...(v.headers && { headers: v.headers }),
+      },
+    }),
+    ...(proxy?.retry && { retry: proxy.retry }),
+    ...(proxy?.paginate && { paginate: proxy.paginate }),
+    docs: def.docs,
+    definition: def,
+  };
+}
 
-export const providerNames = Object.keys(providers) as [string, ...string[]];
+let catalogProviders: Map<string, Provider> | undefined;
 
-export function getProvider(name: string): Provider | undefined {
-  return Object.hasOwn(providers, name) ? providers[name] : undefined;
+/** Every catalogue provider, by name (user-defined ones: store.ts). */
+export function catalogProviderMap(): ReadonlyMap<string, Provider> {
+  if (!catalogProviders) catalogProviders = new Map([...catalog()].map(([name, def]) => [name, providerFromDefinition(def)]));
+  return catalogProviders;
+}
+
+/** A catalogue provider by name; an environment's own providers are found with store.ts `findProvider`. */
+export function getCatalogProvider(name: string): Provider | undefined {
+  return catalogProviderMap().get(name);
 }
 
 /** Per-integration overrides of the provider's URLs, so self-hosted tools and test fakes can be used. */
@@ -142,7 +162,19 @@ export const integrationConfigSchema = z
   .catchall(z.string().max(8192));
 export type IntegrationConfig = z.infer<typeof integrationConfigSchema>;
 
-function interpolate(template: string, vars: Record<string, unknown>): string {
+export class MissingConfigValue extends Error {
+  constructor(readonly key: string) {
+    super(`missing ${key}`);
+  }
+}
+
+/** Values a template may use: `connectionConfig.x`, `apiKey`, `username`, `password`, `accessToken`, `clientId`. */
+export type TemplateVars = { connectionConfig?: Record<string, unknown> } & Partial<
+  Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId', string>
+>;
+
+/** Replaces `${a.b}` placeholders; a missing or empty value throws MissingConfigValue naming it. */
+export function interpolate(template: string, vars: TemplateVars): string {
   return template.replace(/\$\{([\w.]+)\}/g, (_, key: string) => {
     const value = key.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), vars);
     if (value === undefined || value === null || value === '') throw new MissingConfigValue(key);
@@ -150,30 +182,98 @@ function interpolate(template: string, vars: Record<string, unknown>): string {
   });
 }
 
-export class MissingConfigValue extends Error {
-  constructor(readonly key: string) {
-    super(`missing ${key}`);
-  }
-}
-
-/** Metabase's domain is a host (https implied) or a full base URL. */
-function normaliseBase(url: string): string {
+/**
+ * A templated URL, resolved. A connection-config value that is itself a full URL (a self-hosted
+ * tool's `http://host:port/base`) replaces the template's own scheme; trailing slashes are dropped.
+ */
+export function resolveUrl(template: string, vars: TemplateVars): string {
+  const url = interpolate(template, vars).replace(/^https?:\/\/(?=https?:\/\/)/i, '');
   const withScheme = /^https?:\/\//i.test(url) ? url : `https://${url}`;
   return withScheme.replace(/\/+$/, '');
 }
 
 export function resolveBaseUrl(provider: Provider, integrationConfig: IntegrationConfig, connectionConfig: Record<string, unknown>): string {
-  if (provider.name === 'metabase' && integrationConfig.base_url === undefined) {
-    return normaliseBase(interpolate(provider.baseUrl, { connectionConfig }));
-  }
-  return normaliseBase(interpolate(integrationConfig.base_url ?? provider.baseUrl, { connectionConfig }));
+  return resolveUrl(integrationConfig.base_url ?? provider.baseUrl, { connectionConfig });
 }
 
-export function resolveAuthorizationUrl(provider: Provider, integrationConfig: IntegrationConfig, clientId: string): string | undefined {
+export function resolveAuthorizationUrl(
+  provider: Provider,
+  integrationConfig: IntegrationConfig,
+  clientId: string,
+  connectionConfig: Record<string, unknown> = {},
+): string | undefined {
   const template = integrationConfig.authorization_url ?? provider.authorizationUrl;
-  return template ? interpolate(template, { clientId }) : undefined;
+  return template ? interpolate(template, { clientId, connectionConfig }) : undefined;
 }
 
-export function resolveTokenUrl(provider: Provider, integrationConfig: IntegrationConfig): string | undefined {
-  return integrationConfig.token_url ?? provider.tokenUrl;
+export function resolveTokenUrl(
+  provider: Provider,
+  integrationConfig: IntegrationConfig,
+  connectionConfig: Record<string, unknown> = {},
+  purpose: 'token' | 'refresh' = 'token',
+): string | undefined {
+  const template = integrationConfig.token_url ?? (purpose === 'refresh' ? (provider.refreshUrl ?? provider.tokenUrl) : provider.tokenUrl);
+  return template ? interpolate(template, { connectionConfig }) : undefined;
+}
+
+const SECRET_REFS: Record<StoredCredentials['type'], RegExp> = {
+  API_KEY: /\$\{apiKey\}/,
+  BASIC: /\$\{(?:username|password)\}/,
+  OAUTH2: /\$\{accessToken\}/,
+  OAUTH2_CC: /\$\{accessToken\}/,
+  NONE: /$^/,
+};
+
+/**
+ * How a connection's credentials go on the wire, from the definition: its `proxy.headers` and
+ * `proxy.query` templates (with the connection's values), and, when no template places the secret,
+ * the auth mode's default (Bearer for API_KEY and OAuth tokens, Basic for BASIC).
+ */
+export function authInjection(
+  provider: Provider,
+  credentials: StoredCredentials | null,
+  connectionConfig: Record<string, unknown>,
+  hooks?: ProviderRuntimeHooks,
+): AuthInjection {
+  const own = credentials && hooks?.authorize?.(credentials, provider);
+  if (own) return own;
+  const vars: TemplateVars = { connectionConfig };
+  if (credentials?.type === 'API_KEY') vars.apiKey = credentials.apiKey;
+  if (credentials?.type === 'BASIC') Object.assign(vars, { username: credentials.username, password: credentials.password });
+  if (credentials?.type === 'OAUTH2') vars.accessToken = credentials.access_token;
+  if (credentials?.type === 'OAUTH2_CC' && credentials.token) vars.accessToken = credentials.token;
+  const secretRef = SECRET_REFS[credentials?.type ?? 'NONE'];
+  const secret =
+    credentials?.type === 'API_KEY'
+      ? credentials.apiKey
+      : credentials?.type === 'OAUTH2'
+        ? credentials.access_token
+        : credentials?.type === 'OAUTH2_CC'
+          ? (credentials.token ?? null)
+          : null;
+  const placed = [...Object.values(provider.headers), ...Object.values(provider.query)].some((t) => secretRef.test(t));
+  const fill = (map: Record<string, string>) => {
+    const out: Record<string, string> = {};
+    for (const [k, t] of Object.entries(map)) {
+      try {
+        out[k] = interpolate(t, vars);
+      } catch (err) {
+        // A template whose value this connection lacks (another auth mode's secret, an optional field) is left out.
+        if (!(err instanceof MissingConfigValue)) throw err;
+      }
+    }
+    return out;
+  };
+  const headers = fill(provider.headers);
+  const query = fill(provider.query);
+  if (!placed && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
+    if (credentials?.type === 'BASIC') headers.authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
+    else if (secret !== null) headers.authorization = `Bearer ${secret}`;
+  }
+  if (Object.keys(query).length === 0) {
+    const names = Object.keys(headers);
+    if (names.length === 0) return { type: 'none' };
+    if (names.length === 1) return { type: 'header', name: names[0]!, value: headers[names[0]!]! };
+  }
+  return { type: 'custom', headers, query };
 }

@@ -18,8 +18,9 @@ import {
   wantsIdempotencyKey,
 } from '../../lib/http/retry-policy.js';
 import { deleteRecords, saveRecords, type SaveResult } from '../records/store.js';
-import type { HttpMethod, ProxyConfig, ScriptContext, ScriptResponse, SyncContext } from '../../integrations/sdk/types.js';
-import { paginate, type PagePosition } from './paginate.js';
+import type { HttpMethod, PaginateConfig, ProxyConfig, ScriptContext, ScriptResponse, SyncContext } from '../../integrations/sdk/types.js';
+import { paginate, withPaginateDefaults, type PagePosition, type PageResume } from './paginate.js';
+import { findProvider } from '../providers/store.js';
 
 export class InvalidRecords extends Error {
   constructor(
@@ -94,6 +95,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           body: config.data === undefined ? undefined : isJson ? JSON.stringify(config.data) : (config.data as string | Uint8Array),
           auth: credentialsFor(target.auth, config.baseUrlOverride ?? target.baseUrl, { baseUrl: target.baseUrl, origins: target.provider.credentialOrigins }),
           context,
+          ...(target.provider.retry && { rateLimitHeaders: target.provider.retry }),
         });
         if (unsafe) hooks.onUnkeyedWrite?.({ method, endpoint: config.endpoint });
         return { status: res.status, headers: res.headers, data: parseBody(res.body, res.headers) as T };
@@ -128,6 +130,12 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     return good;
   }
 
+  /** A script's paginate call, with its provider's `proxy.paginate` defaults where the script says nothing. */
+  async function* paginateWithDefaults<T>(c: PaginateConfig, resume: PageResume | undefined): AsyncGenerator<T[], void, undefined> {
+    const defaults = (await findProvider(deps.db, connection.environmentId, connection.provider))?.paginate;
+    yield* paginate<T>((cfg) => send(cfg.method ?? 'GET', cfg), { ...c, paginate: withPaginateDefaults(c.paginate, defaults) }, resume);
+  }
+
   let paginateCalls = 0;
   const ctx: SyncContext<Record<string, unknown>, unknown> = {
     connectionId: connection.connectionId,
@@ -145,7 +153,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const resume = pages
         ? { start: (pages.positions[key] as PagePosition | undefined) ?? null, save: (pos: PagePosition) => pages.save(key, pos) }
         : undefined;
-      return paginate<T>((cfg) => send(cfg.method ?? 'GET', cfg), c, resume);
+      return paginateWithDefaults<T>(c, resume);
     },
     async getConnection() {
       const fresh = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;

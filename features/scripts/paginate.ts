@@ -5,6 +5,26 @@
  * from the page in flight rather than from the start.
  */
 import type { PaginateConfig, ProxyConfig, ScriptResponse } from '../../integrations/sdk/types.js';
+import type { ProviderPaginate } from '../providers/providers.js';
+
+/**
+ * A script's paginate settings over its provider's `proxy.paginate` defaults: what the script says
+ * wins; the defaults apply when it says nothing, or names the same type without every field.
+ */
+export function withPaginateDefaults(own: PaginateConfig['paginate'], defaults: ProviderPaginate | undefined): PaginateConfig['paginate'] {
+  if (!defaults || (own?.type && own.type !== defaults.type)) return own;
+  const base: NonNullable<PaginateConfig['paginate']> = {
+    type: defaults.type,
+    ...(defaults.response_path && { response_path: defaults.response_path }),
+    ...(defaults.limit !== undefined && { limit: defaults.limit }),
+    ...(defaults.limit_name_in_request && { limit_name_in_request: defaults.limit_name_in_request }),
+    ...(defaults.cursor_path_in_response && { cursor_path_in_response: defaults.cursor_path_in_response }),
+    ...(defaults.cursor_name_in_request && { cursor_name_in_request: defaults.cursor_name_in_request }),
+    ...(defaults.link_path_in_response_body && { link_path_in_response_body: defaults.link_path_in_response_body }),
+    ...(defaults.offset_name_in_request && { offset_name_in_request: defaults.offset_name_in_request }),
+  };
+  return { ...base, ...own };
+}
 
 export type PagePosition = { offset: number } | { cursor: string } | { next: Pick<ProxyConfig, 'endpoint' | 'params' | 'baseUrlOverride'> };
 

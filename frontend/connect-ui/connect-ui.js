@@ -242,6 +242,9 @@ async function showIntegration(integration) {
   } else if (provider.auth_mode === 'BASIC') {
     nodes.push(field('username', { label: 'Username', required: true, autocomplete: 'username' }));
     nodes.push(field('password', { label: 'Password', type: 'password', required: true, autocomplete: 'current-password' }));
+  } else if (provider.auth_mode === 'OAUTH2_CC') {
+    nodes.push(field('client_id', { label: 'Client ID', required: false, description: `Your own ${name} client; leave empty to use the application's.` }));
+    nodes.push(field('client_secret', { label: 'Client secret', type: 'password', required: false }));
   }
   for (const [key, spec] of Object.entries(provider.connection_config ?? {})) {
     const value = defaults[key];
@@ -302,7 +305,9 @@ function submit(integration, provider) {
   const sdk = new Switchyard({ host: apiURL, connectSessionToken: token ?? undefined, websocketsPath: session?.websocketsPath || '/' });
   const pending = sdk.auth(integration.unique_key, {
     params,
-    ...(provider.auth_mode === 'OAUTH2' ? { detectClosedAuthWindow: true } : { credentials: /** @type {any} */ (credentials) }),
+    ...(provider.auth_mode === 'OAUTH2'
+      ? { detectClosedAuthWindow: true }
+      : { credentials: /** @type {any} */ (provider.auth_mode === 'NONE' ? { type: 'NONE' } : credentials) }),
   });
   setBusy(true, provider.auth_mode === 'OAUTH2' ? `Waiting for ${integration.display_name}…` : 'Checking your credentials…');
   showAlert('');

@@ -10,6 +10,7 @@ export {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_TIMEOUT_MS,
   type AuthInjection,
+  type RateLimitHeaders,
   type ProviderHttpClient,
   type ProviderHttpClientOptions,
   type ProviderRequest,

@@ -16,7 +16,17 @@ export type AuthInjection =
   | { type: 'bearer'; token: string }
   | { type: 'basic'; username: string; password: string }
   | { type: 'header'; name: string; value: string }
+  /** Several headers and query parameters (a provider definition's templates, filled in). */
+  | { type: 'custom'; headers: Record<string, string>; query: Record<string, string> }
   | { type: 'none' };
+
+/** Response headers that say how long a 429 asks to wait, besides `Retry-After` and `X-RateLimit-Reset`. */
+export interface RateLimitHeaders {
+  /** Holds the time (epoch seconds or milliseconds, or an HTTP date) at which to retry. */
+  at?: string;
+  /** Holds how many seconds to wait. */
+  after?: string;
+}
 
 export interface RequestContext {
   environmentId: number;
@@ -47,6 +57,8 @@ export interface ProviderRequest {
   maxResponseBytes?: number;
   /** Aborts the call (e.g. the proxied client went away); the abort error is rethrown as is. */
   signal?: AbortSignal;
+  /** The provider's own rate-limit headers (its definition's `proxy.retry`), read on a 429. */
+  rateLimitHeaders?: RateLimitHeaders;
 }
 
 export interface ProviderResponse {
@@ -143,6 +155,8 @@ export function authHeaders(auth: AuthInjection): Record<string, string> {
       return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` };
     case 'header':
       return { [auth.name.toLowerCase()]: auth.value };
+    case 'custom':
+      return Object.fromEntries(Object.entries(auth.headers).map(([k, v]) => [k.toLowerCase(), v]));
     case 'none':
       return {};
   }
@@ -299,7 +313,11 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
 
   async function request(req: ProviderRequest): Promise<ProviderResponse> {
     if (closed) throw new Error('the provider HTTP client is closed');
-    const url = buildUrl(req.baseUrl, req.path, req.query);
+    const url = buildUrl(
+      req.baseUrl,
+      req.path,
+      req.auth.type === 'custom' && Object.keys(req.auth.query).length ? { ...req.query, ...req.auth.query } : req.query,
+    );
     const method = req.method.toUpperCase();
     const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
     const createdAt = now();
@@ -371,7 +389,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     const body = parseErrorBody(raw, firstHeader(res.headers, 'content-type'));
     const url = redactUrl(res.url);
     if (res.status === 429) {
-      const wait = retryAfterMs(res.headers, now());
+      const wait = retryAfterMs(res.headers, now(), req.rateLimitHeaders);
       throw new RateLimited(wait ?? DEFAULT_RATE_LIMIT_DELAY_MS, wait !== null, { status: 429, headers: res.headers, body, url });
     }
     throw new UpstreamHttpError(res.status, res.headers, body, url);

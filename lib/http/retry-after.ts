@@ -55,10 +55,17 @@ export function parseRateLimitReset(value: string | undefined, now: Date): numbe
   return wait > 0 ? wait : null;
 }
 
-/** The longest wait any of the headers asks for, in milliseconds, or null when none says. */
-export function retryAfterMs(headers: HeaderBag, now: Date = new Date()): number | null {
-  const waits = [parseRetryAfter(header(headers, 'retry-after'), now), parseRateLimitReset(header(headers, 'x-ratelimit-reset'), now)].filter(
-    (w): w is number => w !== null,
-  );
+/**
+ * The longest wait any of the headers asks for, in milliseconds, or null when none says. Besides
+ * `Retry-After` and `X-RateLimit-Reset`, a provider may name its own headers (`own.after`: seconds
+ * to wait; `own.at`: the time to retry at).
+ */
+export function retryAfterMs(headers: HeaderBag, now: Date = new Date(), own?: { at?: string; after?: string }): number | null {
+  const waits = [
+    parseRetryAfter(header(headers, 'retry-after'), now),
+    parseRateLimitReset(header(headers, 'x-ratelimit-reset'), now),
+    own?.after ? parseRetryAfter(header(headers, own.after.toLowerCase()), now) : null,
+    own?.at ? parseRateLimitReset(header(headers, own.at.toLowerCase()), now) : null,
+  ].filter((w): w is number => w !== null);
   return waits.length ? Math.max(...waits) : null;
 }

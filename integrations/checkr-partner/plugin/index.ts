@@ -15,4 +15,6 @@ export const checkrPlugin: ProviderPlugin = {
   afterConnect: recordAccountHierarchy,
   afterAction: startBackgroundCheckAfterTrigger,
   activities: backgroundCheckActivities,
+  // Checkr takes the access token as the HTTP Basic user name with an empty password.
+  authorize: (credentials) => (credentials.type === 'OAUTH2' ? { type: 'basic', username: credentials.access_token, password: '' } : undefined),
 };

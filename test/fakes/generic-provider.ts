@@ -1,0 +1,262 @@
+/**
+ * @module A generic third party driven by a provider definition (features/providers/definition.ts):
+ * whatever the definition says the platform must do, the fake checks. OAuth 2 authorize, token and
+ * refresh endpoints (PKCE unless `disable_pkce`, `authorization_params`, `token_params`,
+ * `refresh_params`, client authentication by `token_request_auth_method`, body by `body_format`,
+ * the grant types), a client-credentials token endpoint with expiring tokens, an API under `/api`
+ * that accepts only the credentials placed as the definition's `proxy.headers`/`proxy.query`
+ * templates say (else the auth mode's default), a verification endpoint, 429s carrying the
+ * definition's `proxy.retry` header, and a listing paged as `proxy.paginate` describes.
+ *
+ * Paths: GET /oauth/authorize, POST /oauth/token, POST /oauth/refresh, GET /api/me, GET /api/items,
+ * GET /api/limited. Start it, then `define()` the definition under test (its URLs point here).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { ProviderDefinitionInput } from '../../features/providers/definition.js';
+import { json, redirect, startFakeServer, type FakeServer, type Reply, type RequestContext } from './server.js';
+
+export interface GenericProviderState {
+  definition: ProviderDefinitionInput | null;
+  /** Access tokens in force (OAuth 2 and client credentials), with their expiry (ms). */
+  tokens: Map<string, number>;
+  refreshTokens: Set<string>;
+  codes: Map<string, { redirectUri: string; challenge: string | null }>;
+  /** Token requests by grant type, as received (parsed body, and whether the client authenticated by Basic). */
+  tokenRequests: { path: string; grantType: string; body: Record<string, string>; basicAuth: boolean; contentType: string }[];
+  /** How many more GET /api/limited answer 429. */
+  limitedRemaining: number;
+  /** The problems the fake found with a request (empty when the platform did everything as defined). */
+  problems: string[];
+}
+
+export interface GenericProviderOptions {
+  clientId: string;
+  clientSecret: string;
+  /** For API_KEY definitions. */
+  apiKey?: string;
+  /** For BASIC definitions. */
+  username?: string;
+  password?: string;
+  /** Lifetime of access tokens; default 3600. */
+  accessTokenTtlSeconds?: number;
+  /** Items of GET /api/items; default 7. */
+  items?: number;
+  /** Fields returned by the token endpoint besides the tokens (kept by token_response_metadata). */
+  tokenExtras?: Record<string, unknown>;
+}
+
+export interface GenericProviderFake extends FakeServer<GenericProviderState> {
+  define(def: ProviderDefinitionInput): void;
+  /** The next `times` GET /api/limited answer 429 with the definition's retry header asking `waitSeconds`. */
+  rateLimit(times: number, waitSeconds: number): void;
+}
+
+export async function startGenericProviderFake(opts: GenericProviderOptions): Promise<GenericProviderFake> {
+  const state: GenericProviderState = {
+    definition: null,
+    tokens: new Map(),
+    refreshTokens: new Set(),
+    codes: new Map(),
+    tokenRequests: [],
+    limitedRemaining: 0,
+    problems: [],
+  };
+  let waitSeconds = 1;
+  const ttl = opts.accessTokenTtlSeconds ?? 3600;
+  const itemCount = opts.items ?? 7;
+  const def = () => {
+    if (!state.definition) throw new Error('define() a definition first');
+    return state.definition;
+  };
+  const problem = (status: number, message: string): Reply => {
+    state.problems.push(message);
+    return json(status, { error: 'invalid_request', error_description: message });
+  };
+
+  function issue(withRefresh: boolean): Record<string, unknown> {
+    const access = `at_${randomBytes(12).toString('hex')}`;
+    state.tokens.set(access, Date.now() + ttl * 1000);
+    const out: Record<string, unknown> = { access_token: access, token_type: 'bearer', expires_in: ttl, ...opts.tokenExtras };
+    if (withRefresh) {
+      const refresh = `rt_${randomBytes(12).toString('hex')}`;
+      state.refreshTokens.add(refresh);
+      out.refresh_token = refresh;
+    }
+    return out;
+  }
+
+  function authorize(ctx: RequestContext): Reply {
+    const d = def();
+    const q = ctx.query;
+    if (q.get('client_id') !== opts.clientId) return problem(400, 'authorize: wrong client_id');
+    if (q.get('response_type') !== 'code') return problem(400, 'authorize: response_type must be code');
+    const redirectUri = q.get('redirect_uri');
+    if (!redirectUri) return problem(400, 'authorize: no redirect_uri');
+    for (const [k, v] of Object.entries(d.authorization_params ?? {})) if (q.get(k) !== v) return problem(400, `authorize: ${k} must be ${v}`);
+    const challenge = q.get('code_challenge');
+    if (!d.disable_pkce && (!challenge || q.get('code_challenge_method') !== 'S256')) return problem(400, 'authorize: PKCE (S256) required');
+    if (d.disable_pkce && challenge) return problem(400, 'authorize: PKCE sent although disable_pkce');
+    const code = randomBytes(10).toString('hex');
+    state.codes.set(code, { redirectUri, challenge });
+    const back = new URL(redirectUri);
+    back.searchParams.set('code', code);
+    back.searchParams.set('state', q.get('state') ?? '');
+    return redirect(back.toString());
+  }
+
+  function token(ctx: RequestContext): Reply {
+    const d = def();
+    const contentType = ctx.headers['content-type'] ?? '';
+    const wantJson = d.body_format === 'json';
+    if (wantJson !== contentType.startsWith('application/json')) return problem(400, `token: body must be ${wantJson ? 'JSON' : 'a form'}, got ${contentType}`);
+    let body: Record<string, string>;
+    try {
+      body = wantJson ? (JSON.parse(ctx.body) as Record<string, string>) : Object.fromEntries(new URLSearchParams(ctx.body));
+    } catch {
+      return problem(400, 'token: unreadable body');
+    }
+    const basic = /^Basic\s+(.+)$/i.exec(ctx.headers.authorization ?? '')?.[1];
+    const [user, pass] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
+    state.tokenRequests.push({ path: ctx.path, grantType: body.grant_type ?? '', body, basicAuth: Boolean(basic), contentType });
+    if (d.token_request_auth_method === 'basic') {
+      if (user !== opts.clientId || pass !== opts.clientSecret) return problem(401, 'token: client must authenticate with Basic');
+      if (body.client_secret) return problem(400, 'token: client_secret in the body although token_request_auth_method is basic');
+    } else if (body.client_id !== opts.clientId || body.client_secret !== opts.clientSecret) {
+      return problem(401, 'token: client_id/client_secret must be in the body');
+    }
+    const refreshPath = d.refresh_url ? new URL(d.refresh_url).pathname : new URL(d.token_url!).pathname;
+    switch (body.grant_type) {
+      case 'authorization_code': {
+        if (ctx.path !== new URL(d.token_url!).pathname) return problem(400, 'token: code exchanged at the wrong URL');
+        const code = state.codes.get(body.code ?? '');
+        if (!code) return problem(400, 'token: unknown code');
+        state.codes.delete(body.code!);
+        if (code.redirectUri !== body.redirect_uri) return problem(400, 'token: redirect_uri differs');
+        if (
+          code.challenge &&
+          createHash('sha256')
+            .update(body.code_verifier ?? '')
+            .digest('base64url') !== code.challenge
+        )
+          return problem(400, 'token: code_verifier does not match');
+        for (const [k, v] of Object.entries(d.token_params ?? {})) if (k !== 'grant_type' && body[k] !== v) return problem(400, `token: ${k} must be ${v}`);
+        return json(200, issue(true));
+      }
+      case 'refresh_token': {
+        if (ctx.path !== refreshPath) return problem(400, `token: refresh sent to ${ctx.path}, not ${refreshPath}`);
+        if (!state.refreshTokens.has(body.refresh_token ?? '')) return problem(400, 'token: unknown refresh_token');
+        for (const [k, v] of Object.entries(d.refresh_params ?? {})) if (k !== 'grant_type' && body[k] !== v) return problem(400, `refresh: ${k} must be ${v}`);
+        return json(200, issue(false));
+      }
+      case 'client_credentials':
+        if (ctx.path !== new URL(d.token_url!).pathname) return problem(400, 'token: client credentials at the wrong URL');
+        for (const [k, v] of Object.entries(d.token_params ?? {})) if (k !== 'grant_type' && body[k] !== v) return problem(400, `token: ${k} must be ${v}`);
+        return json(200, issue(false));
+      default:
+        return problem(400, `token: unsupported grant_type ${body.grant_type}`);
+    }
+  }
+
+  /** The credentials the definition says the platform sends, checked against what came. */
+  function authorized(ctx: RequestContext): boolean {
+    const d = def();
+    const headers = d.proxy?.headers ?? {};
+    const query = d.proxy?.query ?? {};
+    const ref = { API_KEY: 'apiKey', BASIC: 'username', OAUTH2: 'accessToken', OAUTH2_CC: 'accessToken', NONE: null }[d.auth_mode];
+    if (ref === null) return true;
+    const templated = [...Object.values(headers), ...Object.values(query)].some(
+      (t) => t.includes(`\${${ref}}`) || (ref === 'username' && t.includes('${password}')),
+    );
+    const secretOk = (values: Record<string, string>): boolean => {
+      if (d.auth_mode === 'API_KEY') return values.apiKey === opts.apiKey;
+      if (d.auth_mode === 'BASIC') return values.username === opts.username && values.password === opts.password;
+      const exp = state.tokens.get(values.accessToken ?? '');
+      return exp !== undefined && exp > Date.now();
+    };
+    if (!templated) {
+      const auth = ctx.headers.authorization ?? '';
+      if (d.auth_mode === 'BASIC') {
+        const [u, p] = Buffer.from(/^Basic\s+(.+)$/i.exec(auth)?.[1] ?? '', 'base64')
+          .toString('utf8')
+          .split(':');
+        return secretOk({ username: u ?? '', password: p ?? '' });
+      }
+      const bearer = /^Bearer\s+(.+)$/i.exec(auth)?.[1] ?? '';
+      return secretOk({ apiKey: bearer, accessToken: bearer });
+    }
+    // Find the secret where the templates put it: the value of each templated header/query with the secret's slot.
+    const sent: Record<string, string> = {};
+    const read = (template: string, actual: string | undefined | null) => {
+      if (actual == null) return;
+      const escape = (lit: string) => lit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const parts = template.split(/\$\{([\w.]+)\}/);
+      const pattern = new RegExp(`^${parts.map((part, i) => (i % 2 ? `(?<${part.replace('.', '_')}>.*)` : escape(part))).join('')}$`);
+      const m = pattern.exec(actual);
+      if (m?.groups) for (const [k, v] of Object.entries(m.groups)) sent[k] = v;
+    };
+    for (const [k, t] of Object.entries(headers)) read(t, ctx.headers[k.toLowerCase()]);
+    for (const [k, t] of Object.entries(query)) read(t, ctx.query.get(k));
+    return secretOk(sent);
+  }
+
+  function items(ctx: RequestContext): Reply {
+    const p = def().proxy?.paginate;
+    const all = Array.from({ length: itemCount }, (_, i) => ({ id: `item-${i + 1}` }));
+    const limit = Number(ctx.query.get(p?.limit_name_in_request ?? 'limit') ?? 3) || 3;
+    const wrap = (page: unknown[], extra: Record<string, unknown>) => {
+      const body: Record<string, unknown> = { ...extra };
+      setPath(body, p?.response_path ?? 'items', page);
+      return json(200, body);
+    };
+    if (p?.type === 'offset') {
+      const offset = Number(ctx.query.get(p.offset_name_in_request ?? 'offset') ?? 0);
+      return wrap(all.slice(offset, offset + limit), {});
+    }
+    // cursor (default): the cursor is the index of the next item.
+    const start = Number(ctx.query.get(p?.cursor_name_in_request ?? 'cursor') ?? 0);
+    const page = all.slice(start, start + limit);
+    const next = start + limit < all.length ? String(start + limit) : '';
+    const extra: Record<string, unknown> = {};
+    setPath(extra, p?.cursor_path_in_response ?? 'next_cursor', next);
+    return wrap(page, extra);
+  }
+
+  function limited(): Reply {
+    if (state.limitedRemaining > 0) {
+      state.limitedRemaining--;
+      const retry = def().proxy?.retry ?? {};
+      const headers: Record<string, string> = {};
+      if (retry.after) headers[retry.after] = String(waitSeconds);
+      else if (retry.at) headers[retry.at] = String(Math.ceil(Date.now() / 1000) + waitSeconds);
+      return json(429, { error: 'rate_limited' }, headers);
+    }
+    return json(200, { ok: true });
+  }
+
+  const fake = await startFakeServer(state, (ctx) => {
+    if (ctx.method === 'GET' && ctx.path === '/oauth/authorize') return authorize(ctx);
+    if (ctx.method === 'POST' && (ctx.path === '/oauth/token' || ctx.path === '/oauth/refresh')) return token(ctx);
+    if (!ctx.path.startsWith('/api/')) return json(404, { error: 'not_found' });
+    if (!authorized(ctx)) return json(401, { error: 'unauthorized' });
+    if (ctx.path === '/api/me') return json(200, { id: 'me', ok: true });
+    if (ctx.path === '/api/items') return items(ctx);
+    if (ctx.path === '/api/limited') return limited();
+    return json(200, { path: ctx.path, query: Object.fromEntries(ctx.query) });
+  });
+  return Object.assign(fake, {
+    define(d: ProviderDefinitionInput) {
+      state.definition = d;
+    },
+    rateLimit(times: number, seconds: number) {
+      state.limitedRemaining = times;
+      waitSeconds = seconds;
+    },
+  });
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let o = target;
+  for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+  o[keys.at(-1)!] = value;
+}
