@@ -16,6 +16,7 @@ import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createAction } from '../integrations/sdk/index.js';
 import { startGenericProviderFake, type GenericProviderFake } from './fakes/generic-provider.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
+import { waitFor } from './webhook-receiver.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const CLIENT = { clientId: 'client-1', clientSecret: 'secret-1' };
@@ -127,6 +128,13 @@ describe('provider auth modes from definitions', () => {
     const conn = (await nango.getConnection('acme-oauth', listed.connection_id)) as Json;
     assert.equal(conn.credentials.type, 'OAUTH2');
     assert.equal(conn.connection_config['account.id'], 'A-42');
+    // The connection check started at once calls the definition's verification endpoint with the token.
+    const checked = await waitFor('the first connection check', async () => {
+      const c = (await nango.getConnection('acme-oauth', listed.connection_id)) as Json;
+      return c.last_check_at ? c : null;
+    });
+    assert.equal(checked.status, 'ok', JSON.stringify(checked.errors));
+    assert.equal(apiCalls(fake, '/api/me')[0]!.headers.authorization, `Bearer ${conn.credentials.access_token}`);
 
     const first = await nango.proxy({ providerConfigKey: 'acme-oauth', connectionId: listed.connection_id, endpoint: '/me' });
     assert.equal(first.status, 200);
