@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { z } from 'zod';
 import type { ProviderDefinitionInput } from '../features/providers/definition.js';
-import { createProvider, findProvider, parseProviderDefinition } from '../features/providers/store.js';
+import { createProvider, deleteProvider, findProvider, listStoredProviders, parseProviderDefinition, updateProvider } from '../features/providers/store.js';
 import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createAction } from '../integrations/sdk/index.js';
 import { startGenericProviderFake, type GenericProviderFake } from './fakes/generic-provider.js';
@@ -80,6 +80,23 @@ describe('provider auth modes from definitions', () => {
     assert.equal(res.status, 200);
     const prod = await t.api('/providers/only-dev', { key: t.prodKey });
     assert.equal(prod.status, 404);
+
+    // Update, list, and delete: refused while an integration uses the provider.
+    const db = t.platform.deps.db;
+    await assert.rejects(createProvider(db, envId, own.definition), /already exists/);
+    await updateProvider(db, envId, 'only-dev', { ...own.definition, display_name: 'Only dev, renamed' });
+    assert.equal((await findProvider(db, envId, 'only-dev'))?.displayName, 'Only dev, renamed');
+    assert.deepEqual(
+      (await listStoredProviders(db, envId)).map((p) => p.name),
+      ['only-dev'],
+    );
+    await nango.createIntegration({ provider: 'only-dev', unique_key: 'only-dev' } as never);
+    await assert.rejects(deleteProvider(db, envId, 'only-dev'), /integration\(s\) use provider/);
+    await nango.deleteIntegration('only-dev');
+    await deleteProvider(db, envId, 'only-dev');
+    assert.equal(await findProvider(db, envId, 'only-dev'), undefined);
+    assert.throws(() => parseProviderDefinition({ name: 'x', display_name: 'X', auth_mode: 'SAML', docs: DOCS }), /auth_mode/);
+    assert.deepEqual(parseProviderDefinition({ ...own.definition, logo_url: 'https://x.test/l.svg' }).warnings, ['unknown key "logo_url" kept but not used']);
   });
 
   test('OAUTH2: connect with PKCE and the definition params, metadata kept, proxy with the token, refresh at its refresh URL', async () => {
