@@ -1,6 +1,6 @@
 /**
  * Providers as data (issue 16): one user-defined provider per auth mode, saved through the provider
- * store (features/providers/store.ts; the HTTP routes come later), each run through the whole flow
+ * store (features/providers/store.ts; POST /providers is tested in test/user-providers.test.ts), each run through the whole flow
  * with the public API and `@nangohq/node` against one generic fake driven by the same definition
  * (test/fakes/generic-provider.ts): connect, refresh at the definition's own token URL, a proxied
  * call with the credentials where the definition puts them, verification. Then the definition's
@@ -11,11 +11,11 @@ import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { z } from 'zod';
 import type { ProviderDefinitionInput } from '../features/providers/definition.js';
-import { createProvider, findProvider, parseProviderDefinition } from '../features/providers/store.js';
+import { createProvider, deleteProvider, findProvider, listStoredProviders, parseProviderDefinition, updateProvider } from '../features/providers/store.js';
 import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createAction } from '../integrations/sdk/index.js';
 import { startGenericProviderFake, type GenericProviderFake } from './fakes/generic-provider.js';
-import { startTestPlatform, type TestPlatform } from './harness.js';
+import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const CLIENT = { clientId: 'client-1', clientSecret: 'secret-1' };
@@ -79,6 +79,23 @@ describe('provider auth modes from definitions', () => {
     assert.equal(res.status, 200);
     const prod = await t.api('/providers/only-dev', { key: t.prodKey });
     assert.equal(prod.status, 404);
+
+    // Update, list, and delete: refused while an integration uses the provider.
+    const db = t.platform.deps.db;
+    await assert.rejects(createProvider(db, envId, own.definition), /already exists/);
+    await updateProvider(db, envId, 'only-dev', { ...own.definition, display_name: 'Only dev, renamed' });
+    assert.equal((await findProvider(db, envId, 'only-dev'))?.displayName, 'Only dev, renamed');
+    assert.deepEqual(
+      (await listStoredProviders(db, envId)).map((p) => p.name),
+      ['only-dev'],
+    );
+    await nango.createIntegration({ provider: 'only-dev', unique_key: 'only-dev' } as never);
+    await assert.rejects(deleteProvider(db, envId, 'only-dev'), /integration\(s\) use provider/);
+    await nango.deleteIntegration('only-dev');
+    await deleteProvider(db, envId, 'only-dev');
+    assert.equal(await findProvider(db, envId, 'only-dev'), undefined);
+    assert.throws(() => parseProviderDefinition({ name: 'x', display_name: 'X', auth_mode: 'SAML', docs: DOCS }), /auth_mode/);
+    assert.deepEqual(parseProviderDefinition({ ...own.definition, logo_url: 'https://x.test/l.svg' }).warnings, ['unknown key "logo_url" kept but not used']);
   });
 
   test('OAUTH2: connect with PKCE and the definition params, metadata kept, proxy with the token, refresh at its refresh URL', async () => {
@@ -127,6 +144,13 @@ describe('provider auth modes from definitions', () => {
     const conn = (await nango.getConnection('acme-oauth', listed.connection_id)) as Json;
     assert.equal(conn.credentials.type, 'OAUTH2');
     assert.equal(conn.connection_config['account.id'], 'A-42');
+    // The connection check started at once calls the definition's verification endpoint with the token.
+    const checked = await waitFor('the first connection check', async () => {
+      const c = (await nango.getConnection('acme-oauth', listed.connection_id)) as Json;
+      return c.last_check_at ? c : null;
+    });
+    assert.equal(checked.status, 'ok', JSON.stringify(checked.errors));
+    assert.equal(apiCalls(fake, '/api/me')[0]!.headers.authorization, `Bearer ${conn.credentials.access_token}`);
 
     const first = await nango.proxy({ providerConfigKey: 'acme-oauth', connectionId: listed.connection_id, endpoint: '/me' });
     assert.equal(first.status, 200);

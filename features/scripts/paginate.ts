@@ -22,6 +22,9 @@ export function withPaginateDefaults(own: PaginateConfig['paginate'], defaults: 
     ...(defaults.cursor_name_in_request && { cursor_name_in_request: defaults.cursor_name_in_request }),
     ...(defaults.link_path_in_response_body && { link_path_in_response_body: defaults.link_path_in_response_body }),
     ...(defaults.offset_name_in_request && { offset_name_in_request: defaults.offset_name_in_request }),
+    ...(defaults.offset_start_value !== undefined && { offset_start_value: defaults.offset_start_value }),
+    ...(defaults.offset_calculation_method && { offset_calculation_method: defaults.offset_calculation_method }),
+    ...(defaults.link_rel_in_response_header && { link_rel_in_response_header: defaults.link_rel_in_response_header }),
   };
   return { ...base, ...own };
 }
@@ -46,6 +49,18 @@ function itemsOf<T>(data: unknown, path: string | undefined): T[] {
   return [];
 }
 
+/** The URL of the `rel` relation in a `Link` response header (RFC 8288), if any. */
+function linkHeader(headers: ScriptResponse['headers'], rel: string): string | undefined {
+  const raw = headers['link'];
+  const value = Array.isArray(raw) ? raw.join(', ') : raw;
+  for (const part of value?.split(/,(?=\s*<)/) ?? []) {
+    const m = /^\s*<([^>]*)>(.*)$/.exec(part);
+    const rels = m ? /;\s*rel\s*=\s*"?([^";]+)"?/i.exec(m[2]!)?.[1]?.toLowerCase().split(/\s+/) : undefined;
+    if (rels?.includes(rel.toLowerCase())) return m![1];
+  }
+  return undefined;
+}
+
 export async function* paginate<T>(
   send: (config: ProxyConfig) => Promise<ScriptResponse>,
   config: PaginateConfig,
@@ -60,14 +75,15 @@ export async function* paginate<T>(
 
   if (type === 'offset') {
     const offsetName = p.offset_name_in_request ?? 'offset';
-    let offset = start && 'offset' in start ? start.offset : 0;
+    let offset = start && 'offset' in start ? start.offset : (p.offset_start_value ?? 0);
     for (let first = true; ; first = false) {
       if (!first) await resume?.save({ offset });
       const res = await send({ ...config, params: { ...params, [offsetName]: offset } });
       const items = itemsOf<T>(res.data, p.response_path);
       if (items.length) yield items;
       if (items.length === 0 || (limit !== undefined && items.length < limit)) return;
-      offset += items.length;
+      // `per-page`: the offset is a page number; `by-response-size` (default): a count of items.
+      offset += p.offset_calculation_method === 'per-page' ? 1 : items.length;
     }
   }
 
@@ -79,7 +95,9 @@ export async function* paginate<T>(
       const res: ScriptResponse = await send(next);
       const items = itemsOf<T>(res.data, p.response_path);
       if (items.length) yield items;
-      const link = pick(res.data, p.link_path_in_response_body ?? 'next');
+      const link = p.link_rel_in_response_header
+        ? linkHeader(res.headers, p.link_rel_in_response_header)
+        : pick(res.data, p.link_path_in_response_body ?? 'next');
       if (typeof link !== 'string' || link === '' || seen.has(link)) return;
       seen.add(link);
       const url = new URL(link, 'http://relative.invalid');

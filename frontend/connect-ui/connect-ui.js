@@ -261,7 +261,9 @@ async function showIntegration(integration) {
   el.formIntro.textContent =
     provider.auth_mode === 'OAUTH2'
       ? `A new window opens where you sign in to ${name} and approve access.`
-      : `Enter your ${name} credentials. They are checked with ${name} before they are saved.`;
+      : provider.auth_mode === 'NONE'
+        ? `${name} needs no credentials.`
+        : `Enter your ${name} credentials. They are checked with ${name} before they are saved.`;
   el.submit.textContent = provider.auth_mode === 'OAUTH2' ? `Connect with ${name}` : 'Connect';
   el.form.onsubmit = (event) => {
     event.preventDefault();

@@ -41,8 +41,14 @@ export type PaginateConfig = ProxyConfig & {
     cursor_name_in_request?: string;
     /** link: where the next URL is in the response body. */
     link_path_in_response_body?: string;
+    /** link: the relation of the next URL in the `Link` response header (e.g. `next`); when set, the body is not read for it. */
+    link_rel_in_response_header?: string;
     /** offset: the query name of the offset. */
     offset_name_in_request?: string;
+    /** offset: the first offset (default 0; 1 for page numbers that start at 1). */
+    offset_start_value?: number;
+    /** offset: `by-response-size` (default) adds the items received; `per-page` adds 1 (a page number). */
+    offset_calculation_method?: 'per-page' | 'by-response-size';
   };
 };
 

@@ -33,6 +33,14 @@ describe('retry-after', () => {
     assert.equal(retryAfterMs({ 'retry-after': '3', 'x-ratelimit-reset': String(at(-9000) / 1000) }, now), 3000);
   });
 
+  test("a provider's own headers (its definition's proxy.retry): `after` in seconds, `at` a time", () => {
+    const own = { after: 'X-Wait-Seconds', at: 'X-Rate-Limit-Reset-At' };
+    assert.equal(retryAfterMs({ 'x-wait-seconds': '4' }, now), null, 'unknown without the definition');
+    assert.equal(retryAfterMs({ 'x-wait-seconds': '4' }, now, own), 4000);
+    assert.equal(retryAfterMs({ 'x-rate-limit-reset-at': String(at(6000) / 1000) }, now, own), 6000);
+    assert.equal(retryAfterMs({ 'x-rate-limit-reset-at': new Date(at(8000)).toUTCString(), 'retry-after': '1' }, now, own), 8000);
+  });
+
   test('no usable header gives null', () => {
     assert.equal(retryAfterMs({}, now), null);
     assert.equal(retryAfterMs({ 'retry-after': undefined, 'x-ratelimit-reset': '' }, now), null);

@@ -8,3 +8,4 @@ export * from './checkr.js';
 export * from './slack.js';
 export * from './google-drive.js';
 export * from './generic.js';
+export * from './generic-provider.js';
