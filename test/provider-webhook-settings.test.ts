@@ -185,7 +185,9 @@ describe('provider webhooks from the definition', () => {
       // Our own signature header does not stand in for the provider's.
       [
         'evt_switchyard',
-        await post(body('evt_switchyard'), { 'x-switchyard-signature': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body('evt_switchyard')).digest('hex')}` }),
+        await post(body('evt_switchyard'), {
+          'x-switchyard-signature': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body('evt_switchyard')).digest('hex')}`,
+        }),
       ],
     ];
     for (const [id, res] of refused) {
