@@ -30,8 +30,8 @@ import { findEnvironmentByUuid, type Environment } from '../features/environment
 import { getIntegration, type Integration } from '../features/integrations/store.js';
 import { isScriptEnabled, webhookSyncsOf } from '../features/scripts/catalog.js';
 import { emitEvent } from '../features/webhooks/emit.js';
-import { SIGNATURE_HEADER, verifyIncomingWebhook } from '../features/webhooks/incoming.js';
-import { checkDefinedSignature, definedRoute, definedWebhookSecret } from '../features/webhooks/provider-defined.js';
+import { SIGNATURE_HEADER, storedIncomingWebhookSecret, verifyIncomingWebhook } from '../features/webhooks/incoming.js';
+import { checkDefinedSignature, definedRoute, definedWebhookSecret, needsGeneratedSecret } from '../features/webhooks/provider-defined.js';
 import type { ProviderWebhookSettings } from '../features/providers/definition.js';
 import { findProvider } from '../features/providers/store.js';
 import type { PluginDeps, ProviderWebhookEvent, ProviderWebhooks } from '../integrations/plugin.js';
@@ -123,12 +123,21 @@ async function webhooksOf(deps: AppDeps, env: Environment, integration: Integrat
 /** A provider's webhooks as its definition describes them (features/webhooks/provider-defined). */
 function definedWebhooks(env: Environment, settings: ProviderWebhookSettings): ProviderWebhooks {
   return {
-    verify(_deps, req, integration) {
-      const check = checkDefinedSignature(settings, req.raw, req.header(settings.signature_header), definedWebhookSecret(settings, integration.credentials));
+    async verify(verifyDeps, req, integration) {
+      const generated = needsGeneratedSecret(settings, integration.credentials)
+        ? await storedIncomingWebhookSecret(verifyDeps.db, verifyDeps.box, integration.id)
+        : null;
+      const secret = definedWebhookSecret(settings, integration.credentials, generated);
+      const check = checkDefinedSignature(settings, req.raw, req.header(settings.signature_header), secret);
       if (check.ok) return;
       if (check.reason === 'missing_signature') throw new Unauthorized('webhook_missing_signature', `The ${settings.signature_header} header is missing`);
       if (check.reason === 'no_secret')
-        throw new Unauthorized('webhook_invalid_signature', `The integration has no ${settings.secret} to verify webhooks with: set it in its credentials`);
+        throw new Unauthorized(
+          'webhook_invalid_signature',
+          settings.secret === 'client_secret'
+            ? 'The integration has no client secret to verify webhooks with'
+            : 'The integration has no webhook secret to verify webhooks with: set webhook_secret in its credentials, or use the one GET /integrations/:key/webhook-secret generates',
+        );
       throw new Unauthorized('webhook_invalid_signature', `The ${settings.signature_header} does not match the body`);
     },
     async route(routeDeps, integration, event) {

@@ -5,7 +5,9 @@
  * and routed by a dot path in its body reaches the matching connection's subscribed sync (records,
  * one onWebhook run) and is forwarded, signed, to the developer; a missing or bad signature gets 401
  * and nothing runs or is forwarded; an event routed to no connection runs nothing and is forwarded
- * unwrapped.
+ * unwrapped. An API_KEY provider (its integration has no OAuth credentials) signs with the
+ * integration's generated webhook secret (hex HMAC-SHA1 here) and, without `routing`, is routed by a
+ * `connectionId` at the body's root.
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -222,5 +224,42 @@ describe('provider webhooks from the definition', () => {
       for (const c of ['conn-a', 'conn-b']) assert.equal(await runExists(c, e.id), false, `${e.id} ran nothing for ${c}`);
     }
     assert.equal((await records('conn-b')).length, 1);
+  });
+  test('an API_KEY provider signs with the generated webhook secret; without routing, a connectionId at the root routes it', async () => {
+    const def: ProviderDefinitionInput = {
+      name: 'hooked-key-api',
+      display_name: 'Hooked key API',
+      auth_mode: 'API_KEY',
+      proxy: { base_url: 'https://api.hooked-key.test', headers: { 'x-api-key': '${apiKey}' } },
+      docs: 'https://example.com/hooked-key/webhooks',
+      webhook: { signature_header: 'X-Key-Signature', algorithm: 'hmac-sha1', encoding: 'hex', secret: 'webhook_secret' },
+    };
+    assert.equal((await t.api('/providers', { method: 'POST', json: def })).status, 201);
+    assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'hooked-key-api', unique_key: 'hooked-key' } })).status, 200);
+    const created = await t.api('/connections', {
+      method: 'POST',
+      json: { provider_config_key: 'hooked-key', connection_id: 'key-conn', credentials: { type: 'API_KEY', apiKey: 'k-1' } },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const url = ((await (await t.api('/integrations/hooked-key?include=webhook')).json()) as Json).data.webhook_url as string;
+    const body = JSON.stringify({ id: 'evt_key', type: 'thing.changed', connectionId: 'key-conn' });
+    const send = (secret: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-key-signature': createHmac('sha1', secret).update(body).digest('hex') },
+        body,
+      });
+
+    // No secret generated yet: nothing can prove the webhook.
+    const early = await send('guessed');
+    assert.equal(early.status, 401);
+    assert.match(((await early.json()) as Json).error.message, /no webhook secret/);
+    const secret = ((await (await t.api('/integrations/hooked-key/webhook-secret')).json()) as Json).data.webhook_secret as string;
+    assert.equal((await send('guessed')).status, 401);
+    const res = await send(secret);
+    assert.equal(res.status, 200, await res.clone().text());
+    const forward = await waitFor('the forward of evt_key', () => receiver.received.find((r) => r.json.type === 'forward' && r.body.includes('evt_key')));
+    assert.equal(forward.json.connectionId, 'key-conn');
+    assert.equal(forward.json.providerConfigKey, 'hooked-key');
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
 import { providerWebhookSchema } from '../providers/definition.js';
-import { checkDefinedSignature, definedRoute, definedWebhookSecret, valueAtPath } from './provider-defined.js';
+import { checkDefinedSignature, definedRoute, definedWebhookSecret, needsGeneratedSecret, valueAtPath } from './provider-defined.js';
 
 const body = Buffer.from('{"account":{"id":"acc_1"},"n":7}');
 const hubLike = providerWebhookSchema.parse({
@@ -41,6 +41,13 @@ test('secret: the client secret or the webhook secret, as the definition says', 
   assert.equal(definedWebhookSecret(base64Sha1, credentials), 'cs');
   assert.equal(definedWebhookSecret(hubLike, { ...credentials, webhook_secret: '' }), null);
   assert.equal(definedWebhookSecret(hubLike, null), null);
+  // No webhook secret in the credentials: the integration's generated one.
+  assert.equal(needsGeneratedSecret(hubLike, null), true);
+  assert.equal(needsGeneratedSecret(hubLike, credentials), false);
+  assert.equal(needsGeneratedSecret(base64Sha1, null), false);
+  assert.equal(definedWebhookSecret(hubLike, null, 'generated'), 'generated');
+  assert.equal(definedWebhookSecret(hubLike, credentials, 'generated'), 'ws');
+  assert.equal(definedWebhookSecret(base64Sha1, null, 'generated'), null, 'never stands in for a client secret');
 });
 
 test('routing: a dot path into the body, strings and numbers only', () => {

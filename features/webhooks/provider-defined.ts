@@ -17,10 +17,24 @@ import type { ProviderWebhookSettings } from '../providers/definition.js';
 
 export type DefinedSignatureCheck = { ok: true } | { ok: false; reason: 'missing_signature' | 'no_secret' | 'bad_signature' };
 
-/** The secret the definition says signs the webhooks, from the integration's credentials (null: none set). */
-export function definedWebhookSecret(settings: ProviderWebhookSettings, credentials: IntegrationCredentials | null): string | null {
-  const secret = settings.secret === 'client_secret' ? credentials?.client_secret : credentials?.webhook_secret;
+/**
+ * The secret the definition says signs the webhooks: the integration's client secret, or its webhook
+ * secret — the one set in its credentials, else the integration's generated incoming-webhook secret
+ * (`GET /integrations/:key/webhook-secret`; the only one an integration without OAuth credentials,
+ * e.g. of an API_KEY provider, can have). Null: none.
+ */
+export function definedWebhookSecret(
+  settings: ProviderWebhookSettings,
+  credentials: IntegrationCredentials | null,
+  generatedSecret: string | null = null,
+): string | null {
+  const secret = settings.secret === 'client_secret' ? credentials?.client_secret : credentials?.webhook_secret || generatedSecret;
   return secret ? secret : null;
+}
+
+/** Whether the generated incoming-webhook secret is needed (and so worth reading) for these settings and credentials. */
+export function needsGeneratedSecret(settings: ProviderWebhookSettings, credentials: IntegrationCredentials | null): boolean {
+  return settings.secret === 'webhook_secret' && !credentials?.webhook_secret;
 }
 
 /** Whether `signature` (the value of `settings.signature_header`) is the definition's HMAC of `raw` with `secret`. */
