@@ -9,22 +9,32 @@
  * an event routed nowhere is forwarded unwrapped, as Nango), and the signals the plugin returned are
  * sent (best effort). The provider gets 200 `{"status":"success"}` once that is written.
  *
+ * A provider without plugin webhooks whose definition has `webhook` settings (catalogue or
+ * user-defined) is handled the same way, from its definition (features/webhooks/provider-defined):
+ * the signature header is checked against the HMAC of the raw body with the integration's client
+ * secret or webhook secret (missing or bad: 401, nothing runs), and the event goes to the
+ * connections whose `connection_config[routing.connection_config_key]` equals the value at
+ * `routing.body_path` (no `routing`: a `connectionId` at the body's root); nothing is applied and
+ * no workflow is signalled.
+ *
  * Syncs whose `webhookSubscriptions` hold the event's `type` (or `*`) get their `onWebhook` run for
- * each routed connection, durably (syncWebhookWorkflow). Providers without routing of their own
- * are received only when one of their syncs subscribes, only when proven by the integration's
- * secret (webhooks/incoming: a signature header or the URL's token; else 401 and nothing runs),
- * and are routed by a `connectionId` at the body's root (no connection: nothing runs).
+ * each routed connection, durably (syncWebhookWorkflow). Providers with neither plugin webhooks nor
+ * webhook settings are received only when one of their syncs subscribes, only when proven by the
+ * integration's secret (webhooks/incoming: a signature header or the URL's token; else 401 and
+ * nothing runs), and are routed by a `connectionId` at the body's root (no connection: nothing runs).
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { getConnection, type Connection } from '../features/connections/store.js';
+import { connectionsOfIntegration, getConnection, type Connection } from '../features/connections/store.js';
 import { findEnvironmentByUuid, type Environment } from '../features/environments/store.js';
 import { getIntegration, type Integration } from '../features/integrations/store.js';
 import { isScriptEnabled, webhookSyncsOf } from '../features/scripts/catalog.js';
 import { emitEvent } from '../features/webhooks/emit.js';
-import { SIGNATURE_HEADER, verifyIncomingWebhook } from '../features/webhooks/incoming.js';
+import { SIGNATURE_HEADER, storedIncomingWebhookSecret, verifyIncomingWebhook } from '../features/webhooks/incoming.js';
+import { checkDefinedSignature, definedRoute, definedWebhookSecret, needsGeneratedSecret } from '../features/webhooks/provider-defined.js';
+import type { ProviderWebhookSettings } from '../features/providers/definition.js';
 import { findProvider } from '../features/providers/store.js';
-import type { ProviderWebhookEvent, ProviderWebhooks } from '../integrations/plugin.js';
+import type { PluginDeps, ProviderWebhookEvent, ProviderWebhooks } from '../integrations/plugin.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { BadRequest, NotFound, PayloadTooLarge, Unauthorized } from '../lib/errors.js';
 import { searchAttributesFor, startWorkflow, syncWebhookWorkflowId, taskQueueFor } from '../workflows/contracts.js';
@@ -57,7 +67,7 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
   if (!env) throw new NotFound('unknown_environment', 'No environment has this id');
   const integration = await getIntegration(deps.db, deps.box, env.id, req.providerConfigKey);
   if (!integration) throw new NotFound('unknown_provider_config', `Integration ${req.providerConfigKey} does not exist`);
-  const own = pluginFor(integration.provider)?.webhooks;
+  const own = await webhooksOf(deps, env, integration);
   if (!own && (await webhookSyncsOf(deps, integration)).length === 0) {
     const provider = await findProvider(deps.db, env.id, integration.provider);
     throw new NotFound('webhooks_not_supported', `${provider?.displayName ?? integration.provider} does not send real-time webhooks; nothing is received here`);
@@ -95,11 +105,47 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
 }
 
 /** The generic routing: a `connectionId` at the body's root. */
-async function connectionNamedIn(deps: AppDeps, env: Environment, integration: Integration, event: ProviderWebhookEvent): Promise<Connection[]> {
+async function connectionNamedIn(deps: PluginDeps, env: Environment, integration: Integration, event: ProviderWebhookEvent): Promise<Connection[]> {
   const connectionId = event.connectionId;
   const connection =
     typeof connectionId === 'string' && connectionId !== '' ? await getConnection(deps.db, deps.box, env.id, integration.uniqueKey, connectionId) : null;
   return connection ? [connection] : [];
+}
+
+/** Who verifies and routes the integration's webhooks: its provider's plugin, else its definition's `webhook` settings, else nobody (the generic path). */
+async function webhooksOf(deps: AppDeps, env: Environment, integration: Integration): Promise<ProviderWebhooks | undefined> {
+  const plugin = pluginFor(integration.provider)?.webhooks;
+  if (plugin) return plugin;
+  const settings = (await findProvider(deps.db, env.id, integration.provider))?.definition.webhook;
+  return settings ? definedWebhooks(env, settings) : undefined;
+}
+
+/** A provider's webhooks as its definition describes them (features/webhooks/provider-defined). */
+function definedWebhooks(env: Environment, settings: ProviderWebhookSettings): ProviderWebhooks {
+  return {
+    async verify(verifyDeps, req, integration) {
+      const generated = needsGeneratedSecret(settings, integration.credentials)
+        ? await storedIncomingWebhookSecret(verifyDeps.db, verifyDeps.box, integration.id)
+        : null;
+      const secret = definedWebhookSecret(settings, integration.credentials, generated);
+      const check = checkDefinedSignature(settings, req.raw, req.header(settings.signature_header), secret);
+      if (check.ok) return;
+      if (check.reason === 'missing_signature') throw new Unauthorized('webhook_missing_signature', `The ${settings.signature_header} header is missing`);
+      if (check.reason === 'no_secret')
+        throw new Unauthorized(
+          'webhook_invalid_signature',
+          settings.secret === 'client_secret'
+            ? 'The integration has no client secret to verify webhooks with'
+            : 'The integration has no webhook secret to verify webhooks with: set webhook_secret in its credentials, or use the one GET /integrations/:key/webhook-secret generates',
+        );
+      throw new Unauthorized('webhook_invalid_signature', `The ${settings.signature_header} does not match the body`);
+    },
+    async route(routeDeps, integration, event) {
+      if (!settings.routing) return connectionNamedIn(routeDeps, env, integration, event);
+      const where = definedRoute(settings.routing, event);
+      return where ? connectionsOfIntegration(routeDeps.db, routeDeps.box, integration.id, where) : [];
+    },
+  };
 }
 
 /** A webhook the provider's plugin routes: applied per connection, forwarded to the developer, then the plugin's signals. */

@@ -6,8 +6,10 @@
  * and is listed in integrations/plugins.ts; generic code asks `pluginFor(provider)` and never names
  * a provider. Its workflows are listed in integrations/workflows.ts (pure code, bundled).
  *
- * A provider without a plugin (or without `webhooks`) gets the generic behaviour: webhooks proven by
- * the integration's secret and routed by a `connectionId` at the body's root (features/webhooks/incoming).
+ * A provider without a plugin (or without `webhooks`) gets the generic behaviour: webhooks verified and
+ * routed by its definition's `webhook` settings (features/webhooks/provider-defined), or, without them,
+ * proven by the integration's secret and routed by a `connectionId` at the body's root
+ * (features/webhooks/incoming).
  */
 import type { Client } from '@temporalio/client';
 import type { ActionRun } from '../features/actions/runs.js';

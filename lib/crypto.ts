@@ -81,7 +81,12 @@ export function sha256Hex(text: string): string {
 }
 
 export function hmacSha256Hex(key: string, body: string | Buffer): string {
-  return createHmac('sha256', key).update(body).digest('hex');
+  return hmacDigest('sha256', key, body, 'hex');
+}
+
+/** An HMAC of `body` with `key`, as hex or base64 (third parties sign their webhooks either way). */
+export function hmacDigest(hash: 'sha256' | 'sha1', key: string, body: string | Buffer, encoding: 'hex' | 'base64'): string {
+  return createHmac(hash, key).update(body).digest(encoding);
 }
 
 /** Compares two strings in time independent of where they differ. */

@@ -7,8 +7,15 @@ import path from 'node:path';
 import { CATALOG_DIR, catalog } from '../features/providers/catalog.js';
 
 export function catalogTable(): string {
-  const rows = [...catalog().values()].map((d) => `| \`${d.name}\` | ${d.display_name} | ${d.auth_mode} | ${d.categories.join(', ')} | ${d.docs} |`);
-  return ['| name | display name | auth mode | categories | documentation the entry was written from |', '|---|---|---|---|---|', ...rows].join('\n');
+  const rows = [...catalog().values()].map(
+    (d) =>
+      `| \`${d.name}\` | ${d.display_name} | ${d.auth_mode} | ${d.categories.join(', ')} | ${d.webhook ? `\`${d.webhook.signature_header}\`` : ''} | ${d.docs} |`,
+  );
+  return [
+    '| name | display name | auth mode | categories | signed webhooks | documentation the entry was written from |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 const START = '<!-- catalogue table: scripts/catalog-table.ts -->';

@@ -1,7 +1,8 @@
 /**
  * @module api/routes/provider-webhooks — `POST /webhook/:environmentUuid/:providerConfigKey[/:token]`:
  * real-time webhooks from third parties (no API key), received by api/provider-webhooks.ts (the
- * provider's plugin verifies and routes them, else the integration's secret and a `connectionId`).
+ * provider's plugin verifies and routes them, else its definition's `webhook` settings, else the
+ * integration's secret and a `connectionId`).
  */
 import type { Context } from 'hono';
 import { z } from 'zod';
@@ -15,7 +16,7 @@ const pathParams = z.object({ environmentUuid: z.uuid(), providerConfigKey: z.st
 const webhookSpec = {
   method: 'post',
   summary:
-    "A third party's real-time webhook (a provider with a plugin: verified by its own signature, routed to its connections, forwarded to your backend; any other provider: proven by X-Switchyard-Signature or the URL's token, then the onWebhook of syncs subscribed to its type)",
+    "A third party's real-time webhook (a provider with a plugin, or with `webhook` settings in its definition: verified by its own signature, routed to its connections, forwarded to your backend, then the onWebhook of syncs subscribed to its type; any other provider: proven by X-Switchyard-Signature or the URL's token, then the onWebhook of subscribed syncs)",
   tag: 'webhooks',
   auth: 'webhook_secret',
   responses: { 200: z.object({ status: z.literal('success') }) },

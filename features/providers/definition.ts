@@ -74,6 +74,8 @@ export const providerWebhookSchema = z
   })
   .strict();
 
+export type ProviderWebhookSettings = z.output<typeof providerWebhookSchema>;
+
 const knownKeys = [
   'name',
   'display_name',

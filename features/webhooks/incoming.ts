@@ -22,6 +22,11 @@ async function readSecret(db: Queryable, box: SecretBox, integrationId: number):
   return rows[0]?.v ? box.decrypt(rows[0].v, aadOf(integrationId)) : null;
 }
 
+/** The integration's secret if one was generated (null: none yet; nothing is generated here). */
+export async function storedIncomingWebhookSecret(db: Queryable, box: SecretBox, integrationId: number): Promise<string | null> {
+  return readSecret(db, box, integrationId);
+}
+
 /** The integration's secret; the first call generates it (concurrent first calls agree on one). */
 export async function incomingWebhookSecret(db: Queryable, box: SecretBox, integrationId: number): Promise<string> {
   const existing = await readSecret(db, box, integrationId);

@@ -1,0 +1,265 @@
+/**
+ * Third-party webhooks verified and routed by the `webhook` settings of a provider's definition (a
+ * user-defined provider created with `POST /providers`, no plugin): a webhook signed as the
+ * definition says (prefix + base64 HMAC-SHA256 of the raw body with the integration's webhook secret)
+ * and routed by a dot path in its body reaches the matching connection's subscribed sync (records,
+ * one onWebhook run) and is forwarded, signed, to the developer; a missing or bad signature gets 401
+ * and nothing runs or is forwarded; an event routed to no connection runs nothing and is forwarded
+ * unwrapped. An API_KEY provider (its integration has no OAuth credentials) signs with the
+ * integration's generated webhook secret (hex HMAC-SHA1 here) and, without `routing`, is routed by a
+ * `connectionId` at the body's root.
+ */
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { bundle, manifestOf } from '../cli/build.js';
+import { CLI_VERSION, findScripts } from '../cli/project.js';
+import type { ProviderDefinitionInput } from '../features/providers/definition.js';
+import { verifyWebhook } from '../features/webhooks/verify.js';
+import { syncWebhookWorkflowId, workflowHandle } from '../workflows/contracts.js';
+import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PCK = 'hooked';
+const CLIENT_SECRET = 'hooked-client-secret';
+const WEBHOOK_SECRET = 'hooked-webhook-secret';
+const HEADER = 'X-Hooked-Signature';
+
+const DEFINITION: ProviderDefinitionInput = {
+  name: 'hooked-api',
+  display_name: 'Hooked API',
+  auth_mode: 'OAUTH2',
+  authorization_url: 'https://auth.hooked.test/authorize',
+  token_url: 'https://auth.hooked.test/token',
+  proxy: { base_url: 'https://api.hooked.test' },
+  connection_config: { workspace: { title: 'Workspace id' } },
+  docs: 'https://example.com/hooked/webhooks',
+  webhook: {
+    signature_header: HEADER,
+    algorithm: 'hmac-sha256',
+    encoding: 'base64',
+    signature_prefix: 'v1,',
+    secret: 'webhook_secret',
+    routing: { body_path: 'data.workspace.id', connection_config_key: 'workspace' },
+  },
+};
+
+const SYNC = `import { z } from 'zod';
+import { createSync } from 'switchyard/sdk';
+export default createSync({
+  description: 'Tickets pushed by webhooks',
+  frequency: 'every day',
+  autoStart: false,
+  endpoints: [{ method: 'GET', path: '/tickets' }],
+  models: { Ticket: z.object({ id: z.string(), title: z.string() }) },
+  webhookSubscriptions: ['ticket.created'],
+  async exec() {},
+  async onWebhook(ctx, payload) {
+    const event = payload as { data: { ticket: { id: string; title: string } } };
+    await ctx.batchSave([event.data.ticket], 'Ticket');
+  },
+});
+`;
+
+describe('provider webhooks from the definition', () => {
+  let t: TestPlatform;
+  let receiver: WebhookReceiver;
+  let work: string;
+  let webhookUrl: string;
+  let signingKey: string;
+
+  const sign = (body: string, secret = WEBHOOK_SECRET) => `v1,${createHmac('sha256', secret).update(body).digest('base64')}`;
+  const post = (text: string, headers: Record<string, string> = {}) =>
+    fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: text });
+  const event = (id: string, workspace: string, title = id) => ({
+    id,
+    type: 'ticket.created',
+    data: { workspace: { id: workspace }, ticket: { id: `t-${id}`, title } },
+  });
+  const runExists = async (connectionId: string, eventId: string) => {
+    try {
+      await workflowHandle(t.platform.deps.temporal, 'syncWebhookWorkflow', syncWebhookWorkflowId('dev', PCK, connectionId, 'tickets', eventId)).describe();
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  };
+  const records = async (connectionId: string) =>
+    ((await (await t.api('/records?model=Ticket', { headers: { 'connection-id': connectionId, 'provider-config-key': PCK } })).json()) as Json)
+      .records as Json[];
+
+  before(async () => {
+    t = await startTestPlatform();
+    receiver = await startWebhookReceiver();
+    const env = await t.api('/environment', { method: 'PATCH', json: { webhook_url: `${receiver.url}/hooks` } });
+    assert.equal(env.status, 200, await env.clone().text());
+    signingKey = ((await env.json()) as Json).data.webhook_signing_key;
+
+    const defined = await t.api('/providers', { method: 'POST', json: DEFINITION });
+    assert.equal(defined.status, 201, await defined.clone().text());
+    const integration = await t.api('/integrations', {
+      method: 'POST',
+      json: {
+        provider: 'hooked-api',
+        unique_key: PCK,
+        credentials: { type: 'OAUTH2', client_id: 'hooked-client', client_secret: CLIENT_SECRET, webhook_secret: WEBHOOK_SECRET },
+      },
+    });
+    assert.equal(integration.status, 200, await integration.clone().text());
+    for (const [connection_id, workspace] of [
+      ['conn-a', 'ws-a'],
+      ['conn-b', 'ws-b'],
+    ]) {
+      const created = await t.api('/connections', {
+        method: 'POST',
+        json: { provider_config_key: PCK, connection_id, connection_config: { workspace }, credentials: { type: 'OAUTH2', access_token: `tok-${workspace}` } },
+      });
+      assert.equal(created.status, 201, await created.clone().text());
+    }
+    webhookUrl = ((await (await t.api(`/integrations/${PCK}?include=webhook`)).json()) as Json).data.webhook_url as string;
+    assert.match(webhookUrl, /\/webhook\/[0-9a-f-]{36}\/hooked$/);
+
+    // Compile the sync as `switchyard compile` does, then deploy it, activated.
+    work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'defined-webhooks-'));
+    await mkdir(path.join(work, 'node_modules'), { recursive: true });
+    await symlink(path.join(ROOT, 'node_modules', 'zod'), path.join(work, 'node_modules', 'zod'), 'dir');
+    await mkdir(path.join(work, PCK, 'syncs'), { recursive: true });
+    await writeFile(path.join(work, PCK, 'syncs', 'tickets.ts'), SYNC);
+    const scripts = [];
+    for (const s of await findScripts(work)) {
+      const code = await bundle(work, s);
+      scripts.push({ integration: s.integration, name: s.name, bundle: code, manifest: await manifestOf(work, s, code) });
+    }
+    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true, cli_version: CLI_VERSION } });
+    assert.equal(deployed.status, 200, await deployed.clone().text());
+  });
+  after(async () => {
+    await t?.stop();
+    await receiver?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('a webhook signed as the definition says is routed by its body path to the right connection: sync run and signed forward', async () => {
+    const body = JSON.stringify(event('evt_b1', 'ws-b', 'routed to b'));
+    const res = await post(body, { [HEADER]: sign(body) });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.deepEqual(await res.json(), { status: 'success' });
+
+    const saved = await waitFor('the record of conn-b', async () => {
+      const r = await records('conn-b');
+      return r?.length ? r : null;
+    });
+    assert.deepEqual(
+      saved.map((r) => [r.id, r.title]),
+      [['t-evt_b1', 'routed to b']],
+    );
+    assert.equal(await runExists('conn-b', 'evt_b1'), true);
+    assert.equal(await runExists('conn-a', 'evt_b1'), false, 'the other connection runs nothing');
+    assert.deepEqual(await records('conn-a'), []);
+
+    const forward = await waitFor('the forward webhook', () => receiver.received.find((r) => r.json.type === 'forward' && r.body.includes('evt_b1')));
+    assert.equal(forward.json.connectionId, 'conn-b');
+    assert.equal(forward.json.providerConfigKey, PCK);
+    assert.equal(forward.json.from, 'hooked-api');
+    assert.deepEqual(forward.json.payload, JSON.parse(body));
+    assert.deepEqual(verifyWebhook(forward.body, forward.headers, signingKey), { ok: true }, 'the forward is signed for the developer');
+  });
+
+  test('a missing or bad signature gets 401: nothing runs and nothing is forwarded', async () => {
+    const before = receiver.received.length;
+    const body = (id: string) => JSON.stringify(event(id, 'ws-a'));
+    const refused: [string, Response][] = [
+      ['evt_none', await post(body('evt_none'))],
+      ['evt_wrongkey', await post(body('evt_wrongkey'), { [HEADER]: sign(body('evt_wrongkey'), 'not-the-secret') })],
+      // The client secret is not the secret this definition names.
+      ['evt_clientsecret', await post(body('evt_clientsecret'), { [HEADER]: sign(body('evt_clientsecret'), CLIENT_SECRET) })],
+      ['evt_tampered', await post(body('evt_tampered'), { [HEADER]: sign(body('evt_other')) })],
+      ['evt_noprefix', await post(body('evt_noprefix'), { [HEADER]: sign(body('evt_noprefix')).slice('v1,'.length) })],
+      // Our own signature header does not stand in for the provider's.
+      [
+        'evt_switchyard',
+        await post(body('evt_switchyard'), {
+          'x-switchyard-signature': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body('evt_switchyard')).digest('hex')}`,
+        }),
+      ],
+    ];
+    for (const [id, res] of refused) {
+      assert.equal(res.status, 401, id);
+      const code = ((await res.json()) as Json).error.code;
+      assert.equal(code, id === 'evt_none' || id === 'evt_switchyard' ? 'webhook_missing_signature' : 'webhook_invalid_signature', id);
+    }
+    // Give a wrongly accepted event time to show up before checking that none did.
+    const ok = JSON.stringify(event('evt_after', 'ws-a'));
+    assert.equal((await post(ok, { [HEADER]: sign(ok) })).status, 200);
+    await waitFor('the valid event forwarded', () => receiver.received.find((r) => r.body.includes('evt_after')));
+    for (const [id] of refused) {
+      assert.equal(await runExists('conn-a', id), false, id);
+      assert.ok(!receiver.received.slice(before).some((r) => r.body.includes(id)), `${id} was not forwarded`);
+    }
+    assert.deepEqual(
+      (await records('conn-a')).map((r) => r.id),
+      ['t-evt_after'],
+    );
+  });
+
+  test('an event routed to no connection runs nothing and is forwarded unwrapped', async () => {
+    const ghosts = [event('evt_ghost', 'ws-nobody'), { id: 'evt_nopath', type: 'ticket.created', data: { ticket: { id: 't-x', title: 'x' } } }];
+    for (const e of ghosts) {
+      const body = JSON.stringify(e);
+      const res = await post(body, { [HEADER]: sign(body) });
+      assert.equal(res.status, 200, await res.clone().text());
+    }
+    for (const e of ghosts) {
+      const raw = await waitFor(`the unattributed forward of ${e.id}`, () => receiver.received.find((r) => r.json.id === e.id));
+      assert.deepEqual(raw.json, e, 'forwarded as received, without the wrapper');
+      for (const c of ['conn-a', 'conn-b']) assert.equal(await runExists(c, e.id), false, `${e.id} ran nothing for ${c}`);
+    }
+    assert.equal((await records('conn-b')).length, 1);
+  });
+  test('an API_KEY provider signs with the generated webhook secret; without routing, a connectionId at the root routes it', async () => {
+    const def: ProviderDefinitionInput = {
+      name: 'hooked-key-api',
+      display_name: 'Hooked key API',
+      auth_mode: 'API_KEY',
+      proxy: { base_url: 'https://api.hooked-key.test', headers: { 'x-api-key': '${apiKey}' } },
+      docs: 'https://example.com/hooked-key/webhooks',
+      webhook: { signature_header: 'X-Key-Signature', algorithm: 'hmac-sha1', encoding: 'hex', secret: 'webhook_secret' },
+    };
+    assert.equal((await t.api('/providers', { method: 'POST', json: def })).status, 201);
+    assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'hooked-key-api', unique_key: 'hooked-key' } })).status, 200);
+    const created = await t.api('/connections', {
+      method: 'POST',
+      json: { provider_config_key: 'hooked-key', connection_id: 'key-conn', credentials: { type: 'API_KEY', apiKey: 'k-1' } },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const url = ((await (await t.api('/integrations/hooked-key?include=webhook')).json()) as Json).data.webhook_url as string;
+    const body = JSON.stringify({ id: 'evt_key', type: 'thing.changed', connectionId: 'key-conn' });
+    const send = (secret: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-key-signature': createHmac('sha1', secret).update(body).digest('hex') },
+        body,
+      });
+
+    // No secret generated yet: nothing can prove the webhook.
+    const early = await send('guessed');
+    assert.equal(early.status, 401);
+    assert.match(((await early.json()) as Json).error.message, /no webhook secret/);
+    const secret = ((await (await t.api('/integrations/hooked-key/webhook-secret')).json()) as Json).data.webhook_secret as string;
+    assert.equal((await send('guessed')).status, 401);
+    const res = await send(secret);
+    assert.equal(res.status, 200, await res.clone().text());
+    const forward = await waitFor('the forward of evt_key', () => receiver.received.find((r) => r.json.type === 'forward' && r.body.includes('evt_key')));
+    assert.equal(forward.json.connectionId, 'key-conn');
+    assert.equal(forward.json.providerConfigKey, 'hooked-key');
+  });
+});
