@@ -24,27 +24,19 @@ export function FilterForm({ action, label, clearHref, children }: { action: str
   );
 }
 
-/** A select of a filter form: "Any" (empty), then the options (a value, or a value and its label). */
-export function SelectFilter(props: {
-  id: string;
-  name: string;
-  label: string;
-  value: string;
-  options: readonly (string | readonly [value: string, label: string])[];
-}) {
+/** A select of a filter form: "Any" (empty), then the options: values shown as they are, or a record of value → label. */
+export function SelectFilter(props: { id: string; name: string; label: string; value: string; options: readonly string[] | Readonly<Record<string, string>> }) {
+  const options: [string, string][] = Array.isArray(props.options) ? props.options.map((o: string) => [o, o]) : Object.entries(props.options);
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
       <select id={props.id} name={props.name}>
         <option value="">Any</option>
-        {props.options.map((o) => {
-          const [value, label] = typeof o === 'string' ? [o, o] : o;
-          return (
-            <option value={value} selected={props.value === value}>
-              {label}
-            </option>
-          );
-        })}
+        {options.map(([value, label]) => (
+          <option value={value} selected={props.value === value}>
+            {label}
+          </option>
+        ))}
       </select>
     </div>
   );

@@ -137,16 +137,7 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
         </p>
         <FilterForm action={`${ctx.base}/logs`} label="Filter request logs" clearHref={`${ctx.base}/logs`}>
           <SelectFilter id="f-kind" name="kind" label="Kind" value={q.kind} options={LOG_KINDS} />
-          <SelectFilter
-            id="f-outcome"
-            name="outcome"
-            label="Outcome"
-            value={q.outcome}
-            options={[
-              ['success', 'Success'],
-              ['error', 'Error'],
-            ]}
-          />
+          <SelectFilter id="f-outcome" name="outcome" label="Outcome" value={q.outcome} options={{ success: 'Success', error: 'Error' }} />
           <div class="field">
             <label for="f-code">HTTP status</label>
             <input id="f-code" name="code" type="text" inputmode="numeric" pattern="\d{3}" size={4} value={q.code} />
@@ -190,16 +181,7 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
       <Layout ctx={ctx} section="runs" title="Runs" notice={noticeFrom(c)}>
         <p class="explain">Sync and action runs, newest first. A run's page lists the HTTP calls it made, in order.</p>
         <FilterForm action={`${ctx.base}/runs`} label="Filter runs" clearHref={`${ctx.base}/runs`}>
-          <SelectFilter
-            id="r-kind"
-            name="kind"
-            label="Kind"
-            value={q.kind}
-            options={[
-              ['sync', 'Sync'],
-              ['action', 'Action'],
-            ]}
-          />
+          <SelectFilter id="r-kind" name="kind" label="Kind" value={q.kind} options={{ sync: 'Sync', action: 'Action' }} />
           <SelectFilter id="r-status" name="status" label="Status" value={q.status} options={['running', 'success', 'error']} />
           <IntegrationFilter id="r-integration" value={q.integration} integrations={integrations} />
           <TextFilter id="r-connection" name="connection_id" label="Connection ID" value={q.connection_id} />
