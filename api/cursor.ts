@@ -18,7 +18,7 @@ export const idCursorSchema = z
     return id;
   });
 
-export function encodeIdCursor(id: number): string {
+function encodeIdCursor(id: number): string {
   return Buffer.from(String(id)).toString('base64url');
 }
 
