@@ -59,6 +59,18 @@ export function syncActivities(deps: ActivityDeps) {
     }
   }
 
+  /** A run ended: its span attributes and the `sync` run metric; returns the metric labels. */
+  async function recordRunEnd(l: Loaded, run: SyncRun, runId: string, ok: boolean) {
+    annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
+    const labels = {
+      environment: await environmentName(deps.db, l.connection.environmentId),
+      integration: l.connection.integrationKey,
+      script: run.syncName,
+    };
+    metric.run('sync', labels, ok, deps.clock.now().getTime() - run.startedAt.getTime());
+    return labels;
+  }
+
   async function emitSyncEvents(l: Loaded, run: SyncRun, outcome: { ok: true; checkpointTo: unknown } | { ok: false; error: string }): Promise<void> {
     const environment = await environmentNameById(deps.db, l.connection.environmentId);
     for (const model of Object.keys(l.script.models)) {
@@ -177,13 +189,7 @@ export function syncActivities(deps: ActivityDeps) {
       const state = await getSyncState(deps.db, run.connectionPk, run.syncName);
       await releaseSync(deps.db, run.connectionPk, run.syncName, runId, { status: 'SUCCESS', result: results });
       await emitSyncEvents(l, { ...done, results }, { ok: true, checkpointTo: state?.checkpoint ?? null });
-      annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
-      const labels = {
-        environment: await environmentName(deps.db, l.connection.environmentId),
-        integration: l.connection.integrationKey,
-        script: run.syncName,
-      };
-      metric.run('sync', labels, true, deps.clock.now().getTime() - run.startedAt.getTime());
+      const labels = await recordRunEnd(l, run, runId, true);
       metric.recordsSaved(
         labels,
         Object.values(results).reduce((n, r) => n + (r.added ?? 0) + (r.updated ?? 0), 0),
@@ -202,13 +208,7 @@ export function syncActivities(deps: ActivityDeps) {
       const l = await load(run.connectionPk, run.syncName);
       if (l) await emitSyncEvents(l, run, { ok: false, error: message });
       if (l) {
-        annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
-        const labels = {
-          environment: await environmentName(deps.db, l.connection.environmentId),
-          integration: l.connection.integrationKey,
-          script: run.syncName,
-        };
-        metric.run('sync', labels, false, deps.clock.now().getTime() - run.startedAt.getTime());
+        await recordRunEnd(l, run, runId, false);
         await alertHooks.syncFailed(deps, l.connection, run.syncName, runId, message, deps.clock.now());
       }
     },

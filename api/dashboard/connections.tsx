@@ -17,6 +17,7 @@ import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus, typ
 import type { AppDeps } from '../context.js';
 import { field, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
 import { Badge, Csrf, Empty, Json, Layout, renderPage, statusTone, When, withQuery, type Notice, type PageContext } from './layout.js';
+import { DataTable, FilterForm, IntegrationFilter, Pager } from './components.js';
 import { RequestLogTable, runHref } from './logs.js';
 
 const PAGE_SIZE = 50;
@@ -158,7 +159,7 @@ export function connectionPages(deps: AppDeps, app: Hono<DashEnv>): void {
       c,
       200,
       <Layout ctx={ctx} section="connections" title="Connections" notice={noticeFrom(c)}>
-        <form method="get" action={`${ctx.base}/connections`} class="filters" role="search" aria-label="Filter connections">
+        <FilterForm action={`${ctx.base}/connections`} label="Filter connections" clearHref={`${ctx.base}/connections`}>
           <div class="field">
             <label for="c-search">Search</label>
             <input id="c-search" name="search" type="search" value={q.search} aria-describedby="c-search-hint" />
@@ -166,71 +167,38 @@ export function connectionPages(deps: AppDeps, app: Hono<DashEnv>): void {
               Connection ID, end-user ID, email or name
             </p>
           </div>
-          <div class="field">
-            <label for="c-integration">Integration</label>
-            <select id="c-integration" name="integration">
-              <option value="">Any</option>
-              {integrations.map((i) => (
-                <option value={i.uniqueKey} selected={q.integration === i.uniqueKey}>
-                  {i.uniqueKey}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="actions">
-            <button type="submit" class="btn">
-              Filter
-            </button>
-            <a href={`${ctx.base}/connections`} class="btn btn-quiet">
-              Clear
-            </a>
-          </div>
-        </form>
+          <IntegrationFilter id="c-integration" value={q.integration} integrations={integrations} />
+        </FilterForm>
         {connections.length === 0 ? (
           <Empty>No connections{q.search || q.integration ? ' match' : ' yet'}.</Empty>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Connections</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Connection</th>
-                  <th scope="col">Integration</th>
-                  <th scope="col">Health</th>
-                  <th scope="col">End user</th>
-                  <th scope="col">Tags</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {connections.map((conn) => (
-                  <tr>
-                    <td>
-                      <a href={connectionHref(ctx, conn)}>{conn.connectionId}</a>
-                    </td>
-                    <td>{conn.integrationKey}</td>
-                    <td>
-                      <Health c={conn} />
-                    </td>
-                    <td>
-                      <EndUser c={conn} />
-                    </td>
-                    <td>
-                      <Tags tags={conn.tags} />
-                    </td>
-                    <td>
-                      <When at={conn.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Connections" columns={['Connection', 'Integration', 'Health', 'End user', 'Tags', 'Created']}>
+            {connections.map((conn) => (
+              <tr>
+                <td>
+                  <a href={connectionHref(ctx, conn)}>{conn.connectionId}</a>
+                </td>
+                <td>{conn.integrationKey}</td>
+                <td>
+                  <Health c={conn} />
+                </td>
+                <td>
+                  <EndUser c={conn} />
+                </td>
+                <td>
+                  <Tags tags={conn.tags} />
+                </td>
+                <td>
+                  <When at={conn.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
-        <nav class="pager" aria-label="Pages">
+        <Pager>
           {page > 0 && <a href={withQuery(`${ctx.base}/connections`, { ...q, page: page - 1 || undefined })}>← Previous</a>}
           {more && <a href={withQuery(`${ctx.base}/connections`, { ...q, page: page + 1 })}>Next →</a>}
-        </nav>
+        </Pager>
       </Layout>,
     );
   });
@@ -313,100 +281,85 @@ export function connectionPages(deps: AppDeps, app: Hono<DashEnv>): void {
           {syncs.length === 0 ? (
             <Empty>This integration has no syncs.</Empty>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption class="sr-only">Syncs of this connection</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Sync</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Last result</th>
-                    <th scope="col">Next run</th>
-                    <th scope="col">Frequency</th>
-                    <th scope="col">Controls</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {syncs.map((s) => {
-                    const st = syncStatus(s);
-                    const action = `${href}/syncs/${encodeURIComponent(s.name)}`;
-                    return (
-                      <tr data-sync={s.name}>
-                        <th scope="row">{s.name}</th>
-                        <td>
-                          <Badge tone={st.tone}>{st.label}</Badge>
-                        </td>
-                        <td>
-                          <LastResult s={s} />
-                          {s.state?.lastRunId && (
-                            <a href={runHref(ctx, 'sync', s.state.lastRunId)}>
-                              last run<span class="sr-only"> of {s.name}</span>
-                            </a>
-                          )}
-                        </td>
-                        <td>
-                          <When at={s.nextRun} />
-                        </td>
-                        <td>
-                          <form method="post" action={`${action}/frequency`} class="inline-form">
+            <DataTable caption="Syncs of this connection" columns={['Sync', 'Status', 'Last result', 'Next run', 'Frequency', 'Controls']}>
+              {syncs.map((s) => {
+                const st = syncStatus(s);
+                const action = `${href}/syncs/${encodeURIComponent(s.name)}`;
+                return (
+                  <tr data-sync={s.name}>
+                    <th scope="row">{s.name}</th>
+                    <td>
+                      <Badge tone={st.tone}>{st.label}</Badge>
+                    </td>
+                    <td>
+                      <LastResult s={s} />
+                      {s.state?.lastRunId && (
+                        <a href={runHref(ctx, 'sync', s.state.lastRunId)}>
+                          last run<span class="sr-only"> of {s.name}</span>
+                        </a>
+                      )}
+                    </td>
+                    <td>
+                      <When at={s.nextRun} />
+                    </td>
+                    <td>
+                      <form method="post" action={`${action}/frequency`} class="inline-form">
+                        <Csrf token={ctx.csrf} />
+                        <label for={`freq-${s.name}`} class="sr-only">
+                          Frequency of {s.name}
+                        </label>
+                        <input
+                          id={`freq-${s.name}`}
+                          name="frequency"
+                          type="text"
+                          size={14}
+                          value={s.state?.frequencyOverride ?? ''}
+                          placeholder={s.def.frequency}
+                          aria-describedby={`freq-${s.name}-hint`}
+                        />
+                        <button type="submit" class="btn btn-small">
+                          Set<span class="sr-only"> frequency of {s.name}</span>
+                        </button>
+                        <p class="hint" id={`freq-${s.name}-hint`}>
+                          Default {s.def.frequency}; empty reverts to it.
+                        </p>
+                      </form>
+                    </td>
+                    <td>
+                      <div class="controls">
+                        {s.enabled && s.state?.status !== 'PAUSED' && s.state && (
+                          <form method="post" action={`${action}/pause`}>
                             <Csrf token={ctx.csrf} />
-                            <label for={`freq-${s.name}`} class="sr-only">
-                              Frequency of {s.name}
-                            </label>
-                            <input
-                              id={`freq-${s.name}`}
-                              name="frequency"
-                              type="text"
-                              size={14}
-                              value={s.state?.frequencyOverride ?? ''}
-                              placeholder={s.def.frequency}
-                              aria-describedby={`freq-${s.name}-hint`}
-                            />
                             <button type="submit" class="btn btn-small">
-                              Set<span class="sr-only"> frequency of {s.name}</span>
+                              Pause<span class="sr-only"> {s.name}</span>
                             </button>
-                            <p class="hint" id={`freq-${s.name}-hint`}>
-                              Default {s.def.frequency}; empty reverts to it.
-                            </p>
                           </form>
-                        </td>
-                        <td>
-                          <div class="controls">
-                            {s.enabled && s.state?.status !== 'PAUSED' && s.state && (
-                              <form method="post" action={`${action}/pause`}>
-                                <Csrf token={ctx.csrf} />
-                                <button type="submit" class="btn btn-small">
-                                  Pause<span class="sr-only"> {s.name}</span>
-                                </button>
-                              </form>
-                            )}
-                            {s.enabled && (!s.state || s.state.status !== 'RUNNING') && (
-                              <form method="post" action={`${action}/start`}>
-                                <Csrf token={ctx.csrf} />
-                                <button type="submit" class="btn btn-small">
-                                  Start<span class="sr-only"> {s.name}</span>
-                                </button>
-                              </form>
-                            )}
-                            {s.enabled && (
-                              <form method="post" action={`${action}/trigger`}>
-                                <Csrf token={ctx.csrf} />
-                                <button type="submit" class="btn btn-small">
-                                  Run now<span class="sr-only"> {s.name}</span>
-                                </button>
-                              </form>
-                            )}
-                            {!s.enabled && (
-                              <a href={`${ctx.base}/integrations/${encodeURIComponent(integration.uniqueKey)}/endpoints`}>Activate in the Endpoints tab</a>
-                            )}
-                          </div>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                        )}
+                        {s.enabled && (!s.state || s.state.status !== 'RUNNING') && (
+                          <form method="post" action={`${action}/start`}>
+                            <Csrf token={ctx.csrf} />
+                            <button type="submit" class="btn btn-small">
+                              Start<span class="sr-only"> {s.name}</span>
+                            </button>
+                          </form>
+                        )}
+                        {s.enabled && (
+                          <form method="post" action={`${action}/trigger`}>
+                            <Csrf token={ctx.csrf} />
+                            <button type="submit" class="btn btn-small">
+                              Run now<span class="sr-only"> {s.name}</span>
+                            </button>
+                          </form>
+                        )}
+                        {!s.enabled && (
+                          <a href={`${ctx.base}/integrations/${encodeURIComponent(integration.uniqueKey)}/endpoints`}>Activate in the Endpoints tab</a>
+                        )}
+                      </div>
+                    </td>
+                  </tr>
+                );
+              })}
+            </DataTable>
           )}
         </section>
 
@@ -437,48 +390,35 @@ export function connectionPages(deps: AppDeps, app: Hono<DashEnv>): void {
                   No {model} records{cursor ? ' after this point' : ' yet'}.
                 </Empty>
               ) : (
-                <div class="table-wrap">
-                  <table class="records">
-                    <caption class="sr-only">{model} records</caption>
-                    <thead>
+                <DataTable caption={`${model} records`} class="records" columns={['ID', 'Last action', 'Modified', 'Data']}>
+                  {records.records.map((r) => {
+                    const { _nango_metadata: meta, ...data } = r as Record<string, unknown> & {
+                      _nango_metadata: { last_action: string; last_modified_at: string };
+                    };
+                    const text = JSON.stringify(data);
+                    return (
                       <tr>
-                        <th scope="col">ID</th>
-                        <th scope="col">Last action</th>
-                        <th scope="col">Modified</th>
-                        <th scope="col">Data</th>
+                        <td>
+                          <code>{String(data.id ?? '')}</code>
+                        </td>
+                        <td>
+                          <Badge tone={meta.last_action === 'DELETED' ? 'error' : 'neutral'}>{meta.last_action.toLowerCase()}</Badge>
+                        </td>
+                        <td>
+                          <When at={new Date(meta.last_modified_at)} />
+                        </td>
+                        <td>
+                          <code class="break">{text.length > 240 ? `${text.slice(0, 240)}…` : text}</code>
+                        </td>
                       </tr>
-                    </thead>
-                    <tbody>
-                      {records.records.map((r) => {
-                        const { _nango_metadata: meta, ...data } = r as Record<string, unknown> & {
-                          _nango_metadata: { last_action: string; last_modified_at: string };
-                        };
-                        const text = JSON.stringify(data);
-                        return (
-                          <tr>
-                            <td>
-                              <code>{String(data.id ?? '')}</code>
-                            </td>
-                            <td>
-                              <Badge tone={meta.last_action === 'DELETED' ? 'error' : 'neutral'}>{meta.last_action.toLowerCase()}</Badge>
-                            </td>
-                            <td>
-                              <When at={new Date(meta.last_modified_at)} />
-                            </td>
-                            <td>
-                              <code class="break">{text.length > 240 ? `${text.slice(0, 240)}…` : text}</code>
-                            </td>
-                          </tr>
-                        );
-                      })}
-                    </tbody>
-                  </table>
-                </div>
+                    );
+                  })}
+                </DataTable>
               )}
-              <nav class="pager" aria-label="Record pages">
+              <Pager label="Record pages">
                 {cursor && <a href={`${withQuery(href, { model })}#records-heading`}>← First page</a>}
                 {records.nextCursor && <a href={`${withQuery(href, { model, cursor: records.nextCursor })}#records-heading`}>Next page →</a>}
-              </nav>
+              </Pager>
             </>
           )}
         </section>

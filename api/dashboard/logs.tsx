@@ -11,6 +11,7 @@ import type { AppDeps } from '../context.js';
 import { LOG_KINDS } from '../routes/logs.js';
 import { noticeFrom, type DashContext, type DashEnv } from './context.js';
 import { Badge, Empty, Json, Layout, renderPage, statusTone, When, withQuery, type Notice, type PageContext } from './layout.js';
+import { DataTable, FilterForm, IntegrationFilter, Pager, SelectFilter, TextFilter } from './components.js';
 import { temporalRunUrl } from './runs.js';
 import { getRun, listRuns, type RunFilters, type RunKind, type RunSummary } from '../../features/dashboard/runs.js';
 
@@ -33,60 +34,43 @@ function runKindOf(runId: string): RunKind {
 export function RequestLogTable({ ctx, logs, caption, numbered }: { ctx: PageContext; logs: RequestLog[]; caption: string; numbered?: boolean }) {
   if (logs.length === 0) return <Empty>No requests.</Empty>;
   return (
-    <div class="table-wrap">
-      <table class="logs">
-        <caption class="sr-only">{caption}</caption>
-        <thead>
-          <tr>
-            {numbered && <th scope="col">#</th>}
-            <th scope="col">Time</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Request</th>
-            <th scope="col">Status</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Connection</th>
-            {!numbered && <th scope="col">Run</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {logs.map((l, n) => (
-            <tr>
-              {numbered && <td>{n + 1}</td>}
-              <td>
-                <When at={l.createdAt} />
-              </td>
-              <td>{l.kind}</td>
-              <td class="url">
-                <code class="method">{l.method}</code> <span class="break">{l.url}</span>
-                {l.error && <div class="error-text">{l.error}</div>}
-              </td>
-              <td>
-                <Badge tone={l.error || l.status === null ? 'error' : statusTone(l.status)}>{l.status ?? 'no answer'}</Badge>
-              </td>
-              <td>{l.durationMs} ms</td>
-              <td>
-                {l.connectionId && l.integration ? (
-                  <a href={connectionHref(ctx, l.integration, l.connectionId)}>{l.connectionId}</a>
-                ) : (
-                  <span class="muted">—</span>
-                )}
-              </td>
-              {!numbered && (
-                <td>
-                  {l.runId ? (
-                    <a href={runHref(ctx, runKindOf(l.runId), l.runId)}>
-                      view<span class="sr-only"> run {l.runId}</span>
-                    </a>
-                  ) : (
-                    <span class="muted">—</span>
-                  )}
-                </td>
+    <DataTable
+      caption={`${caption}`}
+      class="logs"
+      columns={[numbered && '#', 'Time', 'Kind', 'Request', 'Status', 'Duration', 'Connection', !numbered && 'Run']}
+    >
+      {logs.map((l, n) => (
+        <tr>
+          {numbered && <td>{n + 1}</td>}
+          <td>
+            <When at={l.createdAt} />
+          </td>
+          <td>{l.kind}</td>
+          <td class="url">
+            <code class="method">{l.method}</code> <span class="break">{l.url}</span>
+            {l.error && <div class="error-text">{l.error}</div>}
+          </td>
+          <td>
+            <Badge tone={l.error || l.status === null ? 'error' : statusTone(l.status)}>{l.status ?? 'no answer'}</Badge>
+          </td>
+          <td>{l.durationMs} ms</td>
+          <td>
+            {l.connectionId && l.integration ? <a href={connectionHref(ctx, l.integration, l.connectionId)}>{l.connectionId}</a> : <span class="muted">—</span>}
+          </td>
+          {!numbered && (
+            <td>
+              {l.runId ? (
+                <a href={runHref(ctx, runKindOf(l.runId), l.runId)}>
+                  view<span class="sr-only"> run {l.runId}</span>
+                </a>
+              ) : (
+                <span class="muted">—</span>
               )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+            </td>
+          )}
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -151,67 +135,22 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
         <p class="explain">
           Every call made to a third party (proxy, actions, syncs, checks, auth, webhooks), newest first. Headers and bodies are never logged.
         </p>
-        <form method="get" action={`${ctx.base}/logs`} class="filters" role="search" aria-label="Filter request logs">
-          <div class="field">
-            <label for="f-kind">Kind</label>
-            <select id="f-kind" name="kind">
-              <option value="">Any</option>
-              {LOG_KINDS.map((k) => (
-                <option value={k} selected={q.kind === k}>
-                  {k}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="f-outcome">Outcome</label>
-            <select id="f-outcome" name="outcome">
-              <option value="">Any</option>
-              <option value="success" selected={q.outcome === 'success'}>
-                Success
-              </option>
-              <option value="error" selected={q.outcome === 'error'}>
-                Error
-              </option>
-            </select>
-          </div>
+        <FilterForm action={`${ctx.base}/logs`} label="Filter request logs" clearHref={`${ctx.base}/logs`}>
+          <SelectFilter id="f-kind" name="kind" label="Kind" value={q.kind} options={LOG_KINDS} />
+          <SelectFilter id="f-outcome" name="outcome" label="Outcome" value={q.outcome} options={{ success: 'Success', error: 'Error' }} />
           <div class="field">
             <label for="f-code">HTTP status</label>
             <input id="f-code" name="code" type="text" inputmode="numeric" pattern="\d{3}" size={4} value={q.code} />
           </div>
-          <div class="field">
-            <label for="f-integration">Integration</label>
-            <select id="f-integration" name="integration">
-              <option value="">Any</option>
-              {integrations.map((i) => (
-                <option value={i.uniqueKey} selected={q.integration === i.uniqueKey}>
-                  {i.uniqueKey}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="f-connection">Connection ID</label>
-            <input id="f-connection" name="connection_id" type="text" value={q.connection_id} />
-          </div>
-          <div class="field">
-            <label for="f-run">Run ID</label>
-            <input id="f-run" name="run_id" type="text" value={q.run_id} />
-          </div>
-          <div class="actions">
-            <button type="submit" class="btn">
-              Filter
-            </button>
-            <a href={`${ctx.base}/logs`} class="btn btn-quiet">
-              Clear
-            </a>
-          </div>
-        </form>
+          <IntegrationFilter id="f-integration" value={q.integration} integrations={integrations} />
+          <TextFilter id="f-connection" name="connection_id" label="Connection ID" value={q.connection_id} />
+          <TextFilter id="f-run" name="run_id" label="Run ID" value={q.run_id} />
+        </FilterForm>
         <RequestLogTable ctx={ctx} logs={logs} caption="Request logs" />
         {nextCursor && (
-          <nav class="pager" aria-label="Pages">
+          <Pager>
             <a href={withQuery(`${ctx.base}/logs`, { ...q, cursor: nextCursor })}>Older entries →</a>
-          </nav>
+          </Pager>
         )}
       </Layout>,
     );
@@ -241,107 +180,49 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
       200,
       <Layout ctx={ctx} section="runs" title="Runs" notice={noticeFrom(c)}>
         <p class="explain">Sync and action runs, newest first. A run's page lists the HTTP calls it made, in order.</p>
-        <form method="get" action={`${ctx.base}/runs`} class="filters" role="search" aria-label="Filter runs">
-          <div class="field">
-            <label for="r-kind">Kind</label>
-            <select id="r-kind" name="kind">
-              <option value="">Any</option>
-              <option value="sync" selected={q.kind === 'sync'}>
-                Sync
-              </option>
-              <option value="action" selected={q.kind === 'action'}>
-                Action
-              </option>
-            </select>
-          </div>
-          <div class="field">
-            <label for="r-status">Status</label>
-            <select id="r-status" name="status">
-              <option value="">Any</option>
-              {['running', 'success', 'error'].map((s) => (
-                <option value={s} selected={q.status === s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="r-integration">Integration</label>
-            <select id="r-integration" name="integration">
-              <option value="">Any</option>
-              {integrations.map((i) => (
-                <option value={i.uniqueKey} selected={q.integration === i.uniqueKey}>
-                  {i.uniqueKey}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="r-connection">Connection ID</label>
-            <input id="r-connection" name="connection_id" type="text" value={q.connection_id} />
-          </div>
-          <div class="actions">
-            <button type="submit" class="btn">
-              Filter
-            </button>
-            <a href={`${ctx.base}/runs`} class="btn btn-quiet">
-              Clear
-            </a>
-          </div>
-        </form>
+        <FilterForm action={`${ctx.base}/runs`} label="Filter runs" clearHref={`${ctx.base}/runs`}>
+          <SelectFilter id="r-kind" name="kind" label="Kind" value={q.kind} options={{ sync: 'Sync', action: 'Action' }} />
+          <SelectFilter id="r-status" name="status" label="Status" value={q.status} options={['running', 'success', 'error']} />
+          <IntegrationFilter id="r-integration" value={q.integration} integrations={integrations} />
+          <TextFilter id="r-connection" name="connection_id" label="Connection ID" value={q.connection_id} />
+        </FilterForm>
         {runs.length === 0 ? (
           <Empty>No runs.</Empty>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Runs</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Started</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Script</th>
-                  <th scope="col">Connection</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">Temporal</th>
-                </tr>
-              </thead>
-              <tbody>
-                {runs.map((r) => (
-                  <tr>
-                    <td>
-                      <a href={runHref(ctx, r.kind, r.id)}>
-                        <When at={r.startedAt} />
-                        <span class="sr-only">
-                          {' '}
-                          {r.kind} {r.name} run
-                        </span>
-                      </a>
-                    </td>
-                    <td>{r.kind}</td>
-                    <td>{r.name}</td>
-                    <td>
-                      <a href={connectionHref(ctx, r.integration, r.connectionId)}>
-                        {r.integration} / {r.connectionId}
-                      </a>
-                    </td>
-                    <td>
-                      <Badge tone={statusTone(r.status)}>{r.status}</Badge>
-                    </td>
-                    <td>{duration(r)}</td>
-                    <td>
-                      <TemporalLink href={temporalRunUrl(deps.config, ctx.env.name, r)} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Runs" columns={['Started', 'Kind', 'Script', 'Connection', 'Status', 'Duration', 'Temporal']}>
+            {runs.map((r) => (
+              <tr>
+                <td>
+                  <a href={runHref(ctx, r.kind, r.id)}>
+                    <When at={r.startedAt} />
+                    <span class="sr-only">
+                      {' '}
+                      {r.kind} {r.name} run
+                    </span>
+                  </a>
+                </td>
+                <td>{r.kind}</td>
+                <td>{r.name}</td>
+                <td>
+                  <a href={connectionHref(ctx, r.integration, r.connectionId)}>
+                    {r.integration} / {r.connectionId}
+                  </a>
+                </td>
+                <td>
+                  <Badge tone={statusTone(r.status)}>{r.status}</Badge>
+                </td>
+                <td>{duration(r)}</td>
+                <td>
+                  <TemporalLink href={temporalRunUrl(deps.config, ctx.env.name, r)} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
-        <nav class="pager" aria-label="Pages">
+        <Pager>
           {page > 0 && <a href={withQuery(`${ctx.base}/runs`, { ...q, page: page - 1 || undefined })}>← Newer</a>}
           {rows.length > RUN_PAGE_SIZE && <a href={withQuery(`${ctx.base}/runs`, { ...q, page: page + 1 })}>Older →</a>}
-        </nav>
+        </Pager>
       </Layout>,
     );
   });

@@ -13,6 +13,7 @@ import { getSettings, rotateSigningKey, signingKeys, updateSettings, type Webhoo
 import type { AppDeps } from '../context.js';
 import { field, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
 import { Badge, CopyField, Csrf, Empty, Layout, renderPage, statusTone, When, withQuery, type Notice } from './layout.js';
+import { DataTable, FilterForm, Pager, SelectFilter } from './components.js';
 
 const DELIVERY_PAGE_SIZE = 20;
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
@@ -114,102 +115,74 @@ export function webhookPages(deps: AppDeps, app: Hono<DashEnv>): void {
 
         <section aria-labelledby="deliveries-heading">
           <h2 id="deliveries-heading">Deliveries</h2>
-          <form method="get" action={`${ctx.base}/webhooks`} class="filters" role="search" aria-label="Filter deliveries">
-            <div class="field">
-              <label for="d-status">Status</label>
-              <select id="d-status" name="status">
-                <option value="">Any</option>
-                {['pending', 'delivered', 'dead'].map((s) => (
-                  <option value={s} selected={statusFilter === s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div class="actions">
-              <button type="submit" class="btn">
-                Filter
-              </button>
-            </div>
-          </form>
+          <FilterForm action={`${ctx.base}/webhooks`} label="Filter deliveries">
+            <SelectFilter id="d-status" name="status" label="Status" value={statusFilter ?? ''} options={['pending', 'delivered', 'dead']} />
+          </FilterForm>
           {deliveries.length === 0 ? (
             <Empty>No deliveries.</Empty>
           ) : (
-            <div class="table-wrap">
-              <table class="deliveries">
-                <caption class="sr-only">Webhook deliveries, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Created</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Connection</th>
-                    <th scope="col">URL</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Replay</th>
+            <DataTable
+              caption="Webhook deliveries, newest first"
+              class="deliveries"
+              columns={['Created', 'Type', 'Connection', 'URL', 'Status', 'Attempts', 'Replay']}
+            >
+              {deliveries.map((d) => {
+                const list = attempts.get(d.id) ?? [];
+                return (
+                  <tr data-delivery={d.id} data-status={d.status}>
+                    <td>
+                      <When at={d.createdAt} />
+                      {d.replayOf && <div class="muted">replay of {d.replayOf.slice(0, 8)}</div>}
+                    </td>
+                    <td>{d.type}</td>
+                    <td>{d.connectionId ? `${d.integration ?? ''} / ${d.connectionId}` : '—'}</td>
+                    <td class="url">
+                      <span class="break">{redactUrl(d.url)}</span>
+                    </td>
+                    <td>
+                      <Badge tone={statusTone(d.status)}>{d.status}</Badge>
+                      {d.lastError && <div class="error-text">{d.lastError}</div>}
+                    </td>
+                    <td>
+                      {list.length === 0 ? (
+                        <span class="muted">none yet</span>
+                      ) : (
+                        <details>
+                          <summary>
+                            {list.length} attempt{list.length > 1 ? 's' : ''}, last {d.lastStatus ?? 'no answer'}
+                          </summary>
+                          <ol class="attempts">
+                            {list.map((a) => (
+                              <li>
+                                <When at={a.startedAt} /> · <Badge tone={a.status === null ? 'error' : statusTone(a.status)}>{a.status ?? 'no answer'}</Badge>
+                                {a.durationMs !== null && ` · ${a.durationMs} ms`}
+                                {a.error && <span class="error-text"> · {a.error}</span>}
+                                {a.responseExcerpt && <pre class="excerpt">{a.responseExcerpt}</pre>}
+                              </li>
+                            ))}
+                          </ol>
+                        </details>
+                      )}
+                    </td>
+                    <td>
+                      <form method="post" action={`${ctx.base}/webhooks/deliveries/${d.id}/replay`}>
+                        <Csrf token={ctx.csrf} />
+                        <button type="submit" class="btn btn-small">
+                          Replay<span class="sr-only"> delivery {d.id}</span>
+                        </button>
+                      </form>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {deliveries.map((d) => {
-                    const list = attempts.get(d.id) ?? [];
-                    return (
-                      <tr data-delivery={d.id} data-status={d.status}>
-                        <td>
-                          <When at={d.createdAt} />
-                          {d.replayOf && <div class="muted">replay of {d.replayOf.slice(0, 8)}</div>}
-                        </td>
-                        <td>{d.type}</td>
-                        <td>{d.connectionId ? `${d.integration ?? ''} / ${d.connectionId}` : '—'}</td>
-                        <td class="url">
-                          <span class="break">{redactUrl(d.url)}</span>
-                        </td>
-                        <td>
-                          <Badge tone={statusTone(d.status)}>{d.status}</Badge>
-                          {d.lastError && <div class="error-text">{d.lastError}</div>}
-                        </td>
-                        <td>
-                          {list.length === 0 ? (
-                            <span class="muted">none yet</span>
-                          ) : (
-                            <details>
-                              <summary>
-                                {list.length} attempt{list.length > 1 ? 's' : ''}, last {d.lastStatus ?? 'no answer'}
-                              </summary>
-                              <ol class="attempts">
-                                {list.map((a) => (
-                                  <li>
-                                    <When at={a.startedAt} /> ·{' '}
-                                    <Badge tone={a.status === null ? 'error' : statusTone(a.status)}>{a.status ?? 'no answer'}</Badge>
-                                    {a.durationMs !== null && ` · ${a.durationMs} ms`}
-                                    {a.error && <span class="error-text"> · {a.error}</span>}
-                                    {a.responseExcerpt && <pre class="excerpt">{a.responseExcerpt}</pre>}
-                                  </li>
-                                ))}
-                              </ol>
-                            </details>
-                          )}
-                        </td>
-                        <td>
-                          <form method="post" action={`${ctx.base}/webhooks/deliveries/${d.id}/replay`}>
-                            <Csrf token={ctx.csrf} />
-                            <button type="submit" class="btn btn-small">
-                              Replay<span class="sr-only"> delivery {d.id}</span>
-                            </button>
-                          </form>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                );
+              })}
+            </DataTable>
           )}
           {page.length > DELIVERY_PAGE_SIZE && (
-            <nav class="pager" aria-label="Delivery pages">
+            <Pager label="Delivery pages">
               <a href={`${withQuery(`${ctx.base}/webhooks`, { status: statusFilter, before: deliveries[deliveries.length - 1]!.seq })}#deliveries-heading`}>
                 Older →
               </a>
-            </nav>
+            </Pager>
           )}
         </section>
       </Layout>,

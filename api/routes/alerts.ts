@@ -4,19 +4,8 @@
  */
 import { z } from 'zod';
 import { listAlerts, presentAlert } from '../../features/alerts/store.js';
+import { idCursorSchema, idPage } from '../cursor.js';
 import { defineRoute } from '../route.js';
-
-const cursorSchema = z
-  .string()
-  .max(64)
-  .transform((text, ctx) => {
-    const id = Number(Buffer.from(text, 'base64url').toString('utf8'));
-    if (!Number.isSafeInteger(id) || id <= 0) {
-      ctx.addIssue({ code: 'custom', message: 'not a valid cursor' });
-      return z.NEVER;
-    }
-    return id;
-  });
 
 const listQuery = z
   .object({
@@ -25,7 +14,7 @@ const listQuery = z
     provider_config_key: z.string().max(255).optional(),
     connection_id: z.string().max(255).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(50),
-    cursor: cursorSchema.optional(),
+    cursor: idCursorSchema.optional(),
   })
   .strict();
 
@@ -67,10 +56,6 @@ export const listAlertsRoute = defineRoute({
     beforeId: q.cursor,
     limit: q.limit + 1,
   });
-  const more = page.length > q.limit;
-  const items = page.slice(0, q.limit);
-  return {
-    data: items.map(presentAlert),
-    next_cursor: more ? Buffer.from(String(items[items.length - 1]!.id)).toString('base64url') : null,
-  };
+  const { items, nextCursor } = idPage(page, q.limit, (a) => a.id);
+  return { data: items.map(presentAlert), next_cursor: nextCursor };
 });

@@ -17,6 +17,7 @@ import {
   deleteConnectSession,
   getConnectSessionById,
   type ConnectSession,
+  type NewConnectSession,
 } from '../../features/connections/connect-sessions.js';
 import { environmentNameById, findEnvironmentByName, type Environment } from '../../features/environments/store.js';
 import { getIntegration, getIntegrationById, type Integration } from '../../features/integrations/store.js';
@@ -96,6 +97,28 @@ async function checkIntegrationIds(deps: AppDeps, env: Environment, keys: { path
 
 function sessionOut(deps: AppDeps, token: string, session: ConnectSession) {
   return { data: { token, connect_link: `${deps.config.publicUrl}/connect-ui/?session_token=${token}`, expires_at: session.expiresAt.toISOString() } };
+}
+
+/** A connect session from the fields the create and reconnect bodies share, and its answer. */
+async function openSession(
+  deps: AppDeps,
+  env: Environment,
+  input: Pick<z.infer<typeof reconnectBody>, 'end_user' | 'organization' | 'integrations_config_defaults' | 'webhook_url_override'>,
+  scope: Pick<NewConnectSession, 'tags' | 'allowedIntegrations' | 'reconnectConnectionPk'>,
+) {
+  const { token, session } = await createConnectSession(
+    deps.db,
+    {
+      environmentId: env.id,
+      endUser: input.end_user ?? null,
+      organization: input.organization ?? null,
+      integrationsConfigDefaults: input.integrations_config_defaults ?? null,
+      webhookUrlOverride: input.webhook_url_override ?? null,
+      ...scope,
+    },
+    deps.clock.now(),
+  );
+  return sessionOut(deps, token, session);
 }
 
 interface FlowTarget {
@@ -195,21 +218,11 @@ export const createSession = defineRoute({
     ...(input.allowed_integrations ?? []).map((key, i) => ({ key, path: ['allowed_integrations', i] })),
     ...Object.keys(input.integrations_config_defaults ?? {}).map((key) => ({ key, path: ['integrations_config_defaults', key] })),
   ]);
-  const { token, session } = await createConnectSession(
-    deps.db,
-    {
-      environmentId: env.id,
-      endUser: input.end_user ?? null,
-      organization: input.organization ?? null,
-      tags: tagsFrom(input.end_user ? { ...input.end_user, organization: input.end_user.organization ?? input.organization } : null, input.tags),
-      allowedIntegrations: input.allowed_integrations ?? null,
-      integrationsConfigDefaults: input.integrations_config_defaults ?? null,
-      webhookUrlOverride: input.webhook_url_override ?? null,
-      reconnectConnectionPk: null,
-    },
-    deps.clock.now(),
-  );
-  return sessionOut(deps, token, session);
+  return openSession(deps, env, input, {
+    tags: tagsFrom(input.end_user ? { ...input.end_user, organization: input.end_user.organization ?? input.organization } : null, input.tags),
+    allowedIntegrations: input.allowed_integrations ?? null,
+    reconnectConnectionPk: null,
+  });
 });
 
 export const createReconnectSession = defineRoute({
@@ -229,21 +242,11 @@ export const createReconnectSession = defineRoute({
   const connectionPk = await findConnectionPkOfIntegration(deps.db, integration.id, input.connection_id);
   if (connectionPk === null)
     throw new ValidationFailed('invalid_body', [{ code: 'invalid_value', message: 'Connection does not exist', path: ['connection_id'] }]);
-  const { token, session } = await createConnectSession(
-    deps.db,
-    {
-      environmentId: env.id,
-      endUser: input.end_user ?? null,
-      organization: input.organization ?? null,
-      tags: tagsFrom(input.end_user ?? null, input.tags),
-      allowedIntegrations: [integration.uniqueKey],
-      integrationsConfigDefaults: input.integrations_config_defaults ?? null,
-      webhookUrlOverride: input.webhook_url_override ?? null,
-      reconnectConnectionPk: connectionPk,
-    },
-    deps.clock.now(),
-  );
-  return sessionOut(deps, token, session);
+  return openSession(deps, env, input, {
+    tags: tagsFrom(input.end_user ?? null, input.tags),
+    allowedIntegrations: [integration.uniqueKey],
+    reconnectConnectionPk: connectionPk,
+  });
 });
 
 export const getSession = defineRoute({

@@ -6,26 +6,15 @@ import { z } from 'zod';
 import { NotFound } from '../../lib/errors.js';
 import { attemptsOf, listDeliveries, type Attempt, type Delivery } from '../../features/webhooks/deliveries.js';
 import { replayDelivery } from '../../features/webhooks/emit.js';
+import { idCursorSchema, idPage } from '../cursor.js';
 import { defineRoute } from '../route.js';
-
-const cursorSchema = z
-  .string()
-  .max(64)
-  .transform((text, ctx) => {
-    const seq = Number(Buffer.from(text, 'base64url').toString('utf8'));
-    if (!Number.isSafeInteger(seq) || seq <= 0) {
-      ctx.addIssue({ code: 'custom', message: 'not a valid cursor' });
-      return z.NEVER;
-    }
-    return seq;
-  });
 
 const listQuery = z
   .object({
     status: z.enum(['pending', 'delivered', 'dead']).optional(),
     type: z.enum(['auth', 'sync', 'async_action', 'forward', 'alert']).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
-    cursor: cursorSchema.optional(),
+    cursor: idCursorSchema.optional(),
   })
   .strict();
 const idParam = z.object({ id: z.uuid() });
@@ -96,15 +85,14 @@ export const listWebhookDeliveries = defineRoute({
 }).handle(async ({ deps, query: q }, c) => {
   const env = c.get('environment');
   const page = await listDeliveries(deps.db, env.id, { status: q.status, type: q.type, beforeSeq: q.cursor, limit: q.limit + 1 });
-  const more = page.length > q.limit;
-  const items = page.slice(0, q.limit);
+  const { items, nextCursor } = idPage(page, q.limit, (d) => d.seq);
   const attempts = await attemptsOf(
     deps.db,
     items.map((d) => d.id),
   );
   return {
     data: items.map((d) => shape(d, attempts.get(d.id) ?? [])),
-    next_cursor: more ? Buffer.from(String(items[items.length - 1]!.seq)).toString('base64url') : null,
+    next_cursor: nextCursor,
   };
 });
 

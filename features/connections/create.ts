@@ -4,29 +4,22 @@
  * event.
  */
 import { randomUUID } from 'node:crypto';
-import { getConnectionByPk, upsertConnection, type Connection, type EndUser } from './store.js';
+import { getConnectionByPk, upsertConnection, type Connection, type NewConnection } from './store.js';
 import { emitEvent } from '../webhooks/emit.js';
 import type { Integration } from '../integrations/store.js';
 import type { Environment } from '../environments/store.js';
 import { BadRequest } from '../../lib/errors.js';
 import { isHostAllowListed } from '../../lib/http/index.js';
 import { ON_EVENT_TIMEOUT_MS, OnEventScriptFailed, runOnEventScripts } from '../scripts/on-event.js';
-import type { StoredCredentials } from './credentials.js';
 import type { Provider } from '../providers/providers.js';
 import { verifyCredentials, type ConnectionDeps } from './service.js';
 import { clientCredentialsToken, OAuthError } from './oauth.js';
 
-export interface SaveConnectionInput {
+/** A new connection's fields (store.ts `NewConnection`), with its environment, integration and provider instead of their ids. */
+export interface SaveConnectionInput extends Omit<NewConnection, 'environmentId' | 'integrationId' | 'authMode'> {
   environment: Environment;
   integration: Integration;
   provider: Provider;
-  connectionId: string;
-  credentials: StoredCredentials;
-  connectionConfig: Record<string, unknown>;
-  metadata?: Record<string, unknown> | null;
-  tags: Record<string, string>;
-  endUser: EndUser | null;
-  webhookUrlOverride?: string | null;
 }
 
 export function checkConnectionConfig(provider: Provider, config: Record<string, unknown>, allowedPrivateHosts: readonly string[]): void {

@@ -3,6 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { describe, test } from 'node:test';
 import { assertUrlAllowed, createPinnedLookup, isHostAllowListed, isPrivateAddress, normalizeHost, type Resolver } from './address-policy.js';
 import { AddressNotAllowed, InvalidUrl, NetworkError } from './errors.js';
+import { rejection } from '../../test/assert.js';
 
 function fakeResolver(answers: Record<string, string[][]>): Resolver {
   const calls: Record<string, number> = {};
@@ -16,15 +17,6 @@ function fakeResolver(answers: Record<string, string[][]>): Resolver {
       ips.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
     );
   };
-}
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  assert.fail('expected a rejection');
 }
 
 describe('isPrivateAddress', () => {

@@ -7,6 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { requestLogSinkFor } from '../../features/logs/store.js';
 import { AddressNotAllowed, NetworkError, RateLimited, ResponseTooLarge, UpstreamHttpError } from './errors.js';
 import { buildUrl, createProviderHttpClient, type ProviderHttpClient, type ProviderRequest, type RequestLogEntry } from './provider-client.js';
+import { rejection } from '../../test/assert.js';
 
 const MB = 1024 * 1024;
 const NOW = new Date('2030-01-01T00:00:00Z');
@@ -61,15 +62,6 @@ const logs: RequestLogEntry[] = [];
 const ctx = { environmentId: 1, integration: 'checkr', connectionId: 'conn-1', runId: 'run-1', kind: 'action' } as const;
 function req(over: Partial<ProviderRequest>): ProviderRequest {
   return { method: 'GET', baseUrl: base, path: '/echo', auth: { type: 'none' }, context: ctx, ...over };
-}
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  assert.fail('expected a rejection');
 }
 
 before(async () => {
