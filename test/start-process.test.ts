@@ -110,8 +110,13 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-  // A zombie (exited, not yet reaped by its new parent) holds no port and runs nothing.
-  return !/^\s*Z/.test(execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }));
+  // A zombie (exited, not yet reaped by its new parent) holds no port and runs nothing. `ps` fails
+  // when the process went away after the signal check: gone too.
+  try {
+    return !/^\s*Z/.test(execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }));
+  } catch {
+    return false;
+  }
 }
 
 /** Waits (generously: a shared, loaded machine) for the pids to be gone and the ports free. */
