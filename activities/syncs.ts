@@ -8,6 +8,7 @@ import { modelsOf, scriptOf, type SyncHandle } from '../features/scripts/catalog
 import {
   addInvalid,
   addRunResult,
+  appendSyncRunLog,
   claimSync,
   completeSyncRun,
   createSyncRun,
@@ -147,7 +148,10 @@ export function syncActivities(deps: ActivityDeps) {
         // Seen ids are noted in every run: a script may ask for deletion detection of a model in an incremental run too.
         seenRunId: runId,
         isFullSync: run.mode === 'full',
-        log: (e) => deps.log[e.level]({ runId, ...e.fields }, e.message),
+        log: (e) => {
+          deps.log[e.level]({ runId, ...e.fields }, e.message);
+          void appendSyncRunLog(deps.db, runId, e).catch(() => undefined);
+        },
         // In the transaction that wrote the records: finishSync reads these counts to decide on the webhook.
         onSaved: (model, r, tx) => addRunResult(tx, runId, model, { added: r.added, updated: r.updated }),
         onDeleted: (model, n, tx) => addRunResult(tx, runId, model, { deleted: n }),

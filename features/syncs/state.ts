@@ -211,6 +211,14 @@ export async function noteRunDeletes(db: Queryable, runId: string, model: string
   );
 }
 
+/** One log line of the run's script (capped per run by the sandbox bridge). */
+export async function appendSyncRunLog(db: Queryable, runId: string, entry: { level: string; message: string; fields?: unknown }): Promise<void> {
+  await db.query(`UPDATE sync_runs SET logs = logs || jsonb_build_array($2::jsonb) WHERE id = $1`, [
+    runId,
+    JSON.stringify({ at: new Date().toISOString(), ...entry }),
+  ]);
+}
+
 /** When the last successful run of the sync started (Nango's `lastSyncDate`). */
 export async function lastSuccessfulRunStart(db: Queryable, connectionPk: number, syncName: string): Promise<Date | null> {
   const { rows } = await db.query<{ started_at: Date }>(

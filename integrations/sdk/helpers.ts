@@ -48,12 +48,15 @@ export function logLine(args: unknown[]): LogLine {
 }
 
 export function loggerOf(log: ScriptLogger): ScriptLoggerMethods {
-  return {
-    debug: (...args) => log(...args, { level: 'debug' }),
-    info: (...args) => log(...args, { level: 'info' }),
-    warn: (...args) => log(...args, { level: 'warn' }),
-    error: (...args) => log(...args, { level: 'error' }),
-  };
+  // `logger.warn(message, fields)`: the level joins the fields, which stay fields.
+  const at =
+    (level: LogLevel) =>
+    (...args: unknown[]) => {
+      const last = args[args.length - 1];
+      if (args.length > 1 && isPlain(last)) log(...args.slice(0, -1), { ...last, level });
+      else log(...args, { level });
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 /** Validates an action's input against a zod schema; on failure, an ActionError naming each field (a 400 to the caller). */
