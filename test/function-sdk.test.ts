@@ -6,7 +6,8 @@
  * model only), carries its checkpoint across runs and clears it, sees `lastSyncDate` from its
  * second run, and its log lines land in the run's logs; actions read, set and update metadata,
  * batchUpdate and batchDelete records, and an ActionError (thrown, from `nango.ActionError`, or
- * from zodValidateInput) reaches the caller as a 400 with its payload. A call of a Nango member
+ * from zodValidateInput) reaches the caller as a 400 with its payload; environment variables set with
+ * `POST /environment-variables` reach scripts and @nangohq/node. A call of a Nango member
  * Switchyard does not provide fails the type-check with a message naming it.
  */
 import assert from 'node:assert/strict';
@@ -289,12 +290,25 @@ describe('Nango function SDK: semantics through the platform', () => {
     assert.equal(invalid.error.payload.issues[0].path, 'id');
   });
 
-  test('metadata set, updated and read; what else a script may know; its log lines in the run', async () => {
+  test('metadata set, updated and read; environment variables and what else a script may know; its log lines in the run', async () => {
+    const variables = [
+      { name: 'REGION', value: 'eu-west' },
+      { name: 'FLAG_NEW_API', value: 'on' },
+    ];
+    const set = await t.api('/environment-variables', { method: 'POST', json: { variables } });
+    assert.equal(set.status, 200, await set.clone().text());
+    assert.deepEqual(await nango.getEnvironmentVariables(), variables);
+    const duplicate = await t.api('/environment-variables', { method: 'POST', json: { variables: [...variables, { name: 'REGION', value: 'x' }] } });
+    assert.equal(duplicate.status, 400);
+    assert.deepEqual(((await duplicate.json()) as Json).error.errors[0].path, ['variables', 2, 'name']);
+    const badName = await t.api('/environment-variables', { method: 'POST', json: { variables: [{ name: '1X', value: 'x' }] } });
+    assert.equal(badName.status, 400);
+
     const out = (await nango.triggerAction(PCK, CONN, 'settings', {})) as Json;
     assert.deepEqual(out.metadata, { team: 'blue', region: 'us', tier: 2 });
     const env = (await q(`SELECT uuid FROM environments WHERE name = 'dev'`))[0]!;
     assert.equal(out.webhookUrl, `${t.platform.deps.config.publicUrl}/webhook/${env.uuid}/${PCK}`);
-    assert.deepEqual(out.variables, []);
+    assert.deepEqual(out.variables, variables);
     assert.equal(out.credentialType, 'API_KEY');
     assert.equal(out.connection, CONN);
     const connection = (await nango.getConnection(PCK, CONN)) as Json;

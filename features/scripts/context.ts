@@ -33,6 +33,7 @@ import { logLine, withHelpers, type Helpers } from '../../integrations/sdk/helpe
 import { paginate, withPaginateDefaults, type PagePosition, type PageResume } from './paginate.js';
 import { findProvider } from '../providers/store.js';
 import { findEnvironmentById } from '../environments/store.js';
+import { getEnvironmentVariables } from '../environments/variables.js';
 
 export class InvalidRecords extends Error {
   constructor(
@@ -62,8 +63,6 @@ export interface RunHooks {
   deletes?: { track(model: string): Promise<void>; sweep(model: string): Promise<void> };
   /** When the last successful run of this sync started. */
   lastSyncDate?: Date;
-  /** The environment's variables, for getEnvironmentVariables. */
-  environmentVariables?(): Promise<{ name: string; value: string }[]>;
   /** Saved page positions of this run, by paginate call, for resuming after a crash. */
   pages?: { positions: Record<string, unknown>; save(key: string, position: PagePosition): Promise<void> };
   isFullSync?: boolean;
@@ -222,7 +221,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       await setMetadata(deps.db, [connection.id], metadata, true);
     },
     async getEnvironmentVariables() {
-      return (await hooks.environmentVariables?.()) ?? [];
+      return getEnvironmentVariables(deps.db, deps.box, connection.environmentId);
     },
     async getWebhookURL() {
       const env = await findEnvironmentById(deps.db, connection.environmentId);

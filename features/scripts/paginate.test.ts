@@ -50,3 +50,43 @@ test('offset pagination by page number from a start value', async () => {
   assert.equal(items.length, 4);
   assert.deepEqual(pages, [1, 2, 3]);
 });
+
+test('page pagination: page numbers from page_start_value, a string query kept, on_page sees each raw page, a short page ends it', async () => {
+  const sent: unknown[] = [];
+  const send = async (c: ProxyConfig): Promise<ScriptResponse> => {
+    const q = c.params as Record<string, unknown>;
+    sent.push(q);
+    const n = Number(q.p);
+    return { status: 200, headers: {}, data: { data: { rows: n < 2 ? [{ n }, { n }] : [{ n }] } } };
+  };
+  const seen: unknown[] = [];
+  const items = await all(
+    paginate(send, {
+      endpoint: '/rows',
+      params: 'status=all&sort=id',
+      paginate: {
+        type: 'page',
+        page_name_in_request: 'p',
+        page_start_value: 0,
+        limit: '2',
+        limit_name_in_request: 'size',
+        response_path: 'data.rows',
+        on_page: async ({ nextPageParam, response }) => void seen.push([nextPageParam, response.status]),
+      },
+    }),
+  );
+  assert.deepEqual(
+    items.map((i) => (i as { n: number }).n),
+    [0, 0, 1, 1, 2],
+  );
+  assert.deepEqual(sent, [
+    { status: 'all', sort: 'id', size: 2, p: 0 },
+    { status: 'all', sort: 'id', size: 2, p: 1 },
+    { status: 'all', sort: 'id', size: 2, p: 2 },
+  ]);
+  assert.deepEqual(seen, [
+    [1, 200],
+    [2, 200],
+    [undefined, 200],
+  ]);
+});
