@@ -26,6 +26,8 @@ export interface DescribedScript {
   output: unknown;
   metadata: unknown;
   checkpoint: unknown;
+  /** createTool: an action exposed to agents, with its hints (for the tools / MCP API). */
+  tool?: { title: string | null; annotations: Record<string, boolean> };
 }
 
 export function describeDefinition(def: AnyScriptDefinition, toJSONSchema: ToJsonSchema): DescribedScript {
@@ -69,6 +71,7 @@ export function describeDefinition(def: AnyScriptDefinition, toJSONSchema: ToJso
       input: js(def.input, 'input'),
       output: js(def.output, 'output'),
       checkpoint: null,
+      ...('tool' in def && def.tool === true && { tool: { title: def.title ?? null, annotations: def.annotations ?? {} } }),
     };
   }
   if (def.type === 'on-event') {

@@ -246,7 +246,7 @@ export interface SyncDefinition<
   onWebhook?(ctx: SyncContext<z.infer<M>, z.infer<C>>, payload: unknown): Promise<void>;
 }
 
-export type ScriptDefinition = ActionDefinition | SyncDefinition;
+export type ScriptDefinition = ActionDefinition | ToolDefinition | SyncDefinition;
 
 export type ConnectionEvent = 'post-connection-creation' | 'pre-connection-deletion' | 'validate-connection';
 
