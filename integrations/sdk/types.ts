@@ -158,9 +158,9 @@ export interface ScriptContext<Metadata = Record<string, unknown>> extends Unsup
   getToken(): Promise<string | ScriptCredentials>;
   getMetadata<T = Metadata>(): Promise<T>;
   /** Replaces the connection's metadata. */
-  setMetadata(metadata: Record<string, unknown>): Promise<void>;
+  setMetadata(metadata: Metadata | Record<string, unknown>): Promise<void>;
   /** Merges into the connection's metadata (top-level keys). */
-  updateMetadata(metadata: Record<string, unknown>): Promise<void>;
+  updateMetadata(metadata: Partial<Metadata> | Record<string, unknown>): Promise<void>;
   /** The environment's variables (`GET /environment-variables`); [] when none are set. */
   getEnvironmentVariables(): Promise<EnvironmentVariable[] | null>;
   /** The URL third-party webhooks for this integration are sent to. */
@@ -265,3 +265,5 @@ export type AnyScriptDefinition = ScriptDefinition | OnEventDefinition;
 /** Nango's names for the context types (`NangoSync`, `NangoAction`). */
 export type NangoAction<Metadata = Record<string, unknown>> = ScriptContext<Metadata>;
 export type NangoSync<Metadata = Record<string, unknown>, Checkpoint = unknown> = SyncContext<Metadata, Checkpoint>;
+/** Nango's name for a request config (with `paginate` for `nango.paginate`). */
+export type ProxyConfiguration = PaginateConfig;
