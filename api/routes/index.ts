@@ -41,6 +41,8 @@
  * | GET    | /environment                                      | environment.ts            |
  * | PATCH  | /environment                                      | environment.ts            |
  * | POST   | /environment/webhook-signing-key/rotate           | environment.ts            |
+ * | GET    | /environment-variables                            | environment-variables.ts  |
+ * | POST   | /environment-variables                            | environment-variables.ts  |
  * | GET    | /webhook-deliveries                               | webhook-deliveries.ts     |
  * | POST   | /webhook-deliveries/:id/replay                    | webhook-deliveries.ts     |
  * | ALL    | /proxy, /proxy/*                                  | proxy.ts                  |
@@ -97,6 +99,7 @@ import {
 import { diagnosticsRoundtrip } from './diagnostics.js';
 import { docsRoutes } from './docs.js';
 import { getEnvironment, rotateWebhookSigningKey, updateEnvironment } from './environment.js';
+import { listEnvironmentVariables, replaceEnvironmentVariables } from './environment-variables.js';
 import { health } from './health.js';
 import { getIncomingWebhookSecret, rotateIncomingWebhookSecretRoute } from './incoming-webhook-secrets.js';
 import { getIntegrationStatus } from './integration-status.js';
@@ -186,6 +189,8 @@ export const routeTable: readonly RouteDef[] = [
   getEnvironment,
   updateEnvironment,
   rotateWebhookSigningKey,
+  listEnvironmentVariables,
+  replaceEnvironmentVariables,
   listWebhookDeliveries,
   replayWebhookDelivery,
   proxy,

@@ -19,6 +19,7 @@ export const ENCRYPTED_COLUMNS = [
   { table: 'environment_settings', key: 'environment_id', column: 'otlp_headers_enc' },
   { table: 'environment_settings', key: 'environment_id', column: 'webhook_signing_key_enc' },
   { table: 'environment_settings', key: 'environment_id', column: 'previous_signing_key_enc' },
+  { table: 'environment_variables', key: 'environment_id', column: 'variables_enc' },
 ] as const;
 
 export interface ReencryptReport {

@@ -21,7 +21,7 @@ test('link pagination from the Link response header', async () => {
   const seen: ProxyConfig[] = [];
   const send = async (c: ProxyConfig): Promise<ScriptResponse> => {
     seen.push(c);
-    const page = Number(c.params?.page ?? 1);
+    const page = Number((c.params as Record<string, unknown> | undefined)?.page ?? 1);
     const headers: Record<string, string> =
       page < 3 ? { link: `<https://api.test/items?page=${page + 1}>; rel="next", <https://api.test/items?page=3>; rel="last"` } : {};
     return { status: 200, headers, data: [{ id: page }] };
@@ -29,7 +29,7 @@ test('link pagination from the Link response header', async () => {
   const items = await all(paginate<{ id: number }>(send, { endpoint: '/items', paginate: { type: 'link', link_rel_in_response_header: 'next' } }));
   assert.deepEqual(items, [{ id: 1 }, { id: 2 }, { id: 3 }]);
   assert.deepEqual(
-    seen.map((c) => c.params?.page ?? null),
+    seen.map((c) => (c.params as Record<string, unknown> | undefined)?.page ?? null),
     [null, '2', '3'],
   );
 });
@@ -37,8 +37,8 @@ test('link pagination from the Link response header', async () => {
 test('offset pagination by page number from a start value', async () => {
   const pages: unknown[] = [];
   const send = async (c: ProxyConfig): Promise<ScriptResponse> => {
-    pages.push(c.params?.page);
-    const n = Number(c.params?.page);
+    pages.push((c.params as Record<string, unknown> | undefined)?.page);
+    const n = Number((c.params as Record<string, unknown> | undefined)?.page);
     return { status: 200, headers: {}, data: { results: n <= 2 ? [{ n }, { n }] : [] } };
   };
   const items = await all(
@@ -49,4 +49,44 @@ test('offset pagination by page number from a start value', async () => {
   );
   assert.equal(items.length, 4);
   assert.deepEqual(pages, [1, 2, 3]);
+});
+
+test('page pagination: page numbers from page_start_value, a string query kept, on_page sees each raw page, a short page ends it', async () => {
+  const sent: unknown[] = [];
+  const send = async (c: ProxyConfig): Promise<ScriptResponse> => {
+    const q = c.params as Record<string, unknown>;
+    sent.push(q);
+    const n = Number(q.p);
+    return { status: 200, headers: {}, data: { data: { rows: n < 2 ? [{ n }, { n }] : [{ n }] } } };
+  };
+  const seen: unknown[] = [];
+  const items = await all(
+    paginate(send, {
+      endpoint: '/rows',
+      params: 'status=all&sort=id',
+      paginate: {
+        type: 'page',
+        page_name_in_request: 'p',
+        page_start_value: 0,
+        limit: '2',
+        limit_name_in_request: 'size',
+        response_path: 'data.rows',
+        on_page: async ({ nextPageParam, response }) => void seen.push([nextPageParam, response.status]),
+      },
+    }),
+  );
+  assert.deepEqual(
+    items.map((i) => (i as { n: number }).n),
+    [0, 0, 1, 1, 2],
+  );
+  assert.deepEqual(sent, [
+    { status: 'all', sort: 'id', size: 2, p: 0 },
+    { status: 'all', sort: 'id', size: 2, p: 1 },
+    { status: 'all', sort: 'id', size: 2, p: 2 },
+  ]);
+  assert.deepEqual(seen, [
+    [1, 200],
+    [2, 200],
+    [undefined, 200],
+  ]);
 });

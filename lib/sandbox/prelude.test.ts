@@ -110,3 +110,41 @@ test('an error the script lets through is serialized with its host error id, pay
     { name: 'ActionError', message: 'bad input', stack: undefined, payload: { field: 'x' }, issues: [{ path: ['a'], message: 'm' }] },
   );
 });
+
+test("paginate's on_page runs in the isolate with each raw page; log(...args) goes to the host as values; lastSyncDate is a Date", async () => {
+  const { context, calls, start } = await isolateLike((method) => {
+    if (method === 'paginate.start') return { value: 1 };
+    if (method === 'paginate.next') {
+      const n = calls.filter(([m]) => m === 'paginate.next').length - 1;
+      const pages = [{ nextPageParam: n < 2 ? n + 1 : undefined, response: { status: 200, headers: {}, data: { n } } }];
+      return { value: n < 2 ? { done: false, value: [n], pages } : { done: true, pages } };
+    }
+    return { value: null };
+  });
+  vm.runInContext(
+    `var __switchyard = { describe: () => ({}), run: async (kind, ctx) => {
+      const seen = [];
+      const items = [];
+      const config = { endpoint: '/list', paginate: { type: 'page', on_page: async ({ nextPageParam, response }) => void seen.push([nextPageParam, response.data.n]) } };
+      for await (const page of ctx.paginate(config)) items.push(...page);
+      ctx.log('two values', 3, { level: 'warn' });
+      return { items, seen, last: ctx.lastSyncDate instanceof Date ? ctx.lastSyncDate.toISOString() : null };
+    } };`,
+    context,
+  );
+  const result = await start('sync', null, { connectionId: 'c', providerConfigKey: 'p', isFullSync: false, lastSyncDate: '2026-01-02T03:04:05.000Z' });
+  assert.deepEqual(result, {
+    ok: true,
+    value: {
+      items: [0, 1],
+      seen: [
+        [1, 0],
+        [2, 1],
+        [null, 2],
+      ],
+      last: '2026-01-02T03:04:05.000Z',
+    },
+  });
+  assert.deepEqual(calls[0], ['paginate.start', [{ endpoint: '/list', paginate: { type: 'page' } }, true]]);
+  assert.deepEqual(calls.at(-1), ['logArgs', ['two values', 3, { level: 'warn' }]]);
+});
