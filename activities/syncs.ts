@@ -15,6 +15,8 @@ import {
   finishSyncRun,
   getSyncRun,
   getSyncState,
+  lastSuccessfulRunStart,
+  noteRunDeletes,
   releaseSync,
   resetSync,
   saveCheckpoint,
@@ -142,7 +144,8 @@ export function syncActivities(deps: ActivityDeps) {
         kind: 'sync',
         runId,
         models: await modelsOf(deps, l.integration),
-        seenRunId: run.mode === 'full' ? runId : undefined,
+        // Seen ids are noted in every run: a script may ask for deletion detection of a model in an incremental run too.
+        seenRunId: runId,
         isFullSync: run.mode === 'full',
         log: (e) => deps.log[e.level]({ runId, ...e.fields }, e.message),
         // In the transaction that wrote the records: finishSync reads these counts to decide on the webhook.
@@ -152,7 +155,13 @@ export function syncActivities(deps: ActivityDeps) {
         checkpoint: {
           get: async () => (await getSyncState(deps.db, run.connectionPk, run.syncName))?.checkpoint ?? null,
           save: (value) => saveCheckpoint(deps.db, run.connectionPk, run.syncName, value),
+          clear: () => resetSync(deps.db, run.connectionPk, run.syncName),
         },
+        deletes: {
+          track: (model) => noteRunDeletes(deps.db, runId, model, 'track'),
+          sweep: (model) => noteRunDeletes(deps.db, runId, model, 'sweep'),
+        },
+        lastSyncDate: (await lastSuccessfulRunStart(deps.db, run.connectionPk, run.syncName)) ?? undefined,
         pages: { positions: run.resume, save: (key, pos) => saveResumePosition(deps.db, runId, key, pos) },
       });
       try {

@@ -10,7 +10,8 @@ import type { z } from 'zod';
 import { UpstreamHttpError } from '../lib/http/index.js';
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, SandboxError, ScriptError } from '../lib/sandbox/index.js';
 import { zodFromJsonSchema } from '../features/scripts/catalog.js';
-import { paginate } from '../features/scripts/paginate.js';
+import { paginate, queryOf } from '../features/scripts/paginate.js';
+import { logLine, withHelpers, type Helpers } from '../integrations/sdk/helpers.js';
 import { ActionError } from '../integrations/sdk/errors.js';
 import type { ConnectionInfo, HttpMethod, ProxyConfig, ScriptResponse, SyncContext } from '../integrations/sdk/types.js';
 import { Api } from './api.js';
@@ -79,6 +80,8 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
       provider: string;
       connection_config?: Record<string, unknown>;
       metadata?: Record<string, unknown> | null;
+      created_at?: string;
+      updated_at?: string;
     };
   });
 
@@ -100,9 +103,10 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
   let metadataSet: unknown;
   let checkpointSaved: unknown;
 
-  async function send(method: HttpMethod, config: ProxyConfig): Promise<ScriptResponse> {
+  async function send(rawMethod: string, config: ProxyConfig): Promise<ScriptResponse> {
+    const method = rawMethod.toUpperCase() as HttpMethod;
     const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(config.params ?? {})) if (v !== undefined) query.append(k, String(v));
+    for (const [k, v] of Object.entries(queryOf(config.params))) if (v !== undefined) query.append(k, String(v));
     const endpoint = config.endpoint.startsWith('/') ? config.endpoint : `/${config.endpoint}`;
     const url = `/proxy${endpoint}${query.size ? `${endpoint.includes('?') ? '&' : '?'}${query}` : ''}`;
     const headers: Record<string, string> = {
@@ -131,7 +135,7 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
     return { status: res.status, headers: resHeaders, data };
   }
 
-  function validate(model: string, records: { id: string }[]): { id: string }[] {
+  function validate(model: string, records: { id: string | number }[]): { id: string }[] {
     const schema = validators[model];
     if (!schema) {
       problems.push(`model ${model} is not declared by any sync of ${integration}; ${records.length} record(s) would be refused`);
@@ -140,7 +144,7 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
     const good: { id: string }[] = [];
     for (const r of records) {
       const result = schema.safeParse(r);
-      if (result.success && typeof (r as { id?: unknown }).id === 'string') good.push(r);
+      if (result.success && typeof (r as { id?: unknown }).id === 'string') good.push(r as { id: string });
       else
         problems.push(`${model} ${JSON.stringify((r as { id?: unknown }).id)}: ${result.success ? 'id must be a string' : issuesOf(result.error).join('; ')}`);
     }
@@ -148,13 +152,22 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
   }
 
   const connectionInfo: ConnectionInfo = {
+    connection_id: connection.connection_id,
+    provider_config_key: connection.provider_config_key,
+    connection_config: connection.connection_config ?? {},
     connectionId: connection.connection_id,
     providerConfigKey: connection.provider_config_key,
     provider: connection.provider,
     connectionConfig: connection.connection_config ?? {},
     metadata: metadataOverride ?? connection.metadata ?? null,
+    // A dry run does not read the connection's secrets.
+    credentials: { type: 'NONE' },
+    created_at: connection.created_at ?? '',
+    updated_at: connection.updated_at ?? '',
   };
-  const ctx: SyncContext<Record<string, unknown>, unknown> = {
+  const tracked = new Set<string>();
+  const swept = new Set<string>();
+  const ctx: SyncContext<Record<string, unknown>, unknown> = withHelpers<Omit<SyncContext<Record<string, unknown>, unknown>, keyof Helpers>>({
     connectionId: o.connectionId,
     providerConfigKey: integration,
     get: (c) => send('GET', c) as never,
@@ -165,16 +178,29 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
     proxy: (c) => send(c.method ?? 'GET', c) as never,
     paginate: (c) => paginate((cfg) => send(cfg.method ?? 'GET', cfg), c) as never,
     getConnection: async () => connectionInfo,
-    getMetadata: async () => (metadataOverride ?? connection.metadata ?? {}) as Record<string, unknown>,
+    getToken: async () => {
+      throw new Error("a dry run does not read the connection's credentials (getToken)");
+    },
+    getMetadata: async <T>() => (metadataOverride ?? connection.metadata ?? {}) as T,
     setMetadata: async (value) => void (metadataSet = value),
-    batchSave: async (records, model) => void (saved[model] ??= []).push(...validate(model, records)),
-    batchUpdate: async (records, model) => void (updated[model] ??= []).push(...records),
-    batchDelete: async (records, model) => void (deleted[model] ??= []).push(...records.map((r) => r.id)),
-    log: (message, fields) => info(`  ${dim('log')} ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`),
+    updateMetadata: async (value) => void (metadataSet = { ...(metadataOverride ?? connection.metadata ?? {}), ...(metadataSet as object), ...value }),
+    getEnvironmentVariables: async () => [],
+    getWebhookURL: async () => null,
+    batchSave: async (records, model) => ((saved[model] ??= []).push(...validate(model, records)), true),
+    batchUpdate: async (records, model) => ((updated[model] ??= []).push(...records), true),
+    batchDelete: async (records, model) => ((deleted[model] ??= []).push(...records.map((r) => r.id)), true),
+    log: (...args) => {
+      const line = logLine(args);
+      info(`  ${dim(line.level === 'info' ? 'log' : line.level)} ${line.message}${line.fields ? ` ${JSON.stringify(line.fields)}` : ''}`);
+    },
     getCheckpoint: async () => checkpoint ?? null,
     saveCheckpoint: async (value) => void (checkpointSaved = value),
+    clearCheckpoint: async () => void (checkpointSaved = null),
+    deleteRecordsFromPreviousExecutions: async (model) => void swept.add(model),
+    trackDeletesStart: async (model) => void tracked.add(model),
+    trackDeletesEnd: async (model) => void swept.add(model),
     isFullSync: checkpoint === undefined,
-  };
+  });
 
   let output: unknown;
   let failed: string | null = null;
@@ -209,6 +235,7 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
   for (const [model, records] of Object.entries(updated))
     info(bold(`${model}: ${records.length} record(s) would be updated`) + `\n${JSON.stringify(records, null, 2)}`);
   for (const [model, ids] of Object.entries(deleted)) info(bold(`${model}: ${ids.length} record(s) would be deleted`) + ` ${JSON.stringify(ids)}`);
+  for (const model of swept) info(bold(`${model}: records not saved in this run would be marked deleted when it finishes`));
   if (metadataSet !== undefined) info(`${bold('metadata would be set to')} ${JSON.stringify(metadataSet)}`);
   if (checkpointSaved !== undefined) info(`${bold('checkpoint would be saved:')} ${JSON.stringify(checkpointSaved)}`);
   if (m.type === 'action' && failed === null) {

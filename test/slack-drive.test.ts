@@ -138,7 +138,7 @@ describe('Slack and Google Drive (the sample application)', () => {
         ['C0NOWHERE1', 'channel_not_found'],
       ]) {
         const refused = await t.api('/send-message', { method: 'POST', headers, json: { channel, text: 'nope' } });
-        assert.equal(refused.status, 500);
+        assert.equal(refused.status, 400);
         const error = ((await refused.json()) as Json).error;
         assert.equal(error.code, 'action_script_runtime_error');
         assert.equal(error.payload.code, code);

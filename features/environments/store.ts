@@ -65,3 +65,8 @@ export async function environmentNameById(db: Queryable, id: number): Promise<st
   const { rows } = await db.query<{ name: string }>('SELECT name FROM environments WHERE id = $1', [id]);
   return rows[0]?.name;
 }
+
+export async function findEnvironmentById(db: Queryable, id: number): Promise<Environment | null> {
+  const { rows } = await db.query<Environment>(`SELECT ${COLUMNS} FROM environments WHERE id = $1`, [id]);
+  return rows[0] ?? null;
+}

@@ -4,7 +4,8 @@
  */
 import type { z } from 'zod';
 import type { ConnectionDeps } from '../connections/service.js';
-import { providerTarget } from '../connections/service.js';
+import { providerTarget, withFreshCredentials } from '../connections/service.js';
+import type { StoredCredentials } from '../connections/credentials.js';
 import { getConnectionByPk, setMetadata, type Connection } from '../connections/store.js';
 import { withTransaction, type Queryable } from '../../lib/db/pool.js';
 import { assertUrlAllowed } from '../../lib/http/index.js';
@@ -18,9 +19,20 @@ import {
   wantsIdempotencyKey,
 } from '../../lib/http/retry-policy.js';
 import { deleteRecords, saveRecords, type SaveResult } from '../records/store.js';
-import type { HttpMethod, PaginateConfig, ProxyConfig, ScriptContext, ScriptResponse, SyncContext } from '../../integrations/sdk/types.js';
+import type {
+  ConnectionInfo,
+  HttpMethod,
+  PaginateConfig,
+  ProxyConfig,
+  ScriptContext,
+  ScriptCredentials,
+  ScriptResponse,
+  SyncContext,
+} from '../../integrations/sdk/types.js';
+import { logLine, withHelpers, type Helpers } from '../../integrations/sdk/helpers.js';
 import { paginate, withPaginateDefaults, type PagePosition, type PageResume } from './paginate.js';
 import { findProvider } from '../providers/store.js';
+import { findEnvironmentById } from '../environments/store.js';
 
 export class InvalidRecords extends Error {
   constructor(
@@ -42,7 +54,16 @@ export interface RunHooks {
   onSaved?(model: string, result: SaveResult, tx: Queryable): void | Promise<void>;
   onDeleted?(model: string, count: number, tx: Queryable): void | Promise<void>;
   onInvalid?(model: string, problems: { id: unknown; issues: string[] }[]): void;
-  checkpoint?: { get(): Promise<unknown>; save(value: unknown): Promise<void> };
+  checkpoint?: { get(): Promise<unknown>; save(value: unknown): Promise<void>; clear?(): Promise<void> };
+  /**
+   * Deletion detection a sync script asks for by model (deleteRecordsFromPreviousExecutions,
+   * trackDeletesStart/End): noted on the run, applied once when the run finishes successfully.
+   */
+  deletes?: { track(model: string): Promise<void>; sweep(model: string): Promise<void> };
+  /** When the last successful run of this sync started. */
+  lastSyncDate?: Date;
+  /** The environment's variables, for getEnvironmentVariables. */
+  environmentVariables?(): Promise<{ name: string; value: string }[]>;
   /** Saved page positions of this run, by paginate call, for resuming after a crash. */
   pages?: { positions: Record<string, unknown>; save(key: string, position: PagePosition): Promise<void> };
   isFullSync?: boolean;
@@ -74,9 +95,12 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   };
 
   let calls = 0;
-  async function send<T>(method: HttpMethod, config: ProxyConfig): Promise<ScriptResponse<T>> {
+  async function send<T>(rawMethod: string, config: ProxyConfig): Promise<ScriptResponse<T>> {
     // Counted before any await: the n-th call of a run keeps its position (and key) on every retry.
     const position = calls++;
+    const method = rawMethod.toUpperCase() as HttpMethod;
+    const query = typeof config.params === 'string' ? Object.fromEntries(new URLSearchParams(config.params)) : config.params;
+    const retryOn = Array.isArray(config.retryOn) ? config.retryOn : [];
     const target = await providerTarget(deps, connection);
     if (config.baseUrlOverride) await assertUrlAllowed(config.baseUrlOverride, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
     const isJson = config.data !== undefined && !(config.data instanceof Uint8Array) && typeof config.data !== 'string';
@@ -90,7 +114,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           method,
           baseUrl: config.baseUrlOverride ?? target.baseUrl,
           path: config.endpoint,
-          query: config.params,
+          query,
           headers,
           body: config.data === undefined ? undefined : isJson ? JSON.stringify(config.data) : (config.data as string | Uint8Array),
           auth: credentialsFor(target.auth, config.baseUrlOverride ?? target.baseUrl, { baseUrl: target.baseUrl, origins: target.provider.credentialOrigins }),
@@ -103,13 +127,15 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
         if (unsafe && mayHaveReachedProvider(err)) hooks.onUnkeyedWrite?.({ method, endpoint: config.endpoint });
         // Retried here, briefly, when the policy allows; a 429 is left to Temporal, which waits
         // exactly what the provider asked, durably, even across a worker restart.
-        if ((err as { name?: string }).name === 'RateLimited' || !mayRetry(err, method, headers) || attempt > retries) throw err;
+        // `retryOn` adds statuses to retry (within `retries`), under the same write policy.
+        const listed = retryOn.includes((err as { status?: number }).status ?? -1) && !isUnsafeToRepeat(method, headers);
+        if ((err as { name?: string }).name === 'RateLimited' || !(listed || mayRetry(err, method, headers)) || attempt > retries) throw err;
         await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 5000)));
       }
     }
   }
 
-  function validated(model: string, records: { id: string }[]): { id: string }[] {
+  function validated(model: string, records: { id: string | number }[]): { id: string }[] {
     const schema = hooks.models[model];
     if (!schema) throw new Error(`model ${model} is not declared by this integration's scripts`);
     const good: { id: string }[] = [];
@@ -136,8 +162,28 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     yield* paginate<T>((cfg) => send(cfg.method ?? 'GET', cfg), { ...c, paginate: withPaginateDefaults(c.paginate, defaults) }, resume);
   }
 
+  async function connectionInfo(fresh: Connection): Promise<ConnectionInfo> {
+    return {
+      connection_id: fresh.connectionId,
+      provider_config_key: fresh.integrationKey,
+      connection_config: fresh.connectionConfig,
+      connectionId: fresh.connectionId,
+      providerConfigKey: fresh.integrationKey,
+      provider: fresh.provider,
+      connectionConfig: fresh.connectionConfig,
+      metadata: fresh.metadata,
+      credentials: scriptCredentials(fresh.credentials),
+      created_at: fresh.createdAt.toISOString(),
+      updated_at: fresh.updatedAt.toISOString(),
+    };
+  }
+
+  const sync = (what: string) => {
+    if (hooks.kind !== 'sync') throw new Error(`${what} is only available in syncs`);
+  };
+
   let paginateCalls = 0;
-  const ctx: SyncContext<Record<string, unknown>, unknown> = {
+  const ctx: SyncContext<Record<string, unknown>, unknown> = withHelpers<Omit<SyncContext<Record<string, unknown>, unknown>, keyof Helpers>>({
     connectionId: connection.connectionId,
     providerConfigKey: connection.integrationKey,
     get: (c) => send('GET', c),
@@ -156,20 +202,31 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       return paginateWithDefaults<T>(c, resume);
     },
     async getConnection() {
-      const fresh = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
-      return {
-        connectionId: fresh.connectionId,
-        providerConfigKey: fresh.integrationKey,
-        provider: fresh.provider,
-        connectionConfig: fresh.connectionConfig,
-        metadata: fresh.metadata,
-      };
+      const current = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
+      return connectionInfo(await withFreshCredentials(deps, current));
     },
-    async getMetadata() {
-      return ((await getConnectionByPk(deps.db, deps.box, connection.id))?.metadata ?? {}) as Record<string, unknown>;
+    async getToken() {
+      const current = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
+      const credentials = scriptCredentials((await withFreshCredentials(deps, current)).credentials);
+      if (credentials.type === 'OAUTH2') return credentials.access_token;
+      if (credentials.type === 'OAUTH2_CC') return credentials.token;
+      return credentials;
+    },
+    async getMetadata<T>() {
+      return ((await getConnectionByPk(deps.db, deps.box, connection.id))?.metadata ?? {}) as T;
     },
     async setMetadata(metadata) {
       await setMetadata(deps.db, [connection.id], metadata, false);
+    },
+    async updateMetadata(metadata) {
+      await setMetadata(deps.db, [connection.id], metadata, true);
+    },
+    async getEnvironmentVariables() {
+      return (await hooks.environmentVariables?.()) ?? [];
+    },
+    async getWebhookURL() {
+      const env = await findEnvironmentById(deps.db, connection.environmentId);
+      return env ? `${deps.config.publicUrl}/webhook/${env.uuid}/${encodeURIComponent(connection.integrationKey)}` : null;
     },
     async batchSave(records, model) {
       const good = validated(model, records);
@@ -177,30 +234,80 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
         const result = await saveRecords(tx, connection.id, model, good, { seenRunId: hooks.seenRunId });
         await hooks.onSaved?.(model, result, tx);
       });
+      return true;
     },
     async batchUpdate(records, model) {
+      if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
+      const partial = records.map((r) => ({ ...r, id: String(r.id) }));
       await withTransaction(deps.db, async (tx) => {
-        const result = await saveRecords(tx, connection.id, model, records, { merge: true });
+        const result = await saveRecords(tx, connection.id, model, partial, { merge: true, seenRunId: hooks.seenRunId });
         await hooks.onSaved?.(model, result, tx);
       });
+      return true;
     },
     async batchDelete(records, model) {
+      if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
       const ids = records.map((r) => String(r.id));
       await withTransaction(deps.db, async (tx) => {
         const count = await deleteRecords(tx, connection.id, model, ids);
         await hooks.onDeleted?.(model, count, tx);
       });
+      return true;
     },
-    log: (message, fields) => hooks.log({ level: 'info', message, fields }),
+    log: (...args) => hooks.log(logLine(args)),
     async getCheckpoint() {
+      sync('getCheckpoint');
       return (await hooks.checkpoint?.get()) ?? null;
     },
     async saveCheckpoint(value) {
+      sync('saveCheckpoint');
       await hooks.checkpoint?.save(value);
     },
+    async clearCheckpoint() {
+      sync('clearCheckpoint');
+      await (hooks.checkpoint?.clear ? hooks.checkpoint.clear() : hooks.checkpoint?.save(null));
+    },
+    async deleteRecordsFromPreviousExecutions(model) {
+      sync('deleteRecordsFromPreviousExecutions');
+      if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
+      await hooks.deletes?.sweep(model);
+    },
+    async trackDeletesStart(model) {
+      sync('trackDeletesStart');
+      if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
+      await hooks.deletes?.track(model);
+    },
+    async trackDeletesEnd(model) {
+      sync('trackDeletesEnd');
+      if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
+      await hooks.deletes?.sweep(model);
+    },
     isFullSync: hooks.isFullSync ?? false,
-  };
+    ...(hooks.lastSyncDate && { lastSyncDate: hooks.lastSyncDate }),
+  });
   return ctx;
+}
+
+/** Credentials as a script sees them (Nango's shapes; the refresh token and client secret stay on the host). */
+function scriptCredentials(c: StoredCredentials): ScriptCredentials {
+  switch (c.type) {
+    case 'OAUTH2':
+      return { type: 'OAUTH2', access_token: c.access_token, ...(c.expires_at && { expires_at: c.expires_at }), raw: c.raw ?? {} };
+    case 'OAUTH2_CC':
+      return {
+        type: 'OAUTH2_CC',
+        token: c.token ?? '',
+        ...(c.expires_at && { expires_at: c.expires_at }),
+        ...(c.client_id && { client_id: c.client_id }),
+        raw: c.raw ?? {},
+      };
+    case 'API_KEY':
+      return { type: 'API_KEY', apiKey: c.apiKey };
+    case 'BASIC':
+      return { type: 'BASIC', username: c.username, password: c.password };
+    default:
+      return { type: 'NONE' };
+  }
 }
 
 export type { ScriptContext };

@@ -21,7 +21,7 @@ test('link pagination from the Link response header', async () => {
   const seen: ProxyConfig[] = [];
   const send = async (c: ProxyConfig): Promise<ScriptResponse> => {
     seen.push(c);
-    const page = Number(c.params?.page ?? 1);
+    const page = Number((c.params as Record<string, unknown> | undefined)?.page ?? 1);
     const headers: Record<string, string> =
       page < 3 ? { link: `<https://api.test/items?page=${page + 1}>; rel="next", <https://api.test/items?page=3>; rel="last"` } : {};
     return { status: 200, headers, data: [{ id: page }] };
@@ -29,7 +29,7 @@ test('link pagination from the Link response header', async () => {
   const items = await all(paginate<{ id: number }>(send, { endpoint: '/items', paginate: { type: 'link', link_rel_in_response_header: 'next' } }));
   assert.deepEqual(items, [{ id: 1 }, { id: 2 }, { id: 3 }]);
   assert.deepEqual(
-    seen.map((c) => c.params?.page ?? null),
+    seen.map((c) => (c.params as Record<string, unknown> | undefined)?.page ?? null),
     [null, '2', '3'],
   );
 });
@@ -37,8 +37,8 @@ test('link pagination from the Link response header', async () => {
 test('offset pagination by page number from a start value', async () => {
   const pages: unknown[] = [];
   const send = async (c: ProxyConfig): Promise<ScriptResponse> => {
-    pages.push(c.params?.page);
-    const n = Number(c.params?.page);
+    pages.push((c.params as Record<string, unknown> | undefined)?.page);
+    const n = Number((c.params as Record<string, unknown> | undefined)?.page);
     return { status: 200, headers: {}, data: { results: n <= 2 ? [{ n }, { n }] : [] } };
   };
   const items = await all(

@@ -1,5 +1,6 @@
 /**
- * @module features/scripts/paginate — pagination helpers for cursor, link and offset styles, so scripts
+ * @module features/scripts/paginate — pagination helpers for cursor, link, offset and page styles (Nango's
+ * `paginate` options, plus `page`: a page number from `page_start_value`), so scripts
  * rarely write paging loops. With `resume`, the position of the next page is saved before it is
  * fetched (the previous page has been processed by then), so a run restarted after a crash goes on
  * from the page in flight rather than from the start.
@@ -30,6 +31,13 @@ export function withPaginateDefaults(own: PaginateConfig['paginate'], defaults: 
 }
 
 export type PagePosition = { offset: number } | { cursor: string } | { next: Pick<ProxyConfig, 'endpoint' | 'params' | 'baseUrlOverride'> };
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+/** Query parameters as an object, from an object or an encoded query string. */
+export function queryOf(params: ProxyConfig['params']): Query {
+  return typeof params === 'string' ? Object.fromEntries(new URLSearchParams(params)) : { ...params };
+}
 
 export interface PageResume {
   start: PagePosition | null;
@@ -68,22 +76,30 @@ export async function* paginate<T>(
 ): AsyncGenerator<T[], void, undefined> {
   const p = config.paginate ?? {};
   const type = p.type ?? 'cursor';
-  const limit = p.limit;
-  const params: Record<string, string | number | boolean | undefined> = { ...config.params };
+  const limit = p.limit === undefined || p.limit === '' ? undefined : Number(p.limit);
+  const params = queryOf(config.params);
   if (limit !== undefined) params[p.limit_name_in_request ?? 'limit'] = limit;
   const start = resume?.start ?? null;
+  const onPage = async (response: ScriptResponse, nextPageParam: string | number | undefined) => {
+    if (typeof p.on_page === 'function') await p.on_page({ nextPageParam, response });
+  };
 
-  if (type === 'offset') {
-    const offsetName = p.offset_name_in_request ?? 'offset';
-    let offset = start && 'offset' in start ? start.offset : (p.offset_start_value ?? 0);
-    for (let first = true; ; first = false) {
-      if (!first) await resume?.save({ offset });
-      const res = await send({ ...config, params: { ...params, [offsetName]: offset } });
+  if (type === 'offset' || type === 'page') {
+    const byPage = type === 'page' || p.offset_calculation_method === 'per-page';
+    const name = type === 'page' ? (p.page_name_in_request ?? p.offset_name_in_request ?? 'page') : (p.offset_name_in_request ?? 'offset');
+    const first = type === 'page' ? (p.page_start_value ?? p.offset_start_value ?? 1) : (p.offset_start_value ?? 0);
+    let offset = start && 'offset' in start ? start.offset : first;
+    for (let isFirst = true; ; isFirst = false) {
+      if (!isFirst) await resume?.save({ offset });
+      const res = await send({ ...config, params: { ...params, [name]: offset } });
       const items = itemsOf<T>(res.data, p.response_path);
+      const done = items.length === 0 || (limit !== undefined && items.length < limit);
+      // `page` and `per-page`: the value is a page number; `by-response-size` (default): a count of items.
+      const next = offset + (byPage ? 1 : items.length);
+      await onPage(res, done ? undefined : next);
       if (items.length) yield items;
-      if (items.length === 0 || (limit !== undefined && items.length < limit)) return;
-      // `per-page`: the offset is a page number; `by-response-size` (default): a count of items.
-      offset += p.offset_calculation_method === 'per-page' ? 1 : items.length;
+      if (done) return;
+      offset = next;
     }
   }
 
@@ -94,10 +110,11 @@ export async function* paginate<T>(
       if (!first) await resume?.save({ next: { endpoint: next.endpoint, params: next.params, baseUrlOverride: next.baseUrlOverride } });
       const res: ScriptResponse = await send(next);
       const items = itemsOf<T>(res.data, p.response_path);
-      if (items.length) yield items;
       const link = p.link_rel_in_response_header
         ? linkHeader(res.headers, p.link_rel_in_response_header)
         : pick(res.data, p.link_path_in_response_body ?? 'next');
+      await onPage(res, typeof link === 'string' && link !== '' ? link : undefined);
+      if (items.length) yield items;
       if (typeof link !== 'string' || link === '' || seen.has(link)) return;
       seen.add(link);
       const url = new URL(link, 'http://relative.invalid');
@@ -118,8 +135,9 @@ export async function* paginate<T>(
     if (!first && cursor) await resume?.save({ cursor });
     const res = await send({ ...config, params: { ...params, ...(cursor ? { [cursorName]: cursor } : {}) } });
     const items = itemsOf<T>(res.data, p.response_path);
-    if (items.length) yield items;
     const next = pick(res.data, p.cursor_path_in_response ?? 'next_cursor');
+    await onPage(res, typeof next === 'string' || typeof next === 'number' ? next : undefined);
+    if (items.length) yield items;
     if (typeof next !== 'string' && typeof next !== 'number') return;
     if (String(next) === '' || String(next) === cursor) return;
     cursor = String(next);

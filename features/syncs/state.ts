@@ -198,23 +198,48 @@ export async function finishSyncRun(db: Queryable, runId: string, status: 'SUCCE
 }
 
 /**
- * Marks a run done, once: for a full run, first tombstones per model the records it did not see,
- * counts them, and forgets its seen ids — all in the transaction that marks it done. A worker that
- * dies midway leaves nothing behind, and a retry of a run already done changes nothing (false).
+ * Notes a script's deletion detection for a model on its run: `track` (trackDeletesStart: the
+ * script takes charge of the model's deletions) or `sweep` (trackDeletesEnd,
+ * deleteRecordsFromPreviousExecutions: records not saved in the run go when it finishes).
+ */
+export async function noteRunDeletes(db: Queryable, runId: string, model: string, what: 'track' | 'sweep'): Promise<void> {
+  await db.query(
+    `UPDATE sync_runs SET delete_tracked = CASE WHEN $2 = ANY(delete_tracked) THEN delete_tracked ELSE delete_tracked || $2 END,
+       delete_swept = CASE WHEN $3::boolean AND NOT $2 = ANY(delete_swept) THEN delete_swept || $2 ELSE delete_swept END
+     WHERE id = $1`,
+    [runId, model, what === 'sweep'],
+  );
+}
+
+/** When the last successful run of the sync started (Nango's `lastSyncDate`). */
+export async function lastSuccessfulRunStart(db: Queryable, connectionPk: number, syncName: string): Promise<Date | null> {
+  const { rows } = await db.query<{ started_at: Date }>(
+    `SELECT started_at FROM sync_runs WHERE connection_pk = $1 AND sync_name = $2 AND status = 'SUCCESS' ORDER BY started_at DESC LIMIT 1`,
+    [connectionPk, syncName],
+  );
+  return rows[0]?.started_at ?? null;
+}
+
+/**
+ * Marks a run done, once: first tombstones per model the records it did not see, counts them, and
+ * forgets its seen ids — all in the transaction that marks it done. The models swept are those the
+ * script named (deleteRecordsFromPreviousExecutions / trackDeletesEnd) when it named any (with
+ * trackDeletesStart too), else every model of a full run. A worker that dies midway leaves
+ * nothing behind, and a retry of a run already done changes nothing (false).
  */
 export async function completeSyncRun(db: Db, runId: string, models: string[]): Promise<boolean> {
   return withTransaction(db, async (tx) => {
-    const { rows } = await tx.query<{ status: string; mode: SyncRun['mode']; connection_pk: number }>(
-      'SELECT status, mode, connection_pk FROM sync_runs WHERE id = $1 FOR UPDATE',
+    const { rows } = await tx.query<{ status: string; mode: SyncRun['mode']; connection_pk: number; delete_tracked: string[]; delete_swept: string[] }>(
+      'SELECT status, mode, connection_pk, delete_tracked, delete_swept FROM sync_runs WHERE id = $1 FOR UPDATE',
       [runId],
     );
     const run = rows[0];
     if (!run || run.status !== 'RUNNING') return false;
-    if (run.mode === 'full') {
-      for (const model of models) {
-        const deleted = await deleteUnseen(tx, run.connection_pk, model, runId);
-        if (deleted) await addRunResult(tx, runId, model, { deleted });
-      }
+    const explicit = run.delete_tracked.length > 0;
+    const swept = explicit ? models.filter((m) => run.delete_swept.includes(m)) : run.mode === 'full' ? models : [];
+    for (const model of swept) {
+      const deleted = await deleteUnseen(tx, run.connection_pk, model, runId);
+      if (deleted) await addRunResult(tx, runId, model, { deleted });
     }
     await forgetRun(tx, runId);
     await finishSyncRun(tx, runId, 'SUCCESS');

@@ -1,9 +1,11 @@
 /**
  * @module sdk/runtime — bundled into every compiled script (by `switchyard compile`) and run inside
  * the sandbox: `describeDefinition` turns a definition into its manifest (JSON Schemas made by the
- * project's own zod), `runDefinition` dispatches a run to exec / onWebhook. No imports: the
- * project's zod is handed in by the generated entry.
+ * project's own zod), `runDefinition` dispatches a run to exec / onWebhook with the sandbox's context
+ * completed by the host-free helpers (ActionError, logger, zodValidateInput). The project's zod is
+ * handed in by the generated entry.
  */
+import { withHelpers } from './helpers.js';
 import type { AnyScriptDefinition, Endpoint, SyncContext } from './types.js';
 
 type ToJsonSchema = (schema: never, params?: { io?: 'input' | 'output'; unrepresentable?: 'any' | 'throw' }) => unknown;
@@ -90,7 +92,8 @@ export function describeDefinition(def: AnyScriptDefinition, toJSONSchema: ToJso
 
 export type RunKind = 'action' | 'sync' | 'webhook' | 'event';
 
-export async function runDefinition(def: AnyScriptDefinition, kind: RunKind, ctx: SyncContext<never, never>, arg: unknown): Promise<unknown> {
+export async function runDefinition(def: AnyScriptDefinition, kind: RunKind, sandboxCtx: SyncContext<never, never>, arg: unknown): Promise<unknown> {
+  const ctx = withHelpers(sandboxCtx);
   if (kind === 'action' && def.type === 'action') {
     return def.exec(ctx as never, def.input ? (def.input.parse(arg) as never) : (arg as never));
   }

@@ -52,6 +52,7 @@ function plain(body: unknown): unknown {
 
 export function createBridge(ctx: Ctx): Bridge {
   const generators = new Map<number, AsyncGenerator<unknown[], void, undefined>>();
+  const pages = new Map<number, unknown[]>();
   const errors = new Map<number, unknown>();
   const timers = new Set<NodeJS.Timeout>();
   let seq = 0;
@@ -67,6 +68,11 @@ export function createBridge(ctx: Ctx): Bridge {
     inFlight--;
     waiting.shift()?.();
   };
+  const tooManyLines = () => {
+    if (++logLines <= MAX_LOG_LINES) return false;
+    if (logLines === MAX_LOG_LINES + 1) ctx.log(`more than ${MAX_LOG_LINES} log lines in this run: the rest are dropped`, { level: 'warn' });
+    return true;
+  };
 
   const handlers: Record<string, (...args: unknown[]) => Promise<unknown>> = {
     async http(method, config) {
@@ -77,41 +83,65 @@ export function createBridge(ctx: Ctx): Bridge {
       const res = await ctx.proxy({ ...c, method: method.toUpperCase() as HttpMethod });
       return { status: res.status, headers: res.headers, data: plain(res.data) };
     },
-    async 'paginate.start'(config) {
+    async 'paginate.start'(config, withPages) {
       const c = object(config, 'the paginate config') as unknown as PaginateConfig;
       if (typeof c.endpoint !== 'string') throw new BridgeArgumentError('config.endpoint must be a string');
       const id = ++seq;
-      generators.set(id, ctx.paginate(c));
+      // The script's on_page runs in the isolate: the raw pages go back with the items.
+      const seen: unknown[] = [];
+      const paginate = withPages === true ? { ...c.paginate, on_page: async (page: unknown) => void seen.push(page) } : c.paginate;
+      generators.set(id, ctx.paginate({ ...c, ...(paginate && { paginate }) }));
+      pages.set(id, seen);
       return id;
     },
     async 'paginate.next'(id) {
       const g = generators.get(Number(id));
       if (!g) throw new BridgeArgumentError('unknown paginator');
       const r = await g.next();
-      if (r.done) generators.delete(Number(id));
-      return r.done ? { done: true } : { done: false, value: r.value };
+      const seen = pages.get(Number(id)) ?? [];
+      const raw = seen.splice(0).map((p) => {
+        const { response, nextPageParam } = p as { response: { status: number; headers: unknown; data: unknown }; nextPageParam: unknown };
+        return { nextPageParam, response: { status: response.status, headers: response.headers, data: plain(response.data) } };
+      });
+      if (r.done) {
+        generators.delete(Number(id));
+        pages.delete(Number(id));
+      }
+      return r.done ? { done: true, pages: raw } : { done: false, value: r.value, pages: raw };
     },
     async 'paginate.return'(id) {
       const g = generators.get(Number(id));
       generators.delete(Number(id));
+      pages.delete(Number(id));
       await g?.return(undefined);
       return null;
     },
     getConnection: () => ctx.getConnection(),
+    getToken: () => ctx.getToken(),
     getMetadata: () => ctx.getMetadata(),
     setMetadata: async (m) => (await ctx.setMetadata(object(m, 'metadata')), null),
-    batchSave: async (r, m) => (await ctx.batchSave(records(r), model(m)), null),
-    batchUpdate: async (r, m) => (await ctx.batchUpdate(records(r), model(m)), null),
-    batchDelete: async (r, m) => (await ctx.batchDelete(records(r), model(m)), null),
+    updateMetadata: async (m) => (await ctx.updateMetadata(object(m, 'metadata')), null),
+    getEnvironmentVariables: () => ctx.getEnvironmentVariables(),
+    getWebhookURL: () => ctx.getWebhookURL(),
+    batchSave: (r, m) => ctx.batchSave(records(r), model(m)),
+    batchUpdate: (r, m) => ctx.batchUpdate(records(r), model(m)),
+    batchDelete: (r, m) => ctx.batchDelete(records(r), model(m)),
     getCheckpoint: () => ctx.getCheckpoint(),
     saveCheckpoint: async (c) => (await ctx.saveCheckpoint(c), null),
+    clearCheckpoint: async () => (await ctx.clearCheckpoint(), null),
+    deleteRecordsFromPreviousExecutions: async (m) => (await ctx.deleteRecordsFromPreviousExecutions(model(m)), null),
+    trackDeletesStart: async (m) => (await ctx.trackDeletesStart(model(m)), null),
+    trackDeletesEnd: async (m) => (await ctx.trackDeletesEnd(model(m)), null),
     async log(level, message, fields) {
-      if (++logLines > MAX_LOG_LINES) {
-        if (logLines === MAX_LOG_LINES + 1) ctx.log(`more than ${MAX_LOG_LINES} log lines in this run: the rest are dropped`, { level: 'warn' });
-        return null;
-      }
+      if (tooManyLines()) return null;
       const extra = fields && typeof fields === 'object' ? (fields as Record<string, unknown>) : undefined;
       ctx.log(String(message), level === 'info' ? extra : { ...extra, level });
+      return null;
+    },
+    /** `log(...args)` of the script: the host's context makes one line of them (lib: integrations/sdk/helpers logLine). */
+    async logArgs(...args) {
+      if (tooManyLines()) return null;
+      ctx.log(...args);
       return null;
     },
     sleep: (ms) =>
@@ -134,7 +164,7 @@ export function createBridge(ctx: Ctx): Bridge {
         if (typeof method !== 'string' || !Object.hasOwn(handlers, method)) throw new BridgeArgumentError(`unknown context method ${String(method)}`);
         const args = typeof argsJson === 'string' ? (JSON.parse(argsJson) as unknown) : [];
         if (!Array.isArray(args)) throw new BridgeArgumentError('arguments must be an array');
-        const queued = method !== 'log' && method !== 'sleep';
+        const queued = method !== 'log' && method !== 'logArgs' && method !== 'sleep';
         if (queued) await slot();
         let value: unknown;
         try {

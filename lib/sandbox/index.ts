@@ -136,7 +136,14 @@ export async function runSandboxed(bundle: string, run: SandboxRun, limits: Sand
 
     const arg = run.kind === 'action' ? run.input : run.kind === 'webhook' ? run.payload : null;
     const info =
-      'ctx' in run ? { connectionId: run.ctx.connectionId, providerConfigKey: run.ctx.providerConfigKey, isFullSync: run.ctx.isFullSync ?? false } : {};
+      'ctx' in run
+        ? {
+            connectionId: run.ctx.connectionId,
+            providerConfigKey: run.ctx.providerConfigKey,
+            isFullSync: run.ctx.isFullSync ?? false,
+            lastSyncDate: run.ctx.lastSyncDate?.toISOString(),
+          }
+        : {};
     const json = (await context.evalClosure('return __sy_start($0, $1, $2)', [run.kind, JSON.stringify(arg ?? null), JSON.stringify(info)], {
       arguments: { copy: true },
       result: { promise: true, copy: true },

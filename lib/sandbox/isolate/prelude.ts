@@ -94,26 +94,36 @@ interface RunInfo {
   connectionId: string;
   providerConfigKey: string;
   isFullSync: boolean;
+  lastSyncDate?: string;
 }
+
+type OnPage = (page: { nextPageParam?: unknown; response: unknown }) => unknown;
+
+/** A log argument as JSON can carry it (an Error as its stack). */
+const loggable = (a: unknown): unknown => (a instanceof Error ? a.stack || String(a) : a);
 
 const makeContext = (info: RunInfo) => {
   const send = (method: string) => (config: unknown) => call('http', [method, config]);
+  const one = (method: string) => (arg: unknown) => call(method, [arg]);
   return {
     connectionId: info.connectionId,
     providerConfigKey: info.providerConfigKey,
     isFullSync: info.isFullSync,
+    ...(info.lastSyncDate ? { lastSyncDate: new Date(info.lastSyncDate) } : {}),
     get: send('GET'),
     post: send('POST'),
     put: send('PUT'),
     patch: send('PATCH'),
     delete: send('DELETE'),
     proxy: (config: { method?: string } | null | undefined) => call('http', [(config && config.method) || 'GET', config]),
-    paginate: async function* (config: unknown): AsyncGenerator<unknown, void, undefined> {
-      const id = await call<number>('paginate.start', [config]);
+    paginate: async function* (config: { paginate?: { on_page?: unknown } } | null): AsyncGenerator<unknown, void, undefined> {
+      const onPage = config && config.paginate && typeof config.paginate.on_page === 'function' ? (config.paginate.on_page as OnPage) : null;
+      const id = await call<number>('paginate.start', [config, onPage !== null]);
       let finished = false;
       try {
         for (;;) {
-          const page = await call<{ done: boolean; value?: unknown }>('paginate.next', [id]);
+          const page = await call<{ done: boolean; value?: unknown; pages?: { nextPageParam?: unknown; response: unknown }[] }>('paginate.next', [id]);
+          if (onPage) for (const p of page.pages || []) await onPage(p);
           if (page.done) {
             finished = true;
             return;
@@ -125,14 +135,22 @@ const makeContext = (info: RunInfo) => {
       }
     },
     getConnection: () => call('getConnection'),
+    getToken: () => call('getToken'),
     getMetadata: () => call('getMetadata'),
-    setMetadata: (metadata: unknown) => call('setMetadata', [metadata]),
+    setMetadata: one('setMetadata'),
+    updateMetadata: one('updateMetadata'),
+    getEnvironmentVariables: () => call('getEnvironmentVariables'),
+    getWebhookURL: () => call('getWebhookURL'),
     batchSave: (records: unknown, model: unknown) => call('batchSave', [records, model]),
     batchUpdate: (records: unknown, model: unknown) => call('batchUpdate', [records, model]),
     batchDelete: (records: unknown, model: unknown) => call('batchDelete', [records, model]),
     getCheckpoint: () => call('getCheckpoint'),
-    saveCheckpoint: (checkpoint: unknown) => call('saveCheckpoint', [checkpoint]),
-    log: (message: unknown, fields?: unknown) => void call('log', ['info', String(message), fields]).catch(() => undefined),
+    saveCheckpoint: one('saveCheckpoint'),
+    clearCheckpoint: () => call('clearCheckpoint'),
+    deleteRecordsFromPreviousExecutions: one('deleteRecordsFromPreviousExecutions'),
+    trackDeletesStart: one('trackDeletesStart'),
+    trackDeletesEnd: one('trackDeletesEnd'),
+    log: (...args: unknown[]) => void call('logArgs', args.map(loggable)).catch(() => undefined),
   };
 };
 
