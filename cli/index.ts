@@ -25,6 +25,7 @@ Usage: switchyard <command> [options]
 
 Options: --dir <project> (default: the current folder), -e/--env <env> (default: dev), --version, --help
 Environment: SWITCHYARD_HOST (default http://localhost:3003), SWITCHYARD_SECRET_KEY_<ENV>; a .env in the project is read.
+  In a Nango project NANGO_HOST (or NANGO_HOSTPORT) and NANGO_SECRET_KEY_<ENV> work too, and scripts import 'nango' as they are.
 `;
 
 export async function main(argv: string[]): Promise<number> {

@@ -119,7 +119,9 @@ const INDEX_IMPORT = /^\s*(?:import|export\s+\*\s+from)\s+['"]\.\/([^'"]+)['"]/g
  * Nango's CLI makes it one.
  */
 export function indexedScripts(dir: string, indexFile: string): { integration: string; name: string; kind: ScriptKind; file: string }[] {
-  const text = readFileSync(indexFile, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const text = readFileSync(indexFile, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
   const out: ScriptFile[] = [];
   const problems: string[] = [];
   for (const m of text.matchAll(INDEX_IMPORT)) {

@@ -144,7 +144,7 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
     assert.equal(await readFile(path.join(proj, 'package.json'), 'utf8'), packageJson);
   });
 
-  test("a Nango SDK call Switchyard refuses fails compile, naming the call", async () => {
+  test('a Nango SDK call Switchyard refuses fails compile, naming the call', async () => {
     const file = path.join(proj, ITEMS, 'actions', 'rename-item.ts');
     const original = await readFile(file, 'utf8');
     await writeFile(file, original.replace('const current =', "await nango.triggerAction('items-api', 'x', {});\n        const current ="));
@@ -155,6 +155,19 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
     } finally {
       await writeFile(file, original);
     }
+  });
+
+  test('dryrun runs the functions against a real connection and saves nothing', async () => {
+    const people = await cli('dryrun', 'people', CONN, '--integration', PEOPLE);
+    assert.equal(people.code, 0, people.stdout + people.stderr);
+    assert.match(people.stdout, /ActivePerson: 3 record\(s\) would be saved/);
+    assert.match(people.stdout, /DeactivatedPerson: 1 record\(s\) would be saved/);
+    const items = await cli('dryrun', 'items', CONN, '--integration', ITEMS, '--checkpoint', JSON.stringify({ updatedAfter: '2000-01-01T00:00:00.000Z' }));
+    assert.equal(items.code, 0, items.stdout + items.stderr);
+    assert.match(items.stdout, /Item: 7 record\(s\) would be saved/);
+    assert.match(items.stdout, /checkpoint would be saved/);
+    const stored = await t.platform.deps.db.query('SELECT count(*)::int AS n FROM records');
+    assert.equal(stored.rows[0].n, 0);
   });
 
   test('deploy dev with NANGO_SECRET_KEY_DEV and NANGO_HOST from .env; the syncs fill the cache', async () => {
@@ -239,7 +252,10 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
     const listings = generic.requests.slice(before).filter((q) => q.path === '/items');
     assert.ok(listings.length > 0);
     // The run asked only for what changed since the checkpoint (rename, update, addition).
-    assert.ok(listings.every((q) => typeof q.query.updated_after === 'string' && q.query.updated_after.length > 0), JSON.stringify(listings.map((q) => q.query)));
+    assert.ok(
+      listings.every((q) => typeof q.query.updated_after === 'string' && q.query.updated_after.length > 0),
+      JSON.stringify(listings.map((q) => q.query)),
+    );
     const checkpointed = generic.state.items.filter((i) => i.updated_at > listings[0]!.query.updated_after!);
     assert.deepEqual(checkpointed.map((i) => i.id).sort(), ['3', '5', '8']);
   });
