@@ -129,9 +129,9 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
     const manifest = JSON.parse(await readFile(path.join(proj, 'build', 'manifest.json'), 'utf8')) as Json;
     const byName = Object.fromEntries((manifest.scripts as Json[]).map((s) => [`${s.integration}/${s.name}`, s]));
     assert.deepEqual(Object.keys(byName).sort(), [
-      'items-api/connection-created',
       'items-api/items',
       'items-api/rename-item',
+      'metabase-directory/connection-created',
       'metabase-directory/deactivate-person',
       'metabase-directory/people',
     ]);
@@ -140,7 +140,7 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
     assert.deepEqual(people.endpoints[0], { method: 'GET', path: '/people/active', group: 'People' });
     assert.equal(people.syncType, 'full');
     assert.equal(byName['items-api/items'].manifest.syncType, 'incremental');
-    assert.equal(byName['items-api/connection-created'].manifest.event, 'post-connection-creation');
+    assert.equal(byName['metabase-directory/connection-created'].manifest.event, 'post-connection-creation');
     assert.equal(await readFile(path.join(proj, 'package.json'), 'utf8'), packageJson);
   });
 
@@ -191,6 +191,15 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
       return rs.length === 7 ? rs : null;
     });
     assert.ok(items.some((i) => i.name === 'item 4'));
+  });
+
+  test('the on-event function runs after a new connection is created', async () => {
+    await addMetabaseConnection(t, metabase.url, API_KEY, { providerConfigKey: PEOPLE, connectionId: 'globex' });
+    const metadata = await waitFor('the post-connection-creation function', async () => {
+      const m = (await nango.getMetadata(PEOPLE, 'globex')) as Json;
+      return m?.onboardedAs ? m : null;
+    });
+    assert.deepEqual(metadata, { onboardedAs: 'globex' });
   });
 
   test('the multi-model full sync moves and deletes records per model across runs', async () => {
