@@ -265,3 +265,5 @@ export type AnyScriptDefinition = ScriptDefinition | OnEventDefinition;
 /** Nango's names for the context types (`NangoSync`, `NangoAction`). */
 export type NangoAction<Metadata = Record<string, unknown>> = ScriptContext<Metadata>;
 export type NangoSync<Metadata = Record<string, unknown>, Checkpoint = unknown> = SyncContext<Metadata, Checkpoint>;
+/** Nango's name for a request's configuration (`get/post/…/proxy`, and `paginate` with its `paginate` options). */
+export type ProxyConfiguration = PaginateConfig;
