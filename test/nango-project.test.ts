@@ -158,7 +158,7 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
   });
 
   test('dryrun runs the functions against a real connection and saves nothing', async () => {
-    const people = await cli('dryrun', 'people', CONN, '--integration', PEOPLE);
+    const people = await cli('dryrun', 'people', CONN, '--integration-id', PEOPLE); // Nango's flag name
     assert.equal(people.code, 0, people.stdout + people.stderr);
     assert.match(people.stdout, /ActivePerson: 3 record\(s\) would be saved/);
     assert.match(people.stdout, /DeactivatedPerson: 1 record\(s\) would be saved/);
