@@ -13,7 +13,7 @@ import * as esbuild from 'esbuild';
 import type ts from 'typescript';
 import { describeBundle, SandboxError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
-import { CLI_VERSION, SDK_IMPORT, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
+import { CLI_VERSION, SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
 import { CliError } from './ui.js';
 
 export interface BuiltScript extends ScriptFile {
@@ -45,9 +45,15 @@ export async function compilerOptions(zodDir: string): Promise<ts.CompilerOption
     isolatedModules: true,
     esModuleInterop: true,
     allowImportingTsExtensions: true,
-    // The SDK is this CLI's; zod is the project's, for the scripts and the SDK's types alike.
-    paths: { [SDK_IMPORT]: [SDK_INDEX], zod: [zodDir], 'zod/*': [`${zodDir}/*`] },
+    // The SDK is this CLI's, as `switchyard/sdk` and as Nango's `nango` (a Nango project type-checks
+    // unchanged, even with Nango's package installed); zod is the project's, for the scripts and the SDK's types alike.
+    paths: { ...sdkAliases((f) => [f]), zod: [zodDir], 'zod/*': [`${zodDir}/*`] },
   };
+}
+
+/** Each SDK import name mapped to this CLI's SDK. */
+function sdkAliases<T>(to: (file: string) => T): Record<string, T> {
+  return Object.fromEntries(SDK_IMPORTS.map((name) => [name, to(SDK_INDEX)]));
 }
 
 const SANDBOX_HINT =
@@ -116,7 +122,7 @@ export async function bundle(dir: string, script: ScriptFile): Promise<string> {
       keepNames: true,
       legalComments: 'none',
       logLevel: 'silent',
-      alias: { [SDK_IMPORT]: SDK_INDEX },
+      alias: sdkAliases((f) => f),
       nodePaths: [path.join(dir, 'node_modules')],
       plugins: [noNode],
     });

@@ -25,6 +25,8 @@ Usage: switchyard <command> [options]
 
 Options: --dir <project> (default: the current folder), -e/--env <env> (default: dev), --version, --help
 Environment: SWITCHYARD_HOST (default http://localhost:3003), SWITCHYARD_SECRET_KEY_<ENV>; a .env in the project is read.
+  In a Nango project NANGO_HOST (or NANGO_HOSTPORT) and NANGO_SECRET_KEY_<ENV> work too, scripts import 'nango' as they are,
+  and Nango's --integration-id and --auto-confirm mean --integration and --yes.
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -36,6 +38,9 @@ export async function main(argv: string[]): Promise<number> {
       dir: { type: 'string' },
       env: { type: 'string', short: 'e' },
       integration: { type: 'string', short: 'i' },
+      // Nango's CLI names for the same options, so its commands work as they are.
+      'integration-id': { type: 'string' },
+      'auto-confirm': { type: 'boolean' },
       provider: { type: 'string', short: 'p' },
       input: { type: 'string' },
       metadata: { type: 'string', short: 'm' },
@@ -59,6 +64,7 @@ export async function main(argv: string[]): Promise<number> {
   const dir = path.resolve(values.dir ?? '.');
   if (command !== 'init') loadDotEnv(dir);
   const env = values.env ?? 'dev';
+  const integration = values.integration ?? values['integration-id'];
   switch (command) {
     case 'init':
       return (await import('./init.js')).init(path.resolve(values.dir ?? '.', args[0] ?? 'switchyard-integrations'), {
@@ -66,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
         provider: values.provider,
       });
     case 'compile':
-      await (await import('./deploy.js')).compile(dir, { integration: values.integration });
+      await (await import('./deploy.js')).compile(dir, { integration });
       return 0;
     case 'dryrun': {
       const [script, connectionId] = args;
@@ -76,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
         script,
         connectionId,
         env,
-        integration: values.integration,
+        integration,
         input: values.input,
         metadata: values.metadata,
         checkpoint: values.checkpoint,
@@ -88,9 +94,9 @@ export async function main(argv: string[]): Promise<number> {
       if (args[0] && values.env && args[0] !== values.env) throw new CliError(`Two environments given: ${args[0]} and --env ${values.env}`, 'give one');
       return (await import('./deploy.js')).deploy(dir, {
         env: target,
-        yes: values.yes ?? false,
+        yes: values.yes ?? values['auto-confirm'] ?? false,
         activate: values.activate ?? false,
-        integration: values.integration,
+        integration,
       });
     }
     case 'generate':

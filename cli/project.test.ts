@@ -1,7 +1,8 @@
 /**
  * The project rules the CLI enforces before compiling: zod is pinned to exactly 4.0.5 in
- * package.json, and a yaml configuration is refused from the clock's 2025-12-01 switch (before it,
- * a warning).
+ * package.json (a Nango project's own zod 4 is accepted, its package.json untouched), a yaml
+ * configuration is refused from the clock's 2025-12-01 switch (before it, a warning), a Nango
+ * project's scripts are those its index.ts imports, and Nango's variable names authenticate the CLI.
  */
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -9,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { clockFrom, dates } from '../lib/clock.js';
-import { checkZod, PACKAGE_ROOT, refuseYaml } from './project.js';
+import { checkZod, findScripts, hostOf, PACKAGE_ROOT, refuseYaml, secretKeyFor } from './project.js';
 import { CliError } from './ui.js';
 
 const dirs: string[] = [];
@@ -59,5 +60,57 @@ describe('refuseYaml follows the 2025-12-01 switch', () => {
       delete process.env.SWITCHYARD_NOW;
     }
     assert.throws(() => refuseYaml(dir), CliError);
+  });
+});
+
+describe('a Nango zero-yaml project', () => {
+  const nangoPkg = (zod: string) => JSON.stringify({ name: 'nango-integrations', type: 'module', devDependencies: { nango: '0.69.5', zod } }, null, 4);
+
+  test('its own zod 4 is accepted and package.json is not rewritten', async () => {
+    for (const zod of ['4.3.6', '^4.0.5']) {
+      const dir = await project({ 'package.json': nangoPkg(zod), 'index.ts': '' });
+      assert.equal(await checkZod(dir), path.join(dir, 'node_modules', 'zod'));
+      assert.equal(await readFile(path.join(dir, 'package.json'), 'utf8'), nangoPkg(zod));
+    }
+  });
+  test('zod 3 is refused without editing package.json', async () => {
+    const dir = await project({ 'package.json': nangoPkg('3.23.8') });
+    await assert.rejects(checkZod(dir), (err: Error) => err instanceof CliError && /scripts need zod 4/.test(err.message));
+    assert.equal(await readFile(path.join(dir, 'package.json'), 'utf8'), nangoPkg('3.23.8'));
+  });
+  test('the scripts are those index.ts imports; an import of a missing file is an error', async () => {
+    const dir = await project({ 'package.json': nangoPkg('4.3.6') });
+    for (const f of ['github/syncs/issues.ts', 'github/actions/create-issue.ts', 'github/actions/draft.ts', 'slack/on-events/setup.ts']) {
+      await mkdir(path.dirname(path.join(dir, f)), { recursive: true });
+      await writeFile(path.join(dir, f), 'export default {};\n');
+    }
+    const index = [
+      "import './github/syncs/issues.js';",
+      "// import './github/actions/draft.js';",
+      "import './github/actions/create-issue.js';",
+      "import './slack/on-events/setup';",
+      "import './models.js';",
+    ];
+    await writeFile(path.join(dir, 'index.ts'), `${index.join('\n')}\n`);
+    const found = (await findScripts(dir)).map((s) => `${s.integration}/${s.kind}/${s.name}`);
+    assert.deepEqual(found, ['github/action/create-issue', 'github/sync/issues', 'slack/on-event/setup']);
+    await writeFile(path.join(dir, 'index.ts'), "import './github/syncs/gone.js';\n");
+    await assert.rejects(findScripts(dir), (err: Error) => err instanceof CliError && /index\.ts lists scripts that are not there/.test(err.message));
+  });
+  test('NANGO_SECRET_KEY_<ENV> and NANGO_HOST are read when the SWITCHYARD_* ones are absent', () => {
+    const saved = { ...process.env };
+    try {
+      for (const k of ['SWITCHYARD_HOST', 'SWITCHYARD_SECRET_KEY_PROD', 'NANGO_HOSTPORT']) delete process.env[k];
+      process.env.NANGO_HOST = 'http://nango.internal:3003/';
+      process.env.NANGO_SECRET_KEY_PROD = 'from-nango';
+      assert.equal(hostOf(), 'http://nango.internal:3003');
+      assert.deepEqual(secretKeyFor('prod'), { key: 'from-nango', variable: 'NANGO_SECRET_KEY_PROD' });
+      process.env.SWITCHYARD_HOST = 'http://switchyard:3003';
+      process.env.SWITCHYARD_SECRET_KEY_PROD = 'from-switchyard';
+      assert.equal(hostOf(), 'http://switchyard:3003');
+      assert.deepEqual(secretKeyFor('prod'), { key: 'from-switchyard', variable: 'SWITCHYARD_SECRET_KEY_PROD' });
+    } finally {
+      process.env = saved;
+    }
   });
 });

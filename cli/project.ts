@@ -1,7 +1,9 @@
 /**
  * @module cli/project — an integrations project on disk: where its scripts are
- * (`<integration>/syncs|actions|on-events/<name>.ts`), the rules it must follow (TypeScript
- * scripts, not a yaml config; zod pinned to 4.0.5), its `.env`, and where the SDK comes from.
+ * (`<integration>/syncs|actions|on-events/<name>.ts`; in a Nango zero-yaml project, those the root
+ * `index.ts` imports), the rules it must follow (TypeScript scripts, not a yaml config; zod pinned
+ * to 4.0.5, any zod 4 in a Nango project), its `.env` (`SWITCHYARD_*`, else Nango's `NANGO_*`
+ * names), and where the SDK comes from.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -18,6 +20,10 @@ export const CLI_VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_RO
 export const PINNED_ZOD = '4.0.5';
 /** How scripts import the SDK. */
 export const SDK_IMPORT = 'switchyard/sdk';
+/** Nango's name for its function SDK: Nango projects import it unchanged, and get Switchyard's. */
+export const NANGO_SDK_IMPORT = 'nango';
+/** Every import the CLI maps to its SDK when it type-checks and bundles. */
+export const SDK_IMPORTS = [SDK_IMPORT, NANGO_SDK_IMPORT] as const;
 
 export type ScriptKind = 'sync' | 'action' | 'on-event';
 const FOLDERS: Record<string, ScriptKind> = { syncs: 'sync', actions: 'action', 'on-events': 'on-event' };
@@ -69,7 +75,8 @@ export function refuseYaml(dir: string, clock: Clock = cliClock()): void {
   );
 }
 
-export async function findScripts(dir: string): Promise<ScriptFile[]> {
+/** Every script file in the integration folders, whether or not an `index.ts` lists it. */
+async function scriptFiles(dir: string): Promise<ScriptFile[]> {
   const out: ScriptFile[] = [];
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (!entry.isDirectory() || entry.name.startsWith('.') || ['node_modules', 'build', 'dist'].includes(entry.name)) continue;
@@ -85,12 +92,76 @@ export async function findScripts(dir: string): Promise<ScriptFile[]> {
   return out.sort((a, b) => `${a.integration}/${a.name}`.localeCompare(`${b.integration}/${b.name}`));
 }
 
+/** The root `index.ts` of a Nango zero-yaml project, or null. */
+export function nangoIndexOf(dir: string): string | null {
+  const file = path.join(dir, 'index.ts');
+  return existsSync(file) ? file : null;
+}
+
+/** A Nango zero-yaml project: a root `index.ts`, or `nango` in package.json. */
+export function isNangoProject(dir: string): boolean {
+  if (nangoIndexOf(dir)) return true;
+  const pkgPath = path.join(dir, 'package.json');
+  if (!existsSync(pkgPath)) return false;
+  try {
+    const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    return pkg.dependencies?.[NANGO_SDK_IMPORT] !== undefined || pkg.devDependencies?.[NANGO_SDK_IMPORT] !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+const INDEX_IMPORT = /^\s*(?:import|export\s+\*\s+from)\s+['"]\.\/([^'"]+)['"]/gm;
+
+/**
+ * The scripts a Nango `index.ts` registers (`import './<integration>/<syncs|actions|on-events>/<name>.js'`),
+ * in its order. An import of a file that does not exist, or outside those folders, is an error, as
+ * Nango's CLI makes it one.
+ */
+export function indexedScripts(dir: string, indexFile: string): { integration: string; name: string; kind: ScriptKind; file: string }[] {
+  const text = readFileSync(indexFile, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+  const out: ScriptFile[] = [];
+  const problems: string[] = [];
+  for (const m of text.matchAll(INDEX_IMPORT)) {
+    const spec = m[1]!;
+    const parts = /^([^/]+)\/(syncs|actions|on-events)\/([^/]+?)(?:\.(?:js|ts|mjs))?$/.exec(spec);
+    if (!parts) continue; // models.ts, helpers: not scripts
+    const file = path.join(dir, parts[1]!, parts[2]!, `${parts[3]!}.ts`);
+    if (!existsSync(file)) {
+      problems.push(`index.ts imports ./${spec}, but ${relative(dir, file)} does not exist`);
+      continue;
+    }
+    if (!out.some((s) => s.file === file)) out.push({ integration: parts[1]!, name: parts[3]!, kind: FOLDERS[parts[2]!]!, file });
+  }
+  if (problems.length) throw new CliError('index.ts lists scripts that are not there:', 'fix the imports in index.ts and run the command again', problems);
+  return out;
+}
+
+/**
+ * The project's scripts. In a Nango zero-yaml project (a root `index.ts`) they are the ones its
+ * `index.ts` imports (as Nango deploys them); a script file it does not import is left out with a
+ * warning. Otherwise every `<integration>/syncs|actions|on-events/<name>.ts`.
+ */
+export async function findScripts(dir: string): Promise<ScriptFile[]> {
+  const all = await scriptFiles(dir);
+  const index = nangoIndexOf(dir);
+  if (!index) return all;
+  const listed = indexedScripts(dir, index);
+  const left = all.filter((s) => !listed.some((l) => l.file === s.file));
+  if (left.length) warn(`not imported by index.ts, so not compiled or deployed: ${left.map((s) => relative(dir, s.file)).join(', ')}`);
+  return listed.sort((a, b) => `${a.integration}/${a.name}`.localeCompare(`${b.integration}/${b.name}`));
+}
+
 export async function requireScripts(dir: string): Promise<ScriptFile[]> {
   const scripts = await findScripts(dir);
   if (scripts.length === 0) {
     throw new CliError(
       `No scripts found in ${dir}`,
-      'put scripts at <integration>/syncs/<name>.ts or <integration>/actions/<name>.ts (the folder is the integration key), or scaffold a project with `switchyard init`',
+      nangoIndexOf(dir)
+        ? "import each script in index.ts (import './<integration>/syncs/<name>.js'), as in a Nango project"
+        : 'put scripts at <integration>/syncs/<name>.ts or <integration>/actions/<name>.ts (the folder is the integration key), or scaffold a project with `switchyard init`',
     );
   }
   return scripts;
@@ -103,8 +174,9 @@ function versionOf(range: string): [number, number, number] | null {
 
 /**
  * The project's package.json must pin zod to exactly 4.0.5 (no range, no newer version): anything
- * else (or none) is replaced by 4.0.5, and the developer is sent to `npm install`. Returns the
- * directory of the installed zod.
+ * else (or none) is replaced by 4.0.5, and the developer is sent to `npm install`. A Nango project
+ * is not edited: the zod 4 it lists (Nango's templates pin their own) is accepted as installed.
+ * Returns the directory of the installed zod.
  */
 export async function checkZod(dir: string): Promise<string> {
   const pkgPath = path.join(dir, 'package.json');
@@ -115,7 +187,16 @@ export async function checkZod(dir: string): Promise<string> {
   const pkg = JSON.parse(text) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
   const section = pkg.dependencies?.zod !== undefined ? 'dependencies' : pkg.devDependencies?.zod !== undefined ? 'devDependencies' : null;
   const declared = section ? pkg[section]!.zod! : null;
-  if (declared?.trim() !== PINNED_ZOD) {
+  const nango = isNangoProject(dir);
+  if (nango) {
+    const major = declared ? versionOf(declared)?.[0] : undefined;
+    if (major === undefined || major < 4) {
+      throw new CliError(
+        declared ? `package.json asks for zod ${declared}; scripts need zod 4` : 'package.json lists no zod; scripts need zod 4',
+        'list zod 4 in package.json (as Nango projects do), run `npm install`, then run the command again',
+      );
+    }
+  } else if (declared?.trim() !== PINNED_ZOD) {
     const target = section ?? 'dependencies';
     pkg[target] = { ...pkg[target], zod: PINNED_ZOD };
     const indent = /^(\s+)"/m.exec(text)?.[1] ?? '  ';
@@ -138,7 +219,7 @@ export async function checkZod(dir: string): Promise<string> {
       'run `npm install` so node_modules matches package.json, then run the command again',
     );
   }
-  if (installed !== PINNED_ZOD && declared === PINNED_ZOD)
+  if (!nango && installed !== PINNED_ZOD && declared === PINNED_ZOD)
     warn(`node_modules has zod ${installed} while package.json pins ${PINNED_ZOD}; \`npm install\` aligns them`);
   return zodDir;
 }
@@ -154,20 +235,24 @@ export function loadDotEnv(dir: string): void {
   }
 }
 
+/** The platform's URL: `SWITCHYARD_HOST`, else Nango's `NANGO_HOST` / `NANGO_HOSTPORT` (a Nango project's .env works as is). */
 export function hostOf(): string {
-  return (process.env.SWITCHYARD_HOST || 'http://localhost:3003').replace(/\/+$/, '');
+  return (process.env.SWITCHYARD_HOST || process.env.NANGO_HOST || process.env.NANGO_HOSTPORT || 'http://localhost:3003').replace(/\/+$/, '');
 }
 
+/** An environment's secret key: `SWITCHYARD_SECRET_KEY_<ENV>`, else Nango's `NANGO_SECRET_KEY_<ENV>`; `variable` names the one used. */
 export function secretKeyFor(env: string): { key: string; variable: string } {
-  const variable = `SWITCHYARD_SECRET_KEY_${env.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-  const key = process.env[variable];
+  const suffix = env.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+  const variable = `SWITCHYARD_SECRET_KEY_${suffix}`;
+  const nangoVariable = `NANGO_SECRET_KEY_${suffix}`;
+  const key = process.env[variable] || process.env[nangoVariable];
   if (!key) {
     throw new CliError(
-      `${variable} is not set`,
+      `${variable} is not set (nor ${nangoVariable})`,
       `set it to the secret key of the ${env} environment (the platform prints the dev key at start), in your shell or in the project's .env`,
     );
   }
-  return { key, variable };
+  return { key, variable: process.env[variable] ? variable : nangoVariable };
 }
 
 export function relative(dir: string, file: string): string {
