@@ -50,6 +50,9 @@
  * | GET    | /alerts                                           | alerts.ts                 |
  * | GET    | /integrations/:uniqueKey/status                   | integration-status.ts     |
  * | ALL    | /connection, /connection/* (removed: 410)         | legacy-connection.ts      |
+ * | ALL    | /mcp (the MCP server: POST; others 405)           | mcp.ts                    |
+ * | POST   | /agent-sessions                                   | mcp.ts                    |
+ * | DELETE | /agent-sessions/:id                               | mcp.ts                    |
  * | GET    | /openapi.json, /docs                              | docs.ts                   |
  * | GET    | /records, /records/                               | records.ts                |
  * | POST   | /webhook/:environmentUuid/:pck[/:token]           | provider-webhooks.ts      |
@@ -114,6 +117,7 @@ import { createProviderRoute, deleteProviderRoute, getProviderRoute, listProvide
 import { listLogs } from './logs.js';
 import { receiveProviderWebhookRoute, receiveProviderWebhookWithToken } from './provider-webhooks.js';
 import { proxy } from './proxy.js';
+import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mcp.js';
 import { listRecords } from './records.js';
 import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
 import { pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
@@ -196,6 +200,9 @@ export const routeTable: readonly RouteDef[] = [
   listAlertsRoute,
   getIntegrationStatus,
   legacyConnection,
+  mcpRoute,
+  createAgentSessionRoute,
+  deleteAgentSessionRoute,
   ...docsRoutes(() => routeTable),
   listRecords,
   receiveProviderWebhookRoute,
