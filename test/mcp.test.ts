@@ -130,6 +130,46 @@ describe('MCP server', () => {
     assert.equal(noAuth.status, 401);
   });
 
+  describe('tools API (Nango 0.72)', () => {
+    const call = (name: string, body: unknown, query = 'provider_config_key=metabase') =>
+      t.api(`/connections/acme/tools/${name}/calls?${query}`, { method: 'POST', json: body });
+
+    test('a call answers with the output; a failure with the action error; bad input names the field', async () => {
+      const ok = await call('create-user', { input: { firstName: 'Gi', lastName: 'G', email: 'gi@example.com' } });
+      assert.equal(ok.status, 200);
+      assert.equal(((await ok.json()) as Json).email, 'gi@example.com');
+      const failed = await call('fetch-user', { input: { id: 987654 } });
+      assert.equal(failed.status, 424);
+      assert.equal(((await failed.json()) as Json).error.code, 'script_http_error');
+      const bad = await call('create-user', { input: { firstName: 'x' } });
+      assert.equal(bad.status, 400);
+      assert.ok(((await bad.json()) as Json).error.errors.some((e: Json) => e.path[0] === 'email'));
+      const noPck = await call('create-user', { input: {} }, '');
+      assert.equal(noPck.status, 400);
+      assert.equal(((await noPck.json()) as Json).error.errors[0].path[0], 'provider_config_key');
+      const inactive = await call('update-user', {});
+      assert.equal(inactive.status, 404);
+    });
+
+    test('async=true answers 202 with an id, sends the async_action webhook, and the result is at /action/:id', async () => {
+      const started = await call(
+        'create-user',
+        { input: { firstName: 'Ha', lastName: 'H', email: 'ha@example.com' } },
+        'provider_config_key=metabase&async=true',
+      );
+      assert.equal(started.status, 202);
+      const { id, statusUrl } = (await started.json()) as Json;
+      assert.equal(started.headers.get('location'), statusUrl);
+      await waitFor('the async_action event', async () => {
+        const ev = await t.platform.deps.db.query(`SELECT payload FROM events WHERE type = 'async_action' AND payload->'payload'->>'id' = $1`, [id]);
+        return ev.rows.length > 0;
+      });
+      const result = await t.api(statusUrl as string);
+      assert.equal(result.status, 200);
+      assert.equal(((await result.json()) as Json).email, 'ha@example.com');
+    });
+  });
+
   describe('agent sessions', () => {
     async function createSession(body: Json): Promise<Json> {
       const res = await t.api('/agent-sessions', { method: 'POST', json: body });

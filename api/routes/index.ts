@@ -25,6 +25,7 @@
  * | GET    | /connections/:connectionId                        | connections.ts            |
  * | PATCH  | /connections/:connectionId                        | connections.ts            |
  * | DELETE | /connections/:connectionId                        | connections.ts            |
+ * | POST   | /connections/:connectionId/tools/:name/calls      | tools.ts                  |
  * | POST   | /connect/sessions, /connect/sessions/reconnect    | connect.ts                |
  * | GET    | /connect/session                                  | connect.ts                |
  * | DELETE | /connect/session                                  | connect.ts                |
@@ -117,6 +118,7 @@ import { createProviderRoute, deleteProviderRoute, getProviderRoute, listProvide
 import { listLogs } from './logs.js';
 import { receiveProviderWebhookRoute, receiveProviderWebhookWithToken } from './provider-webhooks.js';
 import { proxy } from './proxy.js';
+import { callToolRoute } from './tools.js';
 import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mcp.js';
 import { listRecords } from './records.js';
 import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
@@ -166,6 +168,7 @@ export const routeTable: readonly RouteDef[] = [
   getConnectionRoute,
   updateConnection,
   deleteConnectionRoute,
+  callToolRoute,
   createSession,
   createReconnectSession,
   getSession,
