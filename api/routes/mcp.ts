@@ -102,6 +102,7 @@ export const mcpRoute = defineRoute({
     );
   }
   const body = await readJson(c);
+  if (body === undefined) throw new BadRequest('invalid_body', 'The body must be a JSON-RPC message (or a batch of them)');
   return handleMcpRequest(deps, scope, c.req.raw, body);
 });
 
