@@ -196,6 +196,8 @@ describe('MCP server', () => {
       assert.equal(run.rows[0].agent_session_id, s.id);
       assert.equal(run.rows[0].connection_id, 'acme');
       assert.ok((await logsOf(runId)).some((l) => l.method === 'POST' && l.status === 200));
+      const bySession = ((await (await t.api(`/logs?agent_session_id=${s.id}`)).json()) as Json).data as Json[];
+      assert.ok(bySession.length > 0 && bySession.every((l) => l.run_id === runId), JSON.stringify(bySession));
       await client.close();
     });
 
