@@ -165,7 +165,29 @@ export async function handleMcpRequest(deps: AppDeps, scope: ToolScope, request:
   const response = await transport.handleRequest(request, { parsedBody: body });
   // A JSON answer is complete here (an SSE stream ends with its last message; nothing is kept).
   if (!response.headers.get('content-type')?.includes('text/event-stream')) await server.close();
-  return response;
+  return response.status >= 400 ? asErrorEnvelope(response) : response;
+}
+
+const TRANSPORT_ERROR_CODES: Record<number, string> = { 400: 'invalid_mcp_request', 406: 'not_acceptable', 415: 'invalid_content_type' };
+
+/**
+ * The transport's HTTP-level refusals (a body that is not JSON-RPC, an unsupported protocol version,
+ * an Accept without JSON or SSE) in the API's one error shape; JSON-RPC errors of a valid message
+ * stay in the JSON-RPC answer.
+ */
+async function asErrorEnvelope(response: Response): Promise<Response> {
+  const text = await response.text();
+  let message = text;
+  try {
+    message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+  } catch {
+    // not JSON: the text is the message
+  }
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  const error = { code: TRANSPORT_ERROR_CODES[response.status] ?? 'mcp_error', message };
+  return new Response(JSON.stringify({ error }), { status: response.status, headers });
 }
 
 export function sessionScope(env: Environment, session: AgentSession): ToolScope {

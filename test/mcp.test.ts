@@ -113,6 +113,13 @@ describe('MCP server', () => {
     assert.ok(((await json.json()) as Json).result.tools.length === 2);
     const get = await fetch(`${t.url}/mcp`, { headers: { ...secretKeyHeaders(), accept: 'text/event-stream' } });
     assert.equal(get.status, 405);
+    assert.equal(((await get.json()) as Json).error.code, 'method_not_allowed');
+    const noAccept = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...base, accept: 'text/html' }, body });
+    assert.equal(noAccept.status, 406);
+    assert.equal(((await noAccept.json()) as Json).error.code, 'not_acceptable');
+    const notRpc = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...base, accept: 'application/json, text/event-stream' }, body: '{"hello":1}' });
+    assert.equal(notRpc.status, 400);
+    assert.equal(((await notRpc.json()) as Json).error.code, 'invalid_mcp_request');
   });
 
   test('a secret key without the connection headers, or naming an unknown connection, is refused', async () => {

@@ -23,10 +23,7 @@ const mcpHeaders = z.object({
   'mcp-protocol-version': z.string().max(64).optional(),
 });
 
-const jsonRpcError = {
-  type: 'object',
-  properties: { jsonrpc: { type: 'string' }, error: { type: 'object' }, id: {} },
-} as const;
+const errorEnvelope = { $ref: '#/components/schemas/Error' };
 
 /** Who calls /mcp: a secret key with the connection headers, or an agent session (whose headers may only repeat its own connections). */
 async function scopeOf(deps: AppDeps, c: Context<AppEnv>): Promise<ToolScope> {
@@ -81,25 +78,15 @@ export const mcpRoute = defineRoute({
       content: { 'application/json': { schema: {} }, 'text/event-stream': { schema: { type: 'string' } } },
     },
     202: { description: 'A notification or a response accepted' },
-    400: {
-      description: 'A bad request: the error envelope, or a JSON-RPC error for a message that is not JSON-RPC',
-      content: { 'application/json': { schema: {} } },
-    },
-    405: { description: 'Only POST is served (stateless server)', content: { 'application/json': { schema: jsonRpcError } } },
-    406: { description: 'The Accept header lists neither JSON nor SSE', content: { 'application/json': { schema: jsonRpcError } } },
-    415: { description: 'The body is not JSON', content: { 'application/json': { schema: {} } } },
+    405: { description: 'Only POST is served (stateless server)', content: { 'application/json': { schema: errorEnvelope } } },
+    406: { description: 'The Accept header must list application/json and text/event-stream', content: { 'application/json': { schema: errorEnvelope } } },
   },
-  errors: [403],
+  errors: [400, 403, 415],
 }).handle(async ({ deps }, c) => {
   const scope = await scopeOf(deps, c);
   if (c.req.method !== 'POST') {
-    return c.json(
-      { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages' }, id: null },
-      405,
-      {
-        Allow: 'POST',
-      },
-    );
+    const error = { code: 'method_not_allowed', message: 'This MCP server is stateless: POST JSON-RPC messages' };
+    return c.json({ error }, 405, { Allow: 'POST' });
   }
   const body = await readJson(c);
   if (body === undefined) throw new BadRequest('invalid_body', 'The body must be a JSON-RPC message (or a batch of them)');
