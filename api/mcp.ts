@@ -86,6 +86,8 @@ export function toolDefinition(tool: ActionTool, protocolVersion: string | undef
     name: tool.name,
     description: tool.handle.description || `${tool.action} (${tool.providerConfigKey})`,
     inputSchema: (input?.type === 'object' ? input : { type: 'object' }) as Tool['inputSchema'],
+    ...(tool.handle.title ? { title: tool.handle.title } : {}),
+    ...(tool.handle.annotations ? { annotations: tool.handle.annotations } : {}),
   };
   if (output?.type === 'object' && (protocolVersion ?? '') >= OUTPUT_SCHEMA_SINCE) def.outputSchema = output as Tool['outputSchema'];
   return def;

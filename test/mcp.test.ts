@@ -7,6 +7,10 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { registerPrebuiltScripts } from '../integrations/registry.js';
+import { metabaseScripts } from '../integrations/metabase/index.js';
+import { createAction } from '../integrations/sdk/index.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, connectMetabase, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
@@ -19,6 +23,21 @@ async function mcpClient(t: TestPlatform, headers: Record<string, string>): Prom
   await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers } }));
   return client;
 }
+
+// A tool as `createTool` (wt-nango-sdk) declares it: an action with a title and MCP annotations.
+const ping = Object.assign(
+  createAction({
+    description: 'Answers pong',
+    endpoint: { method: 'GET', path: '/ping' },
+    input: z.object({}),
+    output: z.object({ pong: z.boolean() }),
+    async exec() {
+      return { pong: true };
+    },
+  }),
+  { title: 'Ping', annotations: { readOnlyHint: true } },
+);
+registerPrebuiltScripts('metabase', { ...metabaseScripts, ping });
 
 const textOf = (r: CallToolResult): Json => JSON.parse((r.content[0] as { text: string }).text) as Json;
 
@@ -273,5 +292,16 @@ describe('MCP server', () => {
       await client.close();
       assert.equal((await t.api(`/agent-sessions/${s.id}`, { method: 'DELETE', key: t.prodKey })).status, 404);
     });
+  });
+
+  test('a tool’s title and annotations (createTool) reach the MCP tool list', async () => {
+    const res = await t.api('/integrations/metabase/endpoints', { method: 'PATCH', json: { endpoints: [{ method: 'GET', path: '/ping', enabled: true }] } });
+    assert.equal(res.status, 200);
+    const client = await mcpClient(t, secretKeyHeaders());
+    const tool = (await client.listTools()).tools.find((x) => x.name === 'ping')!;
+    assert.equal(tool.title, 'Ping');
+    assert.equal(tool.annotations?.readOnlyHint, true);
+    assert.deepEqual((await client.callTool({ name: 'ping', arguments: {} })).structuredContent, { pong: true });
+    await client.close();
   });
 });
