@@ -3,11 +3,17 @@
  * `StreamableHTTPClientTransport`) against the real platform and the Metabase fake.
  */
 import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { bundle, manifestOf } from '../cli/build.js';
+import { CLI_VERSION, findScripts } from '../cli/project.js';
 import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { metabaseScripts } from '../integrations/metabase/index.js';
 import { createAction } from '../integrations/sdk/index.js';
@@ -38,6 +44,20 @@ const ping = Object.assign(
   { title: 'Ping', annotations: { readOnlyHint: true } },
 );
 registerPrebuiltScripts('metabase', { ...metabaseScripts, ping });
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DEPLOYED_ACTION = `import { createAction } from 'switchyard/sdk';
+import { z } from 'zod';
+export default createAction({
+  description: 'Shouts the text back',
+  endpoint: { method: 'POST', path: '/shout' },
+  input: z.object({ text: z.string() }),
+  output: z.object({ shouted: z.string() }),
+  async exec(_ctx, input) {
+    return { shouted: input.text.toUpperCase() };
+  },
+});
+`;
 
 const textOf = (r: CallToolResult): Json => JSON.parse((r.content[0] as { text: string }).text) as Json;
 
@@ -302,6 +322,36 @@ describe('MCP server', () => {
     assert.equal(tool.title, 'Ping');
     assert.equal(tool.annotations?.readOnlyHint, true);
     assert.deepEqual((await client.callTool({ name: 'ping', arguments: {} })).structuredContent, { pong: true });
+    await client.close();
+  });
+
+  test('a deployed action is a tool too (sandboxed), with its schema and description', async () => {
+    assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'deployed' } })).status, 200);
+    await addMetabaseConnection(t, metabase.url, API_KEY, { providerConfigKey: 'deployed' });
+    const work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'mcp-'));
+    await mkdir(path.join(work, 'node_modules'), { recursive: true });
+    await symlink(path.join(ROOT, 'node_modules', 'zod'), path.join(work, 'node_modules', 'zod'), 'dir');
+    await mkdir(path.join(work, 'deployed', 'actions'), { recursive: true });
+    await writeFile(path.join(work, 'deployed', 'actions', 'shout.ts'), DEPLOYED_ACTION);
+    const scripts: Json[] = [];
+    for (const s of await findScripts(work)) {
+      const code = await bundle(work, s);
+      scripts.push({ integration: s.integration, name: s.name, bundle: code, manifest: await manifestOf(work, s, code) });
+    }
+    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true, cli_version: CLI_VERSION } });
+    assert.equal(deployed.status, 200, await deployed.clone().text());
+    const enabled = await t.api('/integrations/deployed/endpoints', {
+      method: 'PATCH',
+      json: { endpoints: [{ method: 'POST', path: '/shout', enabled: true }] },
+    });
+    assert.equal(enabled.status, 200);
+
+    const client = await mcpClient(t, { ...secretKeyHeaders(), 'provider-config-key': 'deployed' });
+    const shout = (await client.listTools()).tools.find((x) => x.name === 'shout')!;
+    assert.equal(shout.description, 'Shouts the text back');
+    assert.deepEqual(shout.inputSchema.required, ['text']);
+    const result = (await client.callTool({ name: 'shout', arguments: { text: 'hi' } })) as CallToolResult;
+    assert.deepEqual(result.structuredContent, { shouted: 'HI' });
     await client.close();
   });
 });
