@@ -186,6 +186,37 @@ describe('OpenTelemetry', () => {
     assert.ok(otlp.received.filter((r) => r.path === '/v1/traces').every((r) => r.headers['x-tenant-key'] === undefined));
   });
 
+  test('an MCP tools/call is one trace too: the /mcp span, the workflow, the activity and the provider call', async () => {
+    const user = metabase.addUser({ email: 'mcp-traced@example.com', first_name: 'Mcp', last_name: 'Traced' });
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.devKey}`,
+        'connection-id': 'obs-trace',
+        'provider-config-key': 'metabase',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fetch-user', arguments: { id: user.id } } }),
+    });
+    assert.equal(res.status, 200);
+    const result = ((await res.json()) as Json).result as Json;
+    assert.equal(result.isError, undefined, JSON.stringify(result));
+    const runId = result._meta['dev.switchyard/run_id'] as string;
+    const api = await waitFor('the /mcp span', () =>
+      spansOf(otlp.received, '/v1/traces').find((s) => s.attributes['switchyard.component'] === 'api' && s.attributes['switchyard.run_id'] === runId),
+    );
+    assert.equal(api.attributes['http.route'], '/mcp');
+    await waitFor('workflow, activity and HTTP spans in the same trace', () => {
+      const spans = spansOf(otlp.received, '/v1/traces').filter((s) => s.traceId === api.traceId);
+      return ['RunWorkflow:actionWorkflow', 'RunActivity:runAction'].every((n) => spans.some((s) => s.name === n)) &&
+        spans.some((s) => s.attributes['switchyard.component'] === 'http' && String(s.attributes['url.full']).includes(`/api/user/${user.id}`))
+        ? spans
+        : null;
+    });
+  });
+
   test('a run a schedule starts is traced too, as its own trace', async () => {
     const handle = t.platform.deps.temporal.schedule.getHandle('check:dev:metabase:obs-trace');
     const described = await handle.describe();

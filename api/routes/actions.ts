@@ -1,21 +1,14 @@
 /**
  * @module api/routes/actions — triggering actions (synchronously or async) and reading results.
  */
-import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { createActionRun, getActionRun, type ActionRun } from '../../features/actions/runs.js';
-import { getConnection } from '../../features/connections/store.js';
-import type { Environment } from '../../features/environments/store.js';
-import { getIntegration } from '../../features/integrations/store.js';
-import { BadRequest, NotFound, PayloadTooLarge, UpstreamError, ValidationFailed } from '../../lib/errors.js';
-import { actionWorkflowId, searchAttributesFor, startWorkflow, taskQueueFor } from '../../workflows/contracts.js';
-import { annotate } from '../../lib/otel/attributes.js';
-import { isScriptEnabled, scriptOf } from '../../features/scripts/catalog.js';
+import { getActionRun, type ActionRun } from '../../features/actions/runs.js';
+import { NotFound, PayloadTooLarge, UpstreamError } from '../../lib/errors.js';
+import { runAction, type ActionRequest } from '../action-run.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { defineRoute } from '../route.js';
-import { problemsOf, readJson, stringBool } from '../validate.js';
+import { readJson, stringBool } from '../validate.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
 
@@ -27,20 +20,7 @@ const triggerHeaders = z.object({
 });
 const triggerBody = z.object({ action_name: z.string().regex(/^[a-zA-Z0-9_-]+$/), input: z.unknown().optional() }).strict();
 const idParam = z.object({ id: z.uuid() });
-const actionAccepted = z.object({ id: z.string(), statusUrl: z.string() });
-
-/** How long a synchronous trigger waits before answering 202 with the run's status URL. */
-export const SYNC_WAIT_MS = 120_000;
-
-export interface ActionRequest {
-  env: Environment;
-  integrationKey: string;
-  connectionId: string;
-  actionName: string;
-  input: unknown;
-  isAsync: boolean;
-  /** The unified endpoints say endpoint_not_enabled; /action/trigger says the same. */
-}
+export const actionAccepted = z.object({ id: z.string(), statusUrl: z.string() });
 
 function resultResponse(c: Context<AppEnv>, run: ActionRun) {
   if (run.status === 'success') return c.json(run.output as object, 200);
@@ -48,69 +28,12 @@ function resultResponse(c: Context<AppEnv>, run: ActionRun) {
   throw new UpstreamError(e.code, e.message, e.status, e.payload);
 }
 
-/** Validates, records the run, starts actionWorkflow; answers with the output or 202. */
+/** Runs the action (api/action-run.ts) and answers with its output, its error or 202. */
 export async function triggerAction(deps: AppDeps, c: Context<AppEnv>, req: ActionRequest) {
-  const integration = await getIntegration(deps.db, deps.box, req.env.id, req.integrationKey);
-  if (!integration) throw new BadRequest('unknown_provider', 'Failed to find provider');
-  const connection = await getConnection(deps.db, deps.box, req.env.id, req.integrationKey, req.connectionId);
-  if (!connection) throw new BadRequest('unknown_connection', 'Failed to find connection');
-  const script = await scriptOf(deps, integration, req.actionName);
-  if (!script || script.type !== 'action') throw new NotFound('not_found', 'Action not found');
-  if (!(await isScriptEnabled(deps.db, integration, script))) {
-    throw new NotFound(
-      'endpoint_not_enabled',
-      `The endpoint ${script.endpoint.method} ${script.endpoint.path} of ${req.actionName} is not activated on ${integration.uniqueKey} (its Endpoints tab)`,
-    );
-  }
-  const parsed = script.input.safeParse(req.input ?? {});
-  if (!parsed.success) throw new ValidationFailed('invalid_action_input', problemsOf(parsed.error), 'The input does not match the action input schema');
-
-  const runId = randomUUID();
-  annotate({ integration: integration.uniqueKey, connection: connection.connectionId, script: req.actionName, runId });
-  await createActionRun(deps.db, {
-    id: runId,
-    environmentId: req.env.id,
-    connectionPk: connection.id,
-    integration: integration.uniqueKey,
-    connectionId: connection.connectionId,
-    actionName: req.actionName,
-    input: parsed.data,
-    isAsync: req.isAsync,
-  });
-  const handle = await startWorkflow(deps.temporal, 'actionWorkflow', {
-    workflowId: actionWorkflowId(req.env.name, runId),
-    taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, req.env.name),
-    args: [{ runId, isAsync: req.isAsync }],
-    typedSearchAttributes: searchAttributesFor({
-      environment: req.env.name,
-      integration: integration.uniqueKey,
-      connection: connection.connectionId,
-      script: req.actionName,
-    }),
-    staticSummary: `Action ${req.actionName} on ${integration.uniqueKey}/${connection.connectionId}`,
-  });
-  const statusUrl = `/action/${runId}`;
-  if (req.isAsync) {
-    c.header('Location', statusUrl);
-    return c.json({ id: runId, statusUrl } satisfies z.output<typeof actionAccepted>, 202);
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const finished = await Promise.race([
-    handle.result().then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof WorkflowFailedError) return true;
-        throw err;
-      },
-    ),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SYNC_WAIT_MS))),
-  ]);
-  clearTimeout(timer);
-  if (!finished) {
-    c.header('Location', statusUrl);
-    return c.json({ id: runId, statusUrl } satisfies z.output<typeof actionAccepted>, 202);
-  }
-  return resultResponse(c, (await getActionRun(deps.db, runId))!);
+  const outcome = await runAction(deps, req);
+  if (outcome.done) return resultResponse(c, outcome.run);
+  c.header('Location', outcome.statusUrl);
+  return c.json({ id: outcome.id, statusUrl: outcome.statusUrl } satisfies z.output<typeof actionAccepted>, 202);
 }
 
 async function readActionBody(deps: AppDeps, c: Context<AppEnv>): Promise<unknown> {
@@ -124,6 +47,7 @@ async function readActionBody(deps: AppDeps, c: Context<AppEnv>): Promise<unknow
 }
 
 export { readActionBody };
+export type { ActionRequest };
 
 /** The answers of an action trigger (also those of the action endpoints scripts declare). */
 export const actionResponses = {

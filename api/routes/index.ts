@@ -25,6 +25,7 @@
  * | GET    | /connections/:connectionId                        | connections.ts            |
  * | PATCH  | /connections/:connectionId                        | connections.ts            |
  * | DELETE | /connections/:connectionId                        | connections.ts            |
+ * | POST   | /connections/:connectionId/tools/:name/calls      | tools.ts                  |
  * | POST   | /connect/sessions, /connect/sessions/reconnect    | connect.ts                |
  * | GET    | /connect/session                                  | connect.ts                |
  * | DELETE | /connect/session                                  | connect.ts                |
@@ -52,6 +53,9 @@
  * | GET    | /alerts                                           | alerts.ts                 |
  * | GET    | /integrations/:uniqueKey/status                   | integration-status.ts     |
  * | ALL    | /connection, /connection/* (removed: 410)         | legacy-connection.ts      |
+ * | ALL    | /mcp (the MCP server: POST; others 405)           | mcp.ts                    |
+ * | POST   | /agent-sessions                                   | mcp.ts                    |
+ * | DELETE | /agent-sessions/:id                               | mcp.ts                    |
  * | GET    | /openapi.json, /docs                              | docs.ts                   |
  * | GET    | /records, /records/                               | records.ts                |
  * | POST   | /webhook/:environmentUuid/:pck[/:token]           | provider-webhooks.ts      |
@@ -117,6 +121,8 @@ import { createProviderRoute, deleteProviderRoute, getProviderRoute, listProvide
 import { listLogs } from './logs.js';
 import { receiveProviderWebhookRoute, receiveProviderWebhookWithToken } from './provider-webhooks.js';
 import { proxy } from './proxy.js';
+import { callToolRoute } from './tools.js';
+import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mcp.js';
 import { listRecords } from './records.js';
 import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
 import { pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
@@ -165,6 +171,7 @@ export const routeTable: readonly RouteDef[] = [
   getConnectionRoute,
   updateConnection,
   deleteConnectionRoute,
+  callToolRoute,
   createSession,
   createReconnectSession,
   getSession,
@@ -201,6 +208,9 @@ export const routeTable: readonly RouteDef[] = [
   listAlertsRoute,
   getIntegrationStatus,
   legacyConnection,
+  mcpRoute,
+  createAgentSessionRoute,
+  deleteAgentSessionRoute,
   ...docsRoutes(() => routeTable),
   listRecords,
   receiveProviderWebhookRoute,

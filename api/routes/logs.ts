@@ -36,6 +36,7 @@ const logsQuery = z
     after: isoDate.optional(),
     before: isoDate.optional(),
     run_id: z.string().min(1).max(255).optional(),
+    agent_session_id: z.uuid().optional().describe('The calls of the actions an agent session ran (MCP)'),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     cursor: z.string().min(1).max(512).optional(),
   })
@@ -98,7 +99,16 @@ export const listLogs = defineRoute({
   const { logs, nextCursor } = await listRequestLogs(
     deps.db,
     env.id,
-    { connectionId: q.connection_id, integration: q.integration, kind: q.kind, status: q.status, after: q.after, before: q.before, runId: q.run_id },
+    {
+      connectionId: q.connection_id,
+      integration: q.integration,
+      kind: q.kind,
+      status: q.status,
+      after: q.after,
+      before: q.before,
+      runId: q.run_id,
+      agentSessionId: q.agent_session_id,
+    },
     { limit: q.limit, cursor: q.cursor },
   );
   return { data: logs.map(present), next_cursor: nextCursor };

@@ -22,6 +22,8 @@ export interface ActionRun {
   actionName: string;
   input: unknown;
   isAsync: boolean;
+  /** The agent session that made the call (MCP), if any. */
+  agentSessionId: string | null;
   status: 'running' | 'success' | 'failed';
   output: unknown;
   error: ActionFailure | null;
@@ -39,6 +41,7 @@ interface Row {
   action_name: string;
   input: unknown;
   is_async: boolean;
+  agent_session_id: string | null;
   status: ActionRun['status'];
   output: unknown;
   error: ActionFailure | null;
@@ -57,6 +60,7 @@ function fromRow(r: Row): ActionRun {
     actionName: r.action_name,
     input: r.input,
     isAsync: r.is_async,
+    agentSessionId: r.agent_session_id,
     status: r.status,
     output: r.output,
     error: r.error,
@@ -68,11 +72,13 @@ function fromRow(r: Row): ActionRun {
 
 export async function createActionRun(
   db: Queryable,
-  r: Pick<ActionRun, 'id' | 'environmentId' | 'connectionPk' | 'integration' | 'connectionId' | 'actionName' | 'input' | 'isAsync'>,
+  r: Pick<ActionRun, 'id' | 'environmentId' | 'connectionPk' | 'integration' | 'connectionId' | 'actionName' | 'input' | 'isAsync'> &
+    Partial<Pick<ActionRun, 'agentSessionId'>>,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO action_runs (id, environment_id, connection_pk, integration, connection_id, action_name, input, is_async) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [r.id, r.environmentId, r.connectionPk, r.integration, r.connectionId, r.actionName, JSON.stringify(r.input ?? null), r.isAsync],
+    `INSERT INTO action_runs (id, environment_id, connection_pk, integration, connection_id, action_name, input, is_async, agent_session_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [r.id, r.environmentId, r.connectionPk, r.integration, r.connectionId, r.actionName, JSON.stringify(r.input ?? null), r.isAsync, r.agentSessionId ?? null],
   );
 }
 

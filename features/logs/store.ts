@@ -33,6 +33,8 @@ export interface RequestLogFilters {
   after?: Date;
   before?: Date;
   runId?: string;
+  /** The calls of the action runs an agent session started (MCP). */
+  agentSessionId?: string;
 }
 
 export interface RequestLogPage {
@@ -144,6 +146,9 @@ export async function listRequestLogs(
   if (filters.integration !== undefined) where.and('integration = ?', filters.integration);
   if (filters.kind !== undefined) where.and('kind = ?', filters.kind);
   if (filters.runId !== undefined) where.and('run_id = ?', filters.runId);
+  if (filters.agentSessionId !== undefined) {
+    where.and('run_id IN (SELECT id::text FROM action_runs WHERE agent_session_id = ?::uuid AND environment_id = ?)', filters.agentSessionId, environmentId);
+  }
   if (filters.after !== undefined) where.and('created_at > ?', filters.after);
   if (filters.before !== undefined) where.and('created_at < ?', filters.before);
   if (filters.status === 'error') where.and('(status IS NULL OR status >= 400 OR error IS NOT NULL)');

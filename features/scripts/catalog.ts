@@ -51,8 +51,19 @@ export interface SyncHandle extends HandleBase {
   onWebhook?(ctx: Ctx, payload: unknown): Promise<void>;
 }
 
+/** MCP tool annotations (a `createTool` script's hints for agents). */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
 export interface ActionHandle extends HandleBase {
   type: 'action';
+  /** A `createTool` script's title and annotations, shown to agents (MCP). */
+  title?: string;
+  annotations?: ToolAnnotations;
   endpoint: Endpoint;
   input: z.ZodType;
   output: z.ZodType;
@@ -120,6 +131,7 @@ function prebuiltHandle(name: string, def: AnyScriptDefinition): ScriptHandle {
     return {
       ...base,
       type: 'action',
+      ...toolHints(def),
       endpoint: def.endpoint,
       endpoints: [def.endpoint],
       modelNames: [],
@@ -141,6 +153,15 @@ function prebuiltHandle(name: string, def: AnyScriptDefinition): ScriptHandle {
     models: def.models,
     exec: (ctx) => def.exec(ctx as never),
     ...(def.onWebhook ? { onWebhook: (ctx: Ctx, payload: unknown) => def.onWebhook!(ctx as never, payload) } : {}),
+  };
+}
+
+/** The agent-facing hints a `createTool` definition may carry (absent from plain actions). */
+function toolHints(def: object): Pick<ActionHandle, 'title' | 'annotations'> {
+  const d = def as { title?: unknown; annotations?: unknown };
+  return {
+    ...(typeof d.title === 'string' ? { title: d.title } : {}),
+    ...(d.annotations && typeof d.annotations === 'object' ? { annotations: d.annotations as ToolAnnotations } : {}),
   };
 }
 

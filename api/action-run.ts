@@ -1,0 +1,102 @@
+/**
+ * @module api/action-run — the one path every action run takes, whoever asks for it: `POST
+ * /action/trigger`, the script endpoints, the MCP server's `tools/call` and the tools API. It
+ * checks the integration, connection, action, its activated endpoint and its input; records the
+ * run; starts actionWorkflow (retries, the output limit, request logs and traces happen there);
+ * and for a synchronous call waits for the result.
+ */
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import { createActionRun, getActionRun, type ActionRun } from '../features/actions/runs.js';
+import { getConnection } from '../features/connections/store.js';
+import type { Environment } from '../features/environments/store.js';
+import { getIntegration } from '../features/integrations/store.js';
+import { isScriptEnabled, scriptOf } from '../features/scripts/catalog.js';
+import { BadRequest, NotFound, ValidationFailed } from '../lib/errors.js';
+import { annotate } from '../lib/otel/attributes.js';
+import { actionWorkflowId, searchAttributesFor, startWorkflow, taskQueueFor } from '../workflows/contracts.js';
+import type { AppDeps } from './context.js';
+import { problemsOf } from './validate.js';
+
+/** How long a synchronous trigger waits before answering 202 with the run's status URL. */
+export const SYNC_WAIT_MS = 120_000;
+
+export interface ActionRequest {
+  env: Environment;
+  integrationKey: string;
+  connectionId: string;
+  actionName: string;
+  input: unknown;
+  isAsync: boolean;
+  /** The agent session making the call (MCP), recorded on the run. */
+  agentSessionId?: string;
+}
+
+/** A run still going (async, or past the synchronous wait), or a finished one with its output or error. */
+export type ActionRunOutcome = { done: false; id: string; statusUrl: string } | { done: true; run: ActionRun };
+
+/** Validates, records the run, starts actionWorkflow; for a synchronous call, waits for the result. */
+export async function runAction(deps: AppDeps, req: ActionRequest): Promise<ActionRunOutcome> {
+  const integration = await getIntegration(deps.db, deps.box, req.env.id, req.integrationKey);
+  if (!integration) throw new BadRequest('unknown_provider', 'Failed to find provider');
+  const connection = await getConnection(deps.db, deps.box, req.env.id, req.integrationKey, req.connectionId);
+  if (!connection) throw new BadRequest('unknown_connection', 'Failed to find connection');
+  const script = await scriptOf(deps, integration, req.actionName);
+  if (!script || script.type !== 'action') throw new NotFound('not_found', 'Action not found');
+  if (!(await isScriptEnabled(deps.db, integration, script))) {
+    throw new NotFound(
+      'endpoint_not_enabled',
+      `The endpoint ${script.endpoint.method} ${script.endpoint.path} of ${req.actionName} is not activated on ${integration.uniqueKey} (its Endpoints tab)`,
+    );
+  }
+  const parsed = script.input.safeParse(req.input ?? {});
+  if (!parsed.success) throw new ValidationFailed('invalid_action_input', problemsOf(parsed.error), 'The input does not match the action input schema');
+
+  const runId = randomUUID();
+  annotate({ integration: integration.uniqueKey, connection: connection.connectionId, script: req.actionName, runId });
+  await createActionRun(deps.db, {
+    id: runId,
+    environmentId: req.env.id,
+    connectionPk: connection.id,
+    integration: integration.uniqueKey,
+    connectionId: connection.connectionId,
+    actionName: req.actionName,
+    input: parsed.data,
+    isAsync: req.isAsync,
+    agentSessionId: req.agentSessionId ?? null,
+  });
+  if (req.agentSessionId) {
+    deps.log.info(
+      { agentSessionId: req.agentSessionId, runId, integration: integration.uniqueKey, connectionId: connection.connectionId, action: req.actionName },
+      'agent session call',
+    );
+  }
+  const handle = await startWorkflow(deps.temporal, 'actionWorkflow', {
+    workflowId: actionWorkflowId(req.env.name, runId),
+    taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, req.env.name),
+    args: [{ runId, isAsync: req.isAsync }],
+    typedSearchAttributes: searchAttributesFor({
+      environment: req.env.name,
+      integration: integration.uniqueKey,
+      connection: connection.connectionId,
+      script: req.actionName,
+    }),
+    staticSummary: `Action ${req.actionName} on ${integration.uniqueKey}/${connection.connectionId}`,
+  });
+  const running = { done: false as const, id: runId, statusUrl: `/action/${runId}` };
+  if (req.isAsync) return running;
+  let timer: NodeJS.Timeout | undefined;
+  const finished = await Promise.race([
+    handle.result().then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof WorkflowFailedError) return true;
+        throw err;
+      },
+    ),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SYNC_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!finished) return running;
+  return { done: true, run: (await getActionRun(deps.db, runId))! };
+}
