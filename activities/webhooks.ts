@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { beginAttempt, finishAttempt, markDeliveryDead } from '../features/webhooks/deliveries.js';
 import { createWebhookPoster } from '../features/webhooks/post.js';
 import { signingKeys } from '../features/webhooks/settings.js';
-import { signatureHeaders } from '../features/webhooks/sign.js';
+import { messageId, signatureHeaders } from '../features/webhooks/sign.js';
 import { alertHooks } from '../features/alerts/index.js';
 import { redactUrl } from '../lib/http/redact.js';
 import { annotate, metric } from '../lib/otel/index.js';
@@ -39,7 +39,7 @@ export function webhookActivities(deps: ActivityDeps) {
       if (!begun) return { outcome: 'skipped', status: null, attempts: 0 };
       const { delivery, n } = begun;
       const keys = await signingKeys(deps.db, deps.box, delivery.environmentId);
-      const headers = { ...delivery.headers, ...signatureHeaders(delivery.body, keys, Math.floor(Date.now() / 1000)) };
+      const headers = { ...delivery.headers, ...signatureHeaders(delivery.body, keys, Math.floor(Date.now() / 1000), messageId(delivery)) };
       const ctx = activityContext();
       const stopHeartbeat = heartbeating(HEARTBEAT_INTERVAL_MS);
       annotate({ integration: delivery.integration, connection: delivery.connectionId, runId: delivery.id, script: 'webhook-delivery' });

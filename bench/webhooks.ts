@@ -111,7 +111,11 @@ export const webhooks: BenchGroup = {
         const res = await request(`${receiver.url}/direct`, {
           method: 'POST',
           dispatcher: direct,
-          headers: { ...signatureHeaders(body, floorKeys, Math.floor(Date.now() / 1000)), 'content-type': 'application/json', 'user-agent': 'bench' },
+          headers: {
+            ...signatureHeaders(body, floorKeys, Math.floor(Date.now() / 1000), `msg_bench_${s}`),
+            'content-type': 'application/json',
+            'user-agent': 'bench',
+          },
           body,
         });
         await res.body.text();

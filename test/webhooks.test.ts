@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { Client, Connection } from '@temporalio/client';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { emitEvent, sweepPendingDeliveries } from '../features/webhooks/emit.js';
+import { standardWebhooksSecret } from '../features/webhooks/sign.js';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
@@ -187,6 +189,14 @@ describe('webhooks to the developer', () => {
     assert.deepEqual(verifyWebhook(last.body, last.headers, key, { now: new Date(Date.now() + 10 * 60_000) }), { ok: false, reason: 'stale_timestamp' });
     const impostor = new Nango({ secretKey: t.devKey, host: t.url, webhookSigningKey: 'not-the-key' });
     assert.equal(impostor.verifyIncomingWebhookRequest(last.body, last.headers), false);
+
+    // Standard Webhooks: every attempt verifies with the standardwebhooks package, under one message id.
+    const wh = new Webhook(standardWebhooksSecret(key));
+    for (const hit of hits) assert.deepEqual(wh.verify(hit.body, hit.headers as Record<string, string>), payload);
+    assert.equal(new Set(hits.map((h) => h.headers['webhook-id'])).size, 1, 'the same webhook-id on every retry');
+    assert.equal(last.headers['webhook-id'], `msg_${delivered.id}`);
+    assert.throws(() => wh.verify(last.body.replace('wh-flaky', 'wh-forged'), last.headers as Record<string, string>), WebhookVerificationError);
+    assert.throws(() => new Webhook(standardWebhooksSecret('not-the-key')).verify(last.body, last.headers as Record<string, string>), WebhookVerificationError);
   });
 
   test('a 400 is final: dead after one attempt; replay delivers a copy; listing pages with a cursor', async () => {
@@ -217,6 +227,8 @@ describe('webhooks to the developer', () => {
     const bodies = receiver.at('/refuse').map((r) => r.body);
     assert.equal(bodies.length, 2);
     assert.equal(bodies[0], bodies[1], 'same bytes');
+    const ids = receiver.at('/refuse').map((r) => r.headers['webhook-id']);
+    assert.deepEqual(ids, [`msg_${dead.id}`, `msg_${dead.id}`], 'a replay resends the same Standard Webhooks message');
 
     // type=auth: the dead delivery also raised (and the replay resolved) an alert, whose own
     // deliveries to the alert webhook are newer.

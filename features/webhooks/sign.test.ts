@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { signatureHeaders, stableStringify } from './sign.js';
+import { Webhook } from 'standardwebhooks';
+import { signatureHeaders, stableStringify, standardWebhooksSecret } from './sign.js';
 import { verifyWebhook } from './verify.js';
 
 test('stableStringify sorts keys recursively and keeps JSON.stringify semantics', () => {
@@ -14,7 +15,7 @@ test('stableStringify sorts keys recursively and keeps JSON.stringify semantics'
 
 test('headers: HMAC twice, timestamped V2 per active key, legacy sha256(key + body)', () => {
   const body = '{"a":1}';
-  const h = signatureHeaders(body, { current: 'new', previous: 'old' }, 1_700_000_000);
+  const h = signatureHeaders(body, { current: 'new', previous: 'old' }, 1_700_000_000, 'msg_1');
   const hmac = createHmac('sha256', 'new').update(body).digest('hex');
   assert.equal(h['X-Switchyard-Hmac-Sha256'], hmac);
   assert.equal(h['X-Nango-Hmac-Sha256'], hmac);
@@ -26,11 +27,26 @@ test('headers: HMAC twice, timestamped V2 per active key, legacy sha256(key + bo
   );
 });
 
+test('Standard Webhooks: v1 signature per active key; both keys verify with the standardwebhooks package', () => {
+  const body = '{"a":1}';
+  const ts = Math.floor(Date.now() / 1000);
+  const h = signatureHeaders(body, { current: 'new', previous: 'old' }, ts, 'msg_1');
+  assert.equal(h['webhook-id'], 'msg_1');
+  assert.equal(h['webhook-timestamp'], String(ts));
+  assert.deepEqual(
+    h['webhook-signature']!.split(' '),
+    ['new', 'old'].map((k) => `v1,${createHmac('sha256', k).update(`msg_1.${ts}.${body}`).digest('base64')}`),
+  );
+  assert.equal(standardWebhooksSecret('new'), `whsec_${Buffer.from('new').toString('base64')}`);
+  for (const k of ['new', 'old']) assert.deepEqual(new Webhook(standardWebhooksSecret(k)).verify(body, h), { a: 1 });
+  assert.throws(() => new Webhook(standardWebhooksSecret('other')).verify(body, h));
+});
+
 test('verifyWebhook: window, tampering, keys, header spellings', () => {
   const body = '{"type":"sync"}';
   const now = new Date('2026-03-01T12:00:00Z');
   const ts = Math.floor(now.getTime() / 1000);
-  const headers = signatureHeaders(body, { current: 'k2', previous: 'k1' }, ts);
+  const headers = signatureHeaders(body, { current: 'k2', previous: 'k1' }, ts, 'msg_1');
   assert.deepEqual(verifyWebhook(body, headers, 'k2', { now }), { ok: true });
   assert.deepEqual(verifyWebhook(Buffer.from(body), headers, 'k1', { now }), { ok: true });
   assert.deepEqual(verifyWebhook(body, new Headers(headers), ['x', 'k2'], { now }), { ok: true });

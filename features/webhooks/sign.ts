@@ -13,8 +13,16 @@
  *   signs too, so a receiver still holding the old key keeps verifying. Receivers refuse
  *   timestamps outside their window, which stops replays of captured requests.
  * - `X-Nango-Signature`: SHA-256(key + body), legacy (open to length extension), kept for old clients.
+ * - Standard Webhooks (standardwebhooks.com): `webhook-id` (the delivery's message id, the same on every
+ *   retry of a delivery and on its replays, so receivers can deduplicate), `webhook-timestamp` (unix
+ *   seconds of this attempt) and `webhook-signature`: `v1,<base64 HMAC-SHA256(key, "{id}.{timestamp}.{body}")>`,
+ *   one per active key, space-separated, current key first.
+ *
+ * Standard Webhooks secrets are `whsec_` + base64 of the key bytes. Our signing key is an opaque string
+ * whose UTF-8 bytes are the HMAC key for every header above, so the same key as a Standard Webhooks
+ * secret is `whsec_` + base64(UTF-8 bytes of the signing key): see {@link standardWebhooksSecret}.
  */
-import { hmacSha256Hex, sha256Hex } from '../../lib/crypto.js';
+import { hmacDigest, hmacSha256Hex, sha256Hex } from '../../lib/crypto.js';
 
 export const HEADER = {
   hmac: 'X-Switchyard-Hmac-Sha256',
@@ -22,7 +30,25 @@ export const HEADER = {
   timestamp: 'X-Switchyard-Timestamp',
   v2: 'X-Switchyard-Signature-V2',
   nangoLegacy: 'X-Nango-Signature',
+  stdId: 'webhook-id',
+  stdTimestamp: 'webhook-timestamp',
+  stdSignature: 'webhook-signature',
 } as const;
+
+/** The Standard Webhooks message id of a delivery: a replay resends its original's message. */
+export function messageId(delivery: { id: string; replayOf: string | null }): string {
+  return `msg_${delivery.replayOf ?? delivery.id}`;
+}
+
+/** Our signing key as a Standard Webhooks secret (what a receiver passes to `new Webhook(secret)`). */
+export function standardWebhooksSecret(key: string): string {
+  return `whsec_${Buffer.from(key, 'utf8').toString('base64')}`;
+}
+
+/** One Standard Webhooks signature: `v1,` + base64 HMAC-SHA256(key, `${id}.${timestamp}.${body}`). */
+export function standardSignature(key: string, messageId: string, timestamp: number, body: string): string {
+  return `v1,${hmacDigest('sha256', key, `${messageId}.${timestamp}.${body}`, 'base64')}`;
+}
 
 function serialize(value: unknown, inArray: boolean): string | undefined {
   if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
@@ -67,11 +93,18 @@ export function v2Signature(key: string, timestamp: number, body: string): strin
   return hmacSha256Hex(key, `${timestamp}.${body}`);
 }
 
-/** The signature headers for one attempt. `timestamp` is unix seconds. */
-export function signatureHeaders(body: string, keys: SigningKeys, timestamp: number): Record<string, string> {
+/**
+ * The signature headers for one attempt. `timestamp` is unix seconds; `messageId` is the Standard
+ * Webhooks message id (stable across the retries of one delivery).
+ */
+export function signatureHeaders(body: string, keys: SigningKeys, timestamp: number, messageId: string): Record<string, string> {
   const hmac = hmacSha256Hex(keys.current, body);
-  const v2 = [keys.current, ...(keys.previous ? [keys.previous] : [])].map((k) => v2Signature(k, timestamp, body));
+  const active = [keys.current, ...(keys.previous ? [keys.previous] : [])];
+  const v2 = active.map((k) => v2Signature(k, timestamp, body));
   return {
+    [HEADER.stdId]: messageId,
+    [HEADER.stdTimestamp]: String(timestamp),
+    [HEADER.stdSignature]: active.map((k) => standardSignature(k, messageId, timestamp, body)).join(' '),
     [HEADER.hmac]: hmac,
     [HEADER.nangoHmac]: hmac,
     [HEADER.timestamp]: String(timestamp),
