@@ -243,6 +243,51 @@ describe('webhooks to the developer', () => {
     assert.equal((await deliveries('', t.prodKey)).length, 0, 'another environment sees none');
   });
 
+  test('recover: every message that failed since a time is replayed once, under its own webhook-id', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    receiver.setDefault('/recover', 400);
+    await setEnvironment({ webhook_url: `${receiver.url}/recover` });
+    await connect('wh-recover-1');
+    await connect('wh-recover-2');
+    const dead = [await deliveryFor('wh-recover-1', 'dead'), await deliveryFor('wh-recover-2', 'dead')];
+
+    for (const [json, field] of [
+      [{}, 'since'],
+      [{ since: 'yesterday' }, 'since'],
+      [{ since, extra: 1 }, ''],
+    ] as const) {
+      const bad = await t.api('/webhook-deliveries/recover', { method: 'POST', json });
+      assert.equal(bad.status, 400, JSON.stringify(json));
+      const err = ((await bad.json()) as Json).error;
+      if (field) assert.deepEqual(err.errors[0].path, [field]);
+    }
+    const future = await t.api('/webhook-deliveries/recover', { method: 'POST', json: { since: new Date(Date.now() + 60_000).toISOString() } });
+    assert.deepEqual(await future.json(), { requeued: 0 });
+    const otherEnv = await t.api('/webhook-deliveries/recover', { method: 'POST', json: { since }, key: t.prodKey });
+    assert.deepEqual(await otherEnv.json(), { requeued: 0 });
+
+    // still failing: recovered copies die too, and a second recover replays them again (once each)
+    const first = await t.api('/webhook-deliveries/recover', { method: 'POST', json: { since } });
+    assert.equal(first.status, 200);
+    assert.deepEqual(await first.json(), { requeued: 2 });
+    await waitFor(
+      'recovered copies dead',
+      async () => (await deliveries('?limit=100&status=dead')).filter((d) => d.replay_of && dead.some((o) => o.id === d.replay_of)).length === 2,
+    );
+
+    receiver.setDefault('/recover', 200);
+    const second = await t.api('/webhook-deliveries/recover', { method: 'POST', json: { since } });
+    assert.deepEqual(await second.json(), { requeued: 2 });
+    for (const o of dead)
+      await waitFor(`${o.connection_id} recovered`, async () => (await deliveries('?limit=100&status=delivered')).some((d) => d.replay_of === o.id));
+    const hits = receiver.at('/recover');
+    assert.equal(hits.length, 6, '2 originals, 2 failed recoveries, 2 delivered');
+    for (const o of dead) assert.equal(hits.filter((h) => h.headers['webhook-id'] === `msg_${o.id}`).length, 3);
+
+    const third = await t.api('/webhook-deliveries/recover', { method: 'POST', json: { since } });
+    assert.deepEqual(await third.json(), { requeued: 0 }, 'a delivered message is not recovered again');
+  });
+
   test('rotation: new key signs; the old key keeps verifying during the grace period only', async () => {
     const oldKey = await signingKey();
     await setEnvironment({ webhook_url: `${receiver.url}/rotated` });

@@ -46,6 +46,7 @@
  * | POST   | /environment-variables                            | environment-variables.ts  |
  * | GET    | /webhook-deliveries                               | webhook-deliveries.ts     |
  * | POST   | /webhook-deliveries/:id/replay                    | webhook-deliveries.ts     |
+ * | POST   | /webhook-deliveries/recover                       | webhook-deliveries.ts     |
  * | ALL    | /proxy, /proxy/*                                  | proxy.ts                  |
  * | GET    | /logs                                             | logs.ts                   |
  * | POST   | /scripts/deploy/preview, /scripts/deploy          | scripts.ts                |
@@ -127,7 +128,7 @@ import { listRecords } from './records.js';
 import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
 import { pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
 import { unifiedEndpoint } from './unified-endpoints.js';
-import { listWebhookDeliveries, replayWebhookDelivery } from './webhook-deliveries.js';
+import { listWebhookDeliveries, recoverWebhookDeliveries, replayWebhookDelivery } from './webhook-deliveries.js';
 
 /** The dashboard: server-rendered HTML pages under /dashboard, a sub-app with its own error pages. Not in the document. */
 const dashboard: RouteDef = {
@@ -200,6 +201,7 @@ export const routeTable: readonly RouteDef[] = [
   replaceEnvironmentVariables,
   listWebhookDeliveries,
   replayWebhookDelivery,
+  recoverWebhookDeliveries,
   proxy,
   listLogs,
   previewDeployRoute,

@@ -1,11 +1,11 @@
 /**
  * @module api/routes/webhook-deliveries — every webhook sent to the developer's backend, with
- * each attempt, and replay.
+ * each attempt, replay of one, and recovery of every failed one since a time.
  */
 import { z } from 'zod';
 import { NotFound } from '../../lib/errors.js';
 import { attemptsOf, listDeliveries, type Attempt, type Delivery } from '../../features/webhooks/deliveries.js';
-import { replayDelivery } from '../../features/webhooks/emit.js';
+import { RECOVER_BATCH, recoverFailedDeliveries, replayDelivery } from '../../features/webhooks/emit.js';
 import { idCursorSchema, idPage } from '../cursor.js';
 import { defineRoute } from '../route.js';
 
@@ -111,4 +111,24 @@ export const replayWebhookDelivery = defineRoute({
   const copy = await replayDelivery(deps, env.id, params.id);
   if (!copy) throw new NotFound('not_found', `No webhook delivery ${params.id} in this environment`);
   return { data: shape(copy, []) };
+});
+
+const recoverBody = z
+  .object({ since: z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'expected an ISO 8601 date or date-time, e.g. 2026-11-23T10:00:00Z' }) })
+  .strict();
+const recoverResponse = z.object({ requeued: z.number() });
+
+export const recoverWebhookDeliveries = defineRoute({
+  method: 'post',
+  path: '/webhook-deliveries/recover',
+  operationId: 'recoverWebhookDeliveries',
+  summary: `Replay every webhook that failed (dead, with no delivered or pending replay) since a time, once each (at most ${RECOVER_BATCH} per call)`,
+  tag: 'webhooks',
+  auth: 'secret_key',
+  request: { body: recoverBody },
+  responses: { 200: recoverResponse },
+  errors: [],
+}).handle(async ({ deps, body }, c) => {
+  const env = c.get('environment');
+  return { requeued: await recoverFailedDeliveries(deps, env.id, new Date(body.since)) };
 });

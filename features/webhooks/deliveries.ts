@@ -275,6 +275,32 @@ export async function unstartedDeliveries(db: Queryable, minAgeMs: number, limit
   return rows.map(fromRow);
 }
 
+/**
+ * The messages that failed since `since`: for each original delivery created since then whose
+ * delivery and replays are all dead (none delivered, none still pending), its newest dead copy.
+ */
+export async function failedDeliveriesSince(db: Queryable, environmentId: number, since: Date, limit: number): Promise<Delivery[]> {
+  const { rows } = await db.query<Row>(
+    `SELECT latest.* FROM (
+        SELECT DISTINCT ON (COALESCE(d.replay_of, d.id)) d.*
+          FROM webhook_deliveries d
+         WHERE d.environment_id = $1
+         ORDER BY COALESCE(d.replay_of, d.id), d.seq DESC
+      ) latest
+      JOIN webhook_deliveries orig ON orig.id = COALESCE(latest.replay_of, latest.id)
+     WHERE latest.status = 'dead'
+       AND orig.created_at >= $2
+       AND NOT EXISTS (
+         SELECT 1 FROM webhook_deliveries o
+          WHERE COALESCE(o.replay_of, o.id) = orig.id AND o.status <> 'dead'
+       )
+     ORDER BY latest.seq
+     LIMIT $3`,
+    [environmentId, since, limit],
+  );
+  return rows.map(fromRow);
+}
+
 /** The original deliveries of an event (not its replays). */
 export async function deliveriesOfEvent(db: Queryable, eventId: number): Promise<Delivery[]> {
   const { rows } = await db.query<Row>('SELECT * FROM webhook_deliveries WHERE event_id = $1 AND replay_of IS NULL ORDER BY seq', [eventId]);

@@ -15,7 +15,15 @@ import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
 import { redactUrl } from '../../lib/http/index.js';
 import type { Logger } from '../../lib/log.js';
 import { searchAttributesFor, startWorkflow, taskQueueFor, webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../../workflows/contracts.js';
-import { deliveriesOfEvent, getDelivery, insertDelivery, markWorkflowStarted, unstartedDeliveries, type Delivery } from './deliveries.js';
+import {
+  deliveriesOfEvent,
+  failedDeliveriesSince,
+  getDelivery,
+  insertDelivery,
+  markWorkflowStarted,
+  unstartedDeliveries,
+  type Delivery,
+} from './deliveries.js';
 import { getSettings, type EnvironmentSettings } from './settings.js';
 import { stableStringify } from './sign.js';
 import { runPeriodically } from '../../lib/periodic.js';
@@ -203,13 +211,11 @@ export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptio
   return { eventId, deliveries: deliveries.map((d) => d.id) };
 }
 
-/** A new delivery of the same bytes to the same URL (signed afresh with the current key at each attempt). */
-export async function replayDelivery(deps: Omit<EmitDeps, 'box'>, environmentId: number, deliveryId: string): Promise<Delivery | null> {
-  const original = await getDelivery(deps.db, deliveryId, environmentId);
-  if (!original) return null;
-  const copy = await insertDelivery(deps.db, {
+/** A new delivery row with the same bytes to the same URL; it points at the original message, so a replay of a replay keeps the message id. */
+function insertCopy(db: Omit<EmitDeps, 'box'>['db'], original: Delivery): Promise<Delivery> {
+  return insertDelivery(db, {
     id: randomUUID(),
-    environmentId,
+    environmentId: original.environmentId,
     eventId: original.eventId,
     url: original.url,
     type: original.type,
@@ -217,10 +223,32 @@ export async function replayDelivery(deps: Omit<EmitDeps, 'box'>, environmentId:
     connectionId: original.connectionId,
     body: original.body,
     headers: original.headers,
-    replayOf: original.id,
+    replayOf: original.replayOf ?? original.id,
   });
+}
+
+/** A new delivery of the same bytes to the same URL (signed afresh with the current key at each attempt). */
+export async function replayDelivery(deps: Omit<EmitDeps, 'box'>, environmentId: number, deliveryId: string): Promise<Delivery | null> {
+  const original = await getDelivery(deps.db, deliveryId, environmentId);
+  if (!original) return null;
+  const copy = await insertCopy(deps.db, original);
   await startAll(deps, [copy]);
   return (await getDelivery(deps.db, copy.id)) ?? copy;
+}
+
+/** Most messages one recover call replays; the caller calls again (same `since`) for the rest. */
+export const RECOVER_BATCH = 1000;
+
+/**
+ * Replays every message that failed since `since` (its delivery and any replays all dead), once each.
+ * Returns how many were requeued.
+ */
+export async function recoverFailedDeliveries(deps: Omit<EmitDeps, 'box'>, environmentId: number, since: Date): Promise<number> {
+  const failed = await failedDeliveriesSince(deps.db, environmentId, since, RECOVER_BATCH);
+  const copies: Delivery[] = [];
+  for (const d of failed) copies.push(await insertCopy(deps.db, d));
+  await startAll(deps, copies);
+  return copies.length;
 }
 
 export interface SweeperOptions {
