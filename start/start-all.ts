@@ -4,6 +4,8 @@
  */
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../lib/config.js';
+import { redactUrl } from '../lib/http/redact.js';
+import { wantsPrettyLogs } from '../lib/log.js';
 import { startServices } from './services.js';
 import { startPlatform } from './platform.js';
 import { onShutdown } from './shutdown.js';
@@ -27,12 +29,18 @@ async function main(): Promise<void> {
     runWorker: true,
     keepSecretsLocally: true,
   });
-  say(`API:          ${platform.apiUrl} (public URL ${config.publicUrl})`);
-  say(`Temporal UI:  ${services.temporalUiUrl ?? `(external Temporal at ${services.temporalAddress})`}`);
-  say(`Postgres:     ${services.embedded.postgres ? 'embedded' : 'DATABASE_URL'}`);
-  // A key is printed once, by the start that generated it; later starts say where it is kept.
-  for (const { env, secretKey, generated } of platform.environments) if (generated) say(`${env.name} secret key: ${secretKey}`);
-  if (!platform.environments.some((e) => e.generated)) say(`secret keys: configured, or kept in ${path.join(config.dataDir, 'secrets.json')}`);
+  const data = config.dataDir;
+  const rows: [string, string][] = [
+    ['API', `${platform.apiUrl} (public URL ${config.publicUrl})`],
+    ['Dashboard', `${config.publicUrl}/dashboard`],
+    ['Temporal UI', services.temporalUiUrl ?? `(external Temporal at ${services.temporalAddress})`],
+    ['Postgres', services.embedded.postgres ? `embedded, data in ${path.join(data, 'postgres')}` : 'DATABASE_URL'],
+    ['Temporal', services.embedded.temporal ? `embedded, history in ${path.join(data, 'temporal.sqlite')}` : `TEMPORAL_ADDRESS ${config.TEMPORAL_ADDRESS}`],
+    ['Encryption key', config.SWITCHYARD_ENCRYPTION_KEY ? 'SWITCHYARD_ENCRYPTION_KEY' : `generated, kept in ${path.join(data, 'secrets.json')}`],
+    ['Tracing', config.OTEL_EXPORTER_OTLP_ENDPOINT ? `OTLP to ${redactUrl(config.OTEL_EXPORTER_OTLP_ENDPOINT)}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT)'],
+    ['Logs', `${config.LOG_LEVEL}, ${wantsPrettyLogs() ? 'pretty (LOG_FORMAT=json for JSON)' : 'JSON lines'}`],
+  ];
+  for (const [name, value] of rows) say(`${`${name}:`.padEnd(16)}${value}`);
   say('ready — Ctrl-C to stop');
 }
 
