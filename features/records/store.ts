@@ -3,6 +3,7 @@
  * deletions (reported, or detected at the end of a full sync), and cursor reads that stream.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../lib/canonical-json.js';
 import type { Queryable } from '../../lib/db/pool.js';
 
 export interface SaveResult {
@@ -11,19 +12,8 @@ export interface SaveResult {
   unchanged: number;
 }
 
-function stableStringify(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj)
-    .sort()
-    .filter((k) => obj[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`)
-    .join(',')}}`;
-}
-
 export function recordHash(data: unknown): string {
-  return createHash('md5').update(stableStringify(data)).digest('hex');
+  return createHash('md5').update(canonicalJson(data)).digest('hex');
 }
 
 /**

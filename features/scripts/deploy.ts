@@ -4,6 +4,7 @@
  * manifest), the preview (new / changed / removed), and the deploy itself, in one transaction.
  * Schedules follow after the commit through the lifecycle's reconcile.
  */
+import { canonicalJson } from '../../lib/canonical-json.js';
 import { createHash } from 'node:crypto';
 import type { SecretBox } from '../../lib/crypto.js';
 import type { Environment } from '../environments/store.js';
@@ -61,17 +62,7 @@ export interface DeployDeps {
 
 const BUNDLE_LIMIT_BYTES = 10 * 1024 * 1024;
 
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v ?? null);
-}
+const canonical = canonicalJson;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 

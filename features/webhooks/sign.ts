@@ -1,8 +1,8 @@
 /**
  * @module features/webhooks/sign — the bytes we send and the headers that sign them.
  *
- * The body is JSON with object keys sorted recursively (the output of safe-stable-stringify, which
- * Nango uses), so a receiver that re-serializes the parsed body with JSON.stringify gets the same
+ * The body is JSON with object keys sorted recursively (safe-stable-stringify, as Nango uses;
+ * lib/canonical-json.ts), so a receiver that re-serializes the parsed body with JSON.stringify gets the same
  * bytes back: that is what keeps Nango's legacy `verifyWebhookSignature` working.
  *
  * Headers, each a lowercase hex digest:
@@ -22,6 +22,7 @@
  * whose UTF-8 bytes are the HMAC key for every header above, so the same key as a Standard Webhooks
  * secret is `whsec_` + base64(UTF-8 bytes of the signing key): see {@link standardWebhooksSecret}.
  */
+import { canonicalJson } from '../../lib/canonical-json.js';
 import { hmacDigest, hmacSha256Hex, sha256Hex } from '../../lib/crypto.js';
 
 export const HEADER = {
@@ -50,37 +51,9 @@ export function standardSignature(key: string, messageId: string, timestamp: num
   return `v1,${hmacDigest('sha256', key, `${messageId}.${timestamp}.${body}`, 'base64')}`;
 }
 
-function serialize(value: unknown, inArray: boolean): string | undefined {
-  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    value = (value as { toJSON: () => unknown }).toJSON();
-  }
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'bigint':
-      return String(value);
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-      return inArray ? 'null' : undefined;
-  }
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => serialize(v, true)).join(',')}]`;
-  const parts: string[] = [];
-  for (const key of Object.keys(value as object).sort()) {
-    const v = serialize((value as Record<string, unknown>)[key], false);
-    if (v !== undefined) parts.push(`${JSON.stringify(key)}:${v}`);
-  }
-  return `{${parts.join(',')}}`;
-}
-
-/** JSON.stringify semantics with object keys sorted recursively (code-unit order, like safe-stable-stringify). */
+/** JSON.stringify semantics with object keys sorted recursively: the bytes of every webhook body. */
 export function stableStringify(value: unknown): string {
-  return serialize(value, false) ?? 'null';
+  return canonicalJson(value);
 }
 
 export interface SigningKeys {
