@@ -41,6 +41,9 @@ async function main(): Promise<void> {
     ['Logs', `${config.LOG_LEVEL}, ${wantsPrettyLogs() ? 'pretty (LOG_FORMAT=json for JSON)' : 'JSON lines'}`],
   ];
   for (const [name, value] of rows) say(`${`${name}:`.padEnd(16)}${value}`);
+  // A key is printed once, by the start that generated it; later starts say where it is kept.
+  for (const { env, secretKey, generated } of platform.environments) if (generated) say(`${env.name} secret key: ${secretKey}`);
+  if (!platform.environments.some((e) => e.generated)) say(`secret keys: configured, or kept in ${path.join(data, 'secrets.json')}`);
   say('ready — Ctrl-C to stop');
 }
 
