@@ -22,7 +22,8 @@ export function runHref(ctx: PageContext, kind: RunKind, id: string): string {
   return withQuery(`${ctx.base}/runs/view`, { kind, id });
 }
 
-function connectionHref(ctx: PageContext, integration: string, connectionId: string): string {
+function connectionHref(ctx: PageContext, integration: string | null, connectionId: string | null): string {
+  if (!integration || !connectionId) return `${ctx.base}/webhooks`;
   return `${ctx.base}/connections/${encodeURIComponent(integration)}/${encodeURIComponent(connectionId)}`;
 }
 
@@ -163,14 +164,16 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
       status: c.req.query('status') ?? '',
       integration: c.req.query('integration') ?? '',
       connection_id: c.req.query('connection_id')?.trim() ?? '',
+      day: c.req.query('day') ?? '',
       page: c.req.query('page') ?? '',
     };
     const page = /^\d{1,6}$/.test(q.page) ? Number(q.page) : 0;
     const filters: RunFilters = {
-      kind: q.kind === 'sync' || q.kind === 'action' ? q.kind : undefined,
+      kind: q.kind === 'sync' || q.kind === 'action' || q.kind === 'webhook' ? q.kind : undefined,
       status: q.status === 'running' || q.status === 'success' || q.status === 'error' ? q.status : undefined,
       integration: q.integration || undefined,
       connectionId: q.connection_id || undefined,
+      day: /^\d{4}-\d{2}-\d{2}$/.test(q.day) && !Number.isNaN(Date.parse(q.day)) ? q.day : undefined,
     };
     const rows = await listRuns(deps.db, ctx.env.id, filters, { limit: RUN_PAGE_SIZE + 1, offset: page * RUN_PAGE_SIZE });
     const runs = rows.slice(0, RUN_PAGE_SIZE);
@@ -179,12 +182,16 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
       c,
       200,
       <Layout ctx={ctx} section="runs" title="Runs" notice={noticeFrom(c)}>
-        <p class="explain">Sync and action runs, newest first. A run's page lists the HTTP calls it made, in order.</p>
+        <p class="explain">
+          Sync and action runs and webhook deliveries, newest first{filters.day ? `, of ${filters.day} (UTC)` : ''}. A run's page lists the HTTP calls it made, in
+          order.
+        </p>
         <FilterForm action={`${ctx.base}/runs`} label="Filter runs" clearHref={`${ctx.base}/runs`}>
-          <SelectFilter id="r-kind" name="kind" label="Kind" value={q.kind} options={{ sync: 'Sync', action: 'Action' }} />
+          <SelectFilter id="r-kind" name="kind" label="Kind" value={q.kind} options={{ sync: 'Sync', action: 'Action', webhook: 'Webhook delivery' }} />
           <SelectFilter id="r-status" name="status" label="Status" value={q.status} options={['running', 'success', 'error']} />
           <IntegrationFilter id="r-integration" value={q.integration} integrations={integrations} />
           <TextFilter id="r-connection" name="connection_id" label="Connection ID" value={q.connection_id} />
+          {filters.day && <input type="hidden" name="day" value={filters.day} />}
         </FilterForm>
         {runs.length === 0 ? (
           <Empty>No runs.</Empty>
@@ -193,7 +200,7 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
             {runs.map((r) => (
               <tr>
                 <td>
-                  <a href={runHref(ctx, r.kind, r.id)}>
+                  <a href={r.kind === 'webhook' ? `${ctx.base}/webhooks` : runHref(ctx, r.kind, r.id)}>
                     <When at={r.startedAt} />
                     <span class="sr-only">
                       {' '}
@@ -204,16 +211,20 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
                 <td>{r.kind}</td>
                 <td>{r.name}</td>
                 <td>
-                  <a href={connectionHref(ctx, r.integration, r.connectionId)}>
-                    {r.integration} / {r.connectionId}
-                  </a>
+                  {r.integration && r.connectionId ? (
+                    <a href={connectionHref(ctx, r.integration, r.connectionId)}>
+                      {r.integration} / {r.connectionId}
+                    </a>
+                  ) : (
+                    <span class="muted">—</span>
+                  )}
                 </td>
                 <td>
                   <Badge tone={statusTone(r.status)}>{r.status}</Badge>
                 </td>
                 <td>{duration(r)}</td>
                 <td>
-                  <TemporalLink href={temporalRunUrl(deps.config, ctx.env.name, r)} />
+                  <TemporalLink href={r.kind === 'webhook' ? null : temporalRunUrl(deps.config, ctx.env.name, { kind: r.kind, id: r.id })} />
                 </td>
               </tr>
             ))}
@@ -237,7 +248,7 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
     // Oldest first: the order the run made its calls.
     const { logs } = await listRequestLogs(deps.db, ctx.env.id, { runId: run.id }, { limit: 1000 });
     logs.reverse();
-    const temporal = temporalRunUrl(deps.config, ctx.env.name, run);
+    const temporal = temporalRunUrl(deps.config, ctx.env.name, { kind, id: run.id });
     return renderPage(
       c,
       200,
