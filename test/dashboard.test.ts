@@ -422,7 +422,7 @@ describe('developer dashboard', () => {
     await shot('run');
   });
 
-  test('activity charts: 14 days of success/failure bars on the home page and per integration; a bar opens that day\'s runs', async () => {
+  test("activity charts: 14 days of success/failure bars on the home page and per integration; a bar opens that day's runs", async () => {
     // Three action runs three days ago (two succeeded, one failed), on a connection made earlier.
     const env = (await db().query(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0].id as number;
     const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
@@ -473,6 +473,37 @@ describe('developer dashboard', () => {
     assert.equal(rows.length, 1);
     assert.match(rows[0]!, /chart-action-2/);
     await shot('chart-filtered-runs');
+  });
+
+  test('live tail: a proxied call and the run of an action appear in the open Logs page, filtered by connection, without a reload', async () => {
+    await connect('tail-other');
+    await page.goto(`${t.url}/dashboard/dev/logs?integration=metabase&connection_id=acme`);
+    await page.locator('.live.live-on').waitFor();
+    const rowsBefore = await page.locator('table.logs tbody tr').count();
+    let reloaded = false;
+    page.once('load', () => (reloaded = true));
+
+    const proxy = (connectionId: string) => t.api('/proxy/api/user/current', { headers: { 'connection-id': connectionId, 'provider-config-key': 'metabase' } });
+    const other = await proxy('tail-other');
+    assert.equal(other.status, 200, await other.clone().text());
+    assert.equal((await proxy('acme')).status, 200);
+    const fresh = page.locator('table.logs tbody tr.fresh');
+    await fresh.first().waitFor();
+    assert.equal(await fresh.count(), 1, 'only the call of the connection the page filters on');
+    assert.match((await fresh.textContent()) ?? '', /\/api\/user\/current[\s\S]*acme/);
+    assert.equal(await page.locator('table.logs tbody tr').count(), rowsBefore + 1);
+
+    const action = await t.api('/action/trigger', {
+      method: 'POST',
+      headers: unified('acme'),
+      json: { action_name: 'create-user', input: { email: 'tail@example.com', firstName: 'Tail', lastName: 'Test' } },
+    });
+    assert.equal(action.status, 200, await action.clone().text());
+    const run = page.locator('#live-runs li', { hasText: 'create-user' });
+    await run.waitFor();
+    await page.locator('#live-runs li', { hasText: 'success' }).waitFor();
+    assert.equal(reloaded, false, 'the page was not reloaded');
+    await shot('live-tail');
   });
 
   test('webhook settings; a dead delivery is replayed from the deliveries list once the backend answers 200', async () => {

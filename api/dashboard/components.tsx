@@ -117,7 +117,10 @@ export function ActivityChart(props: {
   return (
     <figure class="chart">
       <figcaption>
-        {props.title} <span class="muted">({total} finished in {props.days.length} days; green succeeded, red failed)</span>
+        {props.title}{' '}
+        <span class="muted">
+          ({total} finished in {props.days.length} days; green succeeded, red failed)
+        </span>
       </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${props.title}: ${total} finished`} class="activity">
         <line x1="0" x2={String(W)} y1={String(top + plot + 0.5)} y2={String(top + plot + 0.5)} class="axis" />

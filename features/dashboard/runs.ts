@@ -35,6 +35,8 @@ export interface RunFilters {
   id?: string;
   /** YYYY-MM-DD: started that day (UTC). */
   day?: string;
+  /** Started at or after this time (a live tail; it drops the ids it has shown). */
+  startedSince?: Date;
 }
 
 // Both kinds in one shape; statuses normalised to running / success / error.
@@ -76,6 +78,7 @@ export async function listRuns(db: Queryable, environmentId: number, f: RunFilte
   if (f.integration) where.and('integration = ?', f.integration);
   if (f.connectionId) where.and('connection_id = ?', f.connectionId);
   if (f.id) where.and('id = ?', f.id);
+  if (f.startedSince) where.and('started_at >= ?', f.startedSince);
   if (f.day) where.and("(started_at AT TIME ZONE 'UTC')::date = ?::date", f.day);
   const { rows } = await db.query<Row>(...pageQuery(`SELECT * FROM (${RUNS}) runs`, where, { orderBy: 'started_at DESC, id DESC', ...page }));
   return rows.map((r) => ({
