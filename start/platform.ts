@@ -29,6 +29,9 @@ import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, requireEnvironments, t
 import { startTelemetry, type Telemetry } from '../lib/otel/index.js';
 import { missingSandboxFlags } from '../lib/sandbox/node-flags.js';
 
+/** How long stop() lets requests in flight finish before it cuts the connections still open (event streams). */
+const STREAM_GRACE_MS = 5000;
+
 export interface PlatformOptions {
   config: Config;
   databaseUrl: string;
@@ -78,7 +81,14 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
 
   const stop = async () => {
     authSockets.close();
-    if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+    if (server) {
+      const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+      // Streams (the dashboard's live tail, MCP's event streams) do not end by themselves: after a
+      // grace period for requests in flight, their connections are cut.
+      const cut = setTimeout(() => (server as { closeAllConnections?: () => void }).closeAllConnections?.(), STREAM_GRACE_MS);
+      await closed;
+      clearTimeout(cut);
+    }
     if (workers) await workers.shutdown();
     if (temporal) await temporal.connection.close().catch(() => undefined);
     stopLogRetention?.();

@@ -422,6 +422,90 @@ describe('developer dashboard', () => {
     await shot('run');
   });
 
+  test("activity charts: 14 days of success/failure bars on the home page and per integration; a bar opens that day's runs", async () => {
+    // Three action runs three days ago (two succeeded, one failed), on a connection made earlier.
+    const env = (await db().query(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0].id as number;
+    const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+    for (const [n, status] of (['success', 'success', 'failed'] as const).entries()) {
+      await db().query(
+        `INSERT INTO action_runs (id, environment_id, integration, connection_id, action_name, status, created_at, finished_at)
+         VALUES (gen_random_uuid(), $1, 'metabase', 'conn-chart', $2, $3, $4::date + interval '10 hours', $4::date + interval '10 hours 1 second')`,
+        [env, `chart-action-${n}`, status, day],
+      );
+    }
+    const bars = async () =>
+      Object.fromEntries(
+        await page
+          .locator('svg.activity a.bar')
+          .evaluateAll((els) => els.map((e) => [`${e.getAttribute('data-day')} ${e.getAttribute('class')}`, Number(e.getAttribute('data-count'))])),
+      ) as Record<string, number>;
+
+    await page.goto(`${t.url}/dashboard/dev/integrations/metabase/authorization`);
+    const chart = await bars();
+    assert.equal(chart[`${day} bar bar-success`], 2);
+    assert.equal(chart[`${day} bar bar-error`], 1);
+    // Today: the runs earlier tests made, counted the way the runs list counts them.
+    const today = new Date().toISOString().slice(0, 10);
+    const finishedToday = (
+      await db().query(
+        `SELECT (SELECT count(*) FROM action_runs WHERE integration = 'metabase' AND status IN ('success', 'failed') AND created_at::date = $1::date)
+              + (SELECT count(*) FROM sync_runs r JOIN connections c ON c.id = r.connection_pk JOIN integrations i ON i.id = c.integration_id
+                  WHERE i.unique_key = 'metabase' AND r.status IN ('SUCCESS', 'ERROR') AND r.started_at::date = $1::date) AS n`,
+        [today],
+      )
+    ).rows[0].n as string;
+    assert.equal((chart[`${today} bar bar-success`] ?? 0) + (chart[`${today} bar bar-error`] ?? 0), Number(finishedToday));
+    assert.equal(await page.locator('svg.activity g').count(), 14);
+    await page.locator('figure.chart').screenshot({ path: `${outputDir}dashboard-chart-integration.png` });
+
+    await page.goto(`${t.url}/dashboard/dev/integrations`);
+    const home = await bars();
+    assert.equal(home[`${day} bar bar-success`], 2);
+    assert.equal(home[`${day} bar bar-error`], 1);
+    await shot('chart-home');
+
+    await navigate(page.locator(`svg.activity a.bar-error[data-day="${day}"]`));
+    const url = new URL(page.url());
+    assert.equal(url.pathname, '/dashboard/dev/runs');
+    assert.equal(url.searchParams.get('day'), day);
+    assert.equal(url.searchParams.get('status'), 'error');
+    const rows = await page.locator('table tbody tr').allTextContents();
+    assert.equal(rows.length, 1);
+    assert.match(rows[0]!, /chart-action-2/);
+    await shot('chart-filtered-runs');
+  });
+
+  test('live tail: a proxied call and the run of an action appear in the open Logs page, filtered by connection, without a reload', async () => {
+    await connect('tail-other');
+    await page.goto(`${t.url}/dashboard/dev/logs?integration=metabase&connection_id=acme`);
+    await page.locator('.live.live-on').waitFor();
+    const rowsBefore = await page.locator('table.logs tbody tr').count();
+    let reloaded = false;
+    page.once('load', () => (reloaded = true));
+
+    const proxy = (connectionId: string) => t.api('/proxy/api/user/current', { headers: { 'connection-id': connectionId, 'provider-config-key': 'metabase' } });
+    const other = await proxy('tail-other');
+    assert.equal(other.status, 200, await other.clone().text());
+    assert.equal((await proxy('acme')).status, 200);
+    const fresh = page.locator('table.logs tbody tr.fresh');
+    await fresh.first().waitFor();
+    assert.equal(await fresh.count(), 1, 'only the call of the connection the page filters on');
+    assert.match((await fresh.textContent()) ?? '', /\/api\/user\/current[\s\S]*acme/);
+    assert.equal(await page.locator('table.logs tbody tr').count(), rowsBefore + 1);
+
+    const action = await t.api('/action/trigger', {
+      method: 'POST',
+      headers: unified('acme'),
+      json: { action_name: 'create-user', input: { email: 'tail@example.com', firstName: 'Tail', lastName: 'Test' } },
+    });
+    assert.equal(action.status, 200, await action.clone().text());
+    const run = page.locator('#live-runs li', { hasText: 'create-user' });
+    await run.waitFor();
+    await page.locator('#live-runs li', { hasText: 'success' }).waitFor();
+    assert.equal(reloaded, false, 'the page was not reloaded');
+    await shot('live-tail');
+  });
+
   test('webhook settings; a dead delivery is replayed from the deliveries list once the backend answers 200', async () => {
     await page.goto(`${t.url}/dashboard/dev/webhooks`);
     await page.getByLabel('Webhook URL', { exact: true }).fill('ftp://example.com/hook');

@@ -41,6 +41,28 @@ describe('user-defined providers through the API', () => {
     for (const f of fakes) await f.close();
   });
 
+  test('every logo URL GET /providers and GET /integrations advertise answers 200 image/svg+xml', async () => {
+    assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'slack', unique_key: 'slack-logo' } })).status, 200);
+    const providers = ((await (await t.api('/providers')).json()) as Json).data as Json[];
+    const integrations = ((await (await t.api('/integrations')).json()) as Json).data as Json[];
+    const urls = [...providers.map((p) => p.logo_url as string), ...integrations.map((i) => i.logo as string)];
+    assert.ok(urls.length > 100, `${urls.length} logos`);
+    for (const url of urls) {
+      // Advertised under the public URL; fetched from the test server.
+      const { pathname } = new URL(url);
+      assert.match(pathname, /^\/images\/logos\/[^/]+\.svg$/, url);
+      const res = await fetch(`${t.url}${pathname}`);
+      assert.equal(res.status, 200, url);
+      assert.match(res.headers.get('content-type') ?? '', /^image\/svg\+xml/, url);
+      const svg = await res.text();
+      assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>.*<\/svg>$/s, url);
+    }
+    const slack = await (await fetch(`${t.url}/images/logos/slack.svg`)).text();
+    assert.match(slack, />Sl<\/text>/, 'the initials');
+    assert.equal((await fetch(`${t.url}/images/logos/google-drive.svg`).then((r) => r.text())).match(/>(\w+)<\/text>/)?.[1], 'GD');
+    assert.equal((await fetch(`${t.url}/images/logos/..%2Fx.png`)).status, 400);
+  });
+
   test("create, read in Nango's shape, warnings, 400 naming the field, 409 on catalogue and taken names", async () => {
     const def = {
       name: 'inhouse',

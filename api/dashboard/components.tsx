@@ -84,3 +84,61 @@ export function Pager({ label = 'Pages', children }: { label?: string; children?
     </nav>
   );
 }
+
+/**
+ * The activity chart: per day, a green bar of successes and a red bar of failures (inline SVG, one
+ * scale for the whole chart); each bar links to `href(day, outcome)`, the list of those runs.
+ */
+export function ActivityChart(props: {
+  title: string;
+  days: readonly { day: string; success: number; error: number }[];
+  href: (day: string, status: 'success' | 'error') => string;
+}) {
+  const W = 700;
+  const H = 160;
+  const top = 10;
+  const bottom = 24;
+  const plot = H - top - bottom;
+  const slot = W / Math.max(props.days.length, 1);
+  const barW = Math.max(2, Math.floor(slot / 2 - 3));
+  const max = Math.max(1, ...props.days.flatMap((d) => [d.success, d.error]));
+  const total = props.days.reduce((n, d) => n + d.success + d.error, 0);
+  const bar = (day: string, status: 'success' | 'error', n: number, x: number) => {
+    if (n === 0) return null;
+    const h = Math.max(2, Math.round((n / max) * plot));
+    const label = `${day}: ${n} ${status === 'success' ? 'succeeded' : 'failed'}`;
+    return (
+      <a href={props.href(day, status)} class={`bar bar-${status}`} data-day={day} data-count={String(n)} aria-label={label}>
+        <title>{label}</title>
+        <rect x={String(x)} y={String(top + plot - h)} width={String(barW)} height={String(h)} rx="2" />
+      </a>
+    );
+  };
+  return (
+    <figure class="chart">
+      <figcaption>
+        {props.title}{' '}
+        <span class="muted">
+          ({total} finished in {props.days.length} days; green succeeded, red failed)
+        </span>
+      </figcaption>
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${props.title}: ${total} finished`} class="activity">
+        <line x1="0" x2={String(W)} y1={String(top + plot + 0.5)} y2={String(top + plot + 0.5)} class="axis" />
+        {props.days.map((d, i) => {
+          const x = Math.round(i * slot + 2);
+          return (
+            <g>
+              {bar(d.day, 'success', d.success, x)}
+              {bar(d.day, 'error', d.error, x + barW + 1)}
+              {(props.days.length - 1 - i) % 2 === 0 && (
+                <text x={String(x + barW)} y={String(H - 6)} text-anchor="middle" class="tick">
+                  {d.day.slice(5)}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+    </figure>
+  );
+}

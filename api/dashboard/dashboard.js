@@ -1,5 +1,5 @@
 /* Switchyard dashboard: progressive enhancements only; every page works without this script. */
-/* global navigator, Element */
+/* global navigator, Element, EventSource, CSS */
 (function () {
   'use strict';
   document.addEventListener('click', async function (event) {
@@ -24,4 +24,44 @@
     }
     if (status) status.textContent = copied ? 'Copied' : 'Press Ctrl+C to copy';
   });
+
+  // The Logs page's live tail (server-sent events): new request log rows at the top of the table,
+  // runs into the list below it; a run seen again (it finished) replaces its item.
+  const tail = document.querySelector('[data-tail]');
+  if (tail && typeof EventSource === 'function') {
+    const status = tail.querySelector('[data-tail-status]');
+    const source = new EventSource(tail.getAttribute('data-tail'));
+    const fragment = function (html, tag) {
+      const holder = document.createElement(tag);
+      holder.innerHTML = html;
+      return holder.firstElementChild;
+    };
+    source.addEventListener('ready', function () {
+      tail.classList.add('live-on');
+      if (status) status.textContent = 'Live: new entries appear at the top.';
+    });
+    source.addEventListener('log', function (event) {
+      const body = document.querySelector('table.logs tbody');
+      const row = body && fragment(event.data, 'tbody');
+      if (!row || body.querySelector('[data-log-id="' + row.getAttribute('data-log-id') + '"]')) return;
+      body.insertBefore(row, body.firstChild);
+      row.classList.add('fresh');
+      const empty = document.querySelector('[data-empty]');
+      if (empty) empty.remove();
+    });
+    source.addEventListener('run', function (event) {
+      const list = document.getElementById('live-runs');
+      const item = list && fragment(event.data, 'ul');
+      if (!item) return;
+      const old = list.querySelector('[data-run-id="' + CSS.escape(item.getAttribute('data-run-id')) + '"]');
+      if (old) old.replaceWith(item);
+      else list.insertBefore(item, list.firstChild);
+      const empty = document.querySelector('[data-runs-empty]');
+      if (empty) empty.remove();
+    });
+    source.addEventListener('error', function () {
+      tail.classList.remove('live-on');
+      if (status) status.textContent = 'Live tail interrupted; reconnecting…';
+    });
+  }
 })();

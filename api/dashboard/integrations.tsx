@@ -16,7 +16,23 @@ import { incomingWebhookSecret, rotateIncomingWebhookSecret, SIGNATURE_HEADER } 
 import type { AppDeps } from '../context.js';
 import { credentialsSummary, endpointsOf, integrationOr404, uniqueKeySchema, type EndpointRow } from '../routes/integrations.js';
 import { field, fields, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
-import { Badge, CopyField, Csrf, Empty, Layout, renderPage, When, type Notice, type PageContext } from './layout.js';
+import { Badge, CopyField, Csrf, Empty, Layout, renderPage, When, withQuery, type Notice, type PageContext } from './layout.js';
+import { ActivityChart } from './components.js';
+import { dailyActivity } from '../../features/dashboard/activity.js';
+
+const CHART_DAYS = 14;
+
+/** The activity chart of the environment or of one integration; its bars open the runs of that day and outcome. */
+async function activityChart(deps: AppDeps, ctx: PageContext, integration?: string) {
+  const days = await dailyActivity(deps.db, ctx.env.id, CHART_DAYS, integration);
+  return (
+    <ActivityChart
+      title={`Runs, last ${CHART_DAYS} days: syncs, actions and webhook deliveries`}
+      days={days}
+      href={(day, status) => withQuery(`${ctx.base}/runs`, { day, status, integration })}
+    />
+  );
+}
 
 interface CreateValues {
   provider: string;
@@ -65,6 +81,7 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
       c,
       status,
       <Layout ctx={ctx} section="integrations" title="Integrations" notice={notice}>
+        {await activityChart(deps, ctx)}
         <section aria-labelledby="list-heading">
           <h2 id="list-heading">Integrations in {ctx.env.name}</h2>
           {rows.length === 0 ? (
@@ -162,6 +179,7 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
         <p class="lede">
           {provider?.displayName ?? i.provider} · unique key <code>{i.uniqueKey}</code>
         </p>
+        {await activityChart(deps, ctx, i.uniqueKey)}
         <IntegrationTabs ctx={ctx} i={i} current="authorization" />
         <section aria-labelledby="auth-heading" class="panel">
           <h2 id="auth-heading">Authorization</h2>

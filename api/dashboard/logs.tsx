@@ -5,8 +5,9 @@
  */
 import type { Hono } from 'hono';
 import { listIntegrations } from '../../features/integrations/store.js';
-import { decodeCursor, listRequestLogs, type RequestLog, type RequestLogFilters } from '../../features/logs/store.js';
-import { NotFound } from '../../lib/errors.js';
+import { decodeCursor, listRequestLogs, newestRequestLogId, type RequestLog, type RequestLogFilters } from '../../features/logs/store.js';
+import { streamSSE } from 'hono/streaming';
+import { BadRequest, NotFound } from '../../lib/errors.js';
 import type { AppDeps } from '../context.js';
 import { LOG_KINDS } from '../routes/logs.js';
 import { noticeFrom, type DashContext, type DashEnv } from './context.js';
@@ -22,7 +23,8 @@ export function runHref(ctx: PageContext, kind: RunKind, id: string): string {
   return withQuery(`${ctx.base}/runs/view`, { kind, id });
 }
 
-function connectionHref(ctx: PageContext, integration: string, connectionId: string): string {
+function connectionHref(ctx: PageContext, integration: string | null, connectionId: string | null): string {
+  if (!integration || !connectionId) return `${ctx.base}/webhooks`;
   return `${ctx.base}/connections/${encodeURIComponent(integration)}/${encodeURIComponent(connectionId)}`;
 }
 
@@ -31,48 +33,110 @@ function runKindOf(runId: string): RunKind {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(runId) ? 'action' : 'sync';
 }
 
-export function RequestLogTable({ ctx, logs, caption, numbered }: { ctx: PageContext; logs: RequestLog[]; caption: string; numbered?: boolean }) {
-  if (logs.length === 0) return <Empty>No requests.</Empty>;
+/** One request log entry as a row of RequestLogTable (also what the live tail sends). */
+function RequestLogRow({ ctx, l, n }: { ctx: PageContext; l: RequestLog; n?: number }) {
   return (
-    <DataTable
-      caption={`${caption}`}
-      class="logs"
-      columns={[numbered && '#', 'Time', 'Kind', 'Request', 'Status', 'Duration', 'Connection', !numbered && 'Run']}
-    >
-      {logs.map((l, n) => (
-        <tr>
-          {numbered && <td>{n + 1}</td>}
-          <td>
-            <When at={l.createdAt} />
-          </td>
-          <td>{l.kind}</td>
-          <td class="url">
-            <code class="method">{l.method}</code> <span class="break">{l.url}</span>
-            {l.error && <div class="error-text">{l.error}</div>}
-          </td>
-          <td>
-            <Badge tone={l.error || l.status === null ? 'error' : statusTone(l.status)}>{l.status ?? 'no answer'}</Badge>
-          </td>
-          <td>{l.durationMs} ms</td>
-          <td>
-            {l.connectionId && l.integration ? <a href={connectionHref(ctx, l.integration, l.connectionId)}>{l.connectionId}</a> : <span class="muted">—</span>}
-          </td>
-          {!numbered && (
-            <td>
-              {l.runId ? (
-                <a href={runHref(ctx, runKindOf(l.runId), l.runId)}>
-                  view<span class="sr-only"> run {l.runId}</span>
-                </a>
-              ) : (
-                <span class="muted">—</span>
-              )}
-            </td>
+    <tr data-log-id={String(l.id)}>
+      {n !== undefined && <td>{n}</td>}
+      <td>
+        <When at={l.createdAt} />
+      </td>
+      <td>{l.kind}</td>
+      <td class="url">
+        <code class="method">{l.method}</code> <span class="break">{l.url}</span>
+        {l.error && <div class="error-text">{l.error}</div>}
+      </td>
+      <td>
+        <Badge tone={l.error || l.status === null ? 'error' : statusTone(l.status)}>{l.status ?? 'no answer'}</Badge>
+      </td>
+      <td>{l.durationMs} ms</td>
+      <td>
+        {l.connectionId && l.integration ? <a href={connectionHref(ctx, l.integration, l.connectionId)}>{l.connectionId}</a> : <span class="muted">—</span>}
+      </td>
+      {n === undefined && (
+        <td>
+          {l.runId ? (
+            <a href={runHref(ctx, runKindOf(l.runId), l.runId)}>
+              view<span class="sr-only"> run {l.runId}</span>
+            </a>
+          ) : (
+            <span class="muted">—</span>
           )}
-        </tr>
-      ))}
-    </DataTable>
+        </td>
+      )}
+    </tr>
   );
 }
+
+/** `live`: the table is drawn even when empty, for the live tail to fill. */
+export function RequestLogTable(props: { ctx: PageContext; logs: RequestLog[]; caption: string; numbered?: boolean; live?: boolean }) {
+  const { ctx, logs, caption, numbered } = props;
+  if (logs.length === 0 && !props.live) return <Empty>No requests.</Empty>;
+  return (
+    <>
+      {logs.length === 0 && (
+        <p class="empty" data-empty>
+          No requests yet.
+        </p>
+      )}
+      <DataTable
+        caption={`${caption}`}
+        class="logs"
+        columns={[numbered && '#', 'Time', 'Kind', 'Request', 'Status', 'Duration', 'Connection', !numbered && 'Run']}
+      >
+        {logs.map((l, n) => (
+          <RequestLogRow ctx={ctx} l={l} n={numbered ? n + 1 : undefined} />
+        ))}
+      </DataTable>
+    </>
+  );
+}
+
+/** A run as an item of the Logs page's live list of runs. */
+function LiveRunItem({ ctx, r }: { ctx: PageContext; r: RunSummary }) {
+  return (
+    <li data-run-id={r.id}>
+      <When at={r.startedAt} /> {r.kind}{' '}
+      {r.kind === 'webhook' ? <a href={`${ctx.base}/webhooks`}>{r.name}</a> : <a href={runHref(ctx, r.kind, r.id)}>{r.name}</a>}{' '}
+      {r.integration && r.connectionId ? `${r.integration} / ${r.connectionId} ` : ''}
+      <Badge tone={statusTone(r.status)}>{r.status}</Badge>
+    </li>
+  );
+}
+
+/** The Logs page's filters, as its query string has them. */
+function logQuery(c: DashContext) {
+  return {
+    kind: c.req.query('kind') ?? '',
+    outcome: c.req.query('outcome') ?? '',
+    code: c.req.query('code') ?? '',
+    integration: c.req.query('integration') ?? '',
+    connection_id: c.req.query('connection_id')?.trim() ?? '',
+    run_id: c.req.query('run_id')?.trim() ?? '',
+    cursor: c.req.query('cursor') ?? '',
+  };
+}
+
+function logFilters(q: ReturnType<typeof logQuery>): { filters: RequestLogFilters; problems: string[] } {
+  const problems: string[] = [];
+  const filters: RequestLogFilters = {};
+  if (q.kind) {
+    if ((LOG_KINDS as readonly string[]).includes(q.kind)) filters.kind = q.kind as RequestLogFilters['kind'];
+    else problems.push(`Kind: one of ${LOG_KINDS.join(', ')}`);
+  }
+  if (q.code) {
+    if (/^\d{3}$/.test(q.code)) filters.status = Number(q.code);
+    else problems.push('HTTP status: three digits');
+  } else if (q.outcome === 'error' || q.outcome === 'success') filters.status = q.outcome;
+  if (q.integration) filters.integration = q.integration;
+  if (q.connection_id) filters.connectionId = q.connection_id;
+  if (q.run_id) filters.runId = q.run_id;
+  return { filters, problems };
+}
+
+const TAIL_POLL_MS = 1000;
+/** A tail sends at most this many entries per poll; more than that and the page is better reloaded. */
+const TAIL_BATCH = 200;
 
 function TemporalLink({ href }: { href: string | null }) {
   if (!href) return <span class="muted">—</span>;
@@ -92,28 +156,8 @@ function duration(run: RunSummary): string {
 export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
   app.get('/logs', async (c) => {
     const ctx = c.get('page');
-    const q = {
-      kind: c.req.query('kind') ?? '',
-      outcome: c.req.query('outcome') ?? '',
-      code: c.req.query('code') ?? '',
-      integration: c.req.query('integration') ?? '',
-      connection_id: c.req.query('connection_id')?.trim() ?? '',
-      run_id: c.req.query('run_id')?.trim() ?? '',
-      cursor: c.req.query('cursor') ?? '',
-    };
-    const problems: string[] = [];
-    const filters: RequestLogFilters = {};
-    if (q.kind) {
-      if ((LOG_KINDS as readonly string[]).includes(q.kind)) filters.kind = q.kind as RequestLogFilters['kind'];
-      else problems.push(`Kind: one of ${LOG_KINDS.join(', ')}`);
-    }
-    if (q.code) {
-      if (/^\d{3}$/.test(q.code)) filters.status = Number(q.code);
-      else problems.push('HTTP status: three digits');
-    } else if (q.outcome === 'error' || q.outcome === 'success') filters.status = q.outcome;
-    if (q.integration) filters.integration = q.integration;
-    if (q.connection_id) filters.connectionId = q.connection_id;
-    if (q.run_id) filters.runId = q.run_id;
+    const q = logQuery(c);
+    const { filters, problems } = logFilters(q);
     let cursor: string | undefined;
     if (q.cursor) {
       try {
@@ -123,6 +167,17 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
         problems.push('The page cursor is not valid; showing the newest entries.');
       }
     }
+    // The newest page tails: the stream starts after the newest entry as of now (rows it then
+    // repeats are dropped by the page), and with the runs started from now.
+    const live = !cursor && problems.length === 0;
+    const tail = live
+      ? withQuery(`${ctx.base}/logs/tail`, {
+          ...q,
+          cursor: undefined,
+          after: await newestRequestLogId(deps.db, ctx.env.id),
+          since: new Date().toISOString(),
+        })
+      : undefined;
     const { logs, nextCursor } = problems.length
       ? { logs: [], nextCursor: null }
       : await listRequestLogs(deps.db, ctx.env.id, filters, { limit: LOG_PAGE_SIZE, cursor });
@@ -146,13 +201,77 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
           <TextFilter id="f-connection" name="connection_id" label="Connection ID" value={q.connection_id} />
           <TextFilter id="f-run" name="run_id" label="Run ID" value={q.run_id} />
         </FilterForm>
-        <RequestLogTable ctx={ctx} logs={logs} caption="Request logs" />
+        {tail && (
+          <p class="live" data-tail={tail} aria-live="polite">
+            <span class="live-dot" aria-hidden="true" /> <span data-tail-status>Live: new entries appear at the top.</span>
+          </p>
+        )}
+        <RequestLogTable ctx={ctx} logs={logs} caption="Request logs" live={live} />
         {nextCursor && (
           <Pager>
             <a href={withQuery(`${ctx.base}/logs`, { ...q, cursor: nextCursor })}>Older entries →</a>
           </Pager>
         )}
+        {tail && (
+          <section aria-labelledby="live-runs-heading">
+            <h2 id="live-runs-heading">Runs started since this page opened</h2>
+            <p class="empty" data-runs-empty>
+              None yet.
+            </p>
+            <ul class="live-runs" id="live-runs" />
+          </section>
+        )}
       </Layout>,
+    );
+  });
+
+  // The live tail of the Logs page: server-sent events, `log` (a table row) for each new request log
+  // entry matching the page's filters and `run` (a list item) for each run started since the page
+  // opened, narrowed by integration and connection. Polls the database each second.
+  app.get('/logs/tail', (c) => {
+    const ctx = c.get('page');
+    const q = logQuery(c);
+    const { filters, problems } = logFilters(q);
+    if (problems.length) throw new BadRequest('invalid_query_params', problems.join(' '));
+    const lastEventId = c.req.header('last-event-id') ?? '';
+    const after = /^\d{1,18}$/.test(lastEventId) ? Number(lastEventId) : /^\d{1,18}$/.test(c.req.query('after') ?? '') ? Number(c.req.query('after')) : 0;
+    const since = new Date(c.req.query('since') ?? '');
+    const runFilters: RunFilters = {
+      integration: filters.integration,
+      connectionId: filters.connectionId,
+      startedSince: Number.isNaN(since.getTime()) ? new Date() : since,
+    };
+    return streamSSE(
+      c,
+      async (stream) => {
+        let open = true;
+        stream.onAbort(() => {
+          open = false;
+        });
+        let lastId = after;
+        const shownRuns = new Set<string>();
+        await stream.writeSSE({ event: 'ready', data: '' });
+        while (open) {
+          const { logs } = await listRequestLogs(deps.db, ctx.env.id, { ...filters, afterId: lastId }, { limit: TAIL_BATCH });
+          for (const l of logs.reverse()) {
+            lastId = Math.max(lastId, l.id);
+            await stream.writeSSE({ event: 'log', id: String(lastId), data: String(await (<RequestLogRow ctx={ctx} l={l} />).toString()) });
+          }
+          const runs = await listRuns(deps.db, ctx.env.id, runFilters, { limit: TAIL_BATCH, offset: 0 });
+          for (const r of runs.reverse()) {
+            const key = `${r.kind}:${r.id}:${r.status}`;
+            if (shownRuns.has(key)) continue;
+            shownRuns.add(key);
+            await stream.writeSSE({ event: 'run', data: String(await (<LiveRunItem ctx={ctx} r={r} />).toString()) });
+          }
+          await stream.sleep(TAIL_POLL_MS);
+        }
+      },
+      async (err, stream) => {
+        // The database went away (shutdown) or the client left mid-write: end the stream quietly.
+        deps.log.debug({ err }, 'dashboard: live tail ended');
+        await stream.close();
+      },
     );
   });
 
@@ -163,14 +282,16 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
       status: c.req.query('status') ?? '',
       integration: c.req.query('integration') ?? '',
       connection_id: c.req.query('connection_id')?.trim() ?? '',
+      day: c.req.query('day') ?? '',
       page: c.req.query('page') ?? '',
     };
     const page = /^\d{1,6}$/.test(q.page) ? Number(q.page) : 0;
     const filters: RunFilters = {
-      kind: q.kind === 'sync' || q.kind === 'action' ? q.kind : undefined,
+      kind: q.kind === 'sync' || q.kind === 'action' || q.kind === 'webhook' ? q.kind : undefined,
       status: q.status === 'running' || q.status === 'success' || q.status === 'error' ? q.status : undefined,
       integration: q.integration || undefined,
       connectionId: q.connection_id || undefined,
+      day: /^\d{4}-\d{2}-\d{2}$/.test(q.day) && !Number.isNaN(Date.parse(q.day)) ? q.day : undefined,
     };
     const rows = await listRuns(deps.db, ctx.env.id, filters, { limit: RUN_PAGE_SIZE + 1, offset: page * RUN_PAGE_SIZE });
     const runs = rows.slice(0, RUN_PAGE_SIZE);
@@ -179,12 +300,16 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
       c,
       200,
       <Layout ctx={ctx} section="runs" title="Runs" notice={noticeFrom(c)}>
-        <p class="explain">Sync and action runs, newest first. A run's page lists the HTTP calls it made, in order.</p>
+        <p class="explain">
+          Sync and action runs and webhook deliveries, newest first{filters.day ? `, of ${filters.day} (UTC)` : ''}. A run's page lists the HTTP calls it made,
+          in order.
+        </p>
         <FilterForm action={`${ctx.base}/runs`} label="Filter runs" clearHref={`${ctx.base}/runs`}>
-          <SelectFilter id="r-kind" name="kind" label="Kind" value={q.kind} options={{ sync: 'Sync', action: 'Action' }} />
+          <SelectFilter id="r-kind" name="kind" label="Kind" value={q.kind} options={{ sync: 'Sync', action: 'Action', webhook: 'Webhook delivery' }} />
           <SelectFilter id="r-status" name="status" label="Status" value={q.status} options={['running', 'success', 'error']} />
           <IntegrationFilter id="r-integration" value={q.integration} integrations={integrations} />
           <TextFilter id="r-connection" name="connection_id" label="Connection ID" value={q.connection_id} />
+          {filters.day && <input type="hidden" name="day" value={filters.day} />}
         </FilterForm>
         {runs.length === 0 ? (
           <Empty>No runs.</Empty>
@@ -193,7 +318,7 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
             {runs.map((r) => (
               <tr>
                 <td>
-                  <a href={runHref(ctx, r.kind, r.id)}>
+                  <a href={r.kind === 'webhook' ? `${ctx.base}/webhooks` : runHref(ctx, r.kind, r.id)}>
                     <When at={r.startedAt} />
                     <span class="sr-only">
                       {' '}
@@ -204,16 +329,20 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
                 <td>{r.kind}</td>
                 <td>{r.name}</td>
                 <td>
-                  <a href={connectionHref(ctx, r.integration, r.connectionId)}>
-                    {r.integration} / {r.connectionId}
-                  </a>
+                  {r.integration && r.connectionId ? (
+                    <a href={connectionHref(ctx, r.integration, r.connectionId)}>
+                      {r.integration} / {r.connectionId}
+                    </a>
+                  ) : (
+                    <span class="muted">—</span>
+                  )}
                 </td>
                 <td>
                   <Badge tone={statusTone(r.status)}>{r.status}</Badge>
                 </td>
                 <td>{duration(r)}</td>
                 <td>
-                  <TemporalLink href={temporalRunUrl(deps.config, ctx.env.name, r)} />
+                  <TemporalLink href={r.kind === 'webhook' ? null : temporalRunUrl(deps.config, ctx.env.name, { kind: r.kind, id: r.id })} />
                 </td>
               </tr>
             ))}
@@ -237,7 +366,7 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
     // Oldest first: the order the run made its calls.
     const { logs } = await listRequestLogs(deps.db, ctx.env.id, { runId: run.id }, { limit: 1000 });
     logs.reverse();
-    const temporal = temporalRunUrl(deps.config, ctx.env.name, run);
+    const temporal = temporalRunUrl(deps.config, ctx.env.name, { kind, id: run.id });
     return renderPage(
       c,
       200,

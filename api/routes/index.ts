@@ -58,6 +58,7 @@
  * | POST   | /agent-sessions                                   | mcp.ts                    |
  * | DELETE | /agent-sessions/:id                               | mcp.ts                    |
  * | GET    | /openapi.json, /docs                              | docs.ts                   |
+ * | GET    | /images/logos/:file (`<provider>.svg`)            | logos.ts                  |
  * | GET    | /records, /records/                               | records.ts                |
  * | POST   | /webhook/:environmentUuid/:pck[/:token]           | provider-webhooks.ts      |
  * | GET    | /integrations/:uniqueKey/webhook-secret           | incoming-webhook-secrets.ts |
@@ -68,7 +69,7 @@
  * | GET+POST | /dashboard/:env/integrations[/:key[/authorization, /endpoints]], POST …/:key/webhook-secret/rotate | ../dashboard/integrations.tsx |
  * | GET+POST | /dashboard/:env/providers; GET …/providers/:name; POST …/providers/:name/delete | ../dashboard/providers.tsx |
  * | GET    | /dashboard/:env/connections[/:pck/:cid]; POST …/:pck/:cid/syncs/:sync/:op | ../dashboard/connections.tsx |
- * | GET    | /dashboard/:env/logs, /runs, /runs/view           | ../dashboard/logs.tsx, runs.ts |
+ * | GET    | /dashboard/:env/logs, /logs/tail (SSE), /runs, /runs/view | ../dashboard/logs.tsx, runs.ts |
  * | GET+POST | /dashboard/:env/webhooks; POST …/webhooks/settings, /rotate-key, /deliveries/:id/replay | ../dashboard/webhooks.tsx |
  *   (the dashboard: HTML pages, a sub-app with its own error pages, left out of the document)
  * | ALL    | * and /v1/* (script endpoints; last)              | unified-endpoints.ts      |
@@ -120,6 +121,7 @@ import {
 import { legacyConnection } from './legacy-connection.js';
 import { createProviderRoute, deleteProviderRoute, getProviderRoute, listProvidersRoute, replaceProviderRoute } from './providers.js';
 import { listLogs } from './logs.js';
+import { providerLogo } from './logos.js';
 import { receiveProviderWebhookRoute, receiveProviderWebhookWithToken } from './provider-webhooks.js';
 import { proxy } from './proxy.js';
 import { callToolRoute } from './tools.js';
@@ -157,6 +159,7 @@ export const routeTable: readonly RouteDef[] = [
   createProviderRoute,
   replaceProviderRoute,
   deleteProviderRoute,
+  providerLogo,
   listIntegrationsRoute,
   createIntegration,
   getIntegrationRoute,

@@ -1,19 +1,23 @@
 /**
  * @module features/dashboard/runs — the runs the dashboard's Logs page lists: sync runs (`sync_runs`,
  * id `<workflowId>/<temporalRunId>`) and action runs (`action_runs`, workflow `action:<env>:<id>`)
- * of one environment, newest first.
+ * and webhook deliveries (`webhook_deliveries`, kind `webhook`, finished once delivered or dead) of
+ * one environment, newest first.
  */
 import type { Queryable } from '../../lib/db/pool.js';
 import { pageQuery, Where } from '../../lib/db/where.js';
 
 export type RunKind = 'sync' | 'action';
+/** What the list shows: runs, and the webhook deliveries the activity chart counts with them. */
+export type ListedKind = RunKind | 'webhook';
 
 export interface RunSummary {
-  kind: RunKind;
+  kind: ListedKind;
   id: string;
   name: string;
-  integration: string;
-  connectionId: string;
+  /** Null only for a webhook delivery not about one connection. */
+  integration: string | null;
+  connectionId: string | null;
   status: string;
   mode: string | null;
   startedAt: Date;
@@ -24,11 +28,15 @@ export interface RunSummary {
 }
 
 export interface RunFilters {
-  kind?: RunKind;
+  kind?: ListedKind;
   status?: 'running' | 'success' | 'error';
   integration?: string;
   connectionId?: string;
   id?: string;
+  /** YYYY-MM-DD: started that day (UTC). */
+  day?: string;
+  /** Started at or after this time (a live tail; it drops the ids it has shown). */
+  startedSince?: Date;
 }
 
 // Both kinds in one shape; statuses normalised to running / success / error.
@@ -41,14 +49,19 @@ const RUNS = `
   SELECT 'action', a.id::text, a.action_name, a.integration, a.connection_id, a.environment_id,
          CASE a.status WHEN 'success' THEN 'success' WHEN 'failed' THEN 'error' ELSE 'running' END,
          CASE WHEN a.is_async THEN 'async' ELSE 'sync' END, a.created_at, a.finished_at, a.output, a.error, a.logs
-    FROM action_runs a`;
+    FROM action_runs a
+  UNION ALL
+  SELECT 'webhook', d.id::text, d.type, d.integration, d.connection_id, d.environment_id,
+         CASE d.status WHEN 'delivered' THEN 'success' WHEN 'dead' THEN 'error' ELSE 'running' END,
+         NULL, d.created_at, d.delivered_at, NULL::jsonb, to_jsonb(d.last_error), NULL::jsonb
+    FROM webhook_deliveries d`;
 
 interface Row {
-  kind: RunKind;
+  kind: ListedKind;
   id: string;
   name: string;
-  integration: string;
-  connection_id: string;
+  integration: string | null;
+  connection_id: string | null;
   status: string;
   mode: string | null;
   started_at: Date;
@@ -65,6 +78,8 @@ export async function listRuns(db: Queryable, environmentId: number, f: RunFilte
   if (f.integration) where.and('integration = ?', f.integration);
   if (f.connectionId) where.and('connection_id = ?', f.connectionId);
   if (f.id) where.and('id = ?', f.id);
+  if (f.startedSince) where.and('started_at >= ?', f.startedSince);
+  if (f.day) where.and("(started_at AT TIME ZONE 'UTC')::date = ?::date", f.day);
   const { rows } = await db.query<Row>(...pageQuery(`SELECT * FROM (${RUNS}) runs`, where, { orderBy: 'started_at DESC, id DESC', ...page }));
   return rows.map((r) => ({
     kind: r.kind,

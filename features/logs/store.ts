@@ -35,6 +35,8 @@ export interface RequestLogFilters {
   runId?: string;
   /** The calls of the action runs an agent session started (MCP). */
   agentSessionId?: string;
+  /** Entries stored after this one (ids grow with each insert): what a live tail has not shown yet. */
+  afterId?: number;
 }
 
 export interface RequestLogPage {
@@ -151,6 +153,7 @@ export async function listRequestLogs(
   }
   if (filters.after !== undefined) where.and('created_at > ?', filters.after);
   if (filters.before !== undefined) where.and('created_at < ?', filters.before);
+  if (filters.afterId !== undefined) where.and('id > ?', filters.afterId);
   if (filters.status === 'error') where.and('(status IS NULL OR status >= 400 OR error IS NOT NULL)');
   else if (filters.status === 'success') where.and('(status < 400 AND error IS NULL)');
   else if (filters.status !== undefined) where.and('status = ?', filters.status);
@@ -164,6 +167,12 @@ export async function listRequestLogs(
   const pageRows = more ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];
   return { logs: pageRows.map(toLog), nextCursor: more && last ? encodeCursor(last.created_at_exact, last.id) : null };
+}
+
+/** The id of the environment's newest entry (0 when none): where a live tail starts. */
+export async function newestRequestLogId(db: Queryable, environmentId: number): Promise<number> {
+  const { rows } = await db.query<{ id: string | null }>('SELECT max(id) AS id FROM request_logs WHERE environment_id = $1', [environmentId]);
+  return Number(rows[0]?.id ?? 0);
 }
 
 /** Deletes entries older than `olderThan`, in batches so a large backlog does not hold one long transaction. */
