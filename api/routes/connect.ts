@@ -296,64 +296,56 @@ export const deleteSession = defineRoute({
   return c.body(null, 204);
 });
 
-export const connectWithApiKey = defineRoute({
-  method: 'post',
+/** The connect flows that take the credentials in a JSON body (API key, Basic, client credentials): one shape, three routes. */
+function credentialsFlow<S extends z.ZodType>(spec: {
+  path: string;
+  operationId: string;
+  summary: string;
+  body: S;
+  credentials: (input: z.output<S>) => StoredCredentials;
+}) {
+  return defineRoute({
+    method: 'post',
+    path: spec.path,
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: FLOW_NOTE,
+    tag: 'connect',
+    auth: 'connect_session',
+    request: { params: pckParam, query: flowQuery },
+    // Read after the session is checked: a bad token is 401 whatever the body.
+    handlerParses: { body: spec.body },
+    responses: { 200: connectedResponse },
+    errors: [404],
+  }).handle(async ({ deps, params, query: q }, c) => {
+    const target = await flowTarget(deps, q, params.providerConfigKey);
+    const connection = await finishConnection(deps, target, spec.credentials(await body(c, spec.body)));
+    return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
+  });
+}
+
+export const connectWithApiKey = credentialsFlow({
   path: '/api-auth/api-key/:providerConfigKey',
   operationId: 'connectWithApiKey',
   summary: 'Connect with an API key',
-  description: FLOW_NOTE,
-  tag: 'connect',
-  auth: 'connect_session',
-  request: { params: pckParam, query: flowQuery },
-  // Read after the session is checked: a bad token is 401 whatever the body.
-  handlerParses: { body: apiKeyBody },
-  responses: { 200: connectedResponse },
-  errors: [404],
-}).handle(async ({ deps, params, query: q }, c) => {
-  const target = await flowTarget(deps, q, params.providerConfigKey);
-  const input = await body(c, apiKeyBody);
-  const connection = await finishConnection(deps, target, { type: 'API_KEY', apiKey: input.apiKey });
-  return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
+  body: apiKeyBody,
+  credentials: (input) => ({ type: 'API_KEY', apiKey: input.apiKey }),
 });
 
-export const connectWithBasic = defineRoute({
-  method: 'post',
+export const connectWithBasic = credentialsFlow({
   path: '/api-auth/basic/:providerConfigKey',
   operationId: 'connectWithBasic',
   summary: 'Connect with username and password',
-  description: FLOW_NOTE,
-  tag: 'connect',
-  auth: 'connect_session',
-  request: { params: pckParam, query: flowQuery },
-  // Read after the session is checked: a bad token is 401 whatever the body.
-  handlerParses: { body: basicBody },
-  responses: { 200: connectedResponse },
-  errors: [404],
-}).handle(async ({ deps, params, query: q }, c) => {
-  const target = await flowTarget(deps, q, params.providerConfigKey);
-  const input = await body(c, basicBody);
-  const connection = await finishConnection(deps, target, { type: 'BASIC', username: input.username, password: input.password });
-  return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
+  body: basicBody,
+  credentials: (input) => ({ type: 'BASIC', username: input.username, password: input.password }),
 });
 
-export const connectWithClientCredentials = defineRoute({
-  method: 'post',
+export const connectWithClientCredentials = credentialsFlow({
   path: '/oauth2/auth/:providerConfigKey',
   operationId: 'connectWithClientCredentials',
   summary: 'Connect with OAuth 2 client credentials (the token is fetched at once)',
-  description: FLOW_NOTE,
-  tag: 'connect',
-  auth: 'connect_session',
-  request: { params: pckParam, query: flowQuery },
-  // Read after the session is checked: a bad token is 401 whatever the body.
-  handlerParses: { body: clientCredentialsBody },
-  responses: { 200: connectedResponse },
-  errors: [404],
-}).handle(async ({ deps, params, query: q }, c) => {
-  const target = await flowTarget(deps, q, params.providerConfigKey);
-  const input = await body(c, clientCredentialsBody);
-  const connection = await finishConnection(deps, target, { type: 'OAUTH2_CC', ...input });
-  return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
+  body: clientCredentialsBody,
+  credentials: (input) => ({ type: 'OAUTH2_CC', ...input }),
 });
 
 export const connectUnauthenticated = defineRoute({
