@@ -2,6 +2,7 @@
  * @module cli — the `switchyard` command line: init, compile, dryrun, deploy, generate, migrate.
  * Run as `switchyard …` (package.json bin) or `node --import tsx cli/index.ts …`.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLI_VERSION, loadDotEnv, PINNED_ZOD } from './project.js';
@@ -124,6 +125,7 @@ export async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 1;
   }
   const dir = path.resolve(values.dir ?? '.');
+  if (command !== 'init' && !existsSync(dir)) throw new CliError(`No folder ${dir}`, 'run the command in your integrations project, or pass --dir <project>');
   if (command !== 'init') loadDotEnv(dir);
   const env = values.env ?? 'dev';
   const integration = values.integration ?? values['integration-id'];

@@ -156,9 +156,10 @@ describe('the CLI as a package: packed, installed in an empty folder, run agains
     assert.match(client, /"create-item": \{ input: CreateItemInput; output: CreateItemOutput \}/);
   });
 
-  test('DEBUG=1 adds the stack to an error; without it, one line and the hint', async () => {
+  test('DEBUG=1 adds the stack to an error; without it, what to do', async () => {
     const plain = await switchyard(['deploy', 'dev', '--dir', 'no-such-project']);
     assert.equal(plain.code, 1);
+    assert.match(plain.stderr, /No folder .*no-such-project\n\s+→ run the command in your integrations project/);
     assert.doesNotMatch(plain.stderr, /\n\s+at /);
     const debug = await switchyard(['deploy', 'dev', '--dir', 'no-such-project'], { DEBUG: '1' });
     assert.equal(debug.code, 1);
