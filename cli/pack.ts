@@ -10,11 +10,11 @@
  *
  * Usage: node --import tsx cli/pack.ts [--out <folder>]   (prints the tarball's path last)
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -93,12 +93,12 @@ export async function stageCliPackage(stage = path.join(ROOT, 'dist', 'cli')): P
   return stage;
 }
 
-/** Stages the package and packs it into `out`; returns the tarball's path. */
-export async function packCli(out: string): Promise<string> {
-  const stage = await stageCliPackage();
+/** Stages the package (in dist/cli/ unless told) and packs it into `out`; returns the tarball's path. */
+export async function packCli(out: string, stageIn?: string): Promise<string> {
+  const stage = await stageCliPackage(stageIn);
   mkdirSync(out, { recursive: true });
-  const json = execFileSync('npm', ['pack', stage, '--pack-destination', out, '--json', '--ignore-scripts'], { encoding: 'utf8' });
-  const [{ filename }] = JSON.parse(json) as [{ filename: string }];
+  const { stdout } = await promisify(execFile)('npm', ['pack', stage, '--pack-destination', out, '--json', '--ignore-scripts'], { encoding: 'utf8' });
+  const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
   return path.join(out, filename);
 }
 

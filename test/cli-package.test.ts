@@ -68,7 +68,7 @@ describe('the CLI as a package: packed, installed in an empty folder, run agains
   });
 
   test('npm run pack:cli packs a tarball that installs with no install script and no tsx', async (ctx) => {
-    const tarball = await packCli(path.join(work, 'pack'));
+    const tarball = await packCli(path.join(work, 'pack'), path.join(work, 'stage'));
     assert.match(path.basename(tarball), /^switchyard-\d+\.\d+\.\d+\.tgz$/);
     await mkdir(installed);
     await writeFile(path.join(installed, 'package.json'), '{"private":true}\n');
