@@ -28,6 +28,7 @@ import { startActionRunSweeper } from '../features/actions/sweeper.js';
 import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, requireEnvironments, type EnvironmentKey } from './secrets.js';
 import { startTelemetry, type Telemetry } from '../lib/otel/index.js';
 import { missingSandboxFlags } from '../lib/sandbox/node-flags.js';
+import { loadIsolatedVm } from '../lib/sandbox/index.js';
 
 /** How long stop() lets requests in flight finish before it cuts the connections still open (event streams). */
 const STREAM_GRACE_MS = 5000;
@@ -61,6 +62,10 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       `node must run with ${missingFlags.join(' ')} for the script sandbox: start with npm start / npm run api / npm run worker, or add it to NODE_OPTIONS`,
     ]);
   }
+  // The sandbox's native module loads now, so a platform that cannot run scripts does not start.
+  await loadIsolatedVm().catch((err: unknown) => {
+    throw new ConfigError([`${(err as Error).message}: run npm ci again on a supported Node (package.json engines)`]);
+  });
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (config.SWITCHYARD_NOW ? clockFrom(new Date(config.SWITCHYARD_NOW)) : systemClock);
   const db: Db = createPool(opts.databaseUrl, 20);
