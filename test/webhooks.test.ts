@@ -288,6 +288,48 @@ describe('webhooks to the developer', () => {
     assert.deepEqual(await third.json(), { requeued: 0 }, 'a delivered message is not recovered again');
   });
 
+  test('per-endpoint throttling: a burst of 8 reaches the endpoint no faster than webhook_max_per_second, none dropped', async () => {
+    const rate = 2;
+    for (const bad of [0, -1, 'fast', 20_000]) {
+      const res = await t.api('/environment', { method: 'PATCH', json: { webhook_max_per_second: bad } });
+      assert.equal(res.status, 400, String(bad));
+      assert.deepEqual(((await res.json()) as Json).error.errors[0].path, ['webhook_max_per_second']);
+    }
+    const settings = await setEnvironment({ webhook_url: `${receiver.url}/throttled`, webhook_max_per_second: rate });
+    assert.equal(settings.webhook_max_per_second, rate);
+    const env = (await t.platform.deps.db.query(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0];
+    const emittedAt = Date.now();
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const { deliveries: started } = await emitEvent(t.platform.deps, {
+        environmentId: env.id,
+        type: 'async_action',
+        integration: 'metabase',
+        connectionId: `wh-throttle-${i}`,
+        payload: { type: 'async_action', payload: { i } },
+      });
+      ids.push(...started);
+    }
+    assert.equal(ids.length, 8);
+    const done = await waitFor(
+      'all 8 delivered',
+      async () => {
+        const list = (await deliveries('?limit=100&status=delivered')).filter((d) => ids.includes(d.id));
+        return list.length === 8 && list;
+      },
+      120_000,
+    );
+    for (const d of done) assert.equal(d.attempts.length, 1, 'waiting for a slot is not an attempt');
+    const times = receiver
+      .at('/throttled')
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    assert.equal(times.length, 8, 'each delivered once');
+    // The k-th request may not come before k / rate seconds after the burst (a lower bound only).
+    times.forEach((at, k) => assert.ok(at - emittedAt >= (k * 1000) / rate - 1, `request ${k + 1} came ${at - emittedAt} ms after the burst`));
+    assert.equal((await setEnvironment({ webhook_max_per_second: null })).webhook_max_per_second, null);
+  });
+
   test('rotation: new key signs; the old key keeps verifying during the grace period only', async () => {
     const oldKey = await signingKey();
     await setEnvironment({ webhook_url: `${receiver.url}/rotated` });
