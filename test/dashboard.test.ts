@@ -601,9 +601,12 @@ describe('developer dashboard', () => {
     await page.getByLabel('Webhook URL', { exact: true }).fill(`${receiver.url}/hook`);
     await page.getByLabel('Alert channel URL').fill(`${receiver.url}/alerts`);
     await page.getByLabel('Sync: records changed').uncheck();
+    await page.getByLabel('Max requests per second per URL').fill('2.5');
     await navigate(page.getByRole('button', { name: 'Save settings' }));
     await expectNotice('Webhook settings saved.');
     const env = ((await (await t.api('/environment')).json()) as Json).data;
+    assert.equal(env.webhook_max_per_second, 2.5);
+    assert.equal(await page.getByLabel('Max requests per second per URL').inputValue(), '2.5');
     assert.equal(env.webhook_url, `${receiver.url}/hook`);
     assert.equal(env.alert_webhook_url, `${receiver.url}/alerts`);
     assert.equal(env.webhook_events.sync, false);
