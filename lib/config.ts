@@ -68,6 +68,7 @@ export const configSchema = z.object({
     .default(15 * 60_000),
   SWITCHYARD_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(14),
   SWITCHYARD_WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(24),
+  SWITCHYARD_WEBHOOK_MAX_PER_SECOND: z.coerce.number().min(0).max(10_000).default(0),
   SWITCHYARD_SCRIPT_MEMORY_LIMIT_MB: z.coerce.number().int().min(16).max(4096).default(128),
   SWITCHYARD_SCRIPT_CPU_LIMIT_MS: z.coerce.number().int().min(100).default(30_000),
   SWITCHYARD_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
