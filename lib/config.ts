@@ -64,6 +64,7 @@ export const configSchema = z.object({
   TEMPORAL_CONNECT_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
   SWITCHYARD_WORKER_ENVIRONMENTS: commaList.pipe(z.array(workerEnvironment).min(1, 'name at least one environment (dev, prod)')).default(['dev', 'prod']),
+  SWITCHYARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
