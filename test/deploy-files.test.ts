@@ -7,10 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, symlink } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
+import { createPool } from '../lib/db/pool.js';
 
 type Service = {
   image?: string;
@@ -202,5 +206,57 @@ describe('deploy/k8s', () => {
     const c = podOf(byName('Job', 'switchyard-temporal-schema')).containers[0]! as Container & { image: string };
     assert.equal(c.image, services['temporal-admin-tools']!.image);
     assert.deepEqual(c.env!.find((e) => e.name === 'POSTGRES_PWD')?.valueFrom?.secretKeyRef, { name: 'switchyard-secrets', key: 'POSTGRES_PWD' });
+  });
+});
+
+describe('deploy/temporal-schema.sh', () => {
+  // temporal-sql-tool and Temporal's schema files, as built for SWITCHYARD_TEMPORAL=server (go install
+  // of go.temporal.io/server/cmd/tools/sql@v1.29.1) or on PATH; without them this part is skipped.
+  const cache = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'switchyard', 'temporal-server-1.29.1');
+  const onPath = spawnSync('sh', ['-c', 'command -v temporal-sql-tool'], { encoding: 'utf8' }).stdout.trim();
+  const tool = [onPath, path.join(cache, 'gobin', 'sql')].find((p) => p && existsSync(p));
+  const schemaDir = [path.join(cache, 'schema'), path.join(os.homedir(), 'go/pkg/mod/go.temporal.io/server@v1.29.1/schema')].find((p) =>
+    existsSync(path.join(p, 'postgresql/v12')),
+  );
+
+  test('creates both databases with their schemas at this release, and a second run changes nothing', async (t) => {
+    if (!tool || !schemaDir || !process.env.SWITCHYARD_TEST_DATABASE_SERVER_URL) return t.skip('temporal-sql-tool or its schema files not present');
+    const server = new URL(process.env.SWITCHYARD_TEST_DATABASE_SERVER_URL);
+    const bin = await mkdtemp(path.join(os.tmpdir(), 'sqltool-'));
+    await symlink(tool, path.join(bin, 'temporal-sql-tool'));
+    const id = randomBytes(4).toString('hex');
+    const env = {
+      PATH: `${bin}:${process.env.PATH}`,
+      POSTGRES_SEEDS: server.hostname,
+      DB_PORT: server.port || '5432',
+      POSTGRES_USER: decodeURIComponent(server.username),
+      POSTGRES_PWD: decodeURIComponent(server.password),
+      DBNAME: `t_temporal_${id}`,
+      VISIBILITY_DBNAME: `t_temporal_vis_${id}`,
+      TEMPORAL_SCHEMA_DIR: schemaDir,
+    };
+    for (const run of [1, 2]) {
+      const r = spawnSync('sh', ['deploy/temporal-schema.sh'], { env, encoding: 'utf8' });
+      assert.equal(r.status, 0, `run ${run}: ${r.stdout}\n${r.stderr}`);
+      assert.match(r.stdout, new RegExp(`database ${env.VISIBILITY_DBNAME}: visibility schema up to date`));
+      assert.equal(r.stdout.includes('creating database'), run === 1, `run ${run} creates the databases only the first time`);
+    }
+    const versions = read(path.join(schemaDir, 'postgresql/v12/version.go'));
+    for (const [db, constant] of [
+      [env.DBNAME, 'Version'],
+      [env.VISIBILITY_DBNAME, 'VisibilityVersion'],
+    ] as const) {
+      const expected = new RegExp(`const ${constant} = "([^"]+)"`).exec(versions)?.[1];
+      const url = new URL(server);
+      url.pathname = `/${db}`;
+      const pool = createPool(url.toString(), 1);
+      try {
+        const { rows } = await pool.query<{ curr_version: string }>('SELECT curr_version FROM schema_version');
+        assert.ok(expected, `${constant} in version.go`);
+        assert.equal(rows[0]?.curr_version, expected, `${db} at ${constant}: the versioned steps were applied`);
+      } finally {
+        await pool.end();
+      }
+    }
   });
 });
