@@ -99,3 +99,25 @@ describe('worker drain on SIGTERM', () => {
     );
   });
 });
+
+describe('SWITCHYARD_WORKER_ENVIRONMENTS', () => {
+  test('a worker limited to prod polls the prod task queue only; the dev queue has no poller', async () => {
+    const t = await startTestPlatform({ env: { SWITCHYARD_WORKER_ENVIRONMENTS: 'prod' } });
+    try {
+      const prefix = t.config.SWITCHYARD_TASK_QUEUE_PREFIX;
+      assert.deepEqual(t.platform.workers?.taskQueues, [`${prefix}-prod`]);
+      const pollers = async (env: string) =>
+        (
+          await t.platform.deps.temporal.workflowService.describeTaskQueue({
+            namespace: t.config.TEMPORAL_NAMESPACE,
+            taskQueue: { name: `${prefix}-${env}` },
+            taskQueueType: 1, // WORKFLOW
+          })
+        ).pollers ?? [];
+      await waitFor('a poller on the prod queue', async () => (await pollers('prod')).length > 0);
+      assert.equal((await pollers('dev')).length, 0);
+    } finally {
+      await t.stop();
+    }
+  });
+});
