@@ -17,6 +17,7 @@ import { migrate } from '../lib/db/migrate.js';
 import { createPool, type Db } from '../lib/db/pool.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { connectClient, ensureSearchAttributes } from '../lib/temporal/client.js';
+import { temporalConnectionSettings } from '../lib/temporal/connection.js';
 import { createLifecycle, startConnectionSweeper } from '../features/lifecycle/lifecycle.js';
 import { createProviderHttpClient, type ProviderHttpClient } from '../lib/http/index.js';
 import { requestLogSinkFor } from '../features/logs/store.js';
@@ -68,7 +69,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   });
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (config.SWITCHYARD_NOW ? clockFrom(new Date(config.SWITCHYARD_NOW)) : systemClock);
-  const db: Db = createPool(opts.databaseUrl, 20);
+  const db: Db = createPool(opts.databaseUrl, config.DATABASE_POOL_SIZE);
   let temporal: Client | null = null;
   let server: ServerType | null = null;
   let workers: RunningWorkers | null = null;
@@ -112,8 +113,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const environments = opts.runApi ? await ensureEnvironments(db, config, opts.keepSecretsLocally) : await requireEnvironments(db);
     // Nothing is started unless an OTLP endpoint is configured (lib/otel).
     telemetry = await startTelemetry({ config, log, environmentOtlpTargets: () => environmentOtlpTargets(db, box) });
-    temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors);
-    await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
+    const temporalSettings = temporalConnectionSettings(config, opts.temporalAddress);
+    temporal = await connectClient(temporalSettings, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors, log);
+    await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, log);
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
     const onTokenRefresh = tokenRefreshListener({ db, box, temporal, config, log });
     const providerHooks = pluginFor;
@@ -122,13 +124,15 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
 
     if (opts.runWorker) {
       workers = await startWorkers({
-        address: opts.temporalAddress,
+        temporal: temporalSettings,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX,
-        environments: [...ENVIRONMENTS],
+        environments: ENVIRONMENTS.filter((e) => config.SWITCHYARD_WORKER_ENVIRONMENTS.includes(e)),
+        shutdownGraceTime: config.SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS,
         deps: { db, config, clock, box, log, http, temporal, onTokenRefresh, providerHooks },
         workflowBundle: opts.workflowBundle,
         telemetry,
+        log,
       });
       workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));
       // Starts delivery workflows whose start was lost (e.g. Temporal unreachable at emit time).

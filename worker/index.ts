@@ -10,6 +10,7 @@ import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { activityLogContext } from '../lib/log-context.js';
 import { workflowSpanSinks, type Telemetry } from '../lib/otel/index.js';
 import { taskQueueFor } from '../workflows/contracts.js';
+import { connectWithRetry, plainTemporal, type ConnectRetryLog, type TemporalConnectionSettings } from '../lib/temporal/connection.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const WORKFLOWS_PATH = createRequire(import.meta.url).resolve(path.join(here, '..', 'workflows', 'index.ts'));
@@ -44,15 +45,17 @@ export async function bundleWorkflows(): Promise<{ code: string }> {
 }
 
 export interface WorkerOptions {
-  address: string;
+  /** A plain `host:port` or full settings (TLS, API key, retry of the first connection). */
+  temporal: string | TemporalConnectionSettings;
   namespace: string;
   taskQueuePrefix: string;
   environments: string[];
   deps: ActivityDeps;
   workflowBundle?: WorkflowBundleOption;
-  shutdownGraceTime?: string;
+  shutdownGraceTime?: string | number;
   /** OpenTelemetry (lib/otel): activity interceptors and the workflow span sink. */
   telemetry?: Telemetry | null;
+  log?: ConnectRetryLog;
 }
 
 export interface RunningWorkers {
@@ -65,7 +68,13 @@ export interface RunningWorkers {
 
 export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers> {
   installQuietRuntime();
-  const connection = await NativeConnection.connect({ address: opts.address });
+  const s = typeof opts.temporal === 'string' ? plainTemporal(opts.temporal) : opts.temporal;
+  const connection = await connectWithRetry(
+    'worker',
+    s,
+    () => NativeConnection.connect({ address: s.address, tls: s.tls, ...(s.apiKey ? { apiKey: s.apiKey } : {}) }),
+    opts.log,
+  );
   const workflowBundle = opts.workflowBundle ?? (await bundleWorkflows());
   const activities = createActivities(opts.deps);
   const workers = await Promise.all(
