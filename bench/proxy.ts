@@ -18,6 +18,8 @@ import { NOOP_UPSTREAM_PATH } from './lib/scripts.js';
 import { API_KEY, connectionHeaders, createConnection, createIntegration, INTEGRATION } from './lib/setup.js';
 import { cpuBreakdown, cpuSnapshot, formatCpu, resetStatements, round, summarize, topStatements, type BenchResult, type Row } from './lib/stats.js';
 
+/** The changes the proxy's before/after reverts (bench/lib/baseline.ts). */
+const PROXY_CHANGES = ['provider-target', 'proxy-target', 'request-log-batch', 'lookup-cache'];
 const PASSTHROUGH_ENTRY = fileURLToPath(new URL('./lib/passthrough-main.ts', import.meta.url));
 
 type Side = 'after' | 'before' | 'passthrough' | 'direct';
@@ -74,7 +76,7 @@ export const proxy: BenchGroup = {
       };
       targets.push(await viaProxy('after'));
       if (ctx.flags['baseline'] !== 'false' && !ctx.flags['no-baseline']) {
-        const tree = await baselineTree(ctx.services.workDir);
+        const tree = await baselineTree(ctx.services.workDir, PROXY_CHANGES);
         if ('root' in tree) targets.push(await viaProxy('before', tree.root));
         else notes.push(`before/after: baseline unavailable (${tree.unavailable})`);
       }

@@ -24,6 +24,8 @@ import type { Db } from '../lib/db/pool.js';
 import { deletionCheck } from './delete-check.js';
 
 const PAGE = 1000;
+/** The changes records read's before/after reverts (bench/lib/baseline.ts). */
+const RECORDS_READ_CHANGES = ['lookup-cache', 'records-body-import', 'records-body', 'records-body-send'];
 const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
 
 /** A deterministic record of about 1 KB of JSON. */
@@ -424,7 +426,7 @@ const mean = (xs: { ms: number }[]) => xs.reduce((a, x) => a + x.ms, 0) / xs.len
 
 /** An API process of the baseline tree on the platform's database, on its own port. */
 async function startBaselineApi(ctx: BenchContext, p: PlatformEnv): Promise<{ url: string; pid: number; stop(): Promise<void> } | { unavailable: string }> {
-  const tree = await baselineTree(ctx.services.workDir);
+  const tree = await baselineTree(ctx.services.workDir, RECORDS_READ_CHANGES);
   if (!('root' in tree)) return tree;
   const port = await freePort();
   const env = { ...p, name: `${p.name}-before`, url: `http://127.0.0.1:${port}`, env: { ...p.env, PORT: String(port) } };

@@ -104,7 +104,9 @@ function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
 const sqlBase64Url = (text: string) => `rtrim(translate(encode(convert_to(${text}, 'UTF8'), 'base64'), '+/', '-_'), '=')`;
 
 /** One record's JSON text, as recordJson writes it, in SQL (the columns of COLUMNS, by name). */
-const RECORD_JSON_SQL = `CASE WHEN data = '{}' THEN '{' ELSE left(data, -1) || ',' END
+// The stored JSON without its closing brace, cut as bytes: left(data, -1) counts characters and cost
+// ~30 µs per 1 KB record, more than the rest of the page together.
+const RECORD_JSON_SQL = `CASE WHEN data = '{}' THEN '{' ELSE convert_from(substring(convert_to(data, getdatabaseencoding()) FROM 1 FOR octet_length(data) - 1), getdatabaseencoding()) || ',' END
   || '"_nango_metadata":{"first_seen_at":"' || first_seen_at || '","last_modified_at":"' || last_modified_at
   || '","last_action":' || to_json(last_action)::text
   || ',"deleted_at":' || COALESCE('"' || deleted_at || '"', 'null')
