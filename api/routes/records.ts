@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { BadRequest, ValidationFailed } from '../../lib/errors.js';
-import { decodeCursor, readRecordsBody, type RecordsFilter } from '../../features/records/read.js';
+import { decodeCursor, readRecordsJson, recordsResponseBody, type RecordsFilter } from '../../features/records/read.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { defineRoute } from '../route.js';
 import { check, parseQuery } from '../validate.js';
@@ -82,10 +82,10 @@ async function respond(
   model: string,
   q: RecordsQueryInput,
 ): Promise<Response> {
-  const connection = await deps.lookups.connection(c.get('environment').id, target.integrationKey, target.connectionId);
-  if (connection === null) throw new BadRequest('unknown_connection', 'Provided ConnectionId and ProviderConfigKey does not match a valid connection');
-  const body = await readRecordsBody(deps.db, {
-    connectionPk: connection.id,
+  const connectionPk = (await deps.lookups.connection(c.get('environment').id, target.integrationKey, target.connectionId))?.id ?? null;
+  if (connectionPk === null) throw new BadRequest('unknown_connection', 'Provided ConnectionId and ProviderConfigKey does not match a valid connection');
+  const page = await readRecordsJson(deps.db, {
+    connectionPk,
     model,
     cursor: q.cursor,
     modifiedAfter: q.modified_after ?? q.delta,
@@ -93,7 +93,7 @@ async function respond(
     ids: q.ids,
     limit: q.limit,
   });
-  return c.body(body, 200, { 'Content-Type': 'application/json; charset=UTF-8' });
+  return c.body(recordsResponseBody(page), 200, { 'Content-Type': 'application/json; charset=UTF-8' });
 }
 
 /** Serves a sync's records at the GET endpoint it declares; `model` may be left out when the sync has one. */

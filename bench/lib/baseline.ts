@@ -24,9 +24,8 @@ export const REVERTS: Revert[] = [
   { name: 'proxy-target', file: 'api/routes/proxy.ts', why: 'the proxy passes its integration to providerTarget' },
   { name: 'request-log-batch', file: 'features/logs/store.ts', why: 'request log entries that queue behind an insert are written together' },
   { name: 'lookup-cache', file: 'start/platform.ts', why: 'the API caches secret key, integration and connection lookups (LISTEN/NOTIFY invalidation)' },
-  { name: 'records-body-import', file: 'api/routes/records.ts', why: 'GET /records: the page built by Postgres as one text (imports)' },
-  { name: 'records-body', file: 'api/routes/records.ts', why: 'GET /records: the page built by Postgres as one text (the read)' },
-  { name: 'records-body-send', file: 'api/routes/records.ts', why: 'GET /records: the page built by Postgres as one text (the answer)' },
+  { name: 'records-lookup-import', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups (import)' },
+  { name: 'records-lookup', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups' },
 ];
 
 const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'bench/out']);

@@ -84,53 +84,16 @@ function recordJson(r: Row): string {
 
 const ACTION: Record<RecordsFilter, string> = { added: 'ADDED', updated: 'UPDATED', deleted: 'DELETED' };
 
-function recordsWhere(q: RecordsQuery): Where {
+function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
   const where = new Where('connection_pk = ? AND model = ?', q.connectionPk, q.model);
   if (q.cursor !== undefined) where.and('cursor > ?::bigint', decodeCursor(q.cursor));
   if (q.modifiedAfter !== undefined)
     where.and('last_modified_at >= ?::timestamptz', q.modifiedAfter instanceof Date ? q.modifiedAfter.toISOString() : q.modifiedAfter);
   if (q.filter && q.filter.length > 0) where.and('last_action = ANY(?::text[])', [...new Set(q.filter.map((f) => ACTION[f]))]);
   if (q.ids && q.ids.length > 0) where.and('external_id = ANY(?::text[])', q.ids);
-  return where;
-}
-
-function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
   // One more than asked: whether another page exists, without an empty last page.
-  const [text, values] = pageQuery(`SELECT ${COLUMNS} FROM records`, recordsWhere(q), { orderBy: 'cursor', limit: q.limit + 1 });
+  const [text, values] = pageQuery(`SELECT ${COLUMNS} FROM records`, where, { orderBy: 'cursor', limit: q.limit + 1 });
   return { text, values };
-}
-
-/** base64url without padding, as encodeCursor writes it, of a text (a cursor number's decimal digits: at most 28 characters, no line breaks). */
-const sqlBase64Url = (text: string) => `rtrim(translate(encode(convert_to(${text}, 'UTF8'), 'base64'), '+/', '-_'), '=')`;
-
-/** One record's JSON text, as recordJson writes it, in SQL (the columns of COLUMNS, by name). */
-// The stored JSON without its closing brace, cut as bytes: left(data, -1) counts characters and cost
-// ~30 µs per 1 KB record, more than the rest of the page together.
-const RECORD_JSON_SQL = `CASE WHEN data = '{}' THEN '{' ELSE convert_from(substring(convert_to(data, getdatabaseencoding()) FROM 1 FOR octet_length(data) - 1), getdatabaseencoding()) || ',' END
-  || '"_nango_metadata":{"first_seen_at":"' || first_seen_at || '","last_modified_at":"' || last_modified_at
-  || '","last_action":' || to_json(last_action)::text
-  || ',"deleted_at":' || COALESCE('"' || deleted_at || '"', 'null')
-  || ',"pruned_at":null,"cursor":"' || ${sqlBase64Url('cursor_text')} || '"}}'`;
-
-/**
- * The whole `GET /records` response body of one page, built by Postgres as one text (the records'
- * stored JSON with `_nango_metadata` appended, joined, and `next_cursor`): the API passes it on
- * without parsing or assembling anything. Byte for byte what recordsResponseBody(readRecordsJson(…)) gives.
- * Throws InvalidCursor for a cursor this API did not produce.
- */
-export async function readRecordsBody(db: Queryable, q: RecordsQuery): Promise<string> {
-  const where = recordsWhere(q);
-  const limit = where.param(q.limit);
-  const { rows } = await db.query<{ body: string }>(
-    `WITH page AS (SELECT ${COLUMNS}, cursor FROM records WHERE ${where} ORDER BY cursor LIMIT ${limit}::int + 1),
-          kept AS (SELECT * FROM page ORDER BY cursor LIMIT ${limit}::int)
-     SELECT '{"records":[' || COALESCE(string_agg(${RECORD_JSON_SQL}, ',' ORDER BY cursor), '') || '],"next_cursor":'
-       || CASE WHEN (SELECT count(*) FROM page) > ${limit}::int THEN '"' || ${sqlBase64Url('max(cursor)::text')} || '"' ELSE 'null' END
-       || '}' AS body
-     FROM kept`,
-    where.values,
-  );
-  return rows[0]!.body;
 }
 
 /**
