@@ -62,13 +62,25 @@ describe('cached lookups across two API processes', () => {
 
   before(async () => {
     recorder = await startRecorder();
-    oauth = await startOAuthProviderFake({ clientId: 'cid', clientSecret: 'csecret', accessTokenTtlSeconds: 3600, issueRefreshTokens: true, autoApprove: true });
+    oauth = await startOAuthProviderFake({
+      clientId: 'cid',
+      clientSecret: 'csecret',
+      accessTokenTtlSeconds: 3600,
+      issueRefreshTokens: true,
+      autoApprove: true,
+    });
     a = await startTestPlatform({ runWorker: false });
     b = await startTestPlatform({ runWorker: false, env: sameDatabase(a) });
     await ok(
       await a.api('/providers', {
         method: 'POST',
-        json: { name: 'recorder', display_name: 'Recorder', auth_mode: 'API_KEY', proxy: { base_url: recorder.url, headers: { authorization: 'Key ${apiKey}' } }, docs: 'https://recorder.test/docs' },
+        json: {
+          name: 'recorder',
+          display_name: 'Recorder',
+          auth_mode: 'API_KEY',
+          proxy: { base_url: recorder.url, headers: { authorization: 'Key ${apiKey}' } },
+          docs: 'https://recorder.test/docs',
+        },
       }),
       201,
     );
