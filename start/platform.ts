@@ -15,6 +15,8 @@ import { clockFrom, systemClock, type Clock } from '../lib/clock.js';
 import { ConfigError, type Config } from '../lib/config.js';
 import { migrate } from '../lib/db/migrate.js';
 import { createPool, type Db } from '../lib/db/pool.js';
+import { ChangeFeed } from '../lib/db/change-feed.js';
+import { cachedLookups, uncachedLookups } from '../features/connections/lookups.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { connectClient, ensureSearchAttributes } from '../lib/temporal/client.js';
 import { temporalConnectionSettings } from '../lib/temporal/connection.js';
@@ -52,6 +54,8 @@ export interface Platform {
   environments: EnvironmentKey[];
   apiUrl: string | null;
   workers: RunningWorkers | null;
+  /** The API's LISTEN connection for its caches (null without the API). */
+  changeFeed: ChangeFeed | null;
   stop(): Promise<void>;
 }
 
@@ -84,6 +88,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   let stopConnectionSweeper: (() => void) | null = null;
   let stopActionRunSweeper: (() => void) | null = null;
   let telemetry: Telemetry | null = null;
+  let changeFeed: ChangeFeed | null = null;
 
   const stop = async () => {
     authSockets.close();
@@ -102,6 +107,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stopConnectionSweeper?.();
     stopActionRunSweeper?.();
     await http.close().catch(() => undefined);
+    await changeFeed?.stop();
     // Flushes the spans and metrics still buffered (the OTel SDK is process-global: see lib/otel/sdk.ts).
     await telemetry?.stop().catch(() => undefined);
     await db.end().catch(() => undefined);
@@ -119,7 +125,14 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
     const onTokenRefresh = tokenRefreshListener({ db, box, temporal, config, log });
     const providerHooks = pluginFor;
-    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry, onTokenRefresh, providerHooks };
+    // The API's lookups (secret key, integration, connection) are cached while a LISTEN connection reports changes.
+    let lookups = uncachedLookups(db, box);
+    if (opts.runApi) {
+      changeFeed = new ChangeFeed(opts.databaseUrl, log);
+      await changeFeed.start();
+      lookups = cachedLookups(db, box, changeFeed);
+    }
+    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry, onTokenRefresh, providerHooks, lookups };
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
     if (opts.runWorker) {
@@ -155,7 +168,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       const port = (server.address() as AddressInfo).port;
       apiUrl = `http://localhost:${port}`;
     }
-    return { deps, environments, apiUrl, workers, stop };
+    return { deps, environments, apiUrl, workers, changeFeed, stop };
   } catch (err) {
     await stop();
     throw err;
