@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createApp } from '../api/app.js';
 import type { AppDeps } from '../api/context.js';
-import { startWorkers, type RunningWorkers } from '../worker/index.js';
+import { connectWorkers, startWorkers, type RunningWorkers } from '../worker/index.js';
 import { tokenRefreshListener } from '../activities/token-refresh.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { clockFrom, systemClock, type Clock } from '../lib/clock.js';
@@ -107,7 +107,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const environments = opts.runApi ? await ensureEnvironments(db, config, opts.keepSecretsLocally) : await requireEnvironments(db);
     // Nothing is started unless an OTLP endpoint is configured (lib/otel).
     telemetry = await startTelemetry({ config, log, environmentOtlpTargets: () => environmentOtlpTargets(db, box) });
-    temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors);
+    // API and worker in one process share the workers' connection, so action starts can be eager.
+    const workerConnection = opts.runWorker && opts.runApi ? await connectWorkers(opts.temporalAddress) : undefined;
+    temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors, workerConnection);
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
     const onTokenRefresh = tokenRefreshListener({ db, box, temporal, config, log });
@@ -124,6 +126,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         deps: { db, config, clock, box, log, http, temporal, onTokenRefresh, providerHooks },
         workflowBundle: opts.workflowBundle,
         telemetry,
+        connection: workerConnection,
       });
       workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));
       // Starts delivery workflows whose start was lost (e.g. Temporal unreachable at emit time).

@@ -34,6 +34,12 @@ function installQuietRuntime(): void {
   });
 }
 
+/** The workers' connection; the platform shares it with its client when API and worker run in one process. */
+export async function connectWorkers(address: string): Promise<NativeConnection> {
+  installQuietRuntime();
+  return NativeConnection.connect({ address });
+}
+
 export async function bundleWorkflows(): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
@@ -53,6 +59,8 @@ export interface WorkerOptions {
   shutdownGraceTime?: string;
   /** OpenTelemetry (lib/otel): activity interceptors and the workflow span sink. */
   telemetry?: Telemetry | null;
+  /** A connection from connectWorkers, owned (and closed) by the caller; by default one of its own. */
+  connection?: NativeConnection;
 }
 
 export interface RunningWorkers {
@@ -64,8 +72,7 @@ export interface RunningWorkers {
 }
 
 export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers> {
-  installQuietRuntime();
-  const connection = await NativeConnection.connect({ address: opts.address });
+  const connection = opts.connection ?? (await connectWorkers(opts.address));
   const workflowBundle = opts.workflowBundle ?? (await bundleWorkflows());
   const activities = createActivities(opts.deps);
   const workers = await Promise.all(
@@ -93,7 +100,7 @@ export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers>
     async shutdown() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(runs);
-      await connection.close();
+      if (!opts.connection) await connection.close();
     },
   };
 }
