@@ -11,18 +11,21 @@
  * Temporal's default dynamic config, as both were before. Each has its floor on its own server.
  * `--action-levers` adds one lever at a time: this tree on the default server (eager start alone),
  * the baseline tree on the tuned server (server settings alone), and floors on a server with only
- * the transfer-queue poll rate raised and on a default server keeping its state in memory.
+ * the transfer-queue poll rate raised, with the SQLite write-ahead log only, with the tuned settings
+ * but `synchronous = normal`, and on a default server keeping its state in memory.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { DEV_SERVER_DYNAMIC_CONFIG, freePort, startTemporalDevServer, type EmbeddedTemporal } from '../lib/embedded/temporal.js';
+import { DEV_SERVER_DYNAMIC_CONFIG, DEV_SERVER_SQLITE_PRAGMAS, freePort, startTemporalDevServer, type EmbeddedTemporal } from '../lib/embedded/temporal.js';
 import { connectClient } from '../lib/temporal/client.js';
+import { taskQueueFor } from '../workflows/contracts.js';
 import { startGenericApiFake, startMetabaseFake } from '../test/fakes/index.js';
 import { baselineTree } from './lib/baseline.js';
 import { numberFlag, type BenchContext, type BenchGroup } from './lib/context.js';
 import { runBareWorkflow, spawnFloorWorker, type FloorWorker } from './lib/floor.js';
+import { latestWorkflowIds, medianHops } from './lib/hops.js';
 import { closedLoop, type LoadResult } from './lib/load.js';
 import { ApiClient, platformEnv, spawnPlatform, type PlatformProcess } from './lib/platform.js';
 import { NOOP_UPSTREAM_PATH } from './lib/scripts.js';
@@ -43,6 +46,9 @@ interface Side {
   label: string;
   call: () => Promise<void>;
   pids: Record<string, number>;
+  server: Server;
+  /** Where its workflows run, to read their histories (bench/lib/hops.ts). */
+  taskQueue: string;
 }
 
 export const actions: BenchGroup = {
@@ -64,7 +70,12 @@ export const actions: BenchGroup = {
         servers.push(s);
         return s;
       };
-      const startServer = async (name: string, dynamicConfig: Record<string, string | number | boolean>, inMemory = false): Promise<Server> => {
+      const startServer = async (
+        name: string,
+        dynamicConfig: Record<string, string | number | boolean>,
+        sqlitePragmas: Record<string, string>,
+        inMemory = false,
+      ): Promise<Server> => {
         const dataDir = path.join(ctx.services.workDir, `temporal-${name}`);
         await mkdir(dataDir, { recursive: true });
         const t: EmbeddedTemporal = await startTemporalDevServer({
@@ -75,6 +86,7 @@ export const actions: BenchGroup = {
           namespace: 'default',
           cliPath: process.env.TEMPORAL_CLI_PATH,
           dynamicConfig,
+          sqlitePragmas,
           log: ctx.say,
         });
         cleanups.push(t.stop);
@@ -82,10 +94,14 @@ export const actions: BenchGroup = {
       };
       const tuned = await addServer('tuned', ctx.services.temporalAddress);
       const external = Boolean(process.env.TEMPORAL_ADDRESS);
-      const defaults = external ? null : await startServer('default', {});
+      const defaults = external ? null : await startServer('default', {}, {});
       if (external) notes.push('TEMPORAL_ADDRESS is set: no second dev server, so no before side');
-      const rpsOnly = levers && !external ? await startServer('rps-only', { 'history.transferProcessorMaxPollRPS': 1000 }) : null;
-      const memory = levers && !external ? await startServer('memory', {}, true) : null;
+      const lever = (name: string, dynamicConfig: Record<string, string | number | boolean>, pragmas: Record<string, string>, inMemory = false) =>
+        levers && !external ? startServer(name, dynamicConfig, pragmas, inMemory) : Promise.resolve(null);
+      const rpsOnly = await lever('rps-only', { 'history.transferProcessorMaxPollRPS': 1000 }, {});
+      const walOnly = await lever('wal-only', {}, DEV_SERVER_SQLITE_PRAGMAS);
+      const walNormal = await lever('wal-normal', DEV_SERVER_DYNAMIC_CONFIG, { journal_mode: 'wal', synchronous: 'normal' });
+      const memory = await lever('memory', {}, {}, true);
 
       // ---- Switchyard processes
       let baselineRoot: string | undefined;
@@ -107,7 +123,8 @@ export const actions: BenchGroup = {
           const r = await api.call('POST', '/action/trigger', { headers: connectionHeaders('c1'), json: { action_name: 'bench-noop', input: {} } });
           if (r.status !== 200 || r.body !== '{"status":200}') throw new Error(`action answered ${r.status}: ${r.body.slice(0, 300)}`);
         };
-        return { side: { key, label, call, pids: serverPids(server, { switchyard: proc.pid }) }, process: proc };
+        const pids = serverPids(server, { switchyard: proc.pid });
+        return { side: { key, label, call, pids, server, taskQueue: taskQueueFor(p.taskQueuePrefix, 'dev') }, process: proc };
       };
       const floorSide = async (key: string, label: string, server: Server): Promise<Side> => {
         const floor: FloorWorker = await spawnFloorWorker(server.address, `bench-floor-${server.name}-${randomBytes(3).toString('hex')}`);
@@ -116,7 +133,7 @@ export const actions: BenchGroup = {
           const r = await runBareWorkflow(server.client, floor.taskQueue, upstream, API_KEY);
           if (r.status !== 200) throw new Error(`bare workflow got ${r.status}`);
         };
-        return { key, label, call, pids: serverPids(server, { 'floor worker': floor.pid }) };
+        return { key, label, call, pids: serverPids(server, { 'floor worker': floor.pid }), server, taskQueue: floor.taskQueue };
       };
 
       const sides: Side[] = [];
@@ -125,10 +142,16 @@ export const actions: BenchGroup = {
       if (defaults && baselineRoot) sides.push((await platformSide('sy-before', 'Switchyard (before)', defaults, baselineRoot)).side);
       if (defaults) sides.push(await floorSide('fl-before', 'floor (default server)', defaults));
       if (levers && defaults) sides.push((await platformSide('sy-eager-only', 'this tree, default server (eager start alone)', defaults)).side);
-      if (levers && baselineRoot) sides.push((await platformSide('sy-server-only', 'baseline tree, tuned server (server settings alone)', tuned, baselineRoot)).side);
+      if (levers && baselineRoot)
+        sides.push((await platformSide('sy-server-only', 'baseline tree, tuned server (server settings alone)', tuned, baselineRoot)).side);
       if (rpsOnly) sides.push(await floorSide('fl-rps-only', 'floor, transferProcessorMaxPollRPS=1000 only', rpsOnly));
+      if (walOnly) sides.push(await floorSide('fl-wal-only', 'floor, SQLite WAL (synchronous=full) only', walOnly));
+      if (walNormal) sides.push(await floorSide('fl-wal-normal', 'floor, tuned server with synchronous=normal', walNormal));
+      if (walNormal) sides.push((await platformSide('sy-wal-normal', 'Switchyard (after), tuned server with synchronous=normal', walNormal)).side);
       if (memory) sides.push(await floorSide('fl-memory', 'floor, default server, SQLite in memory', memory));
-      notes.push(`tuned server: ${JSON.stringify(DEV_SERVER_DYNAMIC_CONFIG)}; default server: Temporal's defaults; both SQLite files on ${ctx.services.storage}`);
+      notes.push(
+        `tuned server: ${JSON.stringify({ ...DEV_SERVER_DYNAMIC_CONFIG, ...DEV_SERVER_SQLITE_PRAGMAS })}; default server: Temporal's defaults; SQLite files on ${ctx.services.storage}`,
+      );
 
       // The fakes keep every request; drop them between phases so memory stays flat.
       const forget = () => {
@@ -162,6 +185,10 @@ export const actions: BenchGroup = {
           ctx.say(`actions: latency round ${r + 1}/${rounds}`);
         }
         const sum = new Map([...lat].map(([k, v]) => [k, summarize(v)]));
+        // Where the time goes: the median hop of the side's latest workflows, from their histories.
+        const hopSample = numberFlag(ctx, 'hop-sample', 40);
+        const hops = new Map<string, Record<string, number>>();
+        for (const x of sides) hops.set(x.key, await medianHops(x.server.client, await latestWorkflowIds(x.server.client, x.taskQueue, hopSample)));
         const s = byKey(sum, 'sy')!;
         const f = byKey(sum, 'fl')!;
         const sb = byKey(sum, 'sy-before');
@@ -186,11 +213,16 @@ export const actions: BenchGroup = {
             errors,
             rounds,
             perRound,
-            sides: Object.fromEntries(sides.map((x) => [x.key, { label: x.label, ms: roundAll(sum.get(x.key)!), cpuMsPerCall: cpuTicks.get(x.key) }])),
+            sides: Object.fromEntries(
+              sides.map((x) => [x.key, { label: x.label, ms: roundAll(sum.get(x.key)!), cpuMsPerCall: cpuTicks.get(x.key), medianHopsMs: hops.get(x.key) }]),
+            ),
           },
           notes: [
             `${perRound} sequential calls per side in each of ${rounds} rotating rounds; errors: ${errors}`,
-            ...sides.map((x) => `${x.label}: ${describe(sum.get(x.key)!)}; CPU ms per call: ${formatPerCall(cpuTicks.get(x.key))}`),
+            ...sides.flatMap((x) => [
+              `${x.label}: ${describe(sum.get(x.key)!)}; CPU ms per call: ${formatPerCall(cpuTicks.get(x.key))}`,
+              `   median hops (ms, ${hopSample} latest histories): ${formatPerCall(hops.get(x.key))}`,
+            ]),
             ...notes,
           ],
         });
@@ -240,7 +272,13 @@ export const actions: BenchGroup = {
             { metric: 'p99 under load', switchyard: sl.p99, floor: flat.p99, unit: 'ms', ratio: sl.p99 / flat.p99 },
             ...(hasBefore
               ? [
-                  { metric: `actions/s @${concurrency} before`, switchyard: rate('sy-before'), floor: rate('fl-before'), unit: '/s', ratio: rate('sy-before') / rate('fl-before') },
+                  {
+                    metric: `actions/s @${concurrency} before`,
+                    switchyard: rate('sy-before'),
+                    floor: rate('fl-before'),
+                    unit: '/s',
+                    ratio: rate('sy-before') / rate('fl-before'),
+                  },
                   { metric: 'actions/s after ÷ before', switchyard: syRate / rate('sy-before'), floor: flRate / rate('fl-before'), unit: '×' },
                 ]
               : []),
@@ -280,7 +318,11 @@ function perCall(cpu: Record<string, number>, calls: number): Record<string, num
 }
 
 function formatPerCall(cpu: Record<string, number> | undefined): string {
-  return cpu ? Object.entries(cpu).map(([k, v]) => `${k} ${v}`).join(', ') : '';
+  return cpu
+    ? Object.entries(cpu)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')
+    : '';
 }
 
 function describe(s: Summary): string {

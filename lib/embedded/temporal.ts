@@ -91,6 +91,8 @@ export interface DevServerOptions {
   cliPath?: string;
   /** Dynamic config values (`--dynamic-config-value`); default DEV_SERVER_DYNAMIC_CONFIG. */
   dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
+  /** SQLite pragmas (`--sqlite-pragma`) for the file; default DEV_SERVER_SQLITE_PRAGMAS. */
+  sqlitePragmas?: Readonly<Record<string, string>>;
   log: (m: string) => void;
 }
 
@@ -108,6 +110,18 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string | number 
   'history.transferProcessorMaxPollRPS': 1000,
   'system.enableActivityEagerExecution': true,
 };
+
+/**
+ * The SQLite file in write-ahead-log mode: a commit appends to the log and syncs it once, where the
+ * default rollback journal syncs the journal and the database file for every commit. `synchronous =
+ * full` keeps every commit durable across a power loss, as before (`normal` would sync only at
+ * checkpoints: faster, but the last commits could be lost on an OS crash).
+ */
+export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal', synchronous: 'full' };
+
+function sqlitePragmaArgs(dbFile: string | null, pragmas: Readonly<Record<string, string>>): string[] {
+  return dbFile === null ? [] : Object.entries(pragmas).flatMap(([k, v]) => ['--sqlite-pragma', `${k}=${v}`]);
+}
 
 function dynamicConfigArgs(values: Readonly<Record<string, string | number | boolean>>): string[] {
   return Object.entries(values).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]);
@@ -138,6 +152,7 @@ export async function startTemporalDevServer(opts: DevServerOptions): Promise<Em
     '--port',
     String(port),
     ...(dbFile === null ? [] : ['--db-filename', dbFile]),
+    ...sqlitePragmaArgs(dbFile, opts.sqlitePragmas ?? DEV_SERVER_SQLITE_PRAGMAS),
     '--namespace',
     opts.namespace,
     '--log-level',
@@ -175,6 +190,7 @@ async function startWithTestingDownload(opts: DevServerOptions, port: number, ui
       extraArgs: [
         ...searchAttributeNames.flatMap((n) => ['--search-attribute', `${n}=Keyword`]),
         ...dynamicConfigArgs(opts.dynamicConfig ?? DEV_SERVER_DYNAMIC_CONFIG),
+        ...sqlitePragmaArgs(dbFile, opts.sqlitePragmas ?? DEV_SERVER_SQLITE_PRAGMAS),
       ],
     },
   });
