@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createApp } from '../api/app.js';
 import type { AppDeps } from '../api/context.js';
-import { startWorkers, type RunningWorkers } from '../worker/index.js';
+import { connectWorkers, startWorkers, type RunningWorkers } from '../worker/index.js';
 import { tokenRefreshListener } from '../activities/token-refresh.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { clockFrom, systemClock, type Clock } from '../lib/clock.js';
@@ -120,7 +120,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     // Nothing is started unless an OTLP endpoint is configured (lib/otel).
     telemetry = await startTelemetry({ config, log, environmentOtlpTargets: () => environmentOtlpTargets(db, box) });
     const temporalSettings = temporalConnectionSettings(config, opts.temporalAddress);
-    temporal = await connectClient(temporalSettings, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors, log);
+    // API and worker in one process share the workers' connection, so action starts can be eager.
+    const workerConnection = opts.runWorker && opts.runApi ? await connectWorkers(temporalSettings, log) : undefined;
+    temporal = await connectClient(temporalSettings, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors, log, workerConnection);
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, log);
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
     const onTokenRefresh = tokenRefreshListener({ db, box, temporal, config, log });
@@ -146,6 +148,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         workflowBundle: opts.workflowBundle,
         telemetry,
         log,
+        connection: workerConnection,
       });
       workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));
       // Starts delivery workflows whose start was lost (e.g. Temporal unreachable at emit time).

@@ -35,6 +35,13 @@ function installQuietRuntime(): void {
   });
 }
 
+/** The workers' connection; the platform shares it with its client when API and worker run in one process. */
+export async function connectWorkers(target: string | TemporalConnectionSettings, log?: ConnectRetryLog): Promise<NativeConnection> {
+  installQuietRuntime();
+  const s = typeof target === 'string' ? plainTemporal(target) : target;
+  return connectWithRetry('worker', s, () => NativeConnection.connect({ address: s.address, tls: s.tls, ...(s.apiKey ? { apiKey: s.apiKey } : {}) }), log);
+}
+
 export async function bundleWorkflows(): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
@@ -56,6 +63,8 @@ export interface WorkerOptions {
   /** OpenTelemetry (lib/otel): activity interceptors and the workflow span sink. */
   telemetry?: Telemetry | null;
   log?: ConnectRetryLog;
+  /** A connection from connectWorkers, owned (and closed) by the caller; by default one of its own. */
+  connection?: NativeConnection;
 }
 
 export interface RunningWorkers {
@@ -67,14 +76,7 @@ export interface RunningWorkers {
 }
 
 export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers> {
-  installQuietRuntime();
-  const s = typeof opts.temporal === 'string' ? plainTemporal(opts.temporal) : opts.temporal;
-  const connection = await connectWithRetry(
-    'worker',
-    s,
-    () => NativeConnection.connect({ address: s.address, tls: s.tls, ...(s.apiKey ? { apiKey: s.apiKey } : {}) }),
-    opts.log,
-  );
+  const connection = opts.connection ?? (await connectWorkers(opts.temporal, opts.log));
   const workflowBundle = opts.workflowBundle ?? (await bundleWorkflows());
   const activities = createActivities(opts.deps);
   const workers = await Promise.all(
@@ -102,7 +104,7 @@ export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers>
     async shutdown() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(runs);
-      await connection.close();
+      if (!opts.connection) await connection.close();
     },
   };
 }

@@ -26,6 +26,7 @@ export const REVERTS: Revert[] = [
   { name: 'lookup-cache', file: 'start/platform.ts', why: 'the API caches secret key, integration and connection lookups (LISTEN/NOTIFY invalidation)' },
   { name: 'records-lookup-import', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups (import)' },
   { name: 'records-lookup', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups' },
+  { name: 'eager-start', file: 'api/action-run.ts', why: 'an action run asks for eager workflow start when API and worker share a process' },
 ];
 
 const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'bench/out']);
