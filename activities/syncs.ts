@@ -160,6 +160,7 @@ export function syncActivities(deps: ActivityDeps) {
         // Seen ids are noted in every run: a script may ask for deletion detection of a model in an incremental run too.
         seenRunId: runId,
         isFullSync: run.mode === 'full',
+        compareStored: true,
         log: (e) => {
           deps.log[e.level]({ runId, ...e.fields }, e.message);
           void appendSyncRunLog(deps.db, runId, e).catch(() => undefined);

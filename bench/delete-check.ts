@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ensureDatabase } from '../lib/embedded/postgres.js';
 import { migrate } from '../lib/db/migrate.js';
-import { createPool, type Db } from '../lib/db/pool.js';
+import { createPool, withTransaction, type Db } from '../lib/db/pool.js';
 import { deleteUnseen } from '../features/records/store.js';
 import { baselineTree } from './lib/baseline.js';
 import { numberFlag, type BenchContext } from './lib/context.js';
@@ -20,7 +20,7 @@ import { round, type BenchResult, type Row } from './lib/stats.js';
 type DeleteUnseen = typeof deleteUnseen;
 
 async function fill(db: Db, n: number): Promise<void> {
-  await db.query('TRUNCATE records, sync_seen');
+  await db.query('TRUNCATE records, sync_seen, sync_run_seen');
   await db.query(
     `INSERT INTO records (connection_pk, model, external_id, data, hash) SELECT 1, 'M', g::text, jsonb_build_object('id', g::text), md5(g::text) FROM generate_series(1, $1) g`,
     [n],
@@ -29,13 +29,19 @@ async function fill(db: Db, n: number): Promise<void> {
     `INSERT INTO sync_seen (run_id, connection_pk, model, external_id) SELECT 'run', 1, 'M', g::text FROM generate_series(1, $1) g WHERE g % 100 <> 0`,
     [n],
   );
+  // Today's table: the same ids, one row per 1000 (a saved page).
+  await db.query(
+    `INSERT INTO sync_run_seen (run_id, model, external_ids) SELECT 'run', 'M', array_agg(g::text) FROM generate_series(1, $1) g WHERE g % 100 <> 0 GROUP BY g / 1000`,
+    [n],
+  );
 }
 
 async function timed(db: Db, fn: DeleteUnseen, n: number): Promise<{ ms: number; deleted: number | null; timedOut: boolean }> {
   await fill(db, n);
   const t0 = performance.now();
   try {
-    const deleted = await fn(db, 1, 'M', 'run');
+    // In a transaction, as completeSyncRun calls it (today's version sets its planner options there).
+    const deleted = await withTransaction(db, (tx) => fn(tx, 1, 'M', 'run'));
     return { ms: performance.now() - t0, deleted, timedOut: false };
   } catch (err) {
     if (!/statement timeout/.test((err as Error).message)) throw err;
@@ -47,13 +53,19 @@ export async function deletionCheck(ctx: BenchContext): Promise<BenchResult> {
   const big = numberFlag(ctx, 'records', 100_000);
   const small = numberFlag(ctx, 'delete-check-small', 5000);
   const timeoutMs = numberFlag(ctx, 'delete-check-timeout-ms', 15_000);
-  const tree = await baselineTree(path.join(ctx.services.workDir, `delete-check-${randomBytes(3).toString('hex')}`), ['delete-unseen']);
+  const tree = await baselineTree(path.join(ctx.services.workDir, `delete-check-${randomBytes(3).toString('hex')}`), ['records-save', 'delete-unseen']);
   const url = await ensureDatabase(ctx.services.databaseServerUrl, `bench_delete_check_${randomBytes(3).toString('hex')}`);
   const db = createPool(`${url}?options=${encodeURIComponent(`-c statement_timeout=${timeoutMs}`)}`, 1);
   try {
     await migrate(db);
     await db.query('ALTER TABLE records DROP CONSTRAINT IF EXISTS records_connection_pk_fkey');
-    await db.query('ALTER TABLE records SET (autovacuum_enabled = false); ALTER TABLE sync_seen SET (autovacuum_enabled = false)');
+    // The baseline's table of seen ids, one row per record (migration 019 replaced it with sync_run_seen).
+    await db.query(
+      'CREATE TABLE IF NOT EXISTS sync_seen (run_id text NOT NULL, connection_pk int NOT NULL, model text NOT NULL, external_id text NOT NULL, PRIMARY KEY (run_id, model, external_id))',
+    );
+    await db.query(
+      'ALTER TABLE records SET (autovacuum_enabled = false); ALTER TABLE sync_seen SET (autovacuum_enabled = false); ALTER TABLE sync_run_seen SET (autovacuum_enabled = false)',
+    );
     const before: DeleteUnseen | null =
       'root' in tree ? ((await import(path.join(tree.root, 'features/records/store.ts'))) as { deleteUnseen: DeleteUnseen }).deleteUnseen : null;
     const after = deleteUnseen;

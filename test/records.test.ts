@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { decodeCursor, encodeCursor } from '../features/records/read.js';
-import { deleteRecords, saveRecords } from '../features/records/store.js';
+import { deleteRecords, saveRecords, storedHashes } from '../features/records/store.js';
+import { withTransaction } from '../lib/db/pool.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
 
@@ -136,6 +137,46 @@ describe('records', () => {
     const again = await listAll({ limit: 700 });
     assert.equal(again.records.length, TOTAL);
     assert.equal(again.records[TOTAL - 1]!.id, 't-5');
+  });
+
+  test('a batch re-saved unchanged writes and locks none of its rows; a mixed batch writes only what changed', async () => {
+    const db = t.platform.deps.db;
+    const SCRATCH = 'ScratchTicket';
+    const batch = Array.from({ length: 50 }, (_, i) => ticket(i));
+    const rowState = async () =>
+      (
+        await db.query<{ id: string; v: string; action: string }>(
+          `SELECT external_id AS id, xmin::text || '/' || xmax::text || '/' || ctid::text AS v, last_action AS action FROM records
+           WHERE connection_pk = $1 AND model = $2 ORDER BY records.id`,
+          [pk, SCRATCH],
+        )
+      ).rows;
+    assert.deepEqual(await saveRecords(db, pk, SCRATCH, batch), { added: 50, updated: 0, unchanged: 0 });
+    const before = await rowState();
+    // What a sync run compares its pages with.
+    const stored = (await storedHashes(db, pk, SCRATCH))!;
+    assert.equal(stored.size, 50);
+    // Keys in another order: the same content.
+    const reordered = batch.map(({ tags, n, title, id }) => ({ tags, n, title, id }));
+    const again = await withTransaction(db, (tx) => saveRecords(tx, pk, SCRATCH, reordered, { stored }));
+    assert.deepEqual([again.added, again.updated, again.unchanged], [0, 0, 50]);
+    // xmax would hold the saving transaction had it locked the rows (ON CONFLICT DO UPDATE … WHERE false does).
+    assert.deepEqual(await rowState(), before);
+
+    const mixed = [ticket(0), ticket(1, 'Changed'), ticket(50)];
+    const saved = await saveRecords(db, pk, SCRATCH, mixed, { stored });
+    assert.deepEqual([saved.added, saved.updated, saved.unchanged], [1, 1, 1]);
+    assert.deepEqual([...saved.hashes!.keys()], ['t-0', 't-1', 't-50']);
+    const after = await rowState();
+    assert.deepEqual(after[0], before[0], 't-0 untouched');
+    assert.notDeepEqual(after[1]!.v, before[1]!.v, 't-1 rewritten');
+    assert.equal(after[1]!.action, 'UPDATED');
+    assert.deepEqual(after.slice(2, 50), before.slice(2), 'the rest untouched');
+    assert.equal(after[50]!.id, 't-50');
+    await deleteRecords(db, pk, SCRATCH, ['t-50']);
+    assert.deepEqual(await saveRecords(db, pk, SCRATCH, [ticket(50)]), { added: 0, updated: 1, unchanged: 0 }, 'a deleted record saved again is written');
+    assert.equal((await rowState())[50]!.action, 'ADDED');
+    await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, SCRATCH]);
   });
 
   test('modified_after (and the deprecated delta) keeps records modified at or after the instant, to the microsecond', async () => {

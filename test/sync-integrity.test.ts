@@ -212,7 +212,7 @@ describe('sync integrity: deletion detection and counters survive retries and wo
     assert.deepEqual(await newTombstones('acme', before), ['ActiveUser:1']);
     assert.deepEqual(await live('acme', 'ActiveUser'), upstream(true));
     assert.deepEqual(await live('acme', 'InactiveUser'), upstream(false));
-    assert.deepEqual(await q(`SELECT run_id FROM sync_seen WHERE run_id = $1`, [run.id]), [], 'the run forgot its seen ids');
+    assert.deepEqual(await q(`SELECT run_id FROM sync_run_seen WHERE run_id = $1`, [run.id]), [], 'the run forgot its seen ids');
   });
 
   test('a worker killed between a save and its counter loses no count: the sync webhook carries the change', async () => {
@@ -237,9 +237,13 @@ describe('sync integrity: deletion detection and counters survive retries and wo
       InactiveUser: { added: upstream(false).length, updated: 0, deleted: 0 },
     };
     assert.deepEqual(run.results, expected);
-    const events = await q(
-      `SELECT payload FROM events WHERE type = 'sync' AND payload->>'connectionId' = 'counts' AND payload->>'syncName' = 'people' ORDER BY id`,
-    );
+    // The run is marked done before its webhooks are emitted (finishSync): wait for both models' events.
+    const events = await waitFor('the sync events of both models', async () => {
+      const rows = await q(
+        `SELECT payload FROM events WHERE type = 'sync' AND payload->>'connectionId' = 'counts' AND payload->>'syncName' = 'people' ORDER BY id`,
+      );
+      return rows.length >= 2 ? rows : null;
+    });
     assert.deepEqual(Object.fromEntries(events.map((e) => [e.payload.model, e.payload.responseResults])), expected);
   });
 });

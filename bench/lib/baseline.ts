@@ -19,6 +19,18 @@ export interface Revert {
 }
 
 export const REVERTS: Revert[] = [
+  // Before delete-unseen: its revert applies to the text this one puts back.
+  {
+    name: 'records-save',
+    file: 'features/records/store.ts',
+    why: 'saveRecords leaves out records whose stored hash is unchanged; seen ids one row per batch; deletion detection by hash anti-join',
+  },
+  { name: 'seen-migration', file: 'lib/db/migrations/019_sync_run_seen.sql', why: 'sync_run_seen replaces sync_seen (the baseline keeps sync_seen)' },
+  { name: 'stored-hashes', file: 'features/scripts/context.ts', why: "a sync run reads its models' stored hashes once and skips unchanged records" },
+  { name: 'stored-hashes-import', file: 'features/scripts/context.ts', why: 'its import' },
+  { name: 'stored-hashes-hook', file: 'features/scripts/context.ts', why: 'its run hook' },
+  { name: 'stored-hashes-run', file: 'activities/syncs.ts', why: 'sync runs turn it on' },
+  { name: 'paginate-ahead', file: 'features/scripts/paginate.ts', why: 'paginate requests the next page while the caller saves this one' },
   { name: 'delete-unseen', file: 'features/records/store.ts', why: 'deletion detection at the end of a full sync: NOT EXISTS kept a per-row probe (OFFSET 0)' },
   { name: 'provider-target', file: 'features/connections/service.ts', why: 'providerTarget reuses an integration its caller has just read' },
   { name: 'proxy-target', file: 'api/routes/proxy.ts', why: 'the proxy passes its integration to providerTarget' },
@@ -30,6 +42,17 @@ export const REVERTS: Revert[] = [
 ];
 
 const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'bench/out']);
+
+/** The reverts of the sync ingest changes (issue 20), for the sync benchmark's before/after. */
+export const SYNC_INGEST_REVERTS = [
+  'records-save',
+  'stored-hashes',
+  'stored-hashes-import',
+  'stored-hashes-hook',
+  'stored-hashes-run',
+  'seen-migration',
+  'paginate-ahead',
+];
 
 const built = new Map<string, Promise<{ root: string } | { unavailable: string }>>();
 

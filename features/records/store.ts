@@ -12,50 +12,71 @@ export interface SaveResult {
   unchanged: number;
 }
 
-export function recordHash(data: unknown): string {
-  return createHash('md5').update(canonicalJson(data)).digest('hex');
+function md5(text: string): string {
+  return createHash('md5').update(text).digest('hex');
+}
+
+/** Stored content hashes of a model's live records, by external id: what a sync run compares its pages with. */
+export type StoredHashes = Map<string, string>;
+
+/**
+ * The content hashes of the model's live records, read once (one pass over the model's rows, whatever
+ * the planner picks); null when the model has more than `cap` live records (kept in memory).
+ */
+export async function storedHashes(db: Queryable, connectionPk: number, model: string, cap = 250_000): Promise<StoredHashes | null> {
+  const { rows } = await db.query<{ id: string; hash: string }>(
+    `SELECT external_id AS id, hash FROM records WHERE connection_pk = $1 AND model = $2 AND deleted_at IS NULL LIMIT $3`,
+    [connectionPk, model, cap + 1],
+  );
+  return rows.length > cap ? null : new Map(rows.map((r) => [r.id, r.hash]));
 }
 
 /**
- * Upserts records; a record whose content hash is unchanged (and not deleted) is not written.
- * With `seenRunId` the ids are also noted for the full sync's deletion detection.
+ * Upserts records; a record whose content hash is unchanged (and not deleted) is not written. With
+ * `stored` (storedHashes, kept up to date by the caller with `hashes` once the save commits), the
+ * records whose hash it holds are left out before the upsert: an unchanged page sends no data and
+ * writes and locks no row of `records`. The upsert's own hash condition still decides for the rest.
+ * With `seenRunId` the ids are also noted, one row per batch, for the sync's deletion detection.
  */
 export async function saveRecords(
   db: Queryable,
   connectionPk: number,
   model: string,
   records: { id: string }[],
-  opts: { seenRunId?: string; merge?: boolean } = {},
-): Promise<SaveResult> {
+  opts: { seenRunId?: string; merge?: boolean; stored?: StoredHashes | null } = {},
+): Promise<SaveResult & { hashes?: Map<string, string> }> {
   if (records.length === 0) return { added: 0, updated: 0, unchanged: 0 };
   // The last occurrence of an id in one batch wins, as with sequential saves.
   const byId = new Map<string, { id: string }>();
   for (const r of records) byId.set(String(r.id), r);
   const ids = [...byId.keys()];
-  const datas = [...byId.values()].map((r) => JSON.stringify(r));
-  const hashes = [...byId.values()].map(recordHash);
-  const dataExpr = opts.merge ? 'records.data || EXCLUDED.data' : 'EXCLUDED.data';
-  const { rows } = await db.query<{ inserted: boolean }>(
-    `INSERT INTO records (connection_pk, model, external_id, data, hash)
-     SELECT $1, $2, t.id, t.data::jsonb, t.hash FROM unnest($3::text[], $4::text[], $5::text[]) AS t(id, data, hash)
-     ON CONFLICT (connection_pk, model, external_id) DO UPDATE SET
-       data = ${dataExpr}, hash = EXCLUDED.hash, last_modified_at = now(), deleted_at = NULL,
-       last_action = CASE WHEN records.deleted_at IS NOT NULL THEN 'ADDED' ELSE 'UPDATED' END,
-       cursor = nextval('records_cursor_seq')
-     WHERE records.hash <> EXCLUDED.hash OR records.deleted_at IS NOT NULL
-     RETURNING (xmax = 0) AS inserted`,
-    [connectionPk, model, ids, datas, hashes],
-  );
-  if (opts.seenRunId) {
-    await db.query(`INSERT INTO sync_seen (run_id, connection_pk, model, external_id) SELECT $1, $2, $3, unnest($4::text[]) ON CONFLICT DO NOTHING`, [
-      opts.seenRunId,
-      connectionPk,
-      model,
-      ids,
-    ]);
+  // The canonical text is both the stored data (jsonb keeps no key order) and what is hashed.
+  const datas = [...byId.values()].map(canonicalJson);
+  const hashes = datas.map(md5);
+  const stored = opts.merge ? null : opts.stored;
+  const differ = stored ? ids.flatMap((id, i) => (stored.get(id) === hashes[i] ? [] : [i])) : ids.map((_, i) => i);
+  let written: { inserted: boolean }[] = [];
+  if (differ.length > 0) {
+    const pick = <T>(xs: T[]) => (differ.length === ids.length ? xs : differ.map((i) => xs[i]!));
+    const dataExpr = opts.merge ? 'records.data || EXCLUDED.data' : 'EXCLUDED.data';
+    ({ rows: written } = await db.query<{ inserted: boolean }>(
+      `INSERT INTO records (connection_pk, model, external_id, data, hash)
+       SELECT $1, $2, t.id, t.data::jsonb, t.hash FROM unnest($3::text[], $4::text[], $5::text[]) AS t(id, data, hash)
+       ON CONFLICT (connection_pk, model, external_id) DO UPDATE SET
+         data = ${dataExpr}, hash = EXCLUDED.hash, last_modified_at = now(), deleted_at = NULL,
+         last_action = CASE WHEN records.deleted_at IS NOT NULL THEN 'ADDED' ELSE 'UPDATED' END,
+         cursor = nextval('records_cursor_seq')
+       WHERE records.hash <> EXCLUDED.hash OR records.deleted_at IS NOT NULL
+       RETURNING (xmax = 0) AS inserted`,
+      [connectionPk, model, pick(ids), pick(datas), pick(hashes)],
+    ));
   }
-  const added = rows.filter((r) => r.inserted).length;
-  return { added, updated: rows.length - added, unchanged: ids.length - rows.length };
+  if (opts.seenRunId) {
+    await db.query('INSERT INTO sync_run_seen (run_id, model, external_ids) VALUES ($1, $2, $3)', [opts.seenRunId, model, ids]);
+  }
+  const added = written.filter((r) => r.inserted).length;
+  const result = { added, updated: written.length - added, unchanged: ids.length - written.length };
+  return stored ? { ...result, hashes: new Map(ids.map((id, i) => [id, hashes[i]!])) } : result;
 }
 
 export async function deleteRecords(db: Queryable, connectionPk: number, model: string, ids: string[]): Promise<number> {
@@ -69,25 +90,27 @@ export async function deleteRecords(db: Queryable, connectionPk: number, model: 
 }
 
 /**
- * Marks as deleted every live record of the model that the run did not see. The run's seen ids are
- * kept (other models of the run still need them): the caller forgets them once, after every model.
- * `OFFSET 0` keeps the NOT EXISTS a per-record probe of sync_seen's primary key (O(n log n)). As an
- * anti-join, the planner trusts statistics taken before the sync filled both tables (a new
- * connection, a first big sync) and picks a nested loop that rescans the run's ids for every record:
- * O(n²), minutes at 20k records, hours at 100k (bench/RESULTS.md).
+ * Marks as deleted every live record of the model that the run did not see. Call it in a
+ * transaction (SET LOCAL): it makes that transaction's planner use a hash (or merge) anti-join against the run's
+ * seen ids, O(n) whatever the statistics say. Left to itself, the planner trusts statistics taken
+ * before the sync filled the tables (a new connection, a first big sync) and may pick a nested loop
+ * that rescans the run's ids for every record: O(n²), minutes at 20k records, hours at 100k
+ * (bench/RESULTS.md). The run's seen ids are kept (other models of the run still need them): the
+ * caller forgets them once, after every model.
  */
 export async function deleteUnseen(db: Queryable, connectionPk: number, model: string, runId: string): Promise<number> {
+  await db.query('SET LOCAL enable_nestloop = off');
   const { rowCount } = await db.query(
     `UPDATE records r SET deleted_at = now(), last_modified_at = now(), last_action = 'DELETED', cursor = nextval('records_cursor_seq')
      WHERE r.connection_pk = $1 AND r.model = $2 AND r.deleted_at IS NULL
-       AND NOT EXISTS (SELECT 1 FROM sync_seen s WHERE s.run_id = $3 AND s.model = r.model AND s.external_id = r.external_id OFFSET 0)`,
+       AND NOT EXISTS (SELECT 1 FROM sync_run_seen s, unnest(s.external_ids) AS e(id) WHERE s.run_id = $3 AND s.model = $2 AND e.id = r.external_id)`,
     [connectionPk, model, runId],
   );
   return rowCount ?? 0;
 }
 
 export async function forgetRun(db: Queryable, runId: string): Promise<void> {
-  await db.query('DELETE FROM sync_seen WHERE run_id = $1', [runId]);
+  await db.query('DELETE FROM sync_run_seen WHERE run_id = $1', [runId]);
 }
 
 export async function emptyCache(db: Queryable, connectionPk: number, models: string[]): Promise<void> {

@@ -18,7 +18,7 @@ import {
   mayRetry,
   wantsIdempotencyKey,
 } from '../../lib/http/retry-policy.js';
-import { deleteRecords, saveRecords, type SaveResult } from '../records/store.js';
+import { deleteRecords, saveRecords, storedHashes, type SaveResult, type StoredHashes } from '../records/store.js';
 import type {
   ConnectionInfo,
   HttpMethod,
@@ -66,6 +66,8 @@ export interface RunHooks {
   /** Saved page positions of this run, by paginate call, for resuming after a crash. */
   pages?: { positions: Record<string, unknown>; save(key: string, position: PagePosition): Promise<void> };
   isFullSync?: boolean;
+  /** A sync run: each model's stored hashes are read once, and unchanged records are left out before the upsert. */
+  compareStored?: boolean;
   /** A write without an Idempotency-Key may have reached the provider: running the script again would repeat it. */
   onUnkeyedWrite?(write: { method: string; endpoint: string }): void;
 }
@@ -181,6 +183,14 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     if (hooks.kind !== 'sync') throw new Error(`${what} is only available in syncs`);
   };
 
+  // A sync run reads its models' stored hashes once and skips unchanged records before writing.
+  const storedByModel = new Map<string, Promise<StoredHashes | null>>();
+  const storedFor = (model: string) => {
+    let stored = storedByModel.get(model);
+    if (!stored) storedByModel.set(model, (stored = storedHashes(deps.db, connection.id, model)));
+    return stored;
+  };
+
   let paginateCalls = 0;
   const ctx: SyncContext<Record<string, unknown>, unknown> = withHelpers<Omit<SyncContext<Record<string, unknown>, unknown>, keyof Helpers>>({
     connectionId: connection.connectionId,
@@ -229,10 +239,14 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     },
     async batchSave(records, model) {
       const good = validated(model, records);
-      await withTransaction(deps.db, async (tx) => {
-        const result = await saveRecords(tx, connection.id, model, good, { seenRunId: hooks.seenRunId });
+      const stored = hooks.compareStored ? await storedFor(model) : null;
+      const { hashes } = await withTransaction(deps.db, async (tx) => {
+        const result = await saveRecords(tx, connection.id, model, good, { seenRunId: hooks.seenRunId, stored });
         await hooks.onSaved?.(model, result, tx);
+        return result;
       });
+      // Committed: later pages of the run compare with what is stored now.
+      for (const [id, hash] of hashes ?? []) stored?.set(id, hash);
       return true;
     },
     async batchUpdate(records, model) {
@@ -247,6 +261,8 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     async batchDelete(records, model) {
       if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
       const ids = records.map((r) => String(r.id));
+      const stored = hooks.compareStored ? await storedFor(model) : null;
+      for (const id of ids) stored?.delete(id);
       await withTransaction(deps.db, async (tx) => {
         const count = await deleteRecords(tx, connection.id, model, ids);
         await hooks.onDeleted?.(model, count, tx);

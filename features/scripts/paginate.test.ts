@@ -90,3 +90,45 @@ test('page pagination: page numbers from page_start_value, a string query kept, 
     [undefined, 200],
   ]);
 });
+
+test('the next page is requested while the caller handles this one; its position is saved only when the caller asks for it', async () => {
+  const events: string[] = [];
+  const send = async (c: ProxyConfig): Promise<ScriptResponse> => {
+    const cursor = String((c.params as Record<string, unknown>).cursor ?? '0');
+    events.push(`request ${cursor}`);
+    const n = Number(cursor);
+    return { status: 200, headers: {}, data: { items: [{ n }], next_cursor: n < 2 ? String(n + 1) : null } };
+  };
+  const resume = { start: null, save: async (pos: unknown) => void events.push(`save ${JSON.stringify(pos)}`) };
+  for await (const page of paginate<{ n: number }>(send, { endpoint: '/x', paginate: { type: 'cursor', response_path: 'items' } }, resume)) {
+    // The caller saving its page: the next request is already on its way.
+    await new Promise((r) => setTimeout(r, 5));
+    events.push(`saved page ${page[0]!.n}`);
+  }
+  assert.deepEqual(events, [
+    'request 0',
+    'request 1',
+    'saved page 0',
+    'save {"cursor":"1"}',
+    'request 2',
+    'saved page 1',
+    'save {"cursor":"2"}',
+    'saved page 2',
+  ]);
+});
+
+test('a request made ahead that fails surfaces when its page is asked for, after the page before it was handled', async () => {
+  let calls = 0;
+  const send = async (): Promise<ScriptResponse> => {
+    if (++calls === 2) throw new Error('upstream down');
+    return { status: 200, headers: {}, data: { items: [{ n: calls }], next_cursor: 'more' } };
+  };
+  const handled: number[] = [];
+  await assert.rejects(async () => {
+    for await (const page of paginate<{ n: number }>(send, { endpoint: '/x', paginate: { type: 'cursor', response_path: 'items' } })) {
+      await new Promise((r) => setTimeout(r, 5));
+      handled.push(page[0]!.n);
+    }
+  }, /upstream down/);
+  assert.deepEqual(handled, [1]);
+});

@@ -69,6 +69,17 @@ function linkHeader(headers: ScriptResponse['headers'], rel: string): string | u
   return undefined;
 }
 
+/** A request started ahead of its use: its failure is kept for the await, not reported as unhandled. */
+function ahead<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
+/**
+ * Pages of items. The next page's request is started before the current page is handed over, so it
+ * travels while the caller saves this one; its position is still saved only once the caller asks
+ * for it (this page processed). A caller that stops early has caused one request it does not use.
+ */
 export async function* paginate<T>(
   send: (config: ProxyConfig) => Promise<ScriptResponse>,
   config: PaginateConfig,
@@ -88,15 +99,18 @@ export async function* paginate<T>(
     const byPage = type === 'page' || p.offset_calculation_method === 'per-page';
     const name = type === 'page' ? (p.page_name_in_request ?? p.offset_name_in_request ?? 'page') : (p.offset_name_in_request ?? 'offset');
     const first = type === 'page' ? (p.page_start_value ?? p.offset_start_value ?? 1) : (p.offset_start_value ?? 0);
+    const request = (at: number) => ahead(send({ ...config, params: { ...params, [name]: at } }));
     let offset = start && 'offset' in start ? start.offset : first;
+    let pending = request(offset);
     for (let isFirst = true; ; isFirst = false) {
       if (!isFirst) await resume?.save({ offset });
-      const res = await send({ ...config, params: { ...params, [name]: offset } });
+      const res = await pending;
       const items = itemsOf<T>(res.data, p.response_path);
       const done = items.length === 0 || (limit !== undefined && items.length < limit);
       // `page` and `per-page`: the value is a page number; `by-response-size` (default): a count of items.
       const next = offset + (byPage ? 1 : items.length);
       await onPage(res, done ? undefined : next);
+      if (!done) pending = request(next);
       if (items.length) yield items;
       if (done) return;
       offset = next;
@@ -104,42 +118,50 @@ export async function* paginate<T>(
   }
 
   if (type === 'link') {
-    let next: ProxyConfig | null = start && 'next' in start ? { ...config, ...start.next } : { ...config, params };
+    let next: ProxyConfig = start && 'next' in start ? { ...config, ...start.next } : { ...config, params };
+    let pending = ahead(send(next));
     const seen = new Set<string>();
-    for (let first = true; next; first = false) {
+    for (let first = true; ; first = false) {
       if (!first) await resume?.save({ next: { endpoint: next.endpoint, params: next.params, baseUrlOverride: next.baseUrlOverride } });
-      const res: ScriptResponse = await send(next);
+      const res: ScriptResponse = await pending;
       const items = itemsOf<T>(res.data, p.response_path);
       const link = p.link_rel_in_response_header
         ? linkHeader(res.headers, p.link_rel_in_response_header)
         : pick(res.data, p.link_path_in_response_body ?? 'next');
       await onPage(res, typeof link === 'string' && link !== '' ? link : undefined);
+      let following: ProxyConfig | null = null;
+      if (typeof link === 'string' && link !== '' && !seen.has(link)) {
+        seen.add(link);
+        const url = new URL(link, 'http://relative.invalid');
+        const relative = url.origin === 'http://relative.invalid';
+        following = {
+          ...config,
+          endpoint: url.pathname,
+          params: Object.fromEntries(url.searchParams),
+          baseUrlOverride: relative ? config.baseUrlOverride : url.origin,
+        };
+        pending = ahead(send(following));
+      }
       if (items.length) yield items;
-      if (typeof link !== 'string' || link === '' || seen.has(link)) return;
-      seen.add(link);
-      const url = new URL(link, 'http://relative.invalid');
-      const relative = url.origin === 'http://relative.invalid';
-      next = {
-        ...config,
-        endpoint: url.pathname,
-        params: Object.fromEntries(url.searchParams),
-        baseUrlOverride: relative ? config.baseUrlOverride : url.origin,
-      };
+      if (!following) return;
+      next = following;
     }
-    return;
   }
 
   const cursorName = p.cursor_name_in_request ?? 'cursor';
+  const request = (at: string | undefined) => ahead(send({ ...config, params: { ...params, ...(at ? { [cursorName]: at } : {}) } }));
   let cursor: string | undefined = start && 'cursor' in start ? start.cursor : undefined;
+  let pending = request(cursor);
   for (let first = true; ; first = false) {
     if (!first && cursor) await resume?.save({ cursor });
-    const res = await send({ ...config, params: { ...params, ...(cursor ? { [cursorName]: cursor } : {}) } });
+    const res = await pending;
     const items = itemsOf<T>(res.data, p.response_path);
     const next = pick(res.data, p.cursor_path_in_response ?? 'next_cursor');
     await onPage(res, typeof next === 'string' || typeof next === 'number' ? next : undefined);
+    const more = (typeof next === 'string' || typeof next === 'number') && String(next) !== '' && String(next) !== cursor;
+    if (more) pending = request(String(next));
     if (items.length) yield items;
-    if (typeof next !== 'string' && typeof next !== 'number') return;
-    if (String(next) === '' || String(next) === cursor) return;
+    if (!more) return;
     cursor = String(next);
   }
 }
