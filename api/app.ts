@@ -17,6 +17,8 @@ import { connectUiAssets } from './routes/connect-ui.js';
 
 export { API_VERSION } from './version.js';
 
+const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
@@ -41,6 +43,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       { reqId: c.get('requestId'), method: c.req.method, path: redactPath(c.req.path), status: c.res.status, ms: Math.round(performance.now() - started) },
       'http',
     );
+  });
+  // A write answered here is seen by every later request: the lookup caches have taken it in before
+  // the answer goes out (the proxy writes none of our rows; its token refreshes wait by themselves).
+  app.use('*', async (c, next) => {
+    await next();
+    if (!READ_ONLY_METHODS.has(c.req.method) && !c.req.path.startsWith('/proxy')) await deps.lookups.settled();
   });
   app.use('*', clientVersion);
   app.use('*', bodyLimit(deps.config.SWITCHYARD_REQUEST_BODY_LIMIT_BYTES));

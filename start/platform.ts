@@ -16,7 +16,8 @@ import { ConfigError, type Config } from '../lib/config.js';
 import { migrate } from '../lib/db/migrate.js';
 import { createPool, type Db } from '../lib/db/pool.js';
 import { ChangeFeed } from '../lib/db/change-feed.js';
-import { cachedLookups, uncachedLookups } from '../features/connections/lookups.js';
+import { cachedLookups, uncachedLookups, type Lookups } from '../features/connections/lookups.js';
+import type { TokenRefreshListener } from '../features/connections/service.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { connectClient, ensureSearchAttributes } from '../lib/temporal/client.js';
 import { temporalConnectionSettings } from '../lib/temporal/connection.js';
@@ -125,7 +126,6 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     temporal = await connectClient(temporalSettings, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors, log, workerConnection);
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, log);
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
-    const onTokenRefresh = tokenRefreshListener({ db, box, temporal, config, log });
     const providerHooks = pluginFor;
     // The API's lookups (secret key, integration, connection) are cached while a LISTEN connection reports changes.
     let lookups = uncachedLookups(db, box);
@@ -134,6 +134,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       await changeFeed.start();
       lookups = cachedLookups(db, box, changeFeed);
     }
+    const onTokenRefresh = settledAfter(tokenRefreshListener({ db, box, temporal, config, log }), lookups);
     const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry, onTokenRefresh, providerHooks, lookups };
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
@@ -176,4 +177,18 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     await stop();
     throw err;
   }
+}
+
+/** A refresh wrote the connection's new tokens (or its failure): the next lookup must not serve the old ones. */
+function settledAfter(listener: TokenRefreshListener, lookups: Lookups): TokenRefreshListener {
+  return {
+    async refreshed(connection) {
+      await listener.refreshed(connection);
+      await lookups.settled();
+    },
+    async refreshFailed(connection, message) {
+      await listener.refreshFailed(connection, message);
+      await lookups.settled();
+    },
+  };
 }

@@ -148,6 +148,26 @@ describe('cached lookups across two API processes', () => {
     assert.equal((await proxied(a, 'drive', 'oauth')).auth, `Bearer ${fresh}`);
   });
 
+  test("a process's own write reaches its caches before it answers: the barrier waits for the write's notice", async () => {
+    await ok(await importKey(a, 'own-writes', 'k'), 201);
+    const feed = a.platform.changeFeed!;
+    const pk = (await a.platform.deps.db.query<{ id: number }>(`SELECT id FROM connections WHERE connection_id = 'own-writes'`)).rows[0]!.id;
+    const seen: number[] = [];
+    const off = feed.subscribe((c) => {
+      if (c !== 'reset' && c.table === 'connections') seen.push(c.id);
+    });
+    try {
+      for (let i = 0; i < 20; i++) {
+        seen.length = 0;
+        await a.platform.deps.db.query('UPDATE connections SET connection_id = connection_id WHERE id = $1', [pk]);
+        await feed.barrier();
+        assert.deepEqual(seen, [pk], `write ${i + 1}: its notice arrived before the barrier's`);
+      }
+    } finally {
+      off();
+    }
+  });
+
   test('a change made while the LISTEN connection was down is not served from the cache once it is back', async () => {
     await ok(await importKey(a, 'dropped', 'before-drop'), 201);
     assert.equal((await proxied(a, 'rec', 'dropped')).auth, 'Key before-drop');

@@ -199,6 +199,8 @@ describe('provider auth modes from definitions', () => {
     assert.ok(used && fake.state.tokens.has(used));
 
     await t.platform.deps.db.query(`UPDATE connections SET expires_at = now() + interval '2 minutes' WHERE connection_id = 'm2m'`);
+    // A write from outside the API's routes is seen once its notice has reached the API's lookup cache.
+    await t.platform.deps.lookups.settled();
     assert.equal((await nango.proxy({ providerConfigKey: 'acme-cc', connectionId: 'm2m', endpoint: '/me' })).status, 200);
     assert.equal(grants(), 2, 'a token about to expire is fetched again');
     assert.notEqual(apiCalls(fake, '/api/me').at(-1)!.headers['x-acme-token'], used);

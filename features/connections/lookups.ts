@@ -18,6 +18,8 @@ export interface Lookups {
   environmentBySecretKey(secretKey: string): Promise<Environment | null>;
   integration(environmentId: number, uniqueKey: string): Promise<Integration | null>;
   connection(environmentId: number, integrationKey: string, connectionId: string): Promise<Connection | null>;
+  /** Resolves once the changes committed so far (this process's own writes included) have reached the caches. */
+  settled(): Promise<void>;
 }
 
 export interface LookupLimits {
@@ -32,6 +34,7 @@ export function uncachedLookups(db: Queryable, box: SecretBox): Lookups {
     environmentBySecretKey: (secretKey) => findEnvironmentBySecretKey(db, secretKey),
     integration: (environmentId, uniqueKey) => getIntegration(db, box, environmentId, uniqueKey),
     connection: (environmentId, integrationKey, connectionId) => getConnection(db, box, environmentId, integrationKey, connectionId),
+    settled: async () => undefined,
   };
 }
 
@@ -54,5 +57,6 @@ export function cachedLookups(db: Queryable, box: SecretBox, feed: ChangeFeed, l
     integration: (environmentId, uniqueKey) => integrations.get(`${environmentId}\0${uniqueKey}`, () => direct.integration(environmentId, uniqueKey)),
     connection: (environmentId, integrationKey, connectionId) =>
       connections.get(`${environmentId}\0${integrationKey}\0${connectionId}`, () => direct.connection(environmentId, integrationKey, connectionId)),
+    settled: () => feed.barrier(),
   };
 }

@@ -6,6 +6,7 @@
  * bypassed (reads go to the database) and emptied, and emptied again once LISTEN is back.
  * A read that a change overtakes (it started before the notice arrived) is answered but not kept.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
 export const CHANGE_CHANNEL = 'switchyard_changes';
@@ -18,6 +19,9 @@ export interface Change {
 type Listener = (change: Change | 'reset') => void;
 
 const RECONNECT_MIN_MS = 100;
+const BARRIER_PREFIX = 'barrier:';
+/** How long a barrier waits for its own notice before giving up (the caches are then emptied). */
+const BARRIER_TIMEOUT_MS = 5000;
 const RECONNECT_MAX_MS = 5000;
 
 export class ChangeFeed {
@@ -26,6 +30,10 @@ export class ChangeFeed {
   private stopped = false;
   private retryMs = RECONNECT_MIN_MS;
   private timer: NodeJS.Timeout | null = null;
+  private barrierSeq = 0;
+  /** Other processes' barriers reach this connection too: tokens carry this process's own id. */
+  private readonly barrierId = randomUUID();
+  private readonly waiters = new Map<string, () => void>();
   /** True while LISTEN is in place: only then may a cache answer from memory. */
   live = false;
 
@@ -52,6 +60,7 @@ export class ChangeFeed {
     const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true, application_name: 'switchyard-change-feed' });
     client.on('notification', (m) => {
       if (m.channel !== CHANGE_CHANNEL || !m.payload) return;
+      if (m.payload.startsWith(BARRIER_PREFIX)) return this.barrierArrived(m.payload);
       const at = m.payload.lastIndexOf(':');
       const id = Number(m.payload.slice(at + 1));
       if (at > 0 && Number.isInteger(id)) this.emit({ table: m.payload.slice(0, at), id });
@@ -91,6 +100,49 @@ export class ChangeFeed {
   private down(): void {
     this.live = false;
     this.emit('reset');
+    // Caches are bypassed while down: nothing to wait for.
+    for (const done of this.waiters.values()) done();
+    this.waiters.clear();
+  }
+
+  /**
+   * Resolves once every change committed before the call has reached the caches. Postgres delivers
+   * notices in commit order, so a notice this connection sends now arrives after them: a process
+   * that has just written (a token refresh, an API write) waits for it before answering, and no
+   * later request of its own is answered from an entry that write made stale.
+   */
+  async barrier(): Promise<void> {
+    const client = this.client;
+    if (!client || !this.live) return;
+    const token = `${BARRIER_PREFIX}${this.barrierId}:${++this.barrierSeq}`;
+    const arrived = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        // Not seen in time (the connection is failing): forget what is cached rather than trust it.
+        this.waiters.delete(token);
+        this.emit('reset');
+        resolve();
+      }, BARRIER_TIMEOUT_MS);
+      timer.unref();
+      this.waiters.set(token, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    try {
+      await client.query(`SELECT pg_notify($1, $2)`, [CHANGE_CHANNEL, token]);
+    } catch {
+      this.waiters.get(token)?.();
+      this.waiters.delete(token);
+      this.emit('reset');
+      return;
+    }
+    await arrived;
+  }
+
+  private barrierArrived(token: string): void {
+    const done = this.waiters.get(token);
+    this.waiters.delete(token);
+    done?.();
   }
 
   /** The LISTEN connection's backend pid (tests end it to exercise the reconnect). */
