@@ -13,6 +13,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -23,7 +24,7 @@ import YAML from 'yaml';
 import { searchAttributeNames } from '../temporal/search-attributes.js';
 import { ensureDatabase } from './postgres.js';
 import { startService, stopLeftover, waitFor, type ServiceProcess } from './process.js';
-import { freePort, portOpen, type EmbeddedTemporal } from './temporal.js';
+import { portOpen, type EmbeddedTemporal } from './temporal.js';
 
 const run = promisify(execFile);
 export const TEMPORAL_SERVER_VERSION = '1.29.1';
@@ -163,20 +164,38 @@ interface ServerPorts {
   workerMembership: number;
 }
 
+/** A free loopback port below 32768: the server records its services' ports in a `smallint` column. */
+async function freeLowPort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+}
+
 /** Ports are chosen once per data folder and kept, so a restart finds its cluster membership where it left it. */
 async function serverPorts(file: string, frontend: number): Promise<ServerPorts> {
   const saved = existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as ServerPorts) : null;
   if (saved && saved.frontend === frontend) return saved;
+  const taken = new Set([frontend]);
   const ports: ServerPorts = {
     frontend,
-    frontendHttp: await freePort(),
-    history: await freePort(),
-    matching: await freePort(),
-    worker: await freePort(),
-    frontendMembership: await freePort(),
-    historyMembership: await freePort(),
-    matchingMembership: await freePort(),
-    workerMembership: await freePort(),
+    frontendHttp: await freeLowPort(taken),
+    history: await freeLowPort(taken),
+    matching: await freeLowPort(taken),
+    worker: await freeLowPort(taken),
+    frontendMembership: await freeLowPort(taken),
+    historyMembership: await freeLowPort(taken),
+    matchingMembership: await freeLowPort(taken),
+    workerMembership: await freeLowPort(taken),
   };
   await writeFile(file, JSON.stringify(ports, null, 2) + '\n');
   return ports;
@@ -290,7 +309,6 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   };
   try {
     const address = `127.0.0.1:${port}`;
-    await waitFor('Temporal server', () => portOpen(port), 120_000, service);
     await prepareNamespace(address, opts.namespace, service);
     let uiUrl: string | null = null;
     if (!opts.headless) {
@@ -309,7 +327,18 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
 
 /** Registers the namespace (once) and our search attributes, then waits until the frontend serves both. */
 async function prepareNamespace(address: string, namespace: string, service: ServiceProcess): Promise<void> {
-  const connection = await Connection.connect({ address });
+  // The frontend's port opens before it answers: connecting is retried until it does.
+  const held: { connection?: Connection } = {};
+  await waitFor(
+    'the Temporal frontend to answer',
+    async () => {
+      held.connection = await Connection.connect({ address, connectTimeout: 5_000 });
+      return true;
+    },
+    120_000,
+    service,
+  );
+  const connection = held.connection!;
   try {
     const svc = connection.workflowService;
     const op = connection.operatorService;
