@@ -84,7 +84,12 @@ describe('production shape: Temporal server on PostgreSQL, one API and two worke
   async function connect(connectionId: string, fake: MetabaseFake): Promise<void> {
     const res = await call('/connections', {
       method: 'POST',
-      json: { provider_config_key: 'metabase', connection_id: connectionId, connection_config: { domain: fake.url }, credentials: { type: 'API_KEY', apiKey: API_KEY } },
+      json: {
+        provider_config_key: 'metabase',
+        connection_id: connectionId,
+        connection_config: { domain: fake.url },
+        credentials: { type: 'API_KEY', apiKey: API_KEY },
+      },
     });
     assert.equal(res.status, 201, await res.text());
   }
@@ -98,25 +103,32 @@ describe('production shape: Temporal server on PostgreSQL, one API and two worke
     return undefined;
   }
 
-  /** The worker (by pid) that last started the pending activity `type` of a workflow. */
-  async function workerRunning(workflowId: string, type: string): Promise<Part | undefined> {
+  const pidOf = (identity: string | null | undefined) => Number(identity?.split('@')[0]);
+
+  /** The pending activity `type` of a workflow: its attempt, and the worker that started its last attempt (Temporal's record). */
+  async function pendingActivity(workflowId: string, type: string): Promise<{ attempt: number; worker?: Part; failed: boolean } | undefined> {
     const description = await tClient!.workflow.getHandle(workflowId).describe();
     const pending = description.raw.pendingActivities?.find((a) => a.activityType?.name === type);
-    const pid = Number(pending?.lastWorkerIdentity?.split('@')[0]);
-    return workers.find((w) => w.child.pid === pid);
+    if (!pending?.lastWorkerIdentity) return undefined;
+    const pid = pidOf(pending.lastWorkerIdentity);
+    return { attempt: pending.attempt ?? 1, worker: workers.find((w) => w.child.pid === pid), failed: Boolean(pending.lastFailure) };
   }
 
-  /** The worker pids that started each attempt of activity `type`, from the workflow's history. */
-  async function attemptsBy(workflowId: string, type: string): Promise<number[]> {
+  /**
+   * The attempt of activity `type` that completed, and the pid of the worker that ran it, from the
+   * workflow's history (the server records the start of a retried activity's last attempt only).
+   */
+  async function completedAttempt(workflowId: string, type: string): Promise<{ attempt: number; pid: number }> {
     const history = await tClient!.workflow.getHandle(workflowId).fetchHistory();
     const scheduled = new Map<string, string>();
-    const pids: number[] = [];
+    let last: { attempt: number; pid: number } | null = null;
     for (const e of history.events ?? []) {
       if (e.activityTaskScheduledEventAttributes) scheduled.set(String(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
       const started = e.activityTaskStartedEventAttributes;
-      if (started && scheduled.get(String(started.scheduledEventId)) === type) pids.push(Number(started.identity?.split('@')[0]));
+      if (started && scheduled.get(String(started.scheduledEventId)) === type) last = { attempt: started.attempt ?? 1, pid: pidOf(started.identity) };
     }
-    return pids;
+    assert.ok(last, `no ${type} in the history of ${workflowId}`);
+    return last;
   }
 
   async function syncState(connectionId: string): Promise<Json | undefined> {
@@ -210,24 +222,29 @@ describe('production shape: Temporal server on PostgreSQL, one API and two worke
     await connect('big-a', fake);
     const run = await waitFor('the sync run in the visibility store, by search attributes', () => runningSync('big-a'));
     await waitFor('6 pages fetched', async () => pagesOf(fake).length >= 6);
-    const victim = await waitFor('the worker running executeSync', () => workerRunning(run.workflowId, 'executeSync'));
+    const victim = await waitFor('the worker running executeSync', async () => (await pendingActivity(run.workflowId, 'executeSync'))?.worker);
     const survivor = workers.find((w) => w !== victim)!;
+    const victimPid = victim.child.pid!;
     await victim.kill9();
     const fetchedAtKill = pagesOf(fake).length;
-    const state = await finishedSync('big-a');
-    fake.setLatency(0);
-    const again = await assertExactlyOnce('big-a', fake, 1);
-    assert.equal(state.last_result?.User?.added, USERS, JSON.stringify(state.last_result));
-    const pids = await attemptsBy(run.workflowId, 'executeSync');
-    assert.equal(pids.at(-1), survivor.child.pid, `the last attempt ran on the surviving worker (attempts by ${pids.join(', ')})`);
-    assert.ok(pids.includes(victim.child.pid!), 'an earlier attempt ran on the killed worker');
-    const schedule = await tClient!.schedule.getHandle('sync:dev:metabase:big-a:users').describe();
-    assert.equal(schedule.action.type, 'startWorkflow');
-    assert.equal(schedule.action.workflowType, 'syncWorkflow');
-    await startWorker(workers.indexOf(victim));
-    say(
-      `1 injected: kill -9 of ${victim.name} after ${fetchedAtKill} of ${PAGES} pages; checked: ${survivor.name} finished the run (executeSync attempts by pids ${pids.join(', ')}), ${USERS} records each written once, pages again: ${again}; found by search attributes; schedule on the server`,
-    );
+    try {
+      const state = await finishedSync('big-a');
+      fake.setLatency(0);
+      const again = await assertExactlyOnce('big-a', fake, 1);
+      assert.equal(state.last_result?.User?.added, USERS, JSON.stringify(state.last_result));
+      const done = await completedAttempt(run.workflowId, 'executeSync');
+      assert.equal(done.pid, survivor.child.pid, 'the surviving worker ran the attempt that completed');
+      assert.ok(done.attempt >= 2, `a retry completed (attempt ${done.attempt})`);
+      const schedule = await tClient!.schedule.getHandle('sync:dev:metabase:big-a:users').describe();
+      assert.equal(schedule.action.type, 'startWorkflow');
+      assert.equal(schedule.action.workflowType, 'syncWorkflow');
+      say(
+        `1 injected: kill -9 of ${victim.name} (pid ${victimPid}) after ${fetchedAtKill} of ${PAGES} pages; checked: ${survivor.name} (pid ${done.pid}) completed executeSync attempt ${done.attempt}, ${USERS} records each written once, pages again: ${again}; found by search attributes; schedule on the server`,
+      );
+    } finally {
+      fake.setLatency(0);
+      await startWorker(workers.indexOf(victim));
+    }
   });
 
   test('2. kill -9 the worker that ran an action attempt answered 429 → the other worker runs the retry; the user is created once', async () => {
@@ -245,19 +262,25 @@ describe('production shape: Temporal server on PostgreSQL, one API and two worke
     const runId = ((await started.json()) as Json).id as string;
     const workflowId = `action:dev:${runId}`;
     await waitFor('the 429', async () => fake.requests.some((r) => r.method === 'POST' && r.status === 429));
-    const firstBy = await waitFor('the first runAction attempt in the history', async () => (await attemptsBy(workflowId, 'runAction'))[0]);
-    const victim = workers.find((w) => w.child.pid === firstBy)!;
+    const first = await waitFor('the first runAction attempt to have failed', async () => {
+      const p = await pendingActivity(workflowId, 'runAction');
+      return p?.failed && p.worker ? p : null;
+    });
+    const victim = first.worker!;
     const survivor = workers.find((w) => w !== victim)!;
     await victim.kill9();
-    const result = await waitFor('the action result', async () => {
-      const res = await call(`/action/${runId}`);
-      return res.status === 200 ? ((await res.json()) as Json) : null;
-    });
-    assert.equal(result.email, email);
-    assert.equal(fake.state.users.filter((u) => u.email === email).length, 1, 'the user was created once');
-    const pids = await attemptsBy(workflowId, 'runAction');
-    assert.deepEqual(pids, [victim.child.pid, survivor.child.pid], 'first attempt on the killed worker, the retry on the other');
-    await startWorker(workers.indexOf(victim));
+    try {
+      const result = await waitFor('the action result', async () => {
+        const res = await call(`/action/${runId}`);
+        return res.status === 200 ? ((await res.json()) as Json) : null;
+      });
+      assert.equal(result.email, email);
+      assert.equal(fake.state.users.filter((u) => u.email === email).length, 1, 'the user was created once');
+      const done = await completedAttempt(workflowId, 'runAction');
+      assert.deepEqual(done, { attempt: 2, pid: survivor.child.pid }, 'the retry ran on the other worker');
+    } finally {
+      await startWorker(workers.indexOf(victim));
+    }
     say(`2 injected: kill -9 of ${victim.name} during the Retry-After wait of action ${runId}; checked: ${survivor.name} ran the retry, user created once`);
   });
 
@@ -288,8 +311,13 @@ describe('production shape: Temporal server on PostgreSQL, one API and two worke
       json: { action_name: 'create-user', input: { firstName: 'After', lastName: 'Restart', email: 'after-restart@example.com' } },
     });
     assert.equal(action.status, 200, await action.clone().text());
-    assert.ok(workers.every((w) => w.child.exitCode === null && w.child.signalCode === null), 'both workers alive');
-    say(`3 injected: kill -9 of the API during a sync (${fetchedWhileDown} pages fetched at the kill); checked: the sync finished (pages again: ${again}), records served, sync triggered and action run through the new API`);
+    assert.ok(
+      workers.every((w) => w.child.exitCode === null && w.child.signalCode === null),
+      'both workers alive',
+    );
+    say(
+      `3 injected: kill -9 of the API during a sync (${fetchedWhileDown} pages fetched at the kill); checked: the sync finished (pages again: ${again}), records served, sync triggered and action run through the new API`,
+    );
   });
 
   test('4. stop the Temporal server mid-sync for 5 s and start it again → the run completes, every record exactly once; API and workers survive', async () => {
@@ -309,6 +337,8 @@ describe('production shape: Temporal server on PostgreSQL, one API and two worke
     const again = await assertExactlyOnce('big-c', fake, 1);
     assert.ok(api!.child.exitCode === null && workers.every((w) => w.child.exitCode === null), 'API and workers survived the Temporal restart');
     assert.ok(await runningSync('big-c').then(() => true), 'visibility answers after the restart');
-    say(`4 injected: Temporal server down 5 s after ${fetchedAtStop} of ${PAGES} pages; checked: run SUCCESS, ${USERS} records each written once, pages again: ${again}; API and workers alive`);
+    say(
+      `4 injected: Temporal server down 5 s after ${fetchedAtStop} of ${PAGES} pages; checked: run SUCCESS, ${USERS} records each written once, pages again: ${again}; API and workers alive`,
+    );
   });
 });

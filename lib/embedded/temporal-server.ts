@@ -69,7 +69,8 @@ export async function findTemporalServerBinaries(log: (m: string) => void): Prom
   const sqlTool = path.join(gobin, 'sql');
   const schemaDir = path.join(cache, SCHEMA_SUBDIR);
   let source = `cached build in ${cache}`;
-  const missing = () => [server, sqlTool, path.join(schemaDir, 'temporal', 'versioned'), path.join(schemaDir, 'visibility', 'versioned')].filter((p) => !existsSync(p));
+  const missing = () =>
+    [server, sqlTool, path.join(schemaDir, 'temporal', 'versioned'), path.join(schemaDir, 'visibility', 'versioned')].filter((p) => !existsSync(p));
   if (missing().length > 0) {
     if (!hasGo()) {
       throw new Error(
@@ -82,6 +83,7 @@ export async function findTemporalServerBinaries(log: (m: string) => void): Prom
     if (!existsSync(path.join(schemaDir, 'visibility', 'versioned'))) {
       const modCache = (await run('go', ['env', 'GOMODCACHE'])).stdout.trim();
       await cp(path.join(modCache, `${SERVER_MODULE}@v${TEMPORAL_SERVER_VERSION}`, SCHEMA_SUBDIR), schemaDir, { recursive: true });
+      await run('chmod', ['-R', 'u+w', schemaDir]); // the module cache's files are read-only
     }
     source = `go install (cached in ${cache})`;
   }
@@ -384,7 +386,11 @@ async function startUi(dir: string, address: string, uiPort: number, namespace: 
   await writeFile(path.join(uiDir, 'config', 'switchyard.yaml'), YAML.stringify(uiConfig));
   const pidFile = path.join(dir, 'ui.pid');
   await stopLeftover('the Temporal UI', pidFile, 'SIGTERM', 5_000, log);
-  const ui = await startService(binary, ['--root', uiDir, '--config', 'config', '--env', 'switchyard', 'start'], { pidFile, stopSignal: 'SIGTERM', graceMs: 5_000 });
+  const ui = await startService(binary, ['--root', uiDir, '--config', 'config', '--env', 'switchyard', 'start'], {
+    pidFile,
+    stopSignal: 'SIGTERM',
+    graceMs: 5_000,
+  });
   await waitFor('Temporal UI', () => portOpen(uiPort), 30_000, ui);
   return ui;
 }
