@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { beginAttempt, finishAttempt, markDeliveryDead } from '../features/webhooks/deliveries.js';
 import { createWebhookPoster } from '../features/webhooks/post.js';
 import { signingKeys } from '../features/webhooks/settings.js';
+import { reserveSendSlot } from '../features/webhooks/throttle.js';
 import { messageId, signatureHeaders } from '../features/webhooks/sign.js';
 import { alertHooks } from '../features/alerts/index.js';
 import { redactUrl } from '../lib/http/redact.js';
@@ -14,6 +15,8 @@ export const MAX_RETRY_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface AttemptBackoff {
   initialIntervalMs: number;
+  /** The attempt's number when the workflow counts attempts itself (throttled deliveries); else Temporal's. */
+  attempt?: number;
 }
 
 export interface AttemptResult {
@@ -52,7 +55,7 @@ export function webhookActivities(deps: ActivityDeps) {
       if (result.kind === 'delivered') await alertHooks.delivered(deps, delivery);
       let nextDelayMs: number | null = null;
       if (result.kind === 'retry') {
-        const exponential = (backoff?.initialIntervalMs ?? 2000) * 2 ** ((ctx?.info.attempt ?? 1) - 1);
+        const exponential = (backoff?.initialIntervalMs ?? 2000) * 2 ** ((backoff?.attempt ?? ctx?.info.attempt ?? 1) - 1);
         nextDelayMs = Math.min(result.retryAfterMs ?? exponential, MAX_RETRY_INTERVAL_MS);
       }
       await finishAttempt(deps.db, deliveryId, n, {
@@ -69,9 +72,14 @@ export function webhookActivities(deps: ActivityDeps) {
         message: result.error,
         type: 'WebhookRetryable',
         nonRetryable: false,
-        details: [{ status: result.status }],
+        details: [{ status: result.status, nextDelayMs }],
         nextRetryDelay: result.retryAfterMs !== null ? Math.min(result.retryAfterMs, MAX_RETRY_INTERVAL_MS) : undefined,
       });
+    },
+
+    /** Reserves the next send slot of the delivery's endpoint; how long to wait for it, in ms (features/webhooks/throttle.ts). */
+    async reserveWebhookSlot(deliveryId: string): Promise<number> {
+      return reserveSendSlot(deps.db, deliveryId, deps.config.SWITCHYARD_WEBHOOK_MAX_PER_SECOND);
     },
 
     /**

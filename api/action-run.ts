@@ -14,6 +14,7 @@ import { getIntegration } from '../features/integrations/store.js';
 import { isScriptEnabled, scriptOf } from '../features/scripts/catalog.js';
 import { BadRequest, NotFound, ValidationFailed } from '../lib/errors.js';
 import { annotate } from '../lib/otel/attributes.js';
+import { eagerStart } from '../lib/temporal/client.js';
 import { actionWorkflowId, searchAttributesFor, startWorkflow, taskQueueFor } from '../workflows/contracts.js';
 import type { AppDeps } from './context.js';
 import { problemsOf } from './validate.js';
@@ -82,6 +83,7 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
       script: req.actionName,
     }),
     staticSummary: `Action ${req.actionName} on ${integration.uniqueKey}/${connection.connectionId}`,
+    ...eagerStart(deps.temporal),
   });
   const running = { done: false as const, id: runId, statusUrl: `/action/${runId}` };
   if (req.isAsync) return running;

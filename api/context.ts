@@ -13,6 +13,7 @@ import type { Lifecycle } from '../features/lifecycle/lifecycle.js';
 import type { TokenRefreshListener } from '../features/connections/service.js';
 import type { ProviderHooksLookup } from '../features/providers/providers.js';
 import type { Telemetry } from '../lib/otel/index.js';
+import type { Lookups } from '../features/connections/lookups.js';
 import type { AuthSocketHub } from './ws.js';
 
 export interface AppDeps {
@@ -29,6 +30,8 @@ export interface AppDeps {
   onTokenRefresh: TokenRefreshListener;
   /** The provider plugins' runtime hooks (integrations/plugins.ts `pluginFor`). */
   providerHooks: ProviderHooksLookup;
+  /** Secret key, integration and connection lookups, cached with change notifications (features/connections/lookups.ts). */
+  lookups: Lookups;
   /** OpenTelemetry when an OTLP endpoint is configured, else null/absent (lib/otel). */
   telemetry?: Telemetry | null;
 }

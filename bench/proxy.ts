@@ -1,10 +1,13 @@
 /**
- * @module bench/proxy — GETs through `/proxy` against direct GETs to the same fake URL, both with
- * undici (keep-alive, one connection per caller) at concurrency 32, in alternating rounds; then the
- * same one call at a time, for the latency added without queueing. The platform as it was before
+ * @module bench/proxy — GETs through `/proxy` against a bare pass-through proxy (bench/lib/passthrough-main.ts:
+ * node:http + undici in its own process, no auth, no database) and direct GETs to the same fake URL,
+ * all with undici (keep-alive, one connection per caller) at concurrency 32, in rotating rounds; then
+ * the same one call at a time, for the latency added without queueing. The platform as it was before
  * the changes these benchmarks led to (bench/lib/baseline.ts) runs alongside and is measured in the
  * same rounds, for before/after figures from one run (`--no-baseline` skips it).
  */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { startGenericApiFake, startMetabaseFake } from '../test/fakes/index.js';
 import { baselineTree } from './lib/baseline.js';
@@ -15,7 +18,11 @@ import { NOOP_UPSTREAM_PATH } from './lib/scripts.js';
 import { API_KEY, connectionHeaders, createConnection, createIntegration, INTEGRATION } from './lib/setup.js';
 import { cpuBreakdown, cpuSnapshot, formatCpu, resetStatements, round, summarize, topStatements, type BenchResult, type Row } from './lib/stats.js';
 
-type Side = 'after' | 'before' | 'direct';
+/** The changes the proxy's before/after reverts (bench/lib/baseline.ts). */
+const PROXY_CHANGES = ['provider-target', 'proxy-target', 'request-log-batch', 'lookup-cache'];
+const PASSTHROUGH_ENTRY = fileURLToPath(new URL('./lib/passthrough-main.ts', import.meta.url));
+
+type Side = 'after' | 'before' | 'passthrough' | 'direct';
 
 interface Target {
   side: Side;
@@ -69,10 +76,11 @@ export const proxy: BenchGroup = {
       };
       targets.push(await viaProxy('after'));
       if (ctx.flags['baseline'] !== 'false' && !ctx.flags['no-baseline']) {
-        const tree = await baselineTree(ctx.services.workDir);
+        const tree = await baselineTree(ctx.services.workDir, PROXY_CHANGES);
         if ('root' in tree) targets.push(await viaProxy('before', tree.root));
         else notes.push(`before/after: baseline unavailable (${tree.unavailable})`);
       }
+      targets.push(await passthrough(generic.url, expected, concurrency));
       const direct = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 });
       const directUrl = generic.url + NOOP_UPSTREAM_PATH;
       targets.push({
@@ -102,7 +110,14 @@ export const proxy: BenchGroup = {
         for (const t of order) {
           const cpu0 = cpuSnapshot();
           const res = await closedLoop(t.call, { concurrency, durationMs: seconds * 1000 });
-          if (r === 0) cpu.set(t.side, formatCpu(cpuBreakdown(cpu0, cpuSnapshot(), t.platform ? { switchyard: t.platform.pid } : {}), res.seconds));
+          if (r === 0)
+            cpu.set(
+              t.side,
+              formatCpu(
+                cpuBreakdown(cpu0, cpuSnapshot(), t.platform ? { [t.side === 'passthrough' ? 'pass-through proxy' : 'switchyard']: t.platform.pid } : {}),
+                res.seconds,
+              ),
+            );
           if (res.errors) ctx.say(`proxy: ${res.errors} ${t.side} errors, first: ${res.firstError}`);
           loaded.get(t.side)!.push(res);
           forget();
@@ -119,22 +134,32 @@ export const proxy: BenchGroup = {
       const one = (side: Side) => summarize(oneByOne.get(side)!);
       const s = lat('after');
       const f = lat('direct');
+      const pt = lat('passthrough');
       const s1 = one('after');
       const f1 = one('direct');
+      const pt1 = one('passthrough');
       const rows: Row[] = [
         {
-          metric: `throughput @${concurrency}`,
+          metric: `throughput @${concurrency} (floor: bare pass-through proxy)`,
+          switchyard: rate('after'),
+          floor: rate('passthrough'),
+          unit: 'req/s',
+          ratio: rate('after') / rate('passthrough'),
+          goal: '≥ 0.8×',
+          met: rate('after') / rate('passthrough') >= 0.8,
+        },
+        { metric: 'p50 added @1 (floor: direct)', switchyard: s1.p50 - f1.p50, floor: 0, unit: 'ms', goal: '≤ 0.5 ms', met: s1.p50 - f1.p50 <= 0.5 },
+        { metric: 'context: pass-through p50 added @1', switchyard: '', floor: pt1.p50 - f1.p50, unit: 'ms' },
+        { metric: `p50 @${concurrency} (floor: pass-through)`, switchyard: s.p50, floor: pt.p50, unit: 'ms', ratio: s.p50 / pt.p50 },
+        {
+          metric: `context: throughput @${concurrency} (floor: direct)`,
           switchyard: rate('after'),
           floor: rate('direct'),
           unit: 'req/s',
           ratio: rate('after') / rate('direct'),
-          goal: '≥ 0.7×',
-          met: rate('after') / rate('direct') >= 0.7,
         },
-        { metric: `p50 @${concurrency}`, switchyard: s.p50, floor: f.p50, unit: 'ms', ratio: s.p50 / f.p50 },
-        { metric: `p50 added @${concurrency}`, switchyard: s.p50 - f.p50, floor: 0, unit: 'ms', goal: '≤ 1 ms', met: s.p50 - f.p50 <= 1 },
-        { metric: `p99 @${concurrency}`, switchyard: s.p99, floor: f.p99, unit: 'ms', ratio: s.p99 / f.p99 },
-        { metric: 'context: p50 added @1', switchyard: s1.p50 - f1.p50, floor: 0, unit: 'ms' },
+        { metric: `context: p50 added @${concurrency} (floor: direct)`, switchyard: s.p50 - f.p50, floor: 0, unit: 'ms' },
+        { metric: `p99 @${concurrency} (floor: direct)`, switchyard: s.p99, floor: f.p99, unit: 'ms', ratio: s.p99 / f.p99 },
       ];
       const hasBefore = loaded.has('before');
       if (hasBefore) {
@@ -157,11 +182,11 @@ export const proxy: BenchGroup = {
             ratio: (s1.p50 - f1.p50) / (b1.p50 - f1.p50),
           },
           {
-            metric: 'change: throughput ratio to direct, before',
+            metric: 'change: throughput ratio to pass-through, before',
             switchyard: '',
             floor: rate('before'),
             unit: 'req/s',
-            ratio: rate('before') / rate('direct'),
+            ratio: rate('before') / rate('passthrough'),
           },
         );
       }
@@ -182,7 +207,9 @@ export const proxy: BenchGroup = {
           notes: [
             `${rounds} rotating rounds of ${seconds} s per side at concurrency ${concurrency}, then 300 calls one at a time; errors: ${errors}`,
             ...[...cpu].map(([k, v]) => `${k} round 1: ${v}`),
-            ...(hasBefore ? ['before = this tree with the proxy/request-log changes reverted (bench/lib/baseline.ts), measured in the same rounds'] : []),
+            ...(hasBefore
+              ? ['before = this tree with the proxy, request-log and lookup-cache changes reverted (bench/lib/baseline.ts), measured in the same rounds']
+              : []),
             ...notes,
           ],
         },
@@ -194,3 +221,33 @@ export const proxy: BenchGroup = {
     }
   },
 };
+
+/** The floor: a bare pass-through proxy (bench/lib/passthrough-main.ts) in its own process. */
+async function passthrough(upstream: string, expected: string, concurrency: number): Promise<Target> {
+  const child = fork(PASSTHROUGH_ENTRY, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, PASSTHROUGH_UPSTREAM: upstream, PASSTHROUGH_API_KEY: API_KEY },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`pass-through proxy exited early (${code})`)));
+  });
+  const agent = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 });
+  const url = `http://127.0.0.1:${port}/proxy${NOOP_UPSTREAM_PATH}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    side: 'passthrough',
+    platform: { pid: child.pid!, child, stop: async () => undefined },
+    async call() {
+      const res = await request(url, { dispatcher: agent, headers: connectionHeaders('c1') });
+      const body = await res.body.text();
+      if (res.statusCode !== 200 || body !== expected) throw new Error(`pass-through answered ${res.statusCode}: ${body.slice(0, 200)}`);
+    },
+    async close() {
+      await agent.close();
+      child.send('stop');
+      await exited;
+    },
+  };
+}

@@ -15,13 +15,17 @@ import { createHash } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { startGenericApiFake, startMetabaseFake, type GenericItem } from '../test/fakes/index.js';
 import { numberFlag, type BenchContext, type BenchGroup } from './lib/context.js';
-import { ApiClient, benchDb, platformEnv, spawnPlatform } from './lib/platform.js';
+import { ApiClient, benchDb, platformEnv, spawnPlatform, type PlatformEnv } from './lib/platform.js';
+import { baselineTree } from './lib/baseline.js';
+import { freePort } from '../lib/embedded/temporal.js';
 import { API_KEY, connectionHeaders, createConnection, createIntegration, INTEGRATION } from './lib/setup.js';
-import { resetStatements, round, sleep, summarize, topStatements, waitUntil, type BenchResult } from './lib/stats.js';
+import { cpuBreakdown, cpuSnapshot, formatCpu, resetStatements, round, sleep, summarize, topStatements, waitUntil, type BenchResult } from './lib/stats.js';
 import type { Db } from '../lib/db/pool.js';
 import { deletionCheck } from './delete-check.js';
 
 const PAGE = 1000;
+/** The changes records read's before/after reverts (bench/lib/baseline.ts). */
+const RECORDS_READ_CHANGES = ['lookup-cache', 'records-lookup-import', 'records-lookup'];
 const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
 
 /** A deterministic record of about 1 KB of JSON. */
@@ -161,16 +165,41 @@ export const syncs: BenchGroup = {
         const rounds = numberFlag(ctx, 'read-rounds', 3);
         if (pgss) await resetStatements(db);
         const agent = new Agent({ connections: 4 });
+        // The baseline's API (bench/lib/baseline.ts) on the same database, read in the same rounds: before/after.
+        const baseline = ctx.flags['no-baseline'] ? null : await startBaselineApi(ctx, p);
+        if (baseline && 'unavailable' in baseline) ctx.say(`sync: records read before/after: baseline unavailable (${baseline.unavailable})`);
+        const before = baseline && 'url' in baseline ? baseline : null;
         const sy: { ms: number; rows: number; pages: number[] }[] = [];
         const fl: { ms: number; rows: number; pages: number[] }[] = [];
-        for (let r = 0; r < rounds; r++) {
-          const order = r % 2 === 0 ? ['sy', 'fl'] : ['fl', 'sy'];
-          for (const side of order) {
-            if (side === 'sy') sy.push(await readAllViaApi(p.url, p.devKey, agent));
-            else fl.push(await readAllViaSelect(db, connectionPk));
+        const bf: { ms: number; rows: number; pages: number[] }[] = [];
+        const cpu: string[] = [];
+        try {
+          for (let r = 0; r < rounds; r++) {
+            const sides = before ? ['sy', 'fl', 'bf'] : ['sy', 'fl'];
+            const order = sides.map((_, i) => sides[(i + r) % sides.length]!);
+            for (const side of order) {
+              const cpu0 = cpuSnapshot();
+              const res =
+                side === 'sy'
+                  ? await readAllViaApi(p.url, p.devKey, agent)
+                  : side === 'bf'
+                    ? await readAllViaApi(before!.url, p.devKey, agent)
+                    : await readAllViaSelect(db, connectionPk);
+              (side === 'sy' ? sy : side === 'bf' ? bf : fl).push(res);
+              const named: Record<string, number> = side === 'sy' ? { switchyard: platform.pid } : side === 'bf' ? { 'switchyard (before)': before!.pid } : {};
+              if (r === 0)
+                cpu.push(
+                  `${side === 'sy' ? 'api' : side === 'bf' ? 'api before' : 'select'}: ${formatCpu(cpuBreakdown(cpu0, cpuSnapshot(), named), res.ms / 1000)}`,
+                );
+            }
+            ctx.say(
+              `sync: read round ${r + 1}/${rounds}: api ${sy.at(-1)!.ms.toFixed(0)} ms, select ${fl.at(-1)!.ms.toFixed(0)} ms${before ? `, api before ${bf.at(-1)!.ms.toFixed(0)} ms` : ''}`,
+            );
           }
-          ctx.say(`sync: read round ${r + 1}/${rounds}: api ${sy.at(-1)!.ms.toFixed(0)} ms, select ${fl.at(-1)!.ms.toFixed(0)} ms`);
+        } finally {
+          await before?.stop();
         }
+        for (const line of cpu) ctx.say(`sync: records read round 1 ${line}`);
         await agent.close();
         for (const line of pgss ? await topStatements(db, 6) : []) ctx.say(`sync: records read statement ${line}`);
         const rowsRead = sy[0]!.rows;
@@ -189,14 +218,38 @@ export const syncs: BenchGroup = {
               floor: flRate,
               unit: 'rows/s',
               ratio: syRate / flRate,
-              goal: '≥ 0.5×',
-              met: syRate / flRate >= 0.5,
+              goal: '≥ 0.8×',
+              met: syRate / flRate >= 0.8,
             },
             { metric: 'time for all', switchyard: syMs, floor: flMs, unit: 'ms' },
             { metric: 'page p50', switchyard: syPage.p50, floor: flPage.p50, unit: 'ms', ratio: syPage.p50 / flPage.p50 },
+            ...(bf.length
+              ? [
+                  {
+                    metric: 'change: rows/s (floor = before)',
+                    switchyard: syRate,
+                    floor: rowsRead / (mean(bf) / 1000),
+                    unit: 'rows/s',
+                    ratio: mean(bf) / syMs,
+                  },
+                  { metric: 'change: ratio to SELECT, before', switchyard: '', floor: rowsRead / (mean(bf) / 1000), unit: 'rows/s', ratio: flMs / mean(bf) },
+                ]
+              : []),
           ],
-          details: { rowsRead, floorRows: fl[0]!.rows, rounds, apiMs: sy.map((x) => round(x.ms, 0)), selectMs: fl.map((x) => round(x.ms, 0)) },
-          notes: [`${rounds} alternating rounds of ${Math.ceil(rowsRead / PAGE)} pages; floor: SELECT data::text and the metadata columns, keyset on cursor`],
+          details: {
+            rowsRead,
+            floorRows: fl[0]!.rows,
+            rounds,
+            apiMs: sy.map((x) => round(x.ms, 0)),
+            selectMs: fl.map((x) => round(x.ms, 0)),
+            beforeMs: bf.map((x) => round(x.ms, 0)),
+            cpu,
+          },
+          notes: [
+            `${rounds} rotating rounds of ${Math.ceil(rowsRead / PAGE)} pages; floor: SELECT data::text and the metadata columns, keyset on cursor`,
+            ...cpu.map((line) => `round 1 ${line}`),
+            ...(bf.length ? ['before = an API process of the baseline tree (bench/lib/baseline.ts) on the same database, read in the same rounds'] : []),
+          ],
         });
       }
 
@@ -367,6 +420,18 @@ async function readAllViaApi(url: string, key: string, agent: Agent): Promise<{ 
     rows += countRecords(text);
   } while (cursor);
   return { ms: performance.now() - t0, rows, pages: pageMs };
+}
+
+const mean = (xs: { ms: number }[]) => xs.reduce((a, x) => a + x.ms, 0) / xs.length;
+
+/** An API process of the baseline tree on the platform's database, on its own port. */
+async function startBaselineApi(ctx: BenchContext, p: PlatformEnv): Promise<{ url: string; pid: number; stop(): Promise<void> } | { unavailable: string }> {
+  const tree = await baselineTree(ctx.services.workDir, RECORDS_READ_CHANGES);
+  if (!('root' in tree)) return tree;
+  const port = await freePort();
+  const env = { ...p, name: `${p.name}-before`, url: `http://127.0.0.1:${port}`, env: { ...p.env, PORT: String(port) } };
+  const proc = await spawnPlatform(env, { role: 'api', root: tree.root, cpuProfDir: ctx.cpuProfDir });
+  return { url: env.url, pid: proc.pid, stop: () => proc.stop() };
 }
 
 function countRecords(text: string): number {

@@ -11,7 +11,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type ts from 'typescript';
-import { describeBundle, SandboxError, ScriptError } from '../lib/sandbox/index.js';
+import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
 import { CLI_VERSION, SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
 import { CliError } from './ui.js';
@@ -138,12 +138,21 @@ export async function bundle(dir: string, script: ScriptFile): Promise<string> {
   }
 }
 
+/** compile, deploy and dryrun run scripts in the sandbox; a CLI installed without isolated-vm says how to get it. */
+export function sandboxMissing(err: SandboxUnavailableError): CliError {
+  return new CliError(
+    `compile, deploy and dryrun run your scripts in ${err.message}`,
+    'use Node 22 or 24 (isolated-vm ships prebuilt binaries for them on Linux, macOS and Windows), or install python3, make and a C++ compiler and reinstall the CLI',
+  );
+}
+
 /** The manifest of a bundle, from its own describe(), run in a sandbox. */
 export async function manifestOf(dir: string, script: ScriptFile, code: string): Promise<ScriptManifest> {
   let described: unknown;
   try {
     described = await describeBundle(code);
   } catch (err) {
+    if (err instanceof SandboxUnavailableError) throw sandboxMissing(err);
     const message = err instanceof SandboxError || err instanceof ScriptError ? err.message : String(err);
     throw new CliError(
       `${relative(dir, script.file)} does not load: ${message}`,

@@ -2,9 +2,10 @@
  * @module cli — the `switchyard` command line: init, compile, dryrun, deploy, generate, migrate.
  * Run as `switchyard …` (package.json bin) or `node --import tsx cli/index.ts …`.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CLI_VERSION, loadDotEnv } from './project.js';
+import { CLI_VERSION, loadDotEnv, PINNED_ZOD } from './project.js';
 import { bold, CliError, printError } from './ui.js';
 
 const HELP = `${bold(`switchyard ${CLI_VERSION}`)} — custom integrations for Switchyard
@@ -24,9 +25,65 @@ Usage: switchyard <command> [options]
   migrate                             turn a nango.yaml into TypeScript script stubs
 
 Options: --dir <project> (default: the current folder), -e/--env <env> (default: dev), --version, --help
+\`switchyard <command> --help\` explains one command.
 Environment: SWITCHYARD_HOST (default http://localhost:3003), SWITCHYARD_SECRET_KEY_<ENV>; a .env in the project is read.
   In a Nango project NANGO_HOST (or NANGO_HOSTPORT) and NANGO_SECRET_KEY_<ENV> work too, scripts import 'nango' as they are,
   and Nango's --integration-id and --auto-confirm mean --integration and --yes.
+`;
+
+/** `switchyard <command> --help`: what one command does, its arguments and options. */
+export const COMMAND_HELP: Record<string, string> = {
+  init: `Usage: switchyard init [dir] [--integration key] [--provider name]
+
+Scaffolds an integrations project in dir (default: switchyard-integrations): package.json (zod
+${PINNED_ZOD}), tsconfig.json, .env, an example sync and action in <integration>/.
+
+  --integration, -i <key>   the integration's key and folder (default: the provider, else generic-api)
+  --provider, -p <name>     use this catalogue provider; without it, <integration>/provider.yaml defines one
+`,
+  compile: `Usage: switchyard compile [--integration key] [--dir project]
+
+Type-checks every script, bundles each one and reads its manifest in the sandbox.
+Writes build/<integration>/<kind>s/<name>.js and build/manifest.json. Needs no platform.
+
+  --integration, -i <key>   compile this integration's scripts only
+`,
+  dryrun: `Usage: switchyard dryrun <script> <connection-id> [options]
+
+Runs a sync, action or on-event script against a real connection on the platform, through its proxy;
+prints what it would save and return, and saves nothing.
+
+  --integration, -i <key>   the script's integration, when two have a script of that name
+  --input <json|@file>      the action's input
+  --metadata, -m <json|@file>   the connection metadata the script sees
+  --checkpoint, -c <json>   the checkpoint an incremental sync starts from
+  -e, --env <env>           environment (default: dev)
+`,
+  deploy: `Usage: switchyard deploy <env> | deploy --env <env> [--yes] [--activate] [--integration key]
+
+Compiles, creates or replaces the project's providers (providers.yaml, <integration>/provider.yaml),
+shows what is new, changed and removed, and deploys the scripts to the environment.
+
+  --yes, -y                 confirm removing deployed scripts the project no longer has (asked otherwise)
+  --activate                activate the endpoints of new scripts
+  --integration, -i <key>   deploy this integration's scripts only
+`,
+  generate: `Usage: switchyard generate [-e env] [--out file]
+
+Writes a typed client module for your backend from the scripts deployed to the environment.
+
+  -e, --env <env>           environment (default: dev)
+  --out, -o <file>          where to write it (default: switchyard-client.ts)
+`,
+  migrate: `Usage: switchyard migrate [--dir project]
+
+Turns a nango.yaml into TypeScript script stubs (one file per sync and action, models in zod) and
+renames the yaml to <name>.migrated.
+`,
+};
+
+const COMMON_OPTIONS = `Every command: --dir <project> (default: the current folder). Environment: SWITCHYARD_HOST, SWITCHYARD_SECRET_KEY_<ENV>
+(a .env in the project is read); DEBUG=1 prints the stack of an error.
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -57,11 +114,18 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [command, ...args] = positionals;
-  if (values.help || !command) {
+  // `switchyard <command> --help` and `switchyard help <command>`
+  const helpFor = command === 'help' ? args[0] : values.help ? command : undefined;
+  if (helpFor && COMMAND_HELP[helpFor]) {
+    process.stdout.write(`${COMMAND_HELP[helpFor]}\n${COMMON_OPTIONS}`);
+    return 0;
+  }
+  if (values.help || !command || command === 'help') {
     process.stdout.write(HELP);
     return command || values.help ? 0 : 1;
   }
   const dir = path.resolve(values.dir ?? '.');
+  if (command !== 'init' && !existsSync(dir)) throw new CliError(`No folder ${dir}`, 'run the command in your integrations project, or pass --dir <project>');
   if (command !== 'init') loadDotEnv(dir);
   const env = values.env ?? 'dev';
   const integration = values.integration ?? values['integration-id'];

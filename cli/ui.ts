@@ -46,16 +46,32 @@ export async function step<T>(label: string, run: () => Promise<T>): Promise<T> 
   }
 }
 
+/** DEBUG=1 (any value but 0 or empty) adds the stack, and the stacks of its causes, to every error. */
+export const debugging = (env: NodeJS.ProcessEnv = process.env): boolean => Boolean(env.DEBUG) && env.DEBUG !== '0';
+
+function stacks(err: unknown): string[] {
+  const out: string[] = [];
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) out.push(`${depth ? 'caused by: ' : ''}${e.stack ?? e.message}`);
+  return out;
+}
+
 export function printError(err: unknown): void {
+  const debug = debugging();
   if (err instanceof CliError) {
     process.stderr.write(`${red('✗')} ${err.message}\n`);
     for (const d of err.details) process.stderr.write(`    ${d}\n`);
     process.stderr.write(`  ${bold('→')} ${err.next}\n`);
+    if (debug) for (const s of stacks(err)) process.stderr.write(`${dim(s)}\n`);
     return;
   }
   const e = err as Error;
-  process.stderr.write(`${red('✗')} ${e?.stack ?? String(err)}\n`);
-  process.stderr.write(`  ${bold('→')} this looks like a bug in the CLI: run again with DEBUG=1 and report the output\n`);
+  if (debug) {
+    process.stderr.write(`${red('✗')} ${stacks(err).join('\n') || String(err)}\n`);
+    process.stderr.write(`  ${bold('→')} this looks like a bug in the CLI: report the output above\n`);
+    return;
+  }
+  process.stderr.write(`${red('✗')} ${e?.message ?? String(err)}\n`);
+  process.stderr.write(`  ${bold('→')} this looks like a bug in the CLI: run again with DEBUG=1 (it prints the stack) and report the output\n`);
 }
 
 /** Asks a yes/no question on the terminal; false when there is no terminal to ask. */

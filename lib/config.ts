@@ -2,6 +2,7 @@
  * @module config — the process configuration, parsed once from the environment with zod.
  */
 import { z } from 'zod';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -13,6 +14,29 @@ const commaList = z.string().transform((s) =>
 );
 
 const optionalUrl = z.string().url().optional();
+
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/**
+ * A PEM given inline (starting with `-----BEGIN`) or as a path to a file holding it. A path that
+ * does not exist or does not hold PEM fails the parse, naming the variable.
+ */
+const pem = z.string().transform((value, ctx) => {
+  if (value.trimStart().startsWith('-----BEGIN')) return Buffer.from(value.replace(/\\n/g, '\n'));
+  if (!existsSync(value)) {
+    ctx.addIssue({ code: 'custom', message: `file ${value} does not exist (give a path to a PEM file, or the PEM itself)` });
+    return z.NEVER;
+  }
+  const content = readFileSync(value);
+  if (!content.toString('utf8').includes('-----BEGIN')) {
+    ctx.addIssue({ code: 'custom', message: `file ${value} holds no PEM block (-----BEGIN …)` });
+    return z.NEVER;
+  }
+  return content;
+});
+
+/** The environments a worker may serve (start/secrets.ts ENVIRONMENTS; lib cannot import start/). */
+const workerEnvironment = z.enum(['dev', 'prod']);
 
 const secretKey = z
   .string()
@@ -30,6 +54,18 @@ export const configSchema = z.object({
     .regex(/^[^:\s]+:\d+$/, 'must be host:port')
     .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  // TLS / mTLS and API-key auth to a Temporal frontend (a secured cluster, Temporal Cloud).
+  TEMPORAL_TLS: flag.optional(),
+  TEMPORAL_TLS_CA: pem.optional(),
+  TEMPORAL_TLS_CERT: pem.optional(),
+  TEMPORAL_TLS_KEY: pem.optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  TEMPORAL_CONNECT_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
+  SWITCHYARD_WORKER_ENVIRONMENTS: commaList.pipe(z.array(workerEnvironment).min(1, 'name at least one environment (dev, prod)')).default(['dev', 'prod']),
+  SWITCHYARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   SWITCHYARD_TEMPORAL: z.enum(['dev', 'server']).default('dev'),
@@ -69,6 +105,7 @@ export const configSchema = z.object({
     .default(15 * 60_000),
   SWITCHYARD_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(14),
   SWITCHYARD_WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(24),
+  SWITCHYARD_WEBHOOK_MAX_PER_SECOND: z.coerce.number().min(0).max(10_000).default(0),
   SWITCHYARD_SCRIPT_MEMORY_LIMIT_MB: z.coerce.number().int().min(16).max(4096).default(128),
   SWITCHYARD_SCRIPT_CPU_LIMIT_MS: z.coerce.number().int().min(100).default(30_000),
   SWITCHYARD_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
@@ -80,9 +117,19 @@ export const configSchema = z.object({
 
 export type RawConfig = z.infer<typeof configSchema>;
 
+/** How to reach Temporal securely; null: plain TCP (the default, and the embedded dev server). */
+export interface TemporalTls {
+  /** CA bundle that signed the server certificate; unset: the system's roots. */
+  ca?: Buffer;
+  /** Client certificate and key (mTLS). */
+  clientCert?: { cert: Buffer; key: Buffer };
+  serverName?: string;
+}
+
 export interface Config extends RawConfig {
   dataDir: string;
   publicUrl: string;
+  temporalTls: TemporalTls | null;
 }
 
 export class ConfigError extends Error {
@@ -99,10 +146,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const raw = parsed.data;
+  const tls = temporalTlsFrom(raw);
+  if (tls.problems.length > 0) throw new ConfigError(tls.problems);
   const dataDir = path.resolve(raw.SWITCHYARD_DATA_DIR.replace(/^~(?=$|\/)/, os.homedir()));
   return {
     ...raw,
     dataDir,
     publicUrl: (raw.SWITCHYARD_PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
+    temporalTls: tls.value,
+  };
+}
+
+/**
+ * TLS is on when TEMPORAL_TLS=true, or when a CA, client certificate, server name or API key is
+ * given (an API key travels only over TLS: Temporal Cloud); TEMPORAL_TLS=false with any of those is
+ * refused rather than silently ignored.
+ */
+function temporalTlsFrom(raw: RawConfig): { value: TemporalTls | null; problems: string[] } {
+  const problems: string[] = [];
+  if (raw.TEMPORAL_TLS_CERT && !raw.TEMPORAL_TLS_KEY) problems.push('TEMPORAL_TLS_KEY: required with TEMPORAL_TLS_CERT (mTLS needs both)');
+  if (raw.TEMPORAL_TLS_KEY && !raw.TEMPORAL_TLS_CERT) problems.push('TEMPORAL_TLS_CERT: required with TEMPORAL_TLS_KEY (mTLS needs both)');
+  const implied = ['TEMPORAL_TLS_CA', 'TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_API_KEY'] as const;
+  const given = implied.filter((k) => raw[k] !== undefined);
+  if (raw.TEMPORAL_TLS === false && given.length > 0) problems.push(`TEMPORAL_TLS: is false but ${given.join(', ')} need TLS`);
+  const on = raw.TEMPORAL_TLS === true || given.length > 0;
+  if (on && !raw.TEMPORAL_ADDRESS) {
+    problems.push(`TEMPORAL_ADDRESS: required with ${given.length > 0 ? given.join(', ') : 'TEMPORAL_TLS'} (the embedded dev server runs without TLS)`);
+  }
+  if (problems.length > 0 || !on) return { value: null, problems };
+  return {
+    value: {
+      ...(raw.TEMPORAL_TLS_CA ? { ca: raw.TEMPORAL_TLS_CA } : {}),
+      ...(raw.TEMPORAL_TLS_CERT && raw.TEMPORAL_TLS_KEY ? { clientCert: { cert: raw.TEMPORAL_TLS_CERT, key: raw.TEMPORAL_TLS_KEY } } : {}),
+      ...(raw.TEMPORAL_TLS_SERVER_NAME ? { serverName: raw.TEMPORAL_TLS_SERVER_NAME } : {}),
+    },
+    problems,
   };
 }

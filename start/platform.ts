@@ -8,15 +8,18 @@ import type { Client } from '@temporalio/client';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createApp } from '../api/app.js';
 import type { AppDeps } from '../api/context.js';
-import { startWorkers, type RunningWorkers } from '../worker/index.js';
+import { connectWorkers, startWorkers, type RunningWorkers } from '../worker/index.js';
 import { tokenRefreshListener } from '../activities/token-refresh.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { clockFrom, systemClock, type Clock } from '../lib/clock.js';
 import { ConfigError, type Config } from '../lib/config.js';
 import { migrate } from '../lib/db/migrate.js';
 import { createPool, type Db } from '../lib/db/pool.js';
+import { ChangeFeed } from '../lib/db/change-feed.js';
+import { cachedLookups, uncachedLookups } from '../features/connections/lookups.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { connectClient, ensureSearchAttributes } from '../lib/temporal/client.js';
+import { temporalConnectionSettings } from '../lib/temporal/connection.js';
 import { createLifecycle, startConnectionSweeper } from '../features/lifecycle/lifecycle.js';
 import { createProviderHttpClient, type ProviderHttpClient } from '../lib/http/index.js';
 import { requestLogSinkFor } from '../features/logs/store.js';
@@ -28,6 +31,7 @@ import { startActionRunSweeper } from '../features/actions/sweeper.js';
 import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, requireEnvironments, type EnvironmentKey } from './secrets.js';
 import { startTelemetry, type Telemetry } from '../lib/otel/index.js';
 import { missingSandboxFlags } from '../lib/sandbox/node-flags.js';
+import { loadIsolatedVm } from '../lib/sandbox/index.js';
 
 /** How long stop() lets requests in flight finish before it cuts the connections still open (event streams). */
 const STREAM_GRACE_MS = 5000;
@@ -50,6 +54,8 @@ export interface Platform {
   environments: EnvironmentKey[];
   apiUrl: string | null;
   workers: RunningWorkers | null;
+  /** The API's LISTEN connection for its caches (null without the API). */
+  changeFeed: ChangeFeed | null;
   stop(): Promise<void>;
 }
 
@@ -61,9 +67,13 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       `node must run with ${missingFlags.join(' ')} for the script sandbox: start with npm start / npm run api / npm run worker, or add it to NODE_OPTIONS`,
     ]);
   }
+  // The sandbox's native module loads now, so a platform that cannot run scripts does not start.
+  await loadIsolatedVm().catch((err: unknown) => {
+    throw new ConfigError([`${(err as Error).message}: run npm ci again on a supported Node (package.json engines)`]);
+  });
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (config.SWITCHYARD_NOW ? clockFrom(new Date(config.SWITCHYARD_NOW)) : systemClock);
-  const db: Db = createPool(opts.databaseUrl, 20);
+  const db: Db = createPool(opts.databaseUrl, config.DATABASE_POOL_SIZE);
   let temporal: Client | null = null;
   let server: ServerType | null = null;
   let workers: RunningWorkers | null = null;
@@ -78,6 +88,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   let stopConnectionSweeper: (() => void) | null = null;
   let stopActionRunSweeper: (() => void) | null = null;
   let telemetry: Telemetry | null = null;
+  let changeFeed: ChangeFeed | null = null;
 
   const stop = async () => {
     authSockets.close();
@@ -96,6 +107,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stopConnectionSweeper?.();
     stopActionRunSweeper?.();
     await http.close().catch(() => undefined);
+    await changeFeed?.stop();
     // Flushes the spans and metrics still buffered (the OTel SDK is process-global: see lib/otel/sdk.ts).
     await telemetry?.stop().catch(() => undefined);
     await db.end().catch(() => undefined);
@@ -107,23 +119,36 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const environments = opts.runApi ? await ensureEnvironments(db, config, opts.keepSecretsLocally) : await requireEnvironments(db);
     // Nothing is started unless an OTLP endpoint is configured (lib/otel).
     telemetry = await startTelemetry({ config, log, environmentOtlpTargets: () => environmentOtlpTargets(db, box) });
-    temporal = await connectClient(opts.temporalAddress, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors);
-    await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE);
+    const temporalSettings = temporalConnectionSettings(config, opts.temporalAddress);
+    // API and worker in one process share the workers' connection, so action starts can be eager.
+    const workerConnection = opts.runWorker && opts.runApi ? await connectWorkers(temporalSettings, log) : undefined;
+    temporal = await connectClient(temporalSettings, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors, log, workerConnection);
+    await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, log);
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX });
     const onTokenRefresh = tokenRefreshListener({ db, box, temporal, config, log });
     const providerHooks = pluginFor;
-    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry, onTokenRefresh, providerHooks };
+    // The API's lookups (secret key, integration, connection) are cached while a LISTEN connection reports changes.
+    let lookups = uncachedLookups(db, box);
+    if (opts.runApi) {
+      changeFeed = new ChangeFeed(opts.databaseUrl, log);
+      await changeFeed.start();
+      lookups = cachedLookups(db, box, changeFeed);
+    }
+    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry, onTokenRefresh, providerHooks, lookups };
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
     if (opts.runWorker) {
       workers = await startWorkers({
-        address: opts.temporalAddress,
+        temporal: temporalSettings,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX,
-        environments: [...ENVIRONMENTS],
+        environments: ENVIRONMENTS.filter((e) => config.SWITCHYARD_WORKER_ENVIRONMENTS.includes(e)),
+        shutdownGraceTime: config.SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS,
         deps: { db, config, clock, box, log, http, temporal, onTokenRefresh, providerHooks },
         workflowBundle: opts.workflowBundle,
         telemetry,
+        log,
+        connection: workerConnection,
       });
       workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));
       // Starts delivery workflows whose start was lost (e.g. Temporal unreachable at emit time).
@@ -146,7 +171,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       const port = (server.address() as AddressInfo).port;
       apiUrl = `http://localhost:${port}`;
     }
-    return { deps, environments, apiUrl, workers, stop };
+    return { deps, environments, apiUrl, workers, changeFeed, stop };
   } catch (err) {
     await stop();
     throw err;

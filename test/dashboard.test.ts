@@ -2,10 +2,12 @@
  * End-to-end browser tests of the developer dashboard (/dashboard) in headless Chromium: sign-in,
  * an integration's Authorization and Endpoints tabs, the endpoints answering through the API,
  * pausing a sync, logs and runs, webhook settings and replaying a dead delivery; and the refusals
- * (wrong key, expired session, forged form posts). Screenshots of each page go to test-output/.
+ * (wrong key, expired session, forged form posts). Screenshots of each page go to test-output/; those
+ * of the charts and the live tail also to SWITCHYARD_SCREENSHOT_DIR when it is set.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +19,8 @@ import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const outputDir = fileURLToPath(new URL('../test-output/', import.meta.url));
+/** Where the charts' and the live tail's screenshots are kept as well (e.g. for a pull request); unset: nowhere else. */
+const screenshotDir = process.env.SWITCHYARD_SCREENSHOT_DIR;
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const API_KEY = 'mb_dashboard=';
 const TEMPORAL_UI = 'http://temporal-ui.example:8080';
@@ -74,6 +78,13 @@ describe('developer dashboard', () => {
   const logs: string[] = [];
 
   const shot = (name: string) => page.screenshot({ path: `${outputDir}dashboard-${name}.png`, fullPage: true });
+  /** A screenshot of `target` (default: the whole page) in test-output/ and, when set, SWITCHYARD_SCREENSHOT_DIR. */
+  async function evidence(name: string, target?: Locator): Promise<void> {
+    for (const dir of [outputDir, screenshotDir].filter((d): d is string => Boolean(d))) {
+      const path = join(dir, `dashboard-${name}.png`);
+      await (target ? target.screenshot({ path }) : page.screenshot({ path, fullPage: true }));
+    }
+  }
   const db = () => t.platform.deps.db;
 
   async function connect(connectionId: string): Promise<void> {
@@ -103,6 +114,7 @@ describe('developer dashboard', () => {
 
   before(async () => {
     mkdirSync(outputDir, { recursive: true });
+    if (screenshotDir) mkdirSync(screenshotDir, { recursive: true });
     t = await startTestPlatform();
     metabase = await startMetabaseFake({ apiKey: API_KEY });
     metabase.addUser({ email: 'grace@example.com', first_name: 'Grace', last_name: 'Hopper' });
@@ -456,13 +468,13 @@ describe('developer dashboard', () => {
     ).rows[0].n as string;
     assert.equal((chart[`${today} bar bar-success`] ?? 0) + (chart[`${today} bar bar-error`] ?? 0), Number(finishedToday));
     assert.equal(await page.locator('svg.activity g').count(), 14);
-    await page.locator('figure.chart').screenshot({ path: `${outputDir}dashboard-chart-integration.png` });
+    await evidence('chart-integration', page.locator('figure.chart').first());
 
     await page.goto(`${t.url}/dashboard/dev/integrations`);
     const home = await bars();
     assert.equal(home[`${day} bar bar-success`], 2);
     assert.equal(home[`${day} bar bar-error`], 1);
-    await shot('chart-home');
+    await evidence('chart-home');
 
     await navigate(page.locator(`svg.activity a.bar-error[data-day="${day}"]`));
     const url = new URL(page.url());
@@ -473,6 +485,81 @@ describe('developer dashboard', () => {
     assert.equal(rows.length, 1);
     assert.match(rows[0]!, /chart-action-2/);
     await shot('chart-filtered-runs');
+  });
+
+  /** The bars of the chart `figure`: `<day> <series>` → the count it shows. */
+  async function chartBars(figure: Locator): Promise<Record<string, number>> {
+    return Object.fromEntries(
+      await figure
+        .locator('.bar')
+        .evaluateAll((els) =>
+          els.map((e) => [`${e.getAttribute('data-day')} ${e.getAttribute('class')!.replace('bar bar-', '')}`, Number(e.getAttribute('data-count'))]),
+        ),
+    ) as Record<string, number>;
+  }
+
+  test('per sync: records added, updated and deleted each day, from its runs on every connection', async () => {
+    await connect('records-chart');
+    const { rows } = await db().query(
+      `SELECT c.id FROM connections c JOIN integrations i ON i.id = c.integration_id JOIN environments e ON e.id = c.environment_id
+        WHERE e.name = 'dev' AND i.unique_key = 'metabase' ORDER BY c.id LIMIT 2`,
+    );
+    assert.equal(rows.length, 2);
+    const day = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const runs: [number, string, Json][] = [
+      [rows[0].id, 'chart-users', { User: { added: 5, updated: 2, deleted: 1 }, Group: { added: 1, updated: 0, deleted: 0 } }],
+      [rows[1].id, 'chart-users', { User: { added: 3, updated: 0, deleted: 4 } }],
+      [rows[1].id, 'chart-groups', { Group: { added: 0, updated: 6, deleted: 0 } }],
+    ];
+    for (const [n, [pk, sync, results]] of runs.entries()) {
+      await db().query(
+        `INSERT INTO sync_runs (id, connection_pk, sync_name, mode, status, results, started_at, finished_at)
+         VALUES ($1, $2, $3, 'incremental', $4, $5, $6::date + interval '9 hours', $6::date + interval '9 hours 5 seconds')`,
+        [`chart-run-${n}`, pk, sync, n === 2 ? 'ERROR' : 'SUCCESS', JSON.stringify(results), day],
+      );
+    }
+    await page.goto(`${t.url}/dashboard/dev/integrations/metabase/authorization`);
+    const users = page.locator('figure.chart[data-sync="chart-users"]');
+    const usersBars = await chartBars(users);
+    assert.equal(usersBars[`${day} added`], 9);
+    assert.equal(usersBars[`${day} updated`], 2);
+    assert.equal(usersBars[`${day} deleted`], 5);
+    assert.equal(await users.locator('svg.records g.day').count(), 14);
+    assert.match((await users.locator('figcaption').textContent()) ?? '', /9 added, 2 updated, 5 deleted/);
+    const groups = await chartBars(page.locator('figure.chart[data-sync="chart-groups"]'));
+    assert.deepEqual(groups, { [`${day} updated`]: 6 }, 'zero draws no bar; a failed run still changed records');
+    await evidence('chart-sync-records', users);
+  });
+
+  test('webhook latency: median and 95th percentile from event to receipt per day, replays and dead ones left out', async () => {
+    const env = (await db().query(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0].id as number;
+    const day = new Date(Date.now() - 4 * 86_400_000).toISOString().slice(0, 10);
+    const deliver = async (ms: number | null, replayOf: string | null = null): Promise<string> => {
+      const event = await db().query(
+        `INSERT INTO events (environment_id, type, payload, created_at) VALUES ($1, 'auth', '{}', $2::date + interval '8 hours') RETURNING id`,
+        [env, day],
+      );
+      const { rows } = await db().query(
+        `INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, body, status, replay_of, created_at, delivered_at)
+         VALUES (gen_random_uuid(), $1, $2, 'http://127.0.0.1:1/latency', 'auth', '{}', $3, $4,
+                 $5::date + interval '8 hours', $5::date + interval '8 hours' + make_interval(secs => $6::float8 / 1000)) RETURNING id`,
+        [env, event.rows[0].id, ms === null ? 'dead' : 'delivered', replayOf, day, ms ?? 0],
+      );
+      return rows[0].id as string;
+    };
+    const first = await deliver(100);
+    await deliver(200);
+    await deliver(1000);
+    await deliver(null);
+    await deliver(3_600_000, first);
+    await page.goto(`${t.url}/dashboard/dev/webhooks`);
+    const chart = page.locator('figure.chart:has(svg.latency)');
+    const bars = await chartBars(chart);
+    // percentile_cont over 100, 200, 1000 ms: the median is 200; the 95th percentile 200 + 0.9 × 800.
+    assert.equal(bars[`${day} p50`], 200);
+    assert.equal(bars[`${day} p95`], 920);
+    assert.equal(await chart.locator('svg.latency g.day').count(), 14);
+    await evidence('chart-webhook-latency', chart);
   });
 
   test('live tail: a proxied call and the run of an action appear in the open Logs page, filtered by connection, without a reload', async () => {
@@ -503,7 +590,7 @@ describe('developer dashboard', () => {
     await run.waitFor();
     await page.locator('#live-runs li', { hasText: 'success' }).waitFor();
     assert.equal(reloaded, false, 'the page was not reloaded');
-    await shot('live-tail');
+    await evidence('live-tail');
   });
 
   test('webhook settings; a dead delivery is replayed from the deliveries list once the backend answers 200', async () => {
@@ -514,9 +601,12 @@ describe('developer dashboard', () => {
     await page.getByLabel('Webhook URL', { exact: true }).fill(`${receiver.url}/hook`);
     await page.getByLabel('Alert channel URL').fill(`${receiver.url}/alerts`);
     await page.getByLabel('Sync: records changed').uncheck();
+    await page.getByLabel('Max requests per second per URL').fill('2.5');
     await navigate(page.getByRole('button', { name: 'Save settings' }));
     await expectNotice('Webhook settings saved.');
     const env = ((await (await t.api('/environment')).json()) as Json).data;
+    assert.equal(env.webhook_max_per_second, 2.5);
+    assert.equal(await page.getByLabel('Max requests per second per URL').inputValue(), '2.5');
     assert.equal(env.webhook_url, `${receiver.url}/hook`);
     assert.equal(env.alert_webhook_url, `${receiver.url}/alerts`);
     assert.equal(env.webhook_events.sync, false);

@@ -2,7 +2,7 @@
  * The seed's sample application, end to end through the public API against the Slack and Google
  * Drive fakes: Slack OAuth, the users sync (paged, without bots and deleted users) and messages
  * (with Slack's ok:false errors); a Drive folder tree synced from the connection's metadata, and
- * documents fetched through the proxy (a 5 MB file streamed, a Google Doc exported).
+ * documents fetched through the proxy (a 20 MB file streamed, a Google Doc exported).
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -20,6 +20,7 @@ const gc = vm.runInNewContext('gc') as () => void;
 
 const DRIVE_TOKEN = 'ya29.drive-test-token';
 const MB = 1024 * 1024;
+const FILE_SIZE = 20 * MB;
 
 async function enableAll(t: TestPlatform, key: string): Promise<void> {
   const tab = (await (await t.api(`/integrations/${key}/endpoints`)).json()) as Json;
@@ -163,7 +164,7 @@ describe('Slack and Google Drive (the sample application)', () => {
       tree.other = other.id;
       drive.addFile({ name: 'plan.txt', mimeType: 'text/plain', parentId: projects.id, content: 'the plan' });
       doc = drive.addFile({ name: 'Spec', mimeType: GOOGLE_DOC_MIME, parentId: projects.id, content: 'Hello doc' }).id;
-      big = drive.addFile({ name: 'big.bin', parentId: projects.id, generatedSize: 5 * MB }).id;
+      big = drive.addFile({ name: 'big.bin', parentId: projects.id, generatedSize: FILE_SIZE }).id;
       for (let i = 0; i < 120; i++) drive.addFile({ name: `old-${i}.txt`, mimeType: 'text/plain', parentId: archive.id, content: `old ${i}` });
       drive.addFile({ name: 'bottom.txt', mimeType: 'text/plain', parentId: deep.id, content: 'bottom' });
       drive.addFile({ name: 'binned.txt', mimeType: 'text/plain', parentId: projects.id, content: 'x', trashed: true });
@@ -240,7 +241,7 @@ describe('Slack and Google Drive (the sample application)', () => {
       assert.ok(archiveLists.every((r) => r.query.pageSize === '100'));
     });
 
-    test('fetch-document points at the proxy; a 5 MB file streams through /proxy in bounded memory', async (ctx) => {
+    test('fetch-document points at the proxy; a 20 MB file streams through /proxy in bounded memory', async (ctx) => {
       const descriptor = (await (await t.api(`/fetch-document?id=${big}`, { headers })).json()) as Json;
       assert.deepEqual(descriptor.proxy, {
         method: 'GET',
@@ -248,7 +249,7 @@ describe('Slack and Google Drive (the sample application)', () => {
         contentType: 'application/octet-stream',
         stripBom: false,
       });
-      assert.equal(descriptor.size, 5 * MB);
+      assert.equal(descriptor.size, FILE_SIZE);
 
       gc();
       const base = process.memoryUsage();
@@ -261,7 +262,7 @@ describe('Slack and Google Drive (the sample application)', () => {
       };
       const res = await t.api(`/proxy${descriptor.proxy.path}`, { headers });
       assert.equal(res.status, 200);
-      assert.equal(res.headers.get('content-length'), String(5 * MB));
+      assert.equal(res.headers.get('content-length'), String(FILE_SIZE));
       const hash = createHash('sha256');
       const reader = res.body!.getReader();
       let received = 0;
@@ -274,12 +275,14 @@ describe('Slack and Google Drive (the sample application)', () => {
         if (++chunks % 8 === 0) sample();
       }
       sample();
-      assert.equal(received, 5 * MB);
-      assert.equal(hash.digest('hex'), deterministicSha256(5 * MB));
+      assert.equal(received, FILE_SIZE);
+      assert.equal(hash.digest('hex'), deterministicSha256(FILE_SIZE));
       assert.ok(chunks > 10, `streamed in ${chunks} chunks`);
       ctx.diagnostic(`peak growth: external ${(peak.external / MB).toFixed(2)} MB, arrayBuffers ${(peak.arrayBuffers / MB).toFixed(2)} MB`);
-      // Never the whole document held at once: what is retained stays under its 5 MB.
-      for (const [name, grew] of Object.entries(peak)) assert.ok(grew < 4 * MB, `${name} grew by ${(grew / MB).toFixed(1)} MB`);
+      // Never the whole document held at once. The bound covers this whole process (the fake Drive,
+      // the proxy and this reader, each with socket buffers: ~3-4 MB together, whatever the file's
+      // size), so the file is large enough that buffering it could not pass.
+      for (const [name, grew] of Object.entries(peak)) assert.ok(grew < FILE_SIZE / 2.5, `${name} grew by ${(grew / MB).toFixed(1)} MB`);
     });
 
     test('a Google Doc is exported as text through the proxy (its BOM stripped); a folder is refused', async () => {

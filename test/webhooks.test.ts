@@ -288,6 +288,58 @@ describe('webhooks to the developer', () => {
     assert.deepEqual(await third.json(), { requeued: 0 }, 'a delivered message is not recovered again');
   });
 
+  test('per-endpoint throttling: a burst of 10 reaches the endpoint no faster than webhook_max_per_second, none dropped', async (ctx) => {
+    const rate = 1;
+    for (const bad of [0, -1, 'fast', 20_000]) {
+      const res = await t.api('/environment', { method: 'PATCH', json: { webhook_max_per_second: bad } });
+      assert.equal(res.status, 400, String(bad));
+      assert.deepEqual(((await res.json()) as Json).error.errors[0].path, ['webhook_max_per_second']);
+    }
+    const settings = await setEnvironment({ webhook_url: `${receiver.url}/throttled`, webhook_max_per_second: rate });
+    assert.equal(settings.webhook_max_per_second, rate);
+    const env = (await t.platform.deps.db.query(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0];
+    // Emitted while Temporal is unreachable, so that all of them wait, unstarted, and then start together.
+    const down = await temporalDown();
+    const emitted = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        emitEvent(
+          { ...t.platform.deps, temporal: down.client },
+          {
+            environmentId: env.id,
+            type: 'async_action',
+            integration: 'metabase',
+            connectionId: `wh-throttle-${i}`,
+            payload: { type: 'async_action', payload: { i } },
+          },
+        ),
+      ),
+    ).finally(down.close);
+    const ids = emitted.flatMap((e) => e.deliveries);
+    assert.equal(ids.length, 10);
+    assert.equal(receiver.at('/throttled').length, 0);
+    const burstAt = Date.now();
+    assert.equal(await sweepPendingDeliveries(t.platform.deps, { minAgeMs: 0 }), 10);
+    const done = await waitFor(
+      'all 10 delivered',
+      async () => {
+        const list = (await deliveries('?limit=100&status=delivered')).filter((d) => ids.includes(d.id));
+        return list.length === 10 && list;
+      },
+      120_000,
+    );
+    for (const d of done) assert.equal(d.attempts.length, 1, 'waiting for a slot is not an attempt');
+    const times = receiver
+      .at('/throttled')
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    assert.equal(times.length, 10, 'each delivered once');
+    // Request k + 1 may not come before k / rate seconds after the burst started (a lower bound only).
+    const offsets = times.map((at) => at - burstAt);
+    ctx.diagnostic(`requests came ${offsets.join(', ')} ms after the burst`);
+    offsets.forEach((ms, k) => assert.ok(ms >= (k * 1000) / rate - 1, `request ${k + 1} came ${ms} ms after the burst (all: ${offsets.join(', ')})`));
+    assert.equal((await setEnvironment({ webhook_max_per_second: null })).webhook_max_per_second, null);
+  });
+
   test('rotation: new key signs; the old key keeps verifying during the grace period only', async () => {
     const oldKey = await signingKey();
     await setEnvironment({ webhook_url: `${receiver.url}/rotated` });

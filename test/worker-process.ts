@@ -11,7 +11,7 @@ export interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-export async function startWorkerProcess(t: TestPlatform): Promise<WorkerProcess> {
+export async function startWorkerProcess(t: TestPlatform, env: Record<string, string> = {}): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     env: {
       ...process.env,
@@ -24,6 +24,7 @@ export async function startWorkerProcess(t: TestPlatform): Promise<WorkerProcess
       SWITCHYARD_ALLOWED_PRIVATE_HOSTS: t.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS.join(','),
       SWITCHYARD_WORKFLOW_BUNDLE: process.env.SWITCHYARD_TEST_WORKFLOW_BUNDLE ?? '',
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

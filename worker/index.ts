@@ -10,6 +10,7 @@ import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { activityLogContext } from '../lib/log-context.js';
 import { workflowSpanSinks, type Telemetry } from '../lib/otel/index.js';
 import { taskQueueFor } from '../workflows/contracts.js';
+import { connectWithRetry, plainTemporal, type ConnectRetryLog, type TemporalConnectionSettings } from '../lib/temporal/connection.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const WORKFLOWS_PATH = createRequire(import.meta.url).resolve(path.join(here, '..', 'workflows', 'index.ts'));
@@ -34,6 +35,13 @@ function installQuietRuntime(): void {
   });
 }
 
+/** The workers' connection; the platform shares it with its client when API and worker run in one process. */
+export async function connectWorkers(target: string | TemporalConnectionSettings, log?: ConnectRetryLog): Promise<NativeConnection> {
+  installQuietRuntime();
+  const s = typeof target === 'string' ? plainTemporal(target) : target;
+  return connectWithRetry('worker', s, () => NativeConnection.connect({ address: s.address, tls: s.tls, ...(s.apiKey ? { apiKey: s.apiKey } : {}) }), log);
+}
+
 export async function bundleWorkflows(): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
@@ -44,15 +52,19 @@ export async function bundleWorkflows(): Promise<{ code: string }> {
 }
 
 export interface WorkerOptions {
-  address: string;
+  /** A plain `host:port` or full settings (TLS, API key, retry of the first connection). */
+  temporal: string | TemporalConnectionSettings;
   namespace: string;
   taskQueuePrefix: string;
   environments: string[];
   deps: ActivityDeps;
   workflowBundle?: WorkflowBundleOption;
-  shutdownGraceTime?: string;
+  shutdownGraceTime?: string | number;
   /** OpenTelemetry (lib/otel): activity interceptors and the workflow span sink. */
   telemetry?: Telemetry | null;
+  log?: ConnectRetryLog;
+  /** A connection from connectWorkers, owned (and closed) by the caller; by default one of its own. */
+  connection?: NativeConnection;
 }
 
 export interface RunningWorkers {
@@ -64,8 +76,7 @@ export interface RunningWorkers {
 }
 
 export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers> {
-  installQuietRuntime();
-  const connection = await NativeConnection.connect({ address: opts.address });
+  const connection = opts.connection ?? (await connectWorkers(opts.temporal, opts.log));
   const workflowBundle = opts.workflowBundle ?? (await bundleWorkflows());
   const activities = createActivities(opts.deps);
   const workers = await Promise.all(
@@ -93,7 +104,7 @@ export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers>
     async shutdown() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(runs);
-      await connection.close();
+      if (!opts.connection) await connection.close();
     },
   };
 }

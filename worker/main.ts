@@ -4,6 +4,8 @@
 import { ConfigError, loadConfig } from '../lib/config.js';
 import { startPlatform } from '../start/platform.js';
 import { onShutdown } from '../start/shutdown.js';
+import { pingDatabase } from '../lib/db/pool.js';
+import { startWorkerHealthServer } from './health.js';
 
 const say = (m: string) => console.log(`[switchyard worker] ${m}`);
 
@@ -22,8 +24,20 @@ async function main(): Promise<void> {
     // A prebuilt bundle (e.g. from a build step or the test runner) skips bundling at start.
     workflowBundle: process.env.SWITCHYARD_WORKFLOW_BUNDLE ? { codePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE } : undefined,
   });
-  onShutdown(platform.stop, say);
-  say(`polling ${platform.workers?.taskQueues.join(', ')}`);
+  let running = true;
+  platform.workers?.done.then(
+    () => (running = false),
+    () => (running = false),
+  );
+  const healthPort = config.SWITCHYARD_WORKER_HEALTH_PORT;
+  const health =
+    healthPort === undefined ? null : await startWorkerHealthServer(healthPort, { running: () => running, database: () => pingDatabase(platform.deps.db) });
+  onShutdown(async () => {
+    running = false;
+    await platform.stop();
+    await health?.close();
+  }, say);
+  say(`polling ${platform.workers?.taskQueues.join(', ')}${health ? ` (health on :${health.port}/health)` : ''}`);
 }
 
 main().catch((err: unknown) => {

@@ -85,14 +85,28 @@ export function Pager({ label = 'Pages', children }: { label?: string; children?
   );
 }
 
+/** One kind of bar of a BarChart: its key (the bar's class is `bar bar-<key>`) and what a bar of it says. */
+export interface ChartSeries<K extends string> {
+  key: K;
+  label: (n: number) => string;
+}
+
 /**
- * The activity chart: per day, a green bar of successes and a red bar of failures (inline SVG, one
- * scale for the whole chart); each bar links to `href(day, outcome)`, the list of those runs.
+ * A bar chart of days (inline SVG, one scale for the whole chart): per day, one bar per series, side
+ * by side; a zero draws no bar. Each bar carries `data-day` and `data-count` and, given `href`, links
+ * to `href(day, key)`.
  */
-export function ActivityChart(props: {
+export function BarChart<K extends string>(props: {
   title: string;
-  days: readonly { day: string; success: number; error: number }[];
-  href: (day: string, status: 'success' | 'error') => string;
+  /** Said after the title, e.g. what the colours mean. */
+  note: Child;
+  /** The SVG's class and accessible name. */
+  kind: string;
+  label: string;
+  days: readonly ({ day: string } & Record<K, number>)[];
+  series: readonly ChartSeries<K>[];
+  href?: (day: string, key: K) => string;
+  data?: Record<string, string>;
 }) {
   const W = 700;
   const H = 160;
@@ -100,38 +114,41 @@ export function ActivityChart(props: {
   const bottom = 24;
   const plot = H - top - bottom;
   const slot = W / Math.max(props.days.length, 1);
-  const barW = Math.max(2, Math.floor(slot / 2 - 3));
-  const max = Math.max(1, ...props.days.flatMap((d) => [d.success, d.error]));
-  const total = props.days.reduce((n, d) => n + d.success + d.error, 0);
-  const bar = (day: string, status: 'success' | 'error', n: number, x: number) => {
+  const barW = Math.max(2, Math.floor(slot / props.series.length - 3));
+  const max = Math.max(1, ...props.days.flatMap((d) => props.series.map((s) => d[s.key])));
+  const bar = (day: string, s: ChartSeries<K>, n: number, x: number) => {
     if (n === 0) return null;
     const h = Math.max(2, Math.round((n / max) * plot));
-    const label = `${day}: ${n} ${status === 'success' ? 'succeeded' : 'failed'}`;
-    return (
-      <a href={props.href(day, status)} class={`bar bar-${status}`} data-day={day} data-count={String(n)} aria-label={label}>
+    const label = `${day}: ${s.label(n)}`;
+    const shape = <rect x={String(x)} y={String(top + plot - h)} width={String(barW)} height={String(h)} rx="2" />;
+    const attrs = { class: `bar bar-${s.key}`, 'data-day': day, 'data-count': String(n), 'aria-label': label };
+    return props.href ? (
+      <a href={props.href(day, s.key)} {...attrs}>
         <title>{label}</title>
-        <rect x={String(x)} y={String(top + plot - h)} width={String(barW)} height={String(h)} rx="2" />
+        {shape}
       </a>
+    ) : (
+      <g {...attrs} role="img">
+        <title>{label}</title>
+        {shape}
+      </g>
     );
   };
+  const dataAttrs = Object.fromEntries(Object.entries(props.data ?? {}).map(([k, v]) => [`data-${k}`, v]));
   return (
-    <figure class="chart">
+    <figure class="chart" {...dataAttrs}>
       <figcaption>
-        {props.title}{' '}
-        <span class="muted">
-          ({total} finished in {props.days.length} days; green succeeded, red failed)
-        </span>
+        {props.title} <span class="muted">({props.note})</span>
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${props.title}: ${total} finished`} class="activity">
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={props.label} class={props.kind}>
         <line x1="0" x2={String(W)} y1={String(top + plot + 0.5)} y2={String(top + plot + 0.5)} class="axis" />
         {props.days.map((d, i) => {
           const x = Math.round(i * slot + 2);
           return (
-            <g>
-              {bar(d.day, 'success', d.success, x)}
-              {bar(d.day, 'error', d.error, x + barW + 1)}
+            <g class="day">
+              {props.series.map((s, j) => bar(d.day, s, d[s.key], x + j * (barW + 1)))}
               {(props.days.length - 1 - i) % 2 === 0 && (
-                <text x={String(x + barW)} y={String(H - 6)} text-anchor="middle" class="tick">
+                <text x={String(x + (barW * props.series.length) / 2)} y={String(H - 6)} text-anchor="middle" class="tick">
                   {d.day.slice(5)}
                 </text>
               )}
@@ -140,5 +157,33 @@ export function ActivityChart(props: {
         })}
       </svg>
     </figure>
+  );
+}
+
+const OUTCOMES: readonly ChartSeries<'success' | 'error'>[] = [
+  { key: 'success', label: (n) => `${n} succeeded` },
+  { key: 'error', label: (n) => `${n} failed` },
+];
+
+/**
+ * The activity chart: per day, a green bar of successes and a red bar of failures; each bar links to
+ * `href(day, outcome)`, the list of those runs.
+ */
+export function ActivityChart(props: {
+  title: string;
+  days: readonly { day: string; success: number; error: number }[];
+  href: (day: string, status: 'success' | 'error') => string;
+}) {
+  const total = props.days.reduce((n, d) => n + d.success + d.error, 0);
+  return (
+    <BarChart
+      title={props.title}
+      note={`${total} finished in ${props.days.length} days; green succeeded, red failed`}
+      kind="activity"
+      label={`${props.title}: ${total} finished`}
+      days={props.days}
+      series={OUTCOMES}
+      href={props.href}
+    />
   );
 }

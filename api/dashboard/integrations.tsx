@@ -17,8 +17,8 @@ import type { AppDeps } from '../context.js';
 import { credentialsSummary, endpointsOf, integrationOr404, uniqueKeySchema, type EndpointRow } from '../routes/integrations.js';
 import { field, fields, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
 import { Badge, CopyField, Csrf, Empty, Layout, renderPage, When, withQuery, type Notice, type PageContext } from './layout.js';
-import { ActivityChart } from './components.js';
-import { dailyActivity } from '../../features/dashboard/activity.js';
+import { ActivityChart, BarChart, type ChartSeries } from './components.js';
+import { dailyActivity, dailySyncRecords, type DayRecords } from '../../features/dashboard/activity.js';
 
 const CHART_DAYS = 14;
 
@@ -31,6 +31,37 @@ async function activityChart(deps: AppDeps, ctx: PageContext, integration?: stri
       days={days}
       href={(day, status) => withQuery(`${ctx.base}/runs`, { day, status, integration })}
     />
+  );
+}
+
+const RECORD_CHANGES: readonly ChartSeries<keyof Omit<DayRecords, 'day'>>[] = [
+  { key: 'added', label: (n) => `${n} added` },
+  { key: 'updated', label: (n) => `${n} updated` },
+  { key: 'deleted', label: (n) => `${n} deleted` },
+];
+
+/** Per sync of the integration that ran lately: the records its runs added, updated and deleted each day. */
+async function syncRecordCharts(deps: AppDeps, ctx: PageContext, integration: string) {
+  const perSync = await dailySyncRecords(deps.db, ctx.env.id, CHART_DAYS, integration);
+  if (perSync.size === 0) return null;
+  return (
+    <section aria-labelledby="records-heading" class="charts-per-sync">
+      <h2 id="records-heading">Records changed per sync, last {CHART_DAYS} days</h2>
+      {[...perSync].map(([sync, days]) => {
+        const sum = (k: keyof Omit<DayRecords, 'day'>) => days.reduce((n, d) => n + d[k], 0);
+        return (
+          <BarChart
+            title={sync}
+            note={`${sum('added')} added, ${sum('updated')} updated, ${sum('deleted')} deleted; green added, blue updated, orange deleted`}
+            kind="records"
+            label={`Records changed by the ${sync} sync`}
+            days={days}
+            series={RECORD_CHANGES}
+            data={{ sync }}
+          />
+        );
+      })}
+    </section>
   );
 }
 
@@ -180,6 +211,7 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
           {provider?.displayName ?? i.provider} · unique key <code>{i.uniqueKey}</code>
         </p>
         {await activityChart(deps, ctx, i.uniqueKey)}
+        {await syncRecordCharts(deps, ctx, i.uniqueKey)}
         <IntegrationTabs ctx={ctx} i={i} current="authorization" />
         <section aria-labelledby="auth-heading" class="panel">
           <h2 id="auth-heading">Authorization</h2>

@@ -4,7 +4,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { UUID_V4 } from '../../lib/crypto.js';
-import { findEnvironmentBySecretKey, type Environment } from '../../features/environments/store.js';
+import type { Environment } from '../../features/environments/store.js';
 import { Unauthorized } from '../../lib/errors.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { annotate } from '../../lib/otel/attributes.js';
@@ -16,14 +16,14 @@ export function bearerToken(header: string | undefined): string {
   return token;
 }
 
-export async function environmentForSecretKey(deps: Pick<AppDeps, 'db'>, token: string): Promise<Environment> {
+export async function environmentForSecretKey(deps: Pick<AppDeps, 'lookups'>, token: string): Promise<Environment> {
   if (!UUID_V4.test(token)) throw new Unauthorized('invalid_secret_key_format', 'Authentication failed. The provided secret key is not a UUID v4.');
-  const env = await findEnvironmentBySecretKey(deps.db, token);
+  const env = await deps.lookups.environmentBySecretKey(token);
   if (!env) throw new Unauthorized('unknown_account', 'Authentication failed. The provided authorization header does not match any account.');
   return env;
 }
 
-export function requireSecretKey(deps: Pick<AppDeps, 'db'>): MiddlewareHandler<AppEnv> {
+export function requireSecretKey(deps: Pick<AppDeps, 'lookups'>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const env = await environmentForSecretKey(deps, bearerToken(c.req.header('authorization')));
     c.set('environment', env);

@@ -27,6 +27,7 @@ const patchBody = z
       .strict()
       .optional(),
     alert_webhook_url: clearableUrl.optional(),
+    webhook_max_per_second: z.number().positive().max(10_000).nullable().optional(),
     otlp_endpoint: clearableUrl.optional(),
     otlp_headers: z
       .array(
@@ -54,6 +55,7 @@ const settingsResponse = z.object({
     secondary_webhook_url: z.string().nullable(),
     webhook_events: z.object({ auth: z.boolean(), sync: z.boolean(), async_action: z.boolean(), forward: z.boolean(), on_sync_completion_always: z.boolean() }),
     alert_webhook_url: z.string().nullable(),
+    webhook_max_per_second: z.number().nullable(),
     otlp_endpoint: z.string().nullable(),
     otlp_headers: z.array(z.object({ name: z.string() })),
     webhook_signing_key: z.string(),
@@ -75,6 +77,7 @@ async function view(deps: AppDeps, env: Environment, settings: EnvironmentSettin
       // `forward` webhooks are always sent when a URL exists (as in Nango); shown for completeness.
       webhook_events: { ...settings.events, forward: true },
       alert_webhook_url: settings.alertWebhookUrl,
+      webhook_max_per_second: settings.webhookMaxPerSecond,
       otlp_endpoint: settings.otlpEndpoint,
       otlp_headers: settings.otlpHeaders.map((h) => ({ name: h.name })),
       webhook_signing_key: keys.current,
@@ -101,7 +104,7 @@ export const updateEnvironment = defineRoute({
   method: 'patch',
   path: '/environment',
   operationId: 'updateEnvironment',
-  summary: 'Change webhook URLs, event kinds, alert webhook, OTLP export (null or "" clears a URL)',
+  summary: 'Change webhook URLs, event kinds, per-endpoint webhook rate, alert webhook, OTLP export (null or "" clears a URL)',
   tag: 'environment',
   auth: 'secret_key',
   request: { body: patchBody },
@@ -127,6 +130,7 @@ export const updateEnvironment = defineRoute({
     alertWebhookUrl: clear(input.alert_webhook_url),
     otlpEndpoint: clear(input.otlp_endpoint),
     otlpHeaders: input.otlp_headers,
+    webhookMaxPerSecond: input.webhook_max_per_second,
     events: input.webhook_events,
   });
   return view(deps, env, settings);

@@ -9,8 +9,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { providerTarget } from '../../features/connections/service.js';
-import { getConnection } from '../../features/connections/store.js';
-import { getIntegration } from '../../features/integrations/store.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
 import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
 import type { AppDeps, AppEnv } from '../context.js';
@@ -215,9 +213,9 @@ export const proxy = defineRoute({
   const retryOn = retryOnSet(h['Retry-On']);
   const override = h['Base-Url-Override']?.trim() ? await checkOverride(deps, h['Base-Url-Override'].trim()) : null;
 
-  const integration = await getIntegration(deps.db, deps.box, env.id, h['Provider-Config-Key']);
+  const integration = await deps.lookups.integration(env.id, h['Provider-Config-Key']);
   if (!integration) throw new BadRequest('unknown_provider_config', `Provider config ${h['Provider-Config-Key']} does not exist`);
-  const connection = await getConnection(deps.db, deps.box, env.id, integration.uniqueKey, h['Connection-Id']);
+  const connection = await deps.lookups.connection(env.id, integration.uniqueKey, h['Connection-Id']);
   if (!connection) {
     throw new BadRequest(
       'unknown_connection',

@@ -6,7 +6,6 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { BadRequest, ValidationFailed } from '../../lib/errors.js';
-import { findConnectionPk } from '../../features/connections/store.js';
 import { decodeCursor, readRecordsJson, recordsResponseBody, type RecordsFilter } from '../../features/records/read.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { defineRoute } from '../route.js';
@@ -83,7 +82,7 @@ async function respond(
   model: string,
   q: RecordsQueryInput,
 ): Promise<Response> {
-  const connectionPk = await findConnectionPk(deps.db, c.get('environment').id, target.integrationKey, target.connectionId);
+  const connectionPk = (await deps.lookups.connection(c.get('environment').id, target.integrationKey, target.connectionId))?.id ?? null;
   if (connectionPk === null) throw new BadRequest('unknown_connection', 'Provided ConnectionId and ProviderConfigKey does not match a valid connection');
   const page = await readRecordsJson(deps.db, {
     connectionPk,

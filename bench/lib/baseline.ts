@@ -23,13 +23,24 @@ export const REVERTS: Revert[] = [
   { name: 'provider-target', file: 'features/connections/service.ts', why: 'providerTarget reuses an integration its caller has just read' },
   { name: 'proxy-target', file: 'api/routes/proxy.ts', why: 'the proxy passes its integration to providerTarget' },
   { name: 'request-log-batch', file: 'features/logs/store.ts', why: 'request log entries that queue behind an insert are written together' },
+  { name: 'lookup-cache', file: 'start/platform.ts', why: 'the API caches secret key, integration and connection lookups (LISTEN/NOTIFY invalidation)' },
+  { name: 'records-lookup-import', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups (import)' },
+  { name: 'records-lookup', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups' },
+  { name: 'eager-start', file: 'api/action-run.ts', why: 'an action run asks for eager workflow start when API and worker share a process' },
 ];
 
 const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'bench/out']);
 
-/** Copies the tree into `dir` and reverts the named changes (all by default). Returns the copy's root, or why it is unavailable. */
-export async function baselineTree(dir: string, names = REVERTS.map((r) => r.name)): Promise<{ root: string } | { unavailable: string }> {
-  const root = path.join(dir, 'baseline-tree');
+const built = new Map<string, Promise<{ root: string } | { unavailable: string }>>();
+
+/** Copies the tree into `dir` and reverts the named changes (all by default), once per run. Returns the copy's root, or why it is unavailable. */
+export function baselineTree(dir: string, names = REVERTS.map((r) => r.name)): Promise<{ root: string } | { unavailable: string }> {
+  const key = `${dir}\0${names.join(',')}`;
+  if (!built.has(key)) built.set(key, buildTree(path.join(dir, `baseline-tree-${built.size}`), names));
+  return built.get(key)!;
+}
+
+async function buildTree(root: string, names: string[]): Promise<{ root: string } | { unavailable: string }> {
   await cp(ROOT, root, { recursive: true, filter: (src) => !SKIP.has(path.relative(ROOT, src)) });
   await symlink(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
   for (const r of REVERTS.filter((x) => names.includes(x.name))) {

@@ -29,6 +29,8 @@ export interface EnvironmentSettings {
   alertWebhookUrl: string | null;
   otlpEndpoint: string | null;
   otlpHeaders: OtlpHeader[];
+  /** Most requests per second to each webhook URL; null: SWITCHYARD_WEBHOOK_MAX_PER_SECOND (features/webhooks/throttle.ts). */
+  webhookMaxPerSecond: number | null;
 }
 
 export interface SettingsPatch {
@@ -38,6 +40,7 @@ export interface SettingsPatch {
   alertWebhookUrl?: string | null;
   otlpEndpoint?: string | null;
   otlpHeaders?: OtlpHeader[] | null;
+  webhookMaxPerSecond?: number | null;
 }
 
 interface Row {
@@ -50,6 +53,7 @@ interface Row {
   alert_webhook_url: string | null;
   otlp_endpoint: string | null;
   otlp_headers_enc: string | null;
+  webhook_max_per_second: number | null;
 }
 
 export const DEFAULT_EVENTS: WebhookEventToggles = { auth: true, sync: true, async_action: true, on_sync_completion_always: false };
@@ -57,7 +61,16 @@ export const DEFAULT_EVENTS: WebhookEventToggles = { auth: true, sync: true, asy
 const aadOf = (environmentId: number, column: string) => rowAad('environment_settings', column, environmentId);
 
 function fromRow(box: SecretBox, environmentId: number, row: Row | undefined): EnvironmentSettings {
-  if (!row) return { webhookUrl: null, secondaryWebhookUrl: null, events: { ...DEFAULT_EVENTS }, alertWebhookUrl: null, otlpEndpoint: null, otlpHeaders: [] };
+  if (!row)
+    return {
+      webhookUrl: null,
+      secondaryWebhookUrl: null,
+      events: { ...DEFAULT_EVENTS },
+      alertWebhookUrl: null,
+      otlpEndpoint: null,
+      otlpHeaders: [],
+      webhookMaxPerSecond: null,
+    };
   return {
     webhookUrl: row.webhook_url,
     secondaryWebhookUrl: row.secondary_webhook_url,
@@ -70,6 +83,7 @@ function fromRow(box: SecretBox, environmentId: number, row: Row | undefined): E
     alertWebhookUrl: row.alert_webhook_url,
     otlpEndpoint: row.otlp_endpoint,
     otlpHeaders: row.otlp_headers_enc ? box.decryptJson<OtlpHeader[]>(row.otlp_headers_enc, aadOf(environmentId, 'otlp_headers_enc')) : [],
+    webhookMaxPerSecond: row.webhook_max_per_second,
   };
 }
 
@@ -100,6 +114,7 @@ export async function updateSettings(db: Queryable, box: SecretBox, environmentI
       'otlp_headers_enc',
       patch.otlpHeaders && patch.otlpHeaders.length ? box.encryptJson(patch.otlpHeaders, aadOf(environmentId, 'otlp_headers_enc')) : null,
     );
+  if (patch.webhookMaxPerSecond !== undefined) set('webhook_max_per_second', patch.webhookMaxPerSecond);
   const e = patch.events ?? {};
   if (e.auth !== undefined) set('send_auth_webhooks', e.auth);
   if (e.sync !== undefined) set('send_sync_webhooks', e.sync);

@@ -24,7 +24,7 @@ import YAML from 'yaml';
 import { searchAttributeNames } from '../temporal/search-attributes.js';
 import { ensureDatabase } from './postgres.js';
 import { startService, stopLeftover, waitFor, type ServiceProcess } from './process.js';
-import { portOpen, type EmbeddedTemporal } from './temporal.js';
+import { DEV_SERVER_DYNAMIC_CONFIG, portOpen, type EmbeddedTemporal } from './temporal.js';
 
 const run = promisify(execFile);
 export const TEMPORAL_SERVER_VERSION = '1.29.1';
@@ -262,6 +262,8 @@ const DYNAMIC_CONFIG = {
   'history.persistenceMaxQPS': [{ value: 45000, constraints: {} }],
   'frontend.namespaceRPS.visibility': [{ value: 100, constraints: {} }],
   'history.hostLevelCacheMaxSize': [{ value: 8192, constraints: {} }],
+  // The dev server's latency settings (lib/embedded/temporal.ts): the same keys on a cluster.
+  ...Object.fromEntries(Object.entries(DEV_SERVER_DYNAMIC_CONFIG).map(([key, value]) => [key, [{ value, constraints: {} }]])),
 };
 
 // ---- Start ----

@@ -82,19 +82,57 @@ export function portOpen(port: number): Promise<boolean> {
 
 export interface DevServerOptions {
   dataDir: string;
-  dbFile?: string;
+  /** The SQLite file (default temporal.sqlite in dataDir); null keeps the state in memory (benchmarks only). */
+  dbFile?: string | null;
   port?: number;
   uiPort?: number;
   headless?: boolean;
   namespace: string;
   cliPath?: string;
+  /** Dynamic config values (`--dynamic-config-value`); default DEV_SERVER_DYNAMIC_CONFIG. */
+  dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
+  /** SQLite pragmas (`--sqlite-pragma`) for the file; default DEV_SERVER_SQLITE_PRAGMAS. */
+  sqlitePragmas?: Readonly<Record<string, string>>;
   log: (m: string) => void;
+}
+
+/**
+ * The dev server's latency settings. The history service hands each new task (a workflow task, an
+ * activity task) to matching from its transfer queue, which it polls at most
+ * `history.transferProcessorMaxPollRPS` times a second: the default 20 adds up to 50 ms to every
+ * hop when work arrives one task at a time (three hops make the 150 ms of a one-activity workflow).
+ * 1000 makes the hops a few milliseconds; an idle server stays idle. Eager activity execution hands
+ * an activity scheduled by a workflow task straight back to the worker that completed it, one hop
+ * less. A Temporal cluster takes the same keys in its dynamic config (README, Performance).
+ * Measured in bench/RESULTS.md (2026-11-23) and shared/notes/temporal-latency.md.
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string | number | boolean>> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+  'system.enableActivityEagerExecution': true,
+};
+
+/**
+ * The SQLite file in write-ahead-log mode: a commit appends to the log and syncs it once, where the
+ * default rollback journal syncs the journal and the database file for every commit. `synchronous =
+ * full` keeps every commit durable across a power loss, as before (`normal` would sync only at
+ * checkpoints: faster, but the last commits could be lost on an OS crash).
+ */
+export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal', synchronous: 'full' };
+
+function sqlitePragmaArgs(dbFile: string | null, pragmas: Readonly<Record<string, string>>): string[] {
+  return dbFile === null ? [] : Object.entries(pragmas).flatMap(([k, v]) => ['--sqlite-pragma', `${k}=${v}`]);
+}
+
+function dynamicConfigArgs(values: Readonly<Record<string, string | number | boolean>>): string[] {
+  return Object.entries(values).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]);
 }
 
 export interface EmbeddedTemporal {
   address: string;
   uiUrl: string | null;
   binary: string;
+  /** The server process, when this module started it. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -102,7 +140,7 @@ export async function startTemporalDevServer(opts: DevServerOptions): Promise<Em
   await mkdir(opts.dataDir, { recursive: true });
   const port = opts.port ?? 7233;
   const uiPort = opts.uiPort ?? 8233;
-  const dbFile = opts.dbFile ?? path.join(opts.dataDir, 'temporal.sqlite');
+  const dbFile = opts.dbFile === undefined ? path.join(opts.dataDir, 'temporal.sqlite') : opts.dbFile;
   const binary = await findTemporalBinary(opts.dataDir, opts.cliPath, opts.log);
   if (!binary) return startWithTestingDownload(opts, port, uiPort, dbFile);
 
@@ -113,13 +151,14 @@ export async function startTemporalDevServer(opts: DevServerOptions): Promise<Em
     '127.0.0.1',
     '--port',
     String(port),
-    '--db-filename',
-    dbFile,
+    ...(dbFile === null ? [] : ['--db-filename', dbFile]),
+    ...sqlitePragmaArgs(dbFile, opts.sqlitePragmas ?? DEV_SERVER_SQLITE_PRAGMAS),
     '--namespace',
     opts.namespace,
     '--log-level',
     'error',
     ...searchAttributeNames.flatMap((n) => ['--search-attribute', `${n}=Keyword`]),
+    ...dynamicConfigArgs(opts.dynamicConfig ?? DEV_SERVER_DYNAMIC_CONFIG),
     ...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]),
   ];
   const pidFile = path.join(opts.dataDir, 'temporal.pid');
@@ -131,11 +170,12 @@ export async function startTemporalDevServer(opts: DevServerOptions): Promise<Em
     address: `127.0.0.1:${port}`,
     uiUrl: opts.headless ? null : `http://localhost:${uiPort}`,
     binary: `${binary.path} (${binary.source})`,
+    pid: service.child.pid,
     stop: () => service.stop(),
   };
 }
 
-async function startWithTestingDownload(opts: DevServerOptions, port: number, uiPort: number, dbFile: string): Promise<EmbeddedTemporal> {
+async function startWithTestingDownload(opts: DevServerOptions, port: number, uiPort: number, dbFile: string | null): Promise<EmbeddedTemporal> {
   opts.log('no temporal CLI found and no Go toolchain: downloading the dev server through @temporalio/testing');
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   const env = await TestWorkflowEnvironment.createLocal({
@@ -144,10 +184,14 @@ async function startWithTestingDownload(opts: DevServerOptions, port: number, ui
       port,
       ui: !opts.headless,
       uiPort,
-      dbFilename: dbFile,
+      ...(dbFile === null ? {} : { dbFilename: dbFile }),
       namespace: opts.namespace,
       searchAttributes: [],
-      extraArgs: searchAttributeNames.flatMap((n) => ['--search-attribute', `${n}=Keyword`]),
+      extraArgs: [
+        ...searchAttributeNames.flatMap((n) => ['--search-attribute', `${n}=Keyword`]),
+        ...dynamicConfigArgs(opts.dynamicConfig ?? DEV_SERVER_DYNAMIC_CONFIG),
+        ...sqlitePragmaArgs(dbFile, opts.sqlitePragmas ?? DEV_SERVER_SQLITE_PRAGMAS),
+      ],
     },
   });
   return {

@@ -9,7 +9,7 @@
  * process (lib/sandbox/isolate-scripts.ts).
  */
 import { createHash } from 'node:crypto';
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
 import { ActionError } from '../../integrations/sdk/errors.js';
 import type { SyncContext } from '../../integrations/sdk/types.js';
 import { createBridge } from './bridge.js';
@@ -59,6 +59,30 @@ export type SandboxRun =
   | { kind: 'webhook'; ctx: SyncContext<Record<string, unknown>, unknown>; payload: unknown }
   | { kind: 'event'; ctx: SyncContext<Record<string, unknown>, unknown> };
 
+/**
+ * isolated-vm, loaded on the first run: it is a native module, so a process that never runs a script
+ * (the API; the CLI's init and generate, which may be installed without it) does not need it.
+ */
+let loadedIvm: Promise<typeof ivm> | undefined;
+export function loadIsolatedVm(): Promise<typeof ivm> {
+  loadedIvm ??= import('isolated-vm').then(
+    (m) => m.default,
+    (err: unknown) => {
+      loadedIvm = undefined;
+      throw new SandboxUnavailableError(err instanceof Error ? err.message : String(err));
+    },
+  );
+  return loadedIvm;
+}
+
+/** isolated-vm (the sandbox's native module) is not installed or does not load in this Node. */
+export class SandboxUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`the sandbox (isolated-vm, a native module) does not load in Node ${process.versions.node}: ${reason.split('\n')[0]}`);
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
 // Compiled code per bundle (content-addressed), so a warm worker skips most of V8's parsing.
 const codeCache = new Map<string, ivm.ExternalCopy<ArrayBuffer>>();
 const CODE_CACHE_SIZE = 64;
@@ -82,8 +106,8 @@ function explain(name: string, message: string): string {
  * UpstreamHttpError), an ActionError, a ScriptError, or a SandboxError.
  */
 export async function runSandboxed(bundle: string, run: SandboxRun, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<unknown> {
-  const { polyfills, prelude } = await isolateScripts();
-  const isolate = new ivm.Isolate({ memoryLimit: Math.max(8, limits.memoryMb) });
+  const [{ polyfills, prelude }, IVM] = await Promise.all([isolateScripts(), loadIsolatedVm()]);
+  const isolate = new IVM.Isolate({ memoryLimit: Math.max(8, limits.memoryMb) });
   let stoppedFor: 'cpu' | 'wall' | null = null;
   const started = Date.now();
   const watchdog = setInterval(() => {
@@ -99,7 +123,7 @@ export async function runSandboxed(bundle: string, run: SandboxRun, limits: Sand
     let settle: ivm.Reference<(id: number, json: string) => void> | null = null;
     await context.global.set(
       '__sy_host',
-      new ivm.Callback(
+      new IVM.Callback(
         (id: unknown, method: unknown, argsJson: unknown) => {
           if (typeof id !== 'number') return;
           const answer = (json: string) => {

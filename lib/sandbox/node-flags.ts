@@ -2,8 +2,8 @@
  * @module sandbox/node-flags — the Node flags the sandbox needs in every process that loads it.
  */
 
-// isolated-vm's documentation: on Node 20 and later, node must run with --no-node-snapshot (isolates
-// created from Node's startup snapshot can crash the process). package.json's scripts, test/run.ts
+// isolated-vm's documentation (still in 6.2.0, built for Node 22 and 24): on Node 20 and later, node
+// must run with --no-node-snapshot (isolates created from Node's startup snapshot can crash the process). package.json's scripts, test/run.ts
 // and cli/bin.mjs pass it; startPlatform refuses to start without it.
 export const SANDBOX_NODE_FLAGS = ['--no-node-snapshot'] as const;
 

@@ -1,0 +1,58 @@
+/**
+ * @module features/connections/lookups — what every proxied call and records read looks up first
+ * (the secret key's environment, the integration, the connection with its decrypted credentials),
+ * kept in memory by the API process and dropped when Postgres says the row changed (lib/db/change-feed.ts,
+ * migration 018): a rotated secret key, a deleted connection or refreshed credentials are not used
+ * again once the change's notice arrives. Bounded LRU caches; while the LISTEN connection is down
+ * every read goes to the database.
+ */
+import type { SecretBox } from '../../lib/crypto.js';
+import { sha256Hex } from '../../lib/crypto.js';
+import { NotifiedCache, type ChangeFeed } from '../../lib/db/change-feed.js';
+import type { Queryable } from '../../lib/db/pool.js';
+import { findEnvironmentBySecretKey, type Environment } from '../environments/store.js';
+import { getIntegration, type Integration } from '../integrations/store.js';
+import { getConnection, type Connection } from './store.js';
+
+export interface Lookups {
+  environmentBySecretKey(secretKey: string): Promise<Environment | null>;
+  integration(environmentId: number, uniqueKey: string): Promise<Integration | null>;
+  connection(environmentId: number, integrationKey: string, connectionId: string): Promise<Connection | null>;
+}
+
+export interface LookupLimits {
+  environments?: number;
+  integrations?: number;
+  connections?: number;
+}
+
+/** Lookups straight from the database (processes without a change feed: the worker, tools). */
+export function uncachedLookups(db: Queryable, box: SecretBox): Lookups {
+  return {
+    environmentBySecretKey: (secretKey) => findEnvironmentBySecretKey(db, secretKey),
+    integration: (environmentId, uniqueKey) => getIntegration(db, box, environmentId, uniqueKey),
+    connection: (environmentId, integrationKey, connectionId) => getConnection(db, box, environmentId, integrationKey, connectionId),
+  };
+}
+
+export function cachedLookups(db: Queryable, box: SecretBox, feed: ChangeFeed, limits: LookupLimits = {}): Lookups {
+  const direct = uncachedLookups(db, box);
+  // Two environments; a key that no longer matches must fail at once, so any environment change empties it.
+  const environments = new NotifiedCache<Environment>(feed, { max: limits.environments ?? 64, affected: (c) => (c.table === 'environments' ? 'all' : null) });
+  // An integration's unique key or provider is part of the connection entries too: an integration change empties both.
+  const integrations = new NotifiedCache<Integration>(feed, { max: limits.integrations ?? 1000, affected: (c) => (c.table === 'integrations' ? 'all' : null) });
+  const connections = new NotifiedCache<Connection>(feed, {
+    max: limits.connections ?? 10_000,
+    affected: (c) => {
+      if (c.table === 'integrations' || c.table === 'environments') return 'all';
+      if (c.table === 'connections') return (v) => v.id === c.id;
+      return null;
+    },
+  });
+  return {
+    environmentBySecretKey: (secretKey) => environments.get(sha256Hex(secretKey), () => direct.environmentBySecretKey(secretKey)),
+    integration: (environmentId, uniqueKey) => integrations.get(`${environmentId}\0${uniqueKey}`, () => direct.integration(environmentId, uniqueKey)),
+    connection: (environmentId, integrationKey, connectionId) =>
+      connections.get(`${environmentId}\0${integrationKey}\0${connectionId}`, () => direct.connection(environmentId, integrationKey, connectionId)),
+  };
+}

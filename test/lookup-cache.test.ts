@@ -1,0 +1,182 @@
+/**
+ * The API's cached lookups (features/connections/lookups.ts, lib/db/change-feed.ts): two API
+ * processes on one database, as production runs them. A change made through one (a deleted
+ * connection, new credentials, a refreshed OAuth token, a new secret key) is honoured by the other
+ * on its very next request, and a change made while the other's LISTEN connection was down is not
+ * served from its cache once that connection is back.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { findConnectionPk, saveCredentials } from '../features/connections/store.js';
+import { withTransaction } from '../lib/db/pool.js';
+import { startOAuthProviderFake } from './fakes/index.js';
+import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A third-party API that records the credentials each call carried. */
+async function startRecorder(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(String(req.headers.authorization ?? ''));
+    res.setHeader('content-type', 'application/json');
+    res.end('{"ok":true}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('cached lookups across two API processes', () => {
+  let a: TestPlatform;
+  let b: TestPlatform;
+  let recorder: Awaited<ReturnType<typeof startRecorder>>;
+  let oauth: Awaited<ReturnType<typeof startOAuthProviderFake>>;
+  const extra: TestPlatform[] = [];
+
+  const sameDatabase = (t: TestPlatform, devKey = t.devKey) => ({
+    DATABASE_URL: t.databaseUrl,
+    SWITCHYARD_ENCRYPTION_KEY: t.config.SWITCHYARD_ENCRYPTION_KEY!,
+    SWITCHYARD_SECRET_KEY_DEV: devKey,
+    SWITCHYARD_SECRET_KEY_PROD: t.prodKey,
+  });
+
+  /** One proxied call through `t`; returns its status and the credentials the provider saw (if it was reached). */
+  async function proxied(t: TestPlatform, integration: string, connectionId: string, key = t.devKey): Promise<{ status: number; auth?: string; body: Json }> {
+    const before = recorder.seen.length;
+    const res = await t.api('/proxy/echo', { key, headers: { 'connection-id': connectionId, 'provider-config-key': integration } });
+    const body = (await res.json()) as Json;
+    return { status: res.status, body, ...(recorder.seen.length > before ? { auth: recorder.seen.at(-1) } : {}) };
+  }
+
+  async function ok(res: Response, status = 200): Promise<Json> {
+    const text = await res.text();
+    assert.equal(res.status, status, text);
+    return text ? (JSON.parse(text) as Json) : {};
+  }
+
+  before(async () => {
+    recorder = await startRecorder();
+    oauth = await startOAuthProviderFake({
+      clientId: 'cid',
+      clientSecret: 'csecret',
+      accessTokenTtlSeconds: 3600,
+      issueRefreshTokens: true,
+      autoApprove: true,
+    });
+    a = await startTestPlatform({ runWorker: false });
+    b = await startTestPlatform({ runWorker: false, env: sameDatabase(a) });
+    await ok(
+      await a.api('/providers', {
+        method: 'POST',
+        json: {
+          name: 'recorder',
+          display_name: 'Recorder',
+          auth_mode: 'API_KEY',
+          proxy: { base_url: recorder.url, headers: { authorization: 'Key ${apiKey}' } },
+          docs: 'https://recorder.test/docs',
+        },
+      }),
+      201,
+    );
+    await ok(await a.api('/integrations', { method: 'POST', json: { provider: 'recorder', unique_key: 'rec' } }));
+    await ok(
+      await a.api('/integrations', {
+        method: 'POST',
+        json: {
+          provider: 'google-drive',
+          unique_key: 'drive',
+          credentials: { type: 'OAUTH2', client_id: 'cid', client_secret: 'csecret', scopes: 'x' },
+          integration_config: { authorization_url: `${oauth.url}/oauth/authorize`, token_url: `${oauth.url}/oauth/token`, base_url: recorder.url },
+        },
+      }),
+    );
+  });
+  after(async () => {
+    for (const t of [...extra, b, a]) await t?.stop().catch(() => undefined);
+    await recorder?.close();
+    await oauth?.close();
+  });
+
+  const importKey = (t: TestPlatform, connectionId: string, apiKey: string) =>
+    t.api('/connections', { method: 'POST', json: { provider_config_key: 'rec', connection_id: connectionId, credentials: { type: 'API_KEY', apiKey } } });
+
+  test('a connection deleted through the other process is unknown on the next request', async () => {
+    await ok(await importKey(a, 'gone', 'k1'), 201);
+    assert.equal((await proxied(a, 'rec', 'gone')).auth, 'Key k1');
+    assert.equal((await proxied(a, 'rec', 'gone')).auth, 'Key k1'); // now served from A's cache
+    await ok(await b.api('/connections/gone?provider_config_key=rec', { method: 'DELETE' }));
+    const after = await proxied(a, 'rec', 'gone');
+    assert.equal(after.status, 400);
+    assert.equal(after.body.error.code, 'unknown_connection');
+    assert.equal(after.auth, undefined);
+  });
+
+  test('new API-key credentials imported through the other process are the ones the next call carries', async () => {
+    await ok(await importKey(a, 'rotating', 'old-key'), 201);
+    assert.equal((await proxied(a, 'rec', 'rotating')).auth, 'Key old-key');
+    assert.equal((await proxied(a, 'rec', 'rotating')).auth, 'Key old-key');
+    await ok(await importKey(b, 'rotating', 'new-key'), 201);
+    assert.equal((await proxied(a, 'rec', 'rotating')).auth, 'Key new-key');
+  });
+
+  test('an OAuth token refreshed by the other process is the one the next proxied call carries', async () => {
+    oauth.state.refreshTokens.push({ refreshToken: 'rt-seed', scope: 'x', issuedAt: Date.now(), revoked: false, uses: 0 });
+    const expiresAt = new Date(Date.now() + 24 * 3600_000).toISOString();
+    await ok(
+      await a.api('/connections', {
+        method: 'POST',
+        json: {
+          provider_config_key: 'drive',
+          connection_id: 'oauth',
+          credentials: { type: 'OAUTH2', access_token: 'at-old', refresh_token: 'rt-seed', expires_at: expiresAt },
+        },
+      }),
+      201,
+    );
+    assert.equal((await proxied(a, 'drive', 'oauth')).auth, 'Bearer at-old');
+    assert.equal((await proxied(a, 'drive', 'oauth')).auth, 'Bearer at-old');
+    const refreshed = await ok(await b.api('/connections/oauth?provider_config_key=drive&force_refresh=true'));
+    const fresh = refreshed.credentials.access_token as string;
+    assert.notEqual(fresh, 'at-old');
+    assert.equal(oauth.state.refreshCount, 1);
+    assert.equal((await proxied(a, 'drive', 'oauth')).auth, `Bearer ${fresh}`);
+  });
+
+  test('a change made while the LISTEN connection was down is not served from the cache once it is back', async () => {
+    await ok(await importKey(a, 'dropped', 'before-drop'), 201);
+    assert.equal((await proxied(a, 'rec', 'dropped')).auth, 'Key before-drop');
+    assert.equal((await proxied(a, 'rec', 'dropped')).auth, 'Key before-drop');
+    const feed = a.platform.changeFeed!;
+    const oldPid = await feed.backendPid();
+    assert.ok(oldPid);
+    const env = (await b.platform.deps.db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+    const pk = (await findConnectionPk(b.platform.deps.db, env, 'rec', 'dropped'))!;
+    // A's listener is gone (waited for) before this change commits: its notice reaches no one in A.
+    await withTransaction(b.platform.deps.db, async (tx) => {
+      await saveCredentials(tx, b.platform.deps.box, pk, { type: 'API_KEY', apiKey: 'during-drop' });
+      const { rows } = await tx.query<{ ok: boolean }>('SELECT pg_terminate_backend($1, 10000) AS ok', [oldPid]);
+      assert.equal(rows[0]!.ok, true);
+    });
+    await waitFor('the change feed to reconnect', async () => feed.live && (await feed.backendPid()) !== oldPid, 30_000, { everyMs: 20 });
+    assert.equal((await proxied(a, 'rec', 'dropped')).auth, 'Key during-drop');
+  });
+
+  test('a secret key replaced by another API process at its start is refused by this one on the next request', async () => {
+    await ok(await importKey(a, 'keyed', 'k'), 201);
+    assert.equal((await proxied(a, 'rec', 'keyed')).status, 200);
+    assert.equal((await proxied(a, 'rec', 'keyed')).status, 200); // the key's environment is now cached in A
+    const newKey = crypto.randomUUID();
+    extra.push(await startTestPlatform({ runWorker: false, env: sameDatabase(a, newKey) }));
+    const old = await proxied(a, 'rec', 'keyed');
+    assert.equal(old.status, 401);
+    assert.equal(old.body.error.code, 'unknown_account');
+    assert.equal((await proxied(a, 'rec', 'keyed', newKey)).status, 200);
+    assert.equal((await a.api('/connections', { key: a.devKey })).status, 401);
+  });
+});
