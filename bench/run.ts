@@ -7,7 +7,8 @@
  *
  * Flags: --cpu-prof (V8 profiles of the Switchyard processes into bench/out/profiles),
  * --schedules-minutes=N (default 5), --connections=N (many schedules, default 1000),
- * --records=N (sync, default 100000), --concurrency=N (action throughput, default 16).
+ * --records=N (sync, default 100000), --concurrency=N (action throughput, default 16),
+ * --temporal=server (a Temporal server on the run's PostgreSQL instead of the dev server).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -65,7 +66,7 @@ async function main(): Promise<number> {
   say(`machine: ${JSON.stringify(machine())}`);
 
   const storage = flags.storage === 'tmpfs' ? 'tmpfs' : 'disk';
-  const services = await startServices(say, storage, flags['pg-stat-statements'] === true);
+  const services = await startServices(say, storage, flags['pg-stat-statements'] === true, flags.temporal === 'server' ? 'server' : 'dev');
   const stopOnSignal = () => {
     say('interrupted: stopping services');
     void services.stop().finally(() => process.exit(130));

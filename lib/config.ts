@@ -68,6 +68,7 @@ export const configSchema = z.object({
   SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+  SWITCHYARD_TEMPORAL: z.enum(['dev', 'server']).default('dev'),
   SWITCHYARD_PUBLIC_URL: optionalUrl,
   SWITCHYARD_ENCRYPTION_KEY: z
     .string()

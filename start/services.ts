@@ -1,17 +1,20 @@
 /**
  * @module start/services — Postgres and Temporal: the configured ones, or embedded ones started
  * here (a real PostgreSQL and a Temporal dev server) when DATABASE_URL / TEMPORAL_ADDRESS are unset.
+ * With SWITCHYARD_TEMPORAL=server the Temporal started is a real Temporal server whose stores are
+ * databases on that PostgreSQL (the embedded one, or the server DATABASE_URL names).
  */
 import path from 'node:path';
 import type { Config } from '../lib/config.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../lib/embedded/postgres.js';
 import { startTemporalDevServer } from '../lib/embedded/temporal.js';
+import { startTemporalServer } from '../lib/embedded/temporal-server.js';
 
 export interface Services {
   databaseUrl: string;
   temporalAddress: string;
   temporalUiUrl: string | null;
-  embedded: { postgres: boolean; temporal: boolean; temporalBinary?: string };
+  embedded: { postgres: boolean; temporal: boolean; temporalKind: Config['SWITCHYARD_TEMPORAL']; temporalBinary?: string };
   stop(): Promise<void>;
 }
 
@@ -32,26 +35,29 @@ export async function startServices(config: Config, log: (m: string) => void): P
     let temporalUiUrl: string | null = null;
     let temporalBinary: string | undefined;
     if (!temporalAddress) {
-      log('starting Temporal dev server');
-      const temporal = await startTemporalDevServer({
+      const common = {
         dataDir: config.dataDir,
         namespace: config.TEMPORAL_NAMESPACE,
         port: config.SWITCHYARD_EMBEDDED_TEMPORAL_PORT,
         uiPort: config.TEMPORAL_UI_PORT,
-        cliPath: config.TEMPORAL_CLI_PATH,
         log,
-      });
+      };
+      const server = config.SWITCHYARD_TEMPORAL === 'server';
+      log(server ? 'starting Temporal server on PostgreSQL' : 'starting Temporal dev server');
+      const temporal = server
+        ? await startTemporalServer({ ...common, databaseServerUrl: databaseUrl })
+        : await startTemporalDevServer({ ...common, cliPath: config.TEMPORAL_CLI_PATH });
       stops.push(temporal.stop);
       temporalAddress = temporal.address;
       temporalUiUrl = temporal.uiUrl;
       temporalBinary = temporal.binary;
-      log(`Temporal CLI used: ${temporal.binary}`);
+      log(`${server ? 'Temporal server' : 'Temporal CLI'} used: ${temporal.binary}`);
     }
     return {
       databaseUrl,
       temporalAddress,
       temporalUiUrl,
-      embedded: { postgres: !config.DATABASE_URL, temporal: !config.TEMPORAL_ADDRESS, temporalBinary },
+      embedded: { postgres: !config.DATABASE_URL, temporal: !config.TEMPORAL_ADDRESS, temporalKind: config.SWITCHYARD_TEMPORAL, temporalBinary },
       stop,
     };
   } catch (err) {

@@ -3,14 +3,20 @@
  * the API and the worker.
  */
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../lib/config.js';
+import { ConfigError, loadConfig, type Config } from '../lib/config.js';
 import { redactUrl } from '../lib/http/redact.js';
 import { wantsPrettyLogs } from '../lib/log.js';
-import { startServices } from './services.js';
+import { startServices, type Services } from './services.js';
 import { startPlatform } from './platform.js';
 import { onShutdown } from './shutdown.js';
 
 const say = (m: string) => console.log(`[switchyard] ${m}`);
+
+function temporalLine(services: Services, config: Config): string {
+  if (!services.embedded.temporal) return `TEMPORAL_ADDRESS ${config.TEMPORAL_ADDRESS}`;
+  if (services.embedded.temporalKind === 'server') return 'embedded Temporal server, history in the PostgreSQL databases temporal and temporal_visibility';
+  return `embedded, history in ${path.join(config.dataDir, 'temporal.sqlite')}`;
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -35,7 +41,7 @@ async function main(): Promise<void> {
     ['Dashboard', `${config.publicUrl}/dashboard`],
     ['Temporal UI', services.temporalUiUrl ?? `(external Temporal at ${services.temporalAddress})`],
     ['Postgres', services.embedded.postgres ? `embedded, data in ${path.join(data, 'postgres')}` : 'DATABASE_URL'],
-    ['Temporal', services.embedded.temporal ? `embedded, history in ${path.join(data, 'temporal.sqlite')}` : `TEMPORAL_ADDRESS ${config.TEMPORAL_ADDRESS}`],
+    ['Temporal', temporalLine(services, config)],
     ['Encryption key', config.SWITCHYARD_ENCRYPTION_KEY ? 'SWITCHYARD_ENCRYPTION_KEY' : `generated, kept in ${path.join(data, 'secrets.json')}`],
     ['Tracing', config.OTEL_EXPORTER_OTLP_ENDPOINT ? `OTLP to ${redactUrl(config.OTEL_EXPORTER_OTLP_ENDPOINT)}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT)'],
     ['Logs', `${config.LOG_LEVEL}, ${wantsPrettyLogs() ? 'pretty (LOG_FORMAT=json for JSON)' : 'JSON lines'}`],

@@ -2,7 +2,9 @@
  * Process faults (issue 11, item 1) on a private stack: an embedded PostgreSQL and a Temporal dev
  * server (own SQLite file) started for this file only, with the API and the worker as separate OS
  * processes (`node --import tsx api/main.ts` / `worker/main.ts`), so killing or restarting any of
- * them never disturbs the shared services the other test files use.
+ * them never disturbs the shared services the other test files use. With SWITCHYARD_TEMPORAL=server
+ * (npm run test:prod-shape) the private Temporal is a real Temporal server with its stores in the
+ * private PostgreSQL, so test 2 takes Temporal's database away too.
  *
  * The API reaches Temporal through a small TCP relay owned by the test, which can hold the API's
  * Temporal traffic: that pins a kill -9 between a request's database write and its Temporal calls.
@@ -11,102 +13,28 @@
  * worker mid-request"); during a sync by test/syncs.test.ts; during a 429 wait by test/actions.test.ts.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
 import { createPool, type Db } from '../lib/db/pool.js';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../lib/embedded/postgres.js';
+import { temporalKind } from '../lib/embedded/local-services.js';
 import { freePort, startTemporalDevServer, type EmbeddedTemporal } from '../lib/embedded/temporal.js';
+import { startTemporalServer } from '../lib/embedded/temporal-server.js';
 import { startMetabaseFake, type MetabaseFake } from './fakes/index.js';
+import { killAllParts, startPart, type Part } from './parts.js';
 import { waitFor as waitUntil } from './wait.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const API_KEY = 'mb_faults=';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (m: string) => console.log(`[process-faults] ${m}`);
-
-// ---------------------------------------------------------------------------------------------
-// Child processes (API, worker): each in its own process group, killed as a group.
-
-interface Part {
-  name: string;
-  child: ChildProcess;
-  output(): string;
-  kill9(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-const liveChildren = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of liveChildren) killGroup(child, 'SIGKILL');
-});
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (!child.pid || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    /* already gone */
-  }
-}
-
-async function startPart(name: 'api' | 'worker', env: Record<string, string>): Promise<Part> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${name}/main.ts`], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  liveChildren.add(child);
-  let tail = '';
-  const keep = (d: Buffer) => {
-    tail = (tail + d.toString('utf8')).slice(-20_000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  void exited.then(() => liveChildren.delete(child));
-  const ready = name === 'api' ? 'listening on' : 'polling';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} not ready after 120 s:\n${tail}`)), 120_000);
-    const onData = () => {
-      if (tail.includes(ready)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited early (${code ?? signal}):\n${tail}`));
-    });
-  });
-  const part: Part = {
-    name,
-    child,
-    output: () => tail,
-    async kill9() {
-      killGroup(child, 'SIGKILL');
-      await exited;
-    },
-    async stop() {
-      killGroup(child, 'SIGTERM');
-      const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-  return part;
-}
 
 // ---------------------------------------------------------------------------------------------
 // A TCP relay in front of Temporal for the API; `hold()` stops forwarding the API's bytes.
@@ -229,16 +157,12 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
   let baseEnv: Record<string, string> = {};
   const devKey = randomUUID();
 
-  const startTemporal = async () =>
-    startTemporalDevServer({
-      dataDir: work,
-      dbFile: temporalDb,
-      port: temporalPort,
-      headless: true,
-      namespace: 'default',
-      cliPath: process.env.TEMPORAL_CLI_PATH,
-      log: say,
-    });
+  const kind = temporalKind();
+  const startTemporal = async () => {
+    const common = { dataDir: work, port: temporalPort, headless: true, namespace: 'default', log: say };
+    if (kind === 'server') return startTemporalServer({ ...common, databaseServerUrl: pg!.url });
+    return startTemporalDevServer({ ...common, dbFile: temporalDb, cliPath: process.env.TEMPORAL_CLI_PATH });
+  };
   const startApi = async () => {
     api = await startPart('api', { ...baseEnv, TEMPORAL_ADDRESS: relay!.address });
   };
@@ -326,7 +250,7 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
     relay = await startRelay(temporalPort);
     db = createPool(databaseUrl, 4);
     tClient = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${temporalPort}` }), namespace: 'default' });
-    say(`private PostgreSQL on :${pgPort}, private Temporal on :${temporalPort} (${temporalDb})`);
+    say(`private PostgreSQL on :${pgPort}, private Temporal ${kind === 'server' ? 'server' : 'dev server'} on :${temporalPort}`);
 
     small = await startMetabaseFake({ apiKey: API_KEY });
     big = await startMetabaseFake({ apiKey: API_KEY });
@@ -366,7 +290,7 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
   after(async () => {
     await api?.stop().catch(() => undefined);
     await worker?.stop().catch(() => undefined);
-    for (const child of liveChildren) killGroup(child, 'SIGKILL');
+    killAllParts();
     await tClient?.connection.close().catch(() => undefined);
     await db?.end().catch(() => undefined);
     await relay?.close().catch(() => undefined);
@@ -507,7 +431,7 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
     }
   });
 
-  test('3. stop the Temporal dev server for 5 s (SIGTERM, same port and SQLite file) while an async action waits on a 429 and a webhook delivery is retrying after a 503 → the action completes, each webhook reaches a 2xx exactly once', async () => {
+  test('3. stop Temporal for 5 s (SIGTERM, same port and stores) while an async action waits on a 429 and a webhook delivery is retrying after a 503 → the action completes, each webhook reaches a 2xx exactly once', async () => {
     assert.equal((await call('/environment', { method: 'PATCH', json: { webhook_url: backend!.url } })).status, 200);
     backend!.script('auth', [{ status: 503, headers: { 'retry-after': '4' } }, { status: 503 }]);
     const created = await call('/connections', { method: 'POST', json: connectionBody('hooked', small!.url) });
@@ -530,10 +454,10 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
     });
     await sleep(500); // both failures reported to Temporal: the retries are now timers on the server
     await temporal!.stop();
-    say('Temporal dev server stopped');
+    say(`Temporal ${kind} stopped`);
     await sleep(5000);
     temporal = await startTemporal();
-    say('Temporal dev server started again on the same port and SQLite file');
+    say(`Temporal ${kind} started again on the same port and stores`);
 
     const result = await waitFor(
       'the action result',
@@ -572,7 +496,7 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
     assert.equal(actionHits.filter((h) => h.status < 300).length, 1, 'the async_action webhook reached a 2xx once');
     assert.ok(worker!.child.exitCode === null && api!.child.exitCode === null, 'API and worker survived the Temporal outage');
     say(
-      `3 injected: Temporal dev server down 5 s during a 429 wait (Retry-After 6) and a webhook retry (503, Retry-After 4); checked: action ${runId} completed (user created once), auth webhook attempts ${authHits.map((h) => h.status).join(',')}, async_action webhook 2xx once`,
+      `3 injected: Temporal ${kind} down 5 s during a 429 wait (Retry-After 6) and a webhook retry (503, Retry-After 4); checked: action ${runId} completed (user created once), auth webhook attempts ${authHits.map((h) => h.status).join(',')}, async_action webhook 2xx once`,
     );
   });
 

@@ -1,7 +1,8 @@
 /**
  * `npm test`: starts one real PostgreSQL (embedded) and one Temporal dev server for the whole run,
  * unless DATABASE_URL / TEMPORAL_ADDRESS are set, bundles the workflows once, runs every test file
- * with node's test runner, and stops everything at the end.
+ * with node's test runner, and stops everything at the end. With SWITCHYARD_TEMPORAL=server the
+ * Temporal is a real Temporal server on that PostgreSQL (`npm run test:prod-shape`).
  */
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -52,11 +53,12 @@ async function main(): Promise<number> {
     const services = await startLocalServices(work, { log: say });
     stops.push(services.stop);
     const { databaseServerUrl: databaseUrl, temporalAddress } = services;
+    const kind = services.temporal?.kind ?? 'external';
     const bundlePath = path.join(work, 'workflow-bundle.js');
     await writeFile(bundlePath, (await bundleWorkflows()).code as string);
     say('workflows bundled');
 
-    say(`running ${files.length} test files`);
+    say(`running ${files.length} test files (Temporal: ${kind === 'external' ? `TEMPORAL_ADDRESS ${temporalAddress}` : kind})`);
     const code = await new Promise<number>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '2'}`, ...files], {
         stdio: 'inherit',

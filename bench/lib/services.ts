@@ -1,6 +1,7 @@
 /**
  * @module bench/lib/services — what every benchmark shares: one embedded PostgreSQL and one Temporal
- * dev server (or DATABASE_URL / TEMPORAL_ADDRESS when set), and the workflow bundle, built once.
+ * dev server, or with `--temporal=server` a Temporal server on that PostgreSQL (or DATABASE_URL /
+ * TEMPORAL_ADDRESS when set), and the workflow bundle, built once.
  * Everything listens on 127.0.0.1 and lives in a temporary folder removed at the end.
  */
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -8,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Pg from 'pg';
 import { startEmbeddedPostgres } from '../../lib/embedded/postgres.js';
-import { startLocalServices } from '../../lib/embedded/local-services.js';
+import { startLocalServices, type TemporalKind } from '../../lib/embedded/local-services.js';
 import { bundleWorkflows } from '../../worker/index.js';
 import { findPid, servicePids } from './stats.js';
 
@@ -20,6 +21,7 @@ export interface BenchServices {
   workDir: string;
   storage: Storage;
   pgStatStatements: boolean;
+  temporal: TemporalKind;
   stop(): Promise<void>;
 }
 
@@ -30,7 +32,12 @@ export type Storage = 'disk' | 'tmpfs';
  * `npm test` keep them. `tmpfs`: both in /dev/shm, so the disk's fsync latency is out of every
  * figure, floors included.
  */
-export async function startServices(say: (m: string) => void, storage: Storage = 'disk', pgStatStatements = false): Promise<BenchServices> {
+export async function startServices(
+  say: (m: string) => void,
+  storage: Storage = 'disk',
+  pgStatStatements = false,
+  temporal: TemporalKind = 'dev',
+): Promise<BenchServices> {
   const workDir = await mkdtemp(path.join(storage === 'tmpfs' ? '/dev/shm' : os.tmpdir(), 'switchyard-bench-'));
   await chmod(workDir, 0o755);
   const stops: (() => Promise<void>)[] = [];
@@ -41,6 +48,7 @@ export async function startServices(say: (m: string) => void, storage: Storage =
   try {
     const services = await startLocalServices(workDir, {
       log: say,
+      temporal,
       async startPostgres(dir, port) {
         let pg = await startEmbeddedPostgres(dir, port);
         if (pgStatStatements) {
@@ -58,11 +66,11 @@ export async function startServices(say: (m: string) => void, storage: Storage =
     stops.push(services.stop);
     const { databaseServerUrl, temporalAddress } = services;
     servicePids.postgres = findPid(path.join(workDir, 'postgres', 'pgdata'));
-    servicePids.temporal = findPid(path.join(workDir, 'temporal.sqlite'));
+    servicePids.temporal = findPid(path.join(workDir, temporal === 'server' ? 'temporal-server' : 'temporal.sqlite'));
     const bundlePath = path.join(workDir, 'workflow-bundle.js');
     await writeFile(bundlePath, (await bundleWorkflows()).code);
     say('workflows bundled');
-    return { databaseServerUrl, temporalAddress, bundlePath, workDir, storage, pgStatStatements, stop };
+    return { databaseServerUrl, temporalAddress, bundlePath, workDir, storage, pgStatStatements, temporal, stop };
   } catch (err) {
     await stop();
     throw err;
