@@ -17,14 +17,21 @@ export interface AttemptBackoff {
   initialIntervalMs: number;
   /** The attempt's number when the workflow counts attempts itself (throttled deliveries); else Temporal's. */
   attempt?: number;
+  /**
+   * Reserve the endpoint's send slot first (features/webhooks/throttle.ts). When the slot is later
+   * than now, nothing is sent: the result says how long to wait, and the workflow calls again without it.
+   */
+  reserveSlot?: boolean;
 }
 
-export interface AttemptResult {
-  /** `skipped`: the delivery was no longer pending (delivered or dead already). */
-  outcome: 'delivered' | 'skipped';
-  status: number | null;
-  attempts: number;
-}
+export type AttemptResult =
+  | {
+      /** `skipped`: the delivery was no longer pending (delivered or dead already). */
+      outcome: 'delivered' | 'skipped';
+      status: number | null;
+      attempts: number;
+    }
+  | { outcome: 'wait'; waitMs: number };
 
 /** Heartbeats while the request is in flight, so a worker killed mid-request is noticed within the heartbeat timeout. */
 export const HEARTBEAT_INTERVAL_MS = 2000;
@@ -38,6 +45,10 @@ export function webhookActivities(deps: ActivityDeps) {
      * (`WebhookRejected`) for other answers.
      */
     async attemptWebhookDelivery(deliveryId: string, backoff?: AttemptBackoff): Promise<AttemptResult> {
+      if (backoff?.reserveSlot) {
+        const waitMs = await reserveSendSlot(deps.db, deliveryId, deps.config.SWITCHYARD_WEBHOOK_MAX_PER_SECOND);
+        if (waitMs > 0) return { outcome: 'wait', waitMs };
+      }
       const begun = await beginAttempt(deps.db, deliveryId);
       if (!begun) return { outcome: 'skipped', status: null, attempts: 0 };
       const { delivery, n } = begun;

@@ -5,20 +5,39 @@
  * called from this process; the platform's worker signs and POSTs it to a receiver on loopback.
  * Latency: one event at a time, from the emit call to the receiver reading the body. Throughput:
  * a burst of events from concurrent emitters, until the last one is received. Floor: the same
- * signed bodies POSTed directly to the receiver with undici, the same way.
+ * signed bodies POSTed directly to the receiver with undici, the same way. Before/after: a second
+ * platform runs the baseline tree (the delivery changes reverted, bench/lib/baseline.ts, with its own
+ * workflow bundle) on the same servers; the sides take turns; each burst reports its CPU breakdown
+ * and one delivery's Temporal history (events, workflow tasks, activities).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Client } from '@temporalio/client';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../lib/config.js';
 import { loadSecretBox } from '../start/secrets.js';
 import { connectClient } from '../lib/temporal/client.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import { signatureHeaders, stableStringify } from '../features/webhooks/sign.js';
+import { webhookDeliveryWorkflowId } from '../workflows/contracts.js';
+import { baselineTree } from './lib/baseline.js';
 import { numberFlag, type BenchContext, type BenchGroup } from './lib/context.js';
 import { closedLoop } from './lib/load.js';
-import { ApiClient, benchDb, platformEnv, spawnPlatform } from './lib/platform.js';
-import { round, summarize, waitUntil, type BenchResult } from './lib/stats.js';
+import { ApiClient, benchDb, platformEnv, spawnPlatform, type PlatformProcess } from './lib/platform.js';
+import { cpuBreakdown, cpuSnapshot, formatCpu, round, summarize, waitUntil, type BenchResult, type Row } from './lib/stats.js';
+
+/** The reverts (bench/baseline/) that make the "before" side: the delivery as it was before issue 20's webhook pass. */
+const BEFORE = ['webhook-slot-activity', 'webhook-begin-attempt', 'webhook-finish-attempt'];
+
+/** One delivery workflow's history: events, workflow tasks, activities, timers. */
+async function historyShape(temporal: Client, deliveryId: string): Promise<{ events: number; workflowTasks: number; activities: number }> {
+  const h = await temporal.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).fetchHistory();
+  const events = h.events ?? [];
+  const count = (t: number) => events.filter((e) => e.eventType === t).length;
+  return { events: events.length, workflowTasks: count(5), activities: count(10) };
+}
 
 interface Receiver {
   url: string;
@@ -70,18 +89,13 @@ export const webhooks: BenchGroup = {
     const latencyEvents = numberFlag(ctx, 'webhook-latency-events', 100);
     const burst = numberFlag(ctx, 'webhook-burst', 300);
     const emitters = numberFlag(ctx, 'webhook-emitters', 8);
+    const withBefore = ctx.flags['no-baseline'] !== true;
     const receiver = await startReceiver();
-    const p = await platformEnv(ctx.services, 'webhooks');
-    const platform = await spawnPlatform(p, { role: 'all', cpuProfDir: ctx.cpuProfDir });
-    const api = new ApiClient(p.url, p.devKey);
-    const db = benchDb(p, 10);
     const temporal = await connectClient(ctx.services.temporalAddress, 'default');
     const direct = new Agent({ connections: emitters, keepAliveTimeout: 30_000 });
+    const cleanups: (() => Promise<unknown>)[] = [];
+    const notes: string[] = [];
     try {
-      await api.ok('PATCH', '/environment', { json: { webhook_url: `${receiver.url}/hook` } });
-      const config = loadConfig(p.env);
-      const deps = { db, temporal, config, box: await loadSecretBox(config, false) };
-      const environmentId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
       const payload = (seq: number) => ({
         from: 'switchyard',
         type: 'sync',
@@ -98,11 +112,28 @@ export const webhooks: BenchGroup = {
         bench_seq: seq,
       });
       let seq = 0;
-      const emit = async () => {
-        const s = seq++;
-        const r = await emitEvent(deps, { environmentId, type: 'sync', integration: null, connectionId: null, payload: payload(s) });
-        if (r.deliveries.length !== 1) throw new Error(`event ${s} made ${r.deliveries.length} deliveries`);
-        return s;
+
+      /** A platform process (this tree, or the baseline tree) with its own database and task queue; `emit` emits one event through it. */
+      const side = async (name: string, root?: string) => {
+        // The baseline bundles its own workflows (an empty SWITCHYARD_WORKFLOW_BUNDLE).
+        const p = await platformEnv(ctx.services, name, root ? { SWITCHYARD_WORKFLOW_BUNDLE: '' } : {});
+        const platform: PlatformProcess = await spawnPlatform(p, { role: 'all', root, cpuProfDir: ctx.cpuProfDir });
+        cleanups.push(() => platform.stop());
+        const api = new ApiClient(p.url, p.devKey);
+        cleanups.push(() => api.close());
+        const db = benchDb(p, 10);
+        cleanups.push(() => db.end().catch(() => undefined));
+        await api.ok('PATCH', '/environment', { json: { webhook_url: `${receiver.url}/hook` } });
+        const config = loadConfig(p.env);
+        const deps = { db, temporal, config, box: await loadSecretBox(config, false) };
+        const environmentId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+        const emit = async () => {
+          const s = seq++;
+          const r = await emitEvent(deps, { environmentId, type: 'sync', integration: null, connectionId: null, payload: payload(s) });
+          if (r.deliveries.length !== 1) throw new Error(`event ${s} made ${r.deliveries.length} deliveries`);
+          return s;
+        };
+        return { name, db, emit, pid: platform.pid };
       };
       const floorKeys = { current: 'f'.repeat(64) };
       const post = async () => {
@@ -136,12 +167,13 @@ export const webhooks: BenchGroup = {
       const receipt = (s: number) =>
         Promise.race([
           receiver.receipt(s),
-          new Promise<number>((_, reject) => setTimeout(() => reject(new Error(`event ${s} not received in 180 s`)), 180_000).unref()),
+          new Promise<number>((_, reject) => setTimeout(() => reject(new Error(`event ${s} not received in 300 s`)), 300_000).unref()),
         ]);
 
       /** A burst from concurrent emitters; done when every event of it has been received. */
-      const throughput = async (send: () => Promise<number>, count: number) => {
+      const throughput = async (send: () => Promise<number>, count: number, pids: Record<string, number> = {}) => {
         const emittedAt = new Map<number, number>();
+        const cpu0 = cpuSnapshot();
         const t0 = performance.now();
         const res = await closedLoop(
           async () => {
@@ -154,79 +186,100 @@ export const webhooks: BenchGroup = {
         const seqs = [...emittedAt.keys()];
         const receipts = await Promise.all(seqs.map(async (s) => (await receipt(s)) - emittedAt.get(s)!));
         const seconds = (Math.max(...seqs.map((s, i) => emittedAt.get(s)! + receipts[i]!)) - t0) / 1000;
-        return { perSecond: count / seconds, seconds, latencies: receipts, emitSeconds: res.seconds };
+        const cpu = cpuBreakdown(cpu0, cpuSnapshot(), pids);
+        return { perSecond: count / seconds, seconds, latencies: receipts, emitSeconds: res.seconds, cpu };
       };
 
+      const after = await side('webhooks');
+      let before: Awaited<ReturnType<typeof side>> | null = null;
+      if (withBefore) {
+        const tree = await baselineTree(path.join(ctx.services.workDir, `webhooks-${randomBytes(3).toString('hex')}`), BEFORE);
+        if ('root' in tree) before = await side('webhooksbefore', tree.root);
+        else notes.push(`before: baseline unavailable (${tree.unavailable})`);
+      }
+      const sides = before ? [after, before] : [after];
+
       ctx.say('webhooks: warming up');
-      await latency(emit, 20);
+      for (const sd of sides) await latency(sd.emit, 20);
       await latency(post, 20);
 
-      const syLat: number[] = [];
-      const flLat: number[] = [];
+      const lat = new Map<string, number[]>([['direct', []], ...sides.map((sd) => [sd.name, []] as [string, number[]])]);
+      const half = Math.ceil(latencyEvents / 2);
       for (let r = 0; r < 2; r++) {
-        const half = Math.ceil(latencyEvents / 2);
-        if (r === 0) {
-          syLat.push(...(await latency(emit, half)));
-          flLat.push(...(await latency(post, half)));
-        } else {
-          flLat.push(...(await latency(post, half)));
-          syLat.push(...(await latency(emit, half)));
-        }
+        const order = r === 0 ? [...sides, null] : [null, ...[...sides].reverse()];
+        for (const sd of order) lat.get(sd ? sd.name : 'direct')!.push(...(await latency(sd ? sd.emit : post, half)));
       }
-      ctx.say(`webhooks: latency p50 ${round(summarize(syLat).p50, 1)} ms vs direct ${round(summarize(flLat).p50, 2)} ms`);
-      const flBurst = await throughput(post, burst);
-      const syBurst = await throughput(emit, burst);
-      ctx.say(`webhooks: burst ${round(syBurst.perSecond, 0)}/s vs direct ${round(flBurst.perSecond, 0)}/s`);
-      await waitUntil(
-        'no delivery left pending',
-        async () => {
-          const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'delivered'`);
-          return rows[0]!.n === 0;
-        },
-        60_000,
-        200,
+      ctx.say(
+        `webhooks: latency p50 ${sides.map((sd) => `${sd.name} ${round(summarize(lat.get(sd.name)!).p50, 1)} ms`).join(', ')} vs direct ${round(summarize(lat.get('direct')!).p50, 2)} ms`,
       );
-      const attempts = (await db.query<{ n: number; d: number }>(`SELECT sum(attempts)::int AS n, count(*)::int AS d FROM webhook_deliveries`)).rows[0]!;
-
-      const s = summarize(syLat);
-      const f = summarize(flLat);
-      const sb = summarize(syBurst.latencies);
-      const fb = summarize(flBurst.latencies);
-      return [
-        {
-          name: 'webhooks',
-          rows: [
-            {
-              metric: `deliveries/s (burst ${burst}, ${emitters} emitters)`,
-              switchyard: syBurst.perSecond,
-              floor: flBurst.perSecond,
-              unit: '/s',
-              ratio: syBurst.perSecond / flBurst.perSecond,
-              goal: 'report',
-            },
-            { metric: 'event→receipt p50 (one at a time)', switchyard: s.p50, floor: f.p50, unit: 'ms', ratio: s.p50 / f.p50, goal: 'report' },
-            { metric: 'event→receipt p99 (one at a time)', switchyard: s.p99, floor: f.p99, unit: 'ms', ratio: s.p99 / f.p99, goal: 'report' },
-            { metric: 'event→receipt p50 (burst)', switchyard: sb.p50, floor: fb.p50, unit: 'ms' },
-            { metric: 'event→receipt p99 (burst)', switchyard: sb.p99, floor: fb.p99, unit: 'ms' },
-          ],
-          details: {
-            latencyEvents,
-            burst,
-            emitters,
-            burstSeconds: { switchyard: round(syBurst.seconds, 2), floor: round(flBurst.seconds, 3) },
-            emitSeconds: round(syBurst.emitSeconds, 2),
-            deliveries: attempts.d,
-            attempts: attempts.n,
+      const flBurst = await throughput(post, burst);
+      const bursts = new Map<string, Awaited<ReturnType<typeof throughput>>>();
+      const shapes = new Map<string, Awaited<ReturnType<typeof historyShape>>>();
+      for (const sd of sides) {
+        const b = await throughput(sd.emit, burst, { [sd === after ? 'switchyard' : 'switchyard before']: sd.pid });
+        bursts.set(sd.name, b);
+        ctx.say(`webhooks: ${sd.name} burst ${round(b.perSecond, 1)}/s (emits ${round(b.emitSeconds, 1)} s); ${formatCpu(b.cpu, b.seconds)}`);
+        await waitUntil(
+          `${sd.name}: no delivery left pending`,
+          async () => {
+            const { rows } = await sd.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'delivered'`);
+            return rows[0]!.n === 0;
           },
-          notes: [`${attempts.d} deliveries in ${attempts.n} attempts (a retry would show as more attempts than deliveries)`],
-        },
-      ];
+          120_000,
+          200,
+        );
+        const one = (await sd.db.query<{ id: string }>('SELECT id FROM webhook_deliveries ORDER BY seq DESC LIMIT 1')).rows[0]!.id;
+        shapes.set(sd.name, await historyShape(temporal, one));
+      }
+      ctx.say(`webhooks: direct burst ${round(flBurst.perSecond, 0)}/s`);
+
+      const rows: Row[] = [];
+      const details: Record<string, unknown> = { latencyEvents, burst, emitters, floorBurstSeconds: round(flBurst.seconds, 3) };
+      const f = summarize(lat.get('direct')!);
+      const fb = summarize(flBurst.latencies);
+      for (const sd of sides) {
+        const label = sd === after ? '' : ' — before';
+        const b = bursts.get(sd.name)!;
+        const s = summarize(lat.get(sd.name)!);
+        const sb = summarize(b.latencies);
+        const attempts = (await sd.db.query<{ n: number; d: number }>(`SELECT sum(attempts)::int AS n, count(*)::int AS d FROM webhook_deliveries`)).rows[0]!;
+        rows.push(
+          {
+            metric: `deliveries/s (burst ${burst}, ${emitters} emitters)${label}`,
+            switchyard: b.perSecond,
+            floor: flBurst.perSecond,
+            unit: '/s',
+            ratio: b.perSecond / flBurst.perSecond,
+            goal: sd === after ? '≥ 200/s' : 'report',
+            met: sd === after ? b.perSecond >= 200 : undefined,
+          },
+          { metric: `event→receipt p50 (one at a time)${label}`, switchyard: s.p50, floor: f.p50, unit: 'ms', ratio: s.p50 / f.p50, goal: 'report' },
+          { metric: `event→receipt p99 (one at a time)${label}`, switchyard: s.p99, floor: f.p99, unit: 'ms', ratio: s.p99 / f.p99, goal: 'report' },
+          { metric: `event→receipt p50 (burst)${label}`, switchyard: sb.p50, floor: fb.p50, unit: 'ms' },
+          { metric: `event→receipt p99 (burst)${label}`, switchyard: sb.p99, floor: fb.p99, unit: 'ms' },
+        );
+        details[sd.name] = {
+          burstSeconds: round(b.seconds, 2),
+          emitSeconds: round(b.emitSeconds, 2),
+          cpuSeconds: b.cpu,
+          history: shapes.get(sd.name),
+          deliveries: attempts.d,
+          attempts: attempts.n,
+        };
+        notes.push(
+          `${sd.name}: ${attempts.d} deliveries in ${attempts.n} attempts (a retry would show as more attempts than deliveries); one delivery's history: ${JSON.stringify(shapes.get(sd.name))}; burst ${formatCpu(b.cpu, b.seconds)}`,
+        );
+      }
+      if (before) {
+        const a = bursts.get(after.name)!.perSecond;
+        const bf = bursts.get(before.name)!.perSecond;
+        rows.push({ metric: 'deliveries/s after ÷ before', switchyard: a, floor: bf, unit: '/s', ratio: a / bf, goal: 'report' });
+      }
+      return [{ name: 'webhooks', rows, details, notes }];
     } finally {
       await direct.close();
+      for (const c of cleanups.reverse()) await c();
       await temporal.connection.close().catch(() => undefined);
-      await db.end().catch(() => undefined);
-      await api.close();
-      await platform.stop();
       await receiver.close();
     }
   },

@@ -1,6 +1,7 @@
 import { RetryState } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities, sleep, TimeoutFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import type { AttemptResult } from '../activities/webhooks.js';
 import type { WebhookDeliveryInput, WebhookDeliveryResult } from './contracts.js';
 
 const { markDeliveryDead, reserveWebhookSlot } = proxyActivities<Activities>({
@@ -19,8 +20,9 @@ async function dead(deliveryId: string, reason: string): Promise<WebhookDelivery
 }
 
 /**
- * Delivers one webhook. Before each attempt it reserves a send slot of the endpoint (per-endpoint
- * throttling, features/webhooks/throttle.ts) and waits for it on a durable timer; a retryable failure
+ * Delivers one webhook. Each attempt first reserves a send slot of the endpoint (per-endpoint
+ * throttling, features/webhooks/throttle.ts); a slot in the future is waited for on a durable timer
+ * (the attempt activity then returns without sending, and is called again once the slot has come); a retryable failure
  * (network error, 5xx, 408, 429, a worker that died mid-request) is tried again after exponential
  * backoff (or the receiver's Retry-After) for `retryHours`. A final refusal or an exhausted window
  * marks the delivery dead. Workflows started before throttling existed carry on as they began.
@@ -38,11 +40,23 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     retry: { maximumAttempts: 1 },
   });
   const deadline = Date.now() + retryHours * 60 * 60 * 1000;
+  // Newer workflows reserve the slot inside the attempt: one activity per attempt when the slot is now.
+  const slotInAttempt = patched('webhook-slot-in-attempt');
   for (let attempt = 1; ; attempt++) {
-    const waitMs = await reserveWebhookSlot(input.deliveryId);
-    if (waitMs > 0) await sleep(waitMs);
     try {
-      const result = await attemptWebhookDelivery(input.deliveryId, { initialIntervalMs, attempt });
+      let result: AttemptResult;
+      if (slotInAttempt) {
+        result = await attemptWebhookDelivery(input.deliveryId, { initialIntervalMs, attempt, reserveSlot: true });
+        // The slot is reserved but later: wait for it on a durable timer, then send without reserving again.
+        if (result.outcome === 'wait') {
+          await sleep(result.waitMs);
+          result = await attemptWebhookDelivery(input.deliveryId, { initialIntervalMs, attempt });
+        }
+      } else {
+        const waitMs = await reserveWebhookSlot(input.deliveryId);
+        if (waitMs > 0) await sleep(waitMs);
+        result = await attemptWebhookDelivery(input.deliveryId, { initialIntervalMs, attempt });
+      }
       return { status: result.outcome === 'delivered' ? 'delivered' : 'skipped' };
     } catch (err) {
       const cause = err instanceof ActivityFailure ? err.cause : err;

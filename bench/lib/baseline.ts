@@ -39,6 +39,13 @@ export const REVERTS: Revert[] = [
   { name: 'records-lookup-import', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups (import)' },
   { name: 'records-lookup', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups' },
   { name: 'eager-start', file: 'api/action-run.ts', why: 'an action run asks for eager workflow start when API and worker share a process' },
+  {
+    name: 'webhook-slot-activity',
+    file: 'workflows/webhook-delivery.ts',
+    why: 'a delivery reserves its send slot inside the attempt activity (one activity per attempt)',
+  },
+  { name: 'webhook-begin-attempt', file: 'features/webhooks/deliveries.ts', why: "an attempt's count and row are written in one statement" },
+  { name: 'webhook-finish-attempt', file: 'features/webhooks/deliveries.ts', why: "an attempt's outcome and its delivery are written in one statement" },
 ];
 
 const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'bench/out']);

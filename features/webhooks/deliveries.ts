@@ -171,13 +171,18 @@ export async function attemptsOf(db: Queryable, deliveryIds: string[]): Promise<
  * activity retried after its success was recorded), so nothing is sent twice from here.
  */
 export async function beginAttempt(db: Queryable, deliveryId: string): Promise<{ delivery: Delivery; n: number } | null> {
+  // One statement, so one commit: the count and the attempt row together.
   const { rows } = await db.query<Row>(
-    `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = NULL WHERE id = $1 AND status = 'pending' RETURNING *`,
+    `WITH d AS (
+       UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = NULL WHERE id = $1 AND status = 'pending' RETURNING *
+     ), a AS (
+       INSERT INTO webhook_attempts (delivery_id, n, started_at) SELECT id, attempts, now() FROM d
+     )
+     SELECT * FROM d`,
     [deliveryId],
   );
   if (!rows[0]) return null;
   const delivery = fromRow(rows[0]);
-  await db.query('INSERT INTO webhook_attempts (delivery_id, n, started_at) VALUES ($1, $2, now())', [deliveryId, delivery.attempts]);
   return { delivery, n: delivery.attempts };
 }
 
@@ -195,21 +200,17 @@ export interface AttemptOutcome {
  * past the retry window) leaves the delivery's reason alone, unless it did deliver.
  */
 export async function finishAttempt(db: Queryable, deliveryId: string, n: number, o: AttemptOutcome): Promise<void> {
-  await db.query('UPDATE webhook_attempts SET status = $3, error = $4, duration_ms = $5, response_excerpt = $6 WHERE delivery_id = $1 AND n = $2', [
-    deliveryId,
-    n,
-    o.status,
-    o.error,
-    o.durationMs,
-    o.responseExcerpt,
-  ]);
+  // One statement, so one commit: the attempt's row and its delivery's.
   await db.query(
-    `UPDATE webhook_deliveries
+    `WITH a AS (
+       UPDATE webhook_attempts SET status = $2, error = $3, duration_ms = $7, response_excerpt = $8 WHERE delivery_id = $1 AND n = $6
+     )
+     UPDATE webhook_deliveries
         SET last_status = $2, last_error = $3, next_attempt_at = $4,
             status = CASE WHEN $5 THEN 'delivered' ELSE status END,
             delivered_at = CASE WHEN $5 THEN now() ELSE delivered_at END
       WHERE id = $1 AND (status = 'pending' OR $5)`,
-    [deliveryId, o.status, o.error, o.nextAttemptAt, o.delivered],
+    [deliveryId, o.status, o.error, o.nextAttemptAt, o.delivered, n, o.durationMs, o.responseExcerpt],
   );
 }
 
