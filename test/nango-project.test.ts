@@ -181,7 +181,11 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
       return rs.length === 3 ? rs : null;
     });
     assert.deepEqual(active.map((p) => p.fullName).sort(), ['Ada Lovelace', 'Alan Turing', 'Edsger Dijkstra']);
-    const deactivated = live(await records(PEOPLE, 'DeactivatedPerson'));
+    // The sync saves its two models one after the other: the second may still be on its way.
+    const deactivated = await waitFor('the people sync to fill DeactivatedPerson', async () => {
+      const rs = live(await records(PEOPLE, 'DeactivatedPerson'));
+      return rs.length > 0 ? rs : null;
+    });
     assert.deepEqual(
       deactivated.map((p) => [p.fullName, p.deactivated]),
       [['Grace Hopper', true]],
