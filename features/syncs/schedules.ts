@@ -67,7 +67,7 @@ export class SyncSchedules {
         scheduleId: syncScheduleId(t),
         spec: { intervals: [{ every }] },
         action: this.action(t),
-        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+        policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 minute' },
         state: { paused: opts.paused, triggerImmediately: opts.runNow && !opts.paused },
         typedSearchAttributes: labels(t),
       });
