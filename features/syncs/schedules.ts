@@ -67,9 +67,7 @@ export class SyncSchedules {
         scheduleId: syncScheduleId(t),
         spec: { intervals: [{ every }] },
         action: this.action(t),
-        // ALLOW_ALL: the run itself refuses to overlap another (claimSync in beginSyncRun), so the
-        // schedule need not track its running syncs (bench/RESULTS.md, many schedules).
-        policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 minute' },
+        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
         state: { paused: opts.paused, triggerImmediately: opts.runNow && !opts.paused },
         typedSearchAttributes: labels(t),
       });
