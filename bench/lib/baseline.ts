@@ -19,6 +19,11 @@ export interface Revert {
 }
 
 export const REVERTS: Revert[] = [
+  // First: the changes below were made on the text these put back.
+  { name: 'write-lane-store', file: 'features/records/store.ts', why: 'saveRecords in two halves: prepare (canonical JSON, hashes) and write' },
+  { name: 'write-lane-import', file: 'features/scripts/context.ts', why: 'its import' },
+  { name: 'write-lane-context', file: 'features/scripts/context.ts', why: "a sync run's writes go through an ordered lane; batchSave returns once its page is queued" },
+  { name: 'write-lane-run', file: 'activities/syncs.ts', why: 'the sync activity gives the script a write lane and drains it' },
   // Before delete-unseen: its revert applies to the text this one puts back.
   {
     name: 'records-save',
@@ -52,6 +57,10 @@ const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'ben
 
 /** The reverts of the sync ingest changes (issue 20), for the sync benchmark's before/after. */
 export const SYNC_INGEST_REVERTS = [
+  'write-lane-store',
+  'write-lane-import',
+  'write-lane-context',
+  'write-lane-run',
   'records-save',
   'stored-hashes',
   'stored-hashes-import',

@@ -45,14 +45,35 @@ export async function saveRecords(
   records: { id: string }[],
   opts: { seenRunId?: string; merge?: boolean; stored?: StoredHashes | null } = {},
 ): Promise<SaveResult & { hashes?: Map<string, string> }> {
-  if (records.length === 0) return { added: 0, updated: 0, unchanged: 0 };
+  return savePrepared(db, connectionPk, model, prepareRecords(records), opts);
+}
+
+/** A batch ready to save: ids (the last occurrence of an id wins), canonical texts and their hashes. */
+export interface PreparedRecords {
+  ids: string[];
+  datas: string[];
+  hashes: string[];
+}
+
+/** The CPU half of a save (no database): a caller may prepare one batch while the previous one is written. */
+export function prepareRecords(records: { id: string }[]): PreparedRecords {
   // The last occurrence of an id in one batch wins, as with sequential saves.
   const byId = new Map<string, { id: string }>();
   for (const r of records) byId.set(String(r.id), r);
-  const ids = [...byId.keys()];
   // The canonical text is both the stored data (jsonb keeps no key order) and what is hashed.
   const datas = [...byId.values()].map(canonicalJson);
-  const hashes = datas.map(md5);
+  return { ids: [...byId.keys()], datas, hashes: datas.map(md5) };
+}
+
+/** saveRecords for a batch already prepared by prepareRecords. */
+export async function savePrepared(
+  db: Queryable,
+  connectionPk: number,
+  model: string,
+  { ids, datas, hashes }: PreparedRecords,
+  opts: { seenRunId?: string; merge?: boolean; stored?: StoredHashes | null } = {},
+): Promise<SaveResult & { hashes?: Map<string, string> }> {
+  if (ids.length === 0) return { added: 0, updated: 0, unchanged: 0 };
   const stored = opts.merge ? null : opts.stored;
   const differ = stored ? ids.flatMap((id, i) => (stored.get(id) === hashes[i] ? [] : [i])) : ids.map((_, i) => i);
   let written: { inserted: boolean }[] = [];
