@@ -22,7 +22,11 @@ export const REVERTS: Revert[] = [
   // First: the changes below were made on the text these put back.
   { name: 'write-lane-store', file: 'features/records/store.ts', why: 'saveRecords in two halves: prepare (canonical JSON, hashes) and write' },
   { name: 'write-lane-import', file: 'features/scripts/context.ts', why: 'its import' },
-  { name: 'write-lane-context', file: 'features/scripts/context.ts', why: "a sync run's writes go through an ordered lane; batchSave returns once its page is queued" },
+  {
+    name: 'write-lane-context',
+    file: 'features/scripts/context.ts',
+    why: "a sync run's writes go through an ordered lane; batchSave returns once its page is queued",
+  },
   { name: 'write-lane-run', file: 'activities/syncs.ts', why: 'the sync activity gives the script a write lane and drains it' },
   // Before delete-unseen: its revert applies to the text this one puts back.
   {
