@@ -19,7 +19,7 @@ import { API_KEY, connectionHeaders, createConnection, createIntegration, INTEGR
 import { cpuBreakdown, cpuSnapshot, formatCpu, resetStatements, round, summarize, topStatements, type BenchResult, type Row } from './lib/stats.js';
 
 /** The changes the proxy's before/after reverts (bench/lib/baseline.ts). */
-const PROXY_CHANGES = ['provider-target', 'proxy-target', 'request-log-batch', 'lookup-cache'];
+const PROXY_CHANGES = ['provider-target', 'proxy-target', 'proxy-direct', 'request-log-batch', 'lookup-cache'];
 const PASSTHROUGH_ENTRY = fileURLToPath(new URL('./lib/passthrough-main.ts', import.meta.url));
 
 type Side = 'after' | 'before' | 'passthrough' | 'direct';
@@ -208,7 +208,9 @@ export const proxy: BenchGroup = {
             `${rounds} rotating rounds of ${seconds} s per side at concurrency ${concurrency}, then 300 calls one at a time; errors: ${errors}`,
             ...[...cpu].map(([k, v]) => `${k} round 1: ${v}`),
             ...(hasBefore
-              ? ['before = this tree with the proxy, request-log and lookup-cache changes reverted (bench/lib/baseline.ts), measured in the same rounds']
+              ? [
+                  'before = this tree with the proxy, direct-answer, request-log and lookup-cache changes reverted (bench/lib/baseline.ts), measured in the same rounds',
+                ]
               : []),
             ...notes,
           ],
