@@ -140,20 +140,22 @@ function nodeResponse(c: Context<AppEnv>): ServerResponse | null {
 }
 
 /**
- * Writes the upstream answer straight to the node response and pipes its body in, skipping the web
+ * Writes the upstream answer straight to the node response and streams its body in, skipping the web
  * `Response` and its stream adapters (which also held each answer for a timer tick). The headers the
  * middleware prepared (request id, CORS) win over the upstream's, as they do on a `Response`. The
  * returned answer only tells the middleware the status: the node server sees its headers already sent
  * (api/app.ts `serveFetch`). A body that fails midway ends the connection, as a web stream's would.
  */
 function answerOnNode(c: Context<AppEnv>, outgoing: ServerResponse, res: ProviderResponse, method: string): Response {
+  // One object and one writeHead: a header node refuses throws before anything is sent, and the error mapper answers.
+  const headers = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(res.headers)) {
     const n = name.toLowerCase();
     if (HOP_BY_HOP.has(n) || n.startsWith('proxy-') || n.startsWith('access-control-') || n === 'set-cookie') continue;
-    outgoing.setHeader(n, Array.isArray(value) ? value.join(', ') : value);
+    headers[n] = Array.isArray(value) ? value.join(', ') : value;
   }
-  for (const [name, value] of c.res.headers) outgoing.setHeader(name, value);
-  outgoing.writeHead(res.status);
+  for (const [name, value] of c.res.headers) headers[name] = value;
+  outgoing.writeHead(res.status, headers);
   if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {
     discard(res.stream);
     outgoing.end();
