@@ -83,12 +83,16 @@ function forwardedHeaders(incoming: Headers): Record<string, string> {
   return out;
 }
 
+/** Whether an upstream answer's header (lower case) comes back: not hop-by-hop, proxy, CORS or cookies. */
+function returned(name: string): boolean {
+  return !HOP_BY_HOP.has(name) && !name.startsWith('proxy-') && !name.startsWith('access-control-') && name !== 'set-cookie';
+}
+
 function responseHeaders(upstream: ProviderResponse['headers']): Headers {
   const out = new Headers();
   for (const [name, value] of Object.entries(upstream)) {
     const n = name.toLowerCase();
-    if (HOP_BY_HOP.has(n)) continue;
-    if (n.startsWith('proxy-') || n.startsWith('access-control-') || n === 'set-cookie') continue;
+    if (!returned(n)) continue;
     for (const v of Array.isArray(value) ? value : [value]) out.append(n, v);
   }
   return out;
@@ -151,8 +155,7 @@ function answerOnNode(c: Context<AppEnv>, outgoing: ServerResponse, res: Provide
   const headers = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(res.headers)) {
     const n = name.toLowerCase();
-    if (HOP_BY_HOP.has(n) || n.startsWith('proxy-') || n.startsWith('access-control-') || n === 'set-cookie') continue;
-    headers[n] = Array.isArray(value) ? value.join(', ') : value;
+    if (returned(n)) headers[n] = Array.isArray(value) ? value.join(', ') : value;
   }
   for (const [name, value] of c.res.headers) headers[name] = value;
   outgoing.writeHead(res.status, headers);
