@@ -55,6 +55,7 @@ export async function deletionCheck(ctx: BenchContext): Promise<BenchResult> {
   const timeoutMs = numberFlag(ctx, 'delete-check-timeout-ms', 15_000);
   const tree = await baselineTree(path.join(ctx.services.workDir, `delete-check-${randomBytes(3).toString('hex')}`), [
     'write-lane-store',
+    'md5-oneshot',
     'records-save',
     'delete-unseen',
   ]);

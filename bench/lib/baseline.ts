@@ -28,6 +28,11 @@ export const REVERTS: Revert[] = [
     why: "a sync run's writes go through an ordered lane; batchSave returns once its page is queued",
   },
   { name: 'write-lane-run', file: 'activities/syncs.ts', why: 'the sync activity gives the script a write lane and drains it' },
+  {
+    name: 'md5-oneshot',
+    file: 'features/records/store.ts',
+    why: 'record hashes with crypto.hash instead of a Hash object per record (records-save puts back the old md5)',
+  },
   // Before delete-unseen: its revert applies to the text this one puts back.
   {
     name: 'records-save',
@@ -66,6 +71,7 @@ const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'ben
 
 /** The reverts of the sync ingest changes (issue 20), for the sync benchmark's before/after. */
 export const SYNC_INGEST_REVERTS = [
+  'md5-oneshot',
   'write-lane-store',
   'write-lane-import',
   'write-lane-context',
