@@ -288,20 +288,17 @@ export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptio
 }
 
 /**
- * In the emitter's transaction: the URLs whose endpoint workflow this emitter must wake. The
- * deliveries to the others are marked handed over now (another emitter's signal, sent after this
- * commit's rows are visible to the drain, covers them; features/webhooks/outbox.ts).
+ * In the emitter's transaction: the URLs whose endpoint workflow this emitter must wake. For the
+ * others another emitter's signal is on its way, and the drain it causes sees this commit's rows
+ * (features/webhooks/outbox.ts); their claim marks them handed over. Should that signal never
+ * come, the sweeper finds them unclaimed.
  */
 async function wakeRequests(tx: Queryable, deliveries: Delivery[]): Promise<Set<string>> {
   const wake = new Set<string>();
-  const covered: string[] = [];
   // In URL order, so that two emitters lock the same endpoints in the same order.
   for (const d of [...deliveries].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))) {
-    if (!d.viaEndpoint) continue;
-    if (wake.has(d.url) || (await requestWake(tx, d.environmentId, d.url))) wake.add(d.url);
-    else covered.push(d.id);
+    if (d.viaEndpoint && !wake.has(d.url) && (await requestWake(tx, d.environmentId, d.url))) wake.add(d.url);
   }
-  await markEndpointWoken(tx, covered);
   return wake;
 }
 

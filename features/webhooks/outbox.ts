@@ -53,7 +53,8 @@ export interface ClaimOptions {
 
 /**
  * Clears the endpoint's wake request (waiting for emitters holding its row), then claims up to
- * `limit` due deliveries of it for `leaseMs`. Null when the endpoint is unknown.
+ * `limit` due deliveries of it for `leaseMs`, marking them handed over (the sweeper leaves them
+ * alone from then on). Null when the endpoint is unknown.
  */
 export async function claimDue(db: Queryable, environmentId: number, key: string, o: ClaimOptions): Promise<{ url: string; deliveries: Delivery[] } | null> {
   const endpoint = await db.query<{ url: string }>('UPDATE webhook_endpoints SET wake_pending = false WHERE environment_id = $1 AND key = $2 RETURNING url', [
@@ -64,7 +65,7 @@ export async function claimDue(db: Queryable, environmentId: number, key: string
   if (url === undefined) return null;
   // A second statement, so a snapshot taken after the emitters above committed.
   const { rows } = await db.query<Row>(
-    `UPDATE webhook_deliveries SET claimed_until = now() + make_interval(secs => $4)
+    `UPDATE webhook_deliveries SET claimed_until = now() + make_interval(secs => $4), workflow_started_at = COALESCE(workflow_started_at, now())
       WHERE id IN (
         SELECT id FROM webhook_deliveries
          WHERE environment_id = $1 AND url = $2 AND status = 'pending' AND via_endpoint
