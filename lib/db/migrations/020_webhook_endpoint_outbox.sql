@@ -16,6 +16,8 @@ CREATE TABLE webhook_endpoints (
   url            text NOT NULL,
   key            text NOT NULL,
   wake_pending   boolean NOT NULL DEFAULT false,
-  PRIMARY KEY (environment_id, url),
-  UNIQUE (environment_id, key)
+  PRIMARY KEY (environment_id, url)
 );
+-- Not UNIQUE: the key follows from the URL, and a second unique index would make concurrent
+-- `INSERT … ON CONFLICT (environment_id, url)` fail on it instead of taking the conflict path.
+CREATE INDEX webhook_endpoints_key ON webhook_endpoints (environment_id, key);
