@@ -114,7 +114,7 @@ describe('webhooks sent in batches by their endpoint workflow', () => {
     return rows;
   }
 
-  test('a burst of 200 to one endpoint: each delivered once with its attempt row, by far fewer activities than deliveries', async () => {
+  test('a burst of 200 to one endpoint: each delivered once with its attempt row, by far fewer activities than deliveries', async (ctx) => {
     const url = await useEndpoint('/burst');
     const n = 200;
     const emitted = await Promise.all(Array.from({ length: n }, (_, i) => emit(i)));
@@ -139,6 +139,14 @@ describe('webhooks sent in batches by their endpoint workflow', () => {
     assert.ok(shape.runs >= 1);
     assert.ok(shape.activities * 5 <= n, `${shape.activities} drain activities for ${n} deliveries`);
     await assert.rejects(t.platform.deps.temporal.workflow.getHandle(webhookDeliveryWorkflowId(ids[0]!)).describe(), /not found/i);
+
+    // With nothing left to send, the workflow waits (its idle timer) instead of draining again.
+    const handle = t.platform.deps.temporal.workflow.getHandle(workflowId);
+    await waitFor('the endpoint workflow idle', async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      return events.at(-1)?.eventType === 17 && Number(events.at(-1)?.timerStartedEventAttributes?.startToFireTimeout?.seconds) === 600; // TimerStarted, 10 min
+    });
+    ctx.diagnostic(`endpoint workflow for the burst: ${JSON.stringify(await runsOf(t.platform.deps.temporal, workflowId))}`);
   });
 
   test('retry then success: 503 and 429 recorded as attempts, then delivered under one webhook-id', async () => {

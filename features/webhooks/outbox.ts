@@ -82,10 +82,12 @@ export async function claimDue(db: Queryable, environmentId: number, key: string
 
 /** Ms until the endpoint's next pending delivery is due (0: now), or null when none is pending. */
 export async function nextDueInMs(db: Queryable, environmentId: number, url: string): Promise<number | null> {
+  // min() over no rows is NULL; GREATEST would turn that into 0, so it is kept out of it.
   const { rows } = await db.query<{ ms: number | null }>(
-    `SELECT GREATEST(0, EXTRACT(EPOCH FROM (min(GREATEST(COALESCE(next_attempt_at, '-infinity'), COALESCE(claimed_until, '-infinity'))) - now())) * 1000)::float8 AS ms
-       FROM webhook_deliveries
-      WHERE environment_id = $1 AND url = $2 AND status = 'pending' AND via_endpoint`,
+    `SELECT CASE WHEN due IS NULL THEN NULL WHEN due <= now() THEN 0 ELSE (EXTRACT(EPOCH FROM (due - now())) * 1000)::float8 END AS ms
+       FROM (SELECT min(GREATEST(COALESCE(next_attempt_at, '-infinity'), COALESCE(claimed_until, '-infinity'))) AS due
+               FROM webhook_deliveries
+              WHERE environment_id = $1 AND url = $2 AND status = 'pending' AND via_endpoint) pending`,
     [environmentId, url],
   );
   const ms = rows[0]?.ms;
