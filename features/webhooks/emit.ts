@@ -38,7 +38,7 @@ import {
   unstartedDeliveries,
   type Delivery,
 } from './deliveries.js';
-import { ensureEndpoint, overdueEndpoints, requestWake } from './outbox.js';
+import { endpointKey, ensureEndpoint, overdueEndpoints, requestWake } from './outbox.js';
 import { getSettings, type EnvironmentSettings } from './settings.js';
 import { stableStringify } from './sign.js';
 import { runPeriodically } from '../../lib/periodic.js';
@@ -179,11 +179,11 @@ export async function wakeEndpoint(
   environmentId: number,
   url: string,
   deliveryIds: string[],
-  environmentName?: string,
+  opts: { environmentName?: string; /** The endpoint's row exists (the emitter's transaction made it). */ registered?: boolean } = {},
 ): Promise<void> {
-  const envName = environmentName ?? (await environmentNameById(deps.db, environmentId));
+  const envName = opts.environmentName ?? (await environmentNameById(deps.db, environmentId));
   if (!envName) return;
-  const key = await ensureEndpoint(deps.db, environmentId, url);
+  const key = opts.registered ? endpointKey(url) : await ensureEndpoint(deps.db, environmentId, url);
   const input: WebhookEndpointInput = {
     environmentId,
     endpointKey: key,
@@ -225,7 +225,7 @@ async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], envN
         environmentId,
         url,
         list.map((d) => d.id),
-        envName,
+        { environmentName: envName, registered: wake !== undefined },
       );
     } catch (err) {
       deps.log?.warn({ err, deliveryIds: list.map((d) => d.id) }, 'webhook endpoint workflow not woken; the sweeper will retry');
