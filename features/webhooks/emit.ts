@@ -201,13 +201,17 @@ export async function wakeEndpoint(
   await markEndpointWoken(deps.db, deliveryIds);
 }
 
-/** Hands each delivery to whoever sends it: its endpoint's workflow (one wake per URL, when `wake` names it) or a workflow of its own. */
-async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], envName?: string, wake?: Set<string>): Promise<void> {
+/**
+ * Hands each delivery to whoever sends it: its endpoint's workflow (one wake-up per URL) or a
+ * workflow of its own. `coalesce` (emits): no signal when another emitter's is on its way
+ * (features/webhooks/outbox.ts requestWake); replays and recoveries always signal.
+ */
+async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], opts: { environmentName?: string; coalesce?: boolean } = {}): Promise<void> {
   const byEndpoint = new Map<string, Delivery[]>();
   for (const d of deliveries) {
     if (!d.viaEndpoint) {
       try {
-        await startDeliveryWorkflow(deps, d, envName);
+        await startDeliveryWorkflow(deps, d, opts.environmentName);
       } catch (err) {
         deps.log?.warn({ err, deliveryId: d.id }, 'webhook delivery workflow not started; the sweeper will retry');
       }
@@ -218,17 +222,12 @@ async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], envN
   }
   for (const list of byEndpoint.values()) {
     const { environmentId, url } = list[0]!;
-    if (wake && !wake.has(url)) continue; // another emitter's signal is on its way
+    const ids = list.map((d) => d.id);
     try {
-      await wakeEndpoint(
-        deps,
-        environmentId,
-        url,
-        list.map((d) => d.id),
-        { environmentName: envName, registered: wake !== undefined },
-      );
+      if (opts.coalesce && !(await requestWake(deps.db, environmentId, url))) continue; // another emitter's signal is on its way
+      await wakeEndpoint(deps, environmentId, url, ids, { environmentName: opts.environmentName, registered: opts.coalesce });
     } catch (err) {
-      deps.log?.warn({ err, deliveryIds: list.map((d) => d.id) }, 'webhook endpoint workflow not woken; the sweeper will retry');
+      deps.log?.warn({ err, deliveryIds: ids }, 'webhook endpoint workflow not woken; the sweeper will retry');
     }
   }
 }
@@ -245,17 +244,17 @@ const VIA_ENDPOINT = true;
  * rows are committed first and the sweeper starts what could not be started here.
  */
 export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptions = {}): Promise<EmitResult> {
-  const { eventId, deliveries, envName, wake } = await withTransaction(deps.db, async (tx) => {
+  const { eventId, deliveries, envName } = await withTransaction(deps.db, async (tx) => {
     if (opts.idempotencyKey) {
       const existing = await eventIdByIdempotencyKey(tx, event.environmentId, opts.idempotencyKey);
-      if (existing !== null) return { eventId: existing, deliveries: await deliveriesOfEvent(tx, existing), envName: undefined, wake: undefined };
+      if (existing !== null) return { eventId: existing, deliveries: await deliveriesOfEvent(tx, existing), envName: undefined };
     }
     const eventId = await recordEvent(tx, event);
     if (opts.idempotencyKey) await setIdempotencyKey(tx, eventId, opts.idempotencyKey);
     const settings = await getSettings(tx, deps.box, event.environmentId);
-    if (!wantsEvent(settings, event)) return { eventId, deliveries: [] as Delivery[], envName: undefined, wake: undefined };
+    if (!wantsEvent(settings, event)) return { eventId, deliveries: [] as Delivery[], envName: undefined };
     const urls = await targetUrls(tx, settings, event);
-    if (urls.length === 0) return { eventId, deliveries: [] as Delivery[], envName: undefined, wake: undefined };
+    if (urls.length === 0) return { eventId, deliveries: [] as Delivery[], envName: undefined };
     const envName = await environmentNameById(tx, event.environmentId);
     const body = stableStringify(event.payload);
     const headers = event.type === 'forward' && opts.forwardHeaders ? forwardableHeaders(opts.forwardHeaders) : {};
@@ -276,30 +275,14 @@ export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptio
         }),
       );
     }
-    return { eventId, deliveries, envName, wake: await wakeRequests(tx, deliveries) };
+    return { eventId, deliveries, envName };
   });
   await sendAll(
     deps,
     deliveries.filter((d) => d.status === 'pending'),
-    envName,
-    wake,
+    { environmentName: envName, coalesce: true },
   );
   return { eventId, deliveries: deliveries.map((d) => d.id) };
-}
-
-/**
- * In the emitter's transaction: the URLs whose endpoint workflow this emitter must wake. For the
- * others another emitter's signal is on its way, and the drain it causes sees this commit's rows
- * (features/webhooks/outbox.ts); their claim marks them handed over. Should that signal never
- * come, the sweeper finds them unclaimed.
- */
-async function wakeRequests(tx: Queryable, deliveries: Delivery[]): Promise<Set<string>> {
-  const wake = new Set<string>();
-  // In URL order, so that two emitters lock the same endpoints in the same order.
-  for (const d of [...deliveries].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))) {
-    if (d.viaEndpoint && !wake.has(d.url) && (await requestWake(tx, d.environmentId, d.url))) wake.add(d.url);
-  }
-  return wake;
 }
 
 /** A new delivery row with the same bytes to the same URL; it points at the original message, so a replay of a replay keeps the message id. */

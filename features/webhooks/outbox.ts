@@ -5,10 +5,10 @@
  * activity claims the due ones of its URL, sends them, and records each attempt and outcome on the
  * row (a retry moves `next_attempt_at`; a refusal or an exhausted window makes it dead).
  *
- * Waking is cheap: the first emitter after a claim sets the endpoint's `wake_pending` (under the
- * endpoint row's lock, in its own transaction) and sends the signal; later emitters find it set and
- * send nothing. The claim clears it first, in its own statement, so it waits for those emitters'
- * commits and then sees their rows.
+ * Waking is cheap: after its commit, the first emitter since a claim sets the endpoint's
+ * `wake_pending` and sends the signal; later emitters find it set and send nothing. The claim
+ * clears it first, in its own statement, so its claim sees every delivery committed before an
+ * emitter found the flag set.
  */
 import { sha256Hex } from '../../lib/crypto.js';
 import type { Queryable } from '../../lib/db/pool.js';
@@ -20,18 +20,30 @@ export function endpointKey(url: string): string {
 }
 
 /**
- * In the emitter's transaction, once its deliveries to `url` are inserted: marks the endpoint as
- * asked to drain. True when this emitter must send the wake-up signal (no one has since the last
- * claim); false when one is already on its way. Holds the endpoint row's lock until the commit.
+ * After the emitter's deliveries to `url` are committed: marks the endpoint as asked to drain. True
+ * when this emitter must send the wake-up signal (no one has since the last claim); false when one
+ * is already on its way. Then the drain it causes clears the flag after this call read it, so after
+ * this emitter's commit, and its claim (a later statement) sees the deliveries. When the flag is
+ * already set nothing is written or locked: most emits of a burst cost one read here.
  */
-export async function requestWake(tx: Queryable, environmentId: number, url: string): Promise<boolean> {
-  const { rows } = await tx.query(
+export async function requestWake(db: Queryable, environmentId: number, url: string): Promise<boolean> {
+  const { rows } = await db.query<{ flipped: boolean; known: boolean }>(
+    `WITH up AS (
+       UPDATE webhook_endpoints SET wake_pending = true WHERE environment_id = $1 AND url = $2 AND NOT wake_pending RETURNING 1
+     )
+     SELECT EXISTS (SELECT 1 FROM up) AS flipped, EXISTS (SELECT 1 FROM webhook_endpoints WHERE environment_id = $1 AND url = $2) AS known`,
+    [environmentId, url],
+  );
+  if (rows[0]!.flipped) return true;
+  if (rows[0]!.known) return false;
+  // The endpoint's first delivery: register it, asked to drain (or, when another emitter just did, as above).
+  const first = await db.query(
     `INSERT INTO webhook_endpoints AS e (environment_id, url, key, wake_pending) VALUES ($1, $2, $3, true)
      ON CONFLICT (environment_id, url) DO UPDATE SET wake_pending = true WHERE NOT e.wake_pending
      RETURNING 1`,
     [environmentId, url, endpointKey(url)],
   );
-  return rows.length > 0;
+  return first.rows.length > 0;
 }
 
 /** The endpoint's URL, registering the endpoint when needed (the sweeper wakes endpoints of rows committed before any wake). */

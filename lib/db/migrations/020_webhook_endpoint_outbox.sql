@@ -10,7 +10,7 @@ CREATE INDEX webhook_deliveries_outbox_overdue ON webhook_deliveries (next_attem
 -- One row per endpoint (environment + target URL). `key` (a hash of the URL) names its workflow, so
 -- the URL, which may carry a secret, is never in a workflow id or input. `wake_pending`: an emitter
 -- has asked the workflow to drain (signal sent or being sent) since its last claim; later emitters
--- skip the signal (the claim clears it under the row lock, after their commit).
+-- skip the signal (the claim clears it, then reads the outbox in a later statement).
 CREATE TABLE webhook_endpoints (
   environment_id int NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
   url            text NOT NULL,
