@@ -1,11 +1,11 @@
 import { dates } from '../lib/clock.js';
 import { appendActionLog, finishActionRun, getActionRun, type ActionFailure } from '../features/actions/runs.js';
-import { getConnectionByPk } from '../features/connections/store.js';
+import { getConnectionByPk, type Connection } from '../features/connections/store.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import { getIntegrationById } from '../features/integrations/store.js';
 import { UpstreamHttpError } from '../lib/http/index.js';
 import { createScriptContext } from '../features/scripts/context.js';
-import { modelsOf, scriptOf } from '../features/scripts/catalog.js';
+import { modelsIn, scriptsOf } from '../features/scripts/catalog.js';
 import { SandboxError, ScriptError } from '../lib/sandbox/index.js';
 import { ActionError } from '../integrations/sdk/errors.js';
 import { environmentName } from '../features/alerts/index.js';
@@ -49,7 +49,9 @@ function pickHeaders(h: Record<string, unknown>): Record<string, unknown> {
  * The provider plugin's follow-ups of a successful run (e.g. a workflow to start). Idempotent, so
  * the action activity calls it again when retried after the run was recorded.
  */
-async function startActionFollowUps(deps: ActivityDeps, runId: string): Promise<void> {
+async function startActionFollowUps(deps: ActivityDeps, runId: string, knownConnection?: Connection): Promise<void> {
+  // Most providers have none: nothing to read again.
+  if (knownConnection && !pluginFor(knownConnection.provider)?.afterAction) return;
   const run = await getActionRun(deps.db, runId);
   if (!run || run.status !== 'success' || !run.connectionPk) return;
   const connection = await getConnectionByPk(deps.db, deps.box, run.connectionPk);
@@ -74,7 +76,8 @@ export function actionActivities(deps: ActivityDeps) {
       const connection = run.connectionPk ? await getConnectionByPk(deps.db, deps.box, run.connectionPk) : null;
       if (!connection) return fail(runId, { status: 400, code: 'unknown_connection', message: 'Failed to find connection' });
       const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
-      const script = integration ? await scriptOf(deps, integration, run.actionName) : undefined;
+      const scripts = integration ? await scriptsOf(deps, integration) : [];
+      const script = scripts.find(([name]) => name === run.actionName)?.[1];
       if (!integration || !script || script.type !== 'action') return fail(runId, { status: 404, code: 'not_found', message: 'Action not found' });
       annotate({ integration: integration.uniqueKey, connection: connection.connectionId, script: run.actionName, runId });
       const labels = { environment: await environmentName(deps.db, connection.environmentId), integration: integration.uniqueKey, script: run.actionName };
@@ -85,7 +88,7 @@ export function actionActivities(deps: ActivityDeps) {
       };
       let unkeyedWrite: { method: string; endpoint: string } | undefined;
       const onUnkeyedWrite = (write: { method: string; endpoint: string }) => void (unkeyedWrite ??= write);
-      const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: await modelsOf(deps, integration), log, onUnkeyedWrite });
+      const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: modelsIn(scripts), log, onUnkeyedWrite });
       const stopHeartbeat = heartbeating(5000);
       let output: unknown;
       try {
@@ -116,7 +119,7 @@ export function actionActivities(deps: ActivityDeps) {
       metric.run('action', labels, true, Date.now() - startedAt);
       // The provider plugin's follow-ups (a workflow to start); a failure here retries the
       // activity, which then finds the run recorded and only starts what is missing.
-      await startActionFollowUps(deps, runId);
+      await startActionFollowUps(deps, runId, connection);
       return { ok: true };
     },
 

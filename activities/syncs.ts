@@ -4,6 +4,7 @@ import { getConnectionByPk, type Connection } from '../features/connections/stor
 import { getIntegrationById, type Integration } from '../features/integrations/store.js';
 import { emptyCache, forgetRun } from '../features/records/store.js';
 import { createScriptContext } from '../features/scripts/context.js';
+import { WriteLane } from '../features/scripts/write-lane.js';
 import { modelsOf, scriptOf, type SyncHandle } from '../features/scripts/catalog.js';
 import {
   addInvalid,
@@ -143,8 +144,9 @@ export function syncActivities(deps: ActivityDeps) {
     },
 
     /**
-     * Runs the script. Each saved page and its position are in Postgres before the next page is
-     * fetched, so a retry after a crash resumes from the page in flight.
+     * Runs the script. Its writes go through an ordered lane (features/scripts/write-lane.ts): a
+     * page commits while the script works on the next, and a page's position is written only after
+     * the pages before it, so a retry after a crash resumes from the first page not yet stored.
      */
     async executeSync(runId: string): Promise<void> {
       const run = await getSyncRun(deps.db, runId);
@@ -153,7 +155,9 @@ export function syncActivities(deps: ActivityDeps) {
       if (!l) throw ApplicationFailure.nonRetryable('the connection or its sync no longer exists');
       annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
       const stopHeartbeat = heartbeating(2000);
+      const lane = new WriteLane();
       const ctx = createScriptContext(deps, l.connection, {
+        lane,
         kind: 'sync',
         runId,
         models: await modelsOf(deps, l.integration),
@@ -182,7 +186,13 @@ export function syncActivities(deps: ActivityDeps) {
         pages: { positions: run.resume, save: (key, pos) => saveResumePosition(deps.db, runId, key, pos) },
       });
       try {
-        await l.script.exec(ctx);
+        // Whatever the script did, its queued pages are written before the run goes on (or fails).
+        const ran = await l.script.exec(ctx).then(
+          () => null,
+          (err: unknown) => ({ err }),
+        );
+        await lane.drain();
+        if (ran) throw ran.err;
       } catch (err) {
         throwIfRetryable(err);
         throwIfDatabaseUnavailable(err);

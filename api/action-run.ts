@@ -8,9 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { createActionRun, getActionRun, type ActionRun } from '../features/actions/runs.js';
-import { getConnection } from '../features/connections/store.js';
 import type { Environment } from '../features/environments/store.js';
-import { getIntegration } from '../features/integrations/store.js';
 import { isScriptEnabled, scriptOf } from '../features/scripts/catalog.js';
 import { BadRequest, NotFound, ValidationFailed } from '../lib/errors.js';
 import { annotate } from '../lib/otel/attributes.js';
@@ -38,9 +36,9 @@ export type ActionRunOutcome = { done: false; id: string; statusUrl: string } | 
 
 /** Validates, records the run, starts actionWorkflow; for a synchronous call, waits for the result. */
 export async function runAction(deps: AppDeps, req: ActionRequest): Promise<ActionRunOutcome> {
-  const integration = await getIntegration(deps.db, deps.box, req.env.id, req.integrationKey);
+  const integration = await deps.lookups.integration(req.env.id, req.integrationKey);
   if (!integration) throw new BadRequest('unknown_provider', 'Failed to find provider');
-  const connection = await getConnection(deps.db, deps.box, req.env.id, req.integrationKey, req.connectionId);
+  const connection = await deps.lookups.connection(req.env.id, req.integrationKey, req.connectionId);
   if (!connection) throw new BadRequest('unknown_connection', 'Failed to find connection');
   const script = await scriptOf(deps, integration, req.actionName);
   if (!script || script.type !== 'action') throw new NotFound('not_found', 'Action not found');

@@ -1,6 +1,8 @@
 /**
  * @module api/app — the Hono application: middleware, routes and the error mapping.
  */
+import type { Http2Bindings, HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
@@ -75,4 +77,16 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     return c.json(body, status);
   });
   return app;
+}
+
+/**
+ * `app.fetch` for @hono/node-server. A handler may answer on the node response itself (the proxy,
+ * api/routes/proxy.ts); once its headers are sent, Hono's answer (which then only carried the status
+ * for the middleware) is replaced by the node server's "already sent" marker, which it leaves alone.
+ */
+export function serveFetch(app: Hono<AppEnv>): (req: Request, env: HttpBindings | Http2Bindings) => Promise<Response> {
+  return async (req, env) => {
+    const res = await app.fetch(req, env);
+    return env.outgoing.headersSent ? RESPONSE_ALREADY_SENT : res;
+  };
 }

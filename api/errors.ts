@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import { SwitchyardError, UpstreamError, ValidationFailed } from '../lib/errors.js';
+import { isTemporalUnavailable } from '../lib/temporal/unavailable.js';
 
 const statusOfKind: Record<SwitchyardError['kind'], ContentfulStatusCode> = {
   bad_request: 400,
@@ -50,6 +51,13 @@ export function errorResponse(err: unknown): { status: ContentfulStatusCode; bod
     const body: ErrorBody = { error: { code: err.code, message: err.message } };
     if (err.payload !== undefined) body.error.payload = err.payload;
     return { status: statusOfKind[err.kind], body, unexpected: false };
+  }
+  if (isTemporalUnavailable(err)) {
+    return {
+      status: 503,
+      body: { error: { code: 'temporal_unavailable', message: 'The workflow engine did not answer in time; retry the request' } },
+      unexpected: false,
+    };
   }
   const id = randomUUID();
   return {

@@ -53,7 +53,12 @@ export async function deletionCheck(ctx: BenchContext): Promise<BenchResult> {
   const big = numberFlag(ctx, 'records', 100_000);
   const small = numberFlag(ctx, 'delete-check-small', 5000);
   const timeoutMs = numberFlag(ctx, 'delete-check-timeout-ms', 15_000);
-  const tree = await baselineTree(path.join(ctx.services.workDir, `delete-check-${randomBytes(3).toString('hex')}`), ['records-save', 'delete-unseen']);
+  const tree = await baselineTree(path.join(ctx.services.workDir, `delete-check-${randomBytes(3).toString('hex')}`), [
+    'write-lane-store',
+    'md5-oneshot',
+    'records-save',
+    'delete-unseen',
+  ]);
   const url = await ensureDatabase(ctx.services.databaseServerUrl, `bench_delete_check_${randomBytes(3).toString('hex')}`);
   const db = createPool(`${url}?options=${encodeURIComponent(`-c statement_timeout=${timeoutMs}`)}`, 1);
   try {

@@ -19,7 +19,7 @@ import { API_KEY, connectionHeaders, createConnection, createIntegration, INTEGR
 import { cpuBreakdown, cpuSnapshot, formatCpu, resetStatements, round, summarize, topStatements, type BenchResult, type Row } from './lib/stats.js';
 
 /** The changes the proxy's before/after reverts (bench/lib/baseline.ts). */
-const PROXY_CHANGES = ['provider-target', 'proxy-target', 'request-log-batch', 'lookup-cache'];
+const PROXY_CHANGES = ['provider-target', 'proxy-target', 'proxy-direct', 'request-log-batch', 'lookup-cache'];
 const PASSTHROUGH_ENTRY = fileURLToPath(new URL('./lib/passthrough-main.ts', import.meta.url));
 
 type Side = 'after' | 'before' | 'passthrough' | 'direct';
@@ -76,9 +76,14 @@ export const proxy: BenchGroup = {
       };
       targets.push(await viaProxy('after'));
       if (ctx.flags['baseline'] !== 'false' && !ctx.flags['no-baseline']) {
-        const tree = await baselineTree(ctx.services.workDir, PROXY_CHANGES);
-        if ('root' in tree) targets.push(await viaProxy('before', tree.root));
-        else notes.push(`before/after: baseline unavailable (${tree.unavailable})`);
+        // --proxy-reverts=a,b: a "before" with only these changes reverted (e.g. one change alone).
+        const only = ctx.flags['proxy-reverts'];
+        const reverts = typeof only === 'string' ? only.split(',').filter((n) => PROXY_CHANGES.includes(n)) : PROXY_CHANGES;
+        const tree = await baselineTree(ctx.services.workDir, reverts);
+        if ('root' in tree) {
+          targets.push(await viaProxy('before', tree.root));
+          notes.push(`before = this tree with ${reverts.join(', ')} reverted (bench/lib/baseline.ts), measured in the same rounds`);
+        } else notes.push(`before/after: baseline unavailable (${tree.unavailable})`);
       }
       targets.push(await passthrough(generic.url, expected, concurrency));
       const direct = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 });
@@ -207,9 +212,6 @@ export const proxy: BenchGroup = {
           notes: [
             `${rounds} rotating rounds of ${seconds} s per side at concurrency ${concurrency}, then 300 calls one at a time; errors: ${errors}`,
             ...[...cpu].map(([k, v]) => `${k} round 1: ${v}`),
-            ...(hasBefore
-              ? ['before = this tree with the proxy, request-log and lookup-cache changes reverted (bench/lib/baseline.ts), measured in the same rounds']
-              : []),
             ...notes,
           ],
         },

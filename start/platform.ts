@@ -6,7 +6,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { WorkflowBundleOption } from '@temporalio/worker';
-import { createApp } from '../api/app.js';
+import { createApp, serveFetch } from '../api/app.js';
 import type { AppDeps } from '../api/context.js';
 import { connectWorkers, startWorkers, type RunningWorkers } from '../worker/index.js';
 import { tokenRefreshListener } from '../activities/token-refresh.js';
@@ -163,7 +163,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     if (opts.runApi) {
       const app = createApp(deps);
       server = await new Promise<ServerType>((resolve) => {
-        const s = serve({ fetch: app.fetch, port: config.PORT, hostname: process.env.HOST ?? '0.0.0.0' }, () => resolve(s));
+        const s = serve({ fetch: serveFetch(app), port: config.PORT, hostname: process.env.HOST ?? '0.0.0.0' }, () => resolve(s));
       });
       server.on('upgrade', (req, socket, head) => {
         if (new URL(req.url ?? '/', 'http://x').pathname === '/') authSockets.handleUpgrade(req, socket, head);

@@ -407,13 +407,18 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
         150_000,
       );
       // Exactly once is counted where a duplicate would show (UNIQUE(external_id) alone cannot):
-      // at the provider, where only the page in flight when Postgres went away may be asked for
-      // again, and in the row versions, where no record was rewritten after its first save.
+      // at the provider, where only the two pages in flight when Postgres went away (the one being
+      // written, whose position follows its records, and the one fetched ahead) may be asked for
+      // again, once each, and in the row versions, where no record was rewritten after its first save.
       const asked = new Map<string, number>();
       for (const p of pages()) asked.set(String(p.query.offset), (asked.get(String(p.query.offset)) ?? 0) + 1);
       assert.equal(asked.size, 20, 'every page fetched');
       const again = [...asked].filter(([, n]) => n > 1).map(([o, n]) => `offset ${o} ×${n}`);
-      assert.ok(again.length <= 1, `more than the page in flight fetched again: ${again.join(', ')}`);
+      const consecutive = again.length < 2 || Math.abs(Number(again[0]!.split(' ')[1]) - Number(again[1]!.split(' ')[1])) === 100;
+      assert.ok(
+        again.length <= 2 && consecutive && [...asked.values()].every((n) => n <= 2),
+        `more than the pages in flight fetched again: ${again.join(', ')}`,
+      );
       const versions = (
         await db!.query(
           `SELECT r.last_action, count(*)::int AS n FROM records r JOIN connections c ON c.id = r.connection_pk

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -185,6 +187,91 @@ describe('the proxy and the request log', () => {
     assert.equal(exhausted.status, 502);
     assert.equal(await exhausted.text(), 'bad gateway');
     assert.equal(generic.requests.length - seen, 3, 'Retries + 1 attempts in all');
+  });
+
+  test('the answer is written as the provider sent it, on a connection that stays usable', async () => {
+    // A bare upstream (no fake framework): no content type, a repeated header, a body in two writes,
+    // and a body that breaks off midway.
+    const upstream = http.createServer((req, res) => {
+      if (req.url === '/broken') {
+        res.writeHead(200, { 'content-length': '100' });
+        res.write('only ten..');
+        setImmediate(() => res.destroy());
+        return;
+      }
+      if (req.url === '/empty') {
+        res.writeHead(204, { 'x-empty': 'yes' });
+        res.end();
+        return;
+      }
+      res.writeHead(203, [
+        ['x-multi', 'a'],
+        ['x-multi', 'b'],
+        ['x-request-id', 'upstream-id'],
+      ]);
+      res.write('first ');
+      setImmediate(() => res.end('second'));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    // One keep-alive socket: every request after the first must reuse it.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (path: string) =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; reused: boolean }>((resolve, reject) => {
+        const req = http.get(
+          `${t.url}/proxy${path}`,
+          {
+            agent,
+            headers: {
+              authorization: `Bearer ${t.devKey}`,
+              'connection-id': CONN,
+              'provider-config-key': PCK,
+              'base-url-override': base,
+              origin: 'https://app',
+            },
+          },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body, reused: req.reusedSocket }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+      });
+    try {
+      const first = await get('/plain');
+      assert.equal(first.status, 203);
+      assert.equal(first.body, 'first second');
+      assert.equal(first.headers['content-type'], undefined, 'no content type is added to an answer that has none');
+      assert.equal(first.headers['x-multi'], 'a, b');
+      assert.match(String(first.headers['x-request-id']), /^[0-9a-f-]{36}$/, 'our request id, not the upstream’s');
+      assert.equal(first.headers['access-control-allow-origin'], '*');
+
+      const empty = await get('/empty');
+      assert.equal(empty.status, 204);
+      assert.equal(empty.headers['x-empty'], 'yes');
+      assert.equal(empty.body, '');
+      assert.ok(empty.reused, 'the connection is kept alive after a proxied answer');
+
+      await assert.rejects(get('/broken'), 'a body that breaks off upstream is cut off here, not ended as if complete');
+      const after = await get('/plain');
+      assert.equal(after.body, 'first second');
+      // Every call is in the request log (written in batches, so it may trail the answer).
+      const expected = [`203 ${base}/plain`, `204 ${base}/empty`, `200 ${base}/broken`];
+      let lines: string[] = [];
+      for (let i = 0; i < 100 && !expected.every((l) => lines.includes(l)); i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 50));
+        const logged = (await (await t.api('/logs?kind=proxy&limit=50')).json()) as Json;
+        lines = (logged.data as Json[]).map((l) => `${l.status} ${l.url}`);
+      }
+      for (const line of expected) assert.ok(lines.includes(line), `${line} in ${lines.join('; ')}`);
+    } finally {
+      agent.destroy();
+      upstream.closeAllConnections();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
   });
 
   test('a streamed upload over the request body limit is cut off with 413 payload_too_large', async () => {

@@ -4,9 +4,11 @@
  * upstream answer comes back unchanged (status, body streamed, headers minus hop-by-hop, CORS and
  * cookies). Retries on network errors, 5xx, 429 and `Retry-On` statuses, when the body can be replayed.
  */
+import { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
+import type { StatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import { providerTarget } from '../../features/connections/service.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
@@ -81,12 +83,16 @@ function forwardedHeaders(incoming: Headers): Record<string, string> {
   return out;
 }
 
+/** Whether an upstream answer's header (lower case) comes back: not hop-by-hop, proxy, CORS or cookies. */
+function returned(name: string): boolean {
+  return !HOP_BY_HOP.has(name) && !name.startsWith('proxy-') && !name.startsWith('access-control-') && name !== 'set-cookie';
+}
+
 function responseHeaders(upstream: ProviderResponse['headers']): Headers {
   const out = new Headers();
   for (const [name, value] of Object.entries(upstream)) {
     const n = name.toLowerCase();
-    if (HOP_BY_HOP.has(n)) continue;
-    if (n.startsWith('proxy-') || n.startsWith('access-control-') || n === 'set-cookie') continue;
+    if (!returned(n)) continue;
     for (const v of Array.isArray(value) ? value : [value]) out.append(n, v);
   }
   return out;
@@ -129,6 +135,55 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
     },
     { highWaterMark: 0 },
   );
+}
+
+/** This request's node response, when the API is served by @hono/node-server; null under a bare `app.fetch` (the legacy aliases' dispatch). */
+function nodeResponse(c: Context<AppEnv>): ServerResponse | null {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  return outgoing instanceof ServerResponse ? outgoing : null;
+}
+
+/**
+ * Writes the upstream answer straight to the node response and streams its body in, skipping the web
+ * `Response` and its stream adapters (which also held each answer for a timer tick). The headers the
+ * middleware prepared (request id, CORS) win over the upstream's, as they do on a `Response`. The
+ * returned answer only tells the middleware the status: the node server sees its headers already sent
+ * (api/app.ts `serveFetch`). A body that fails midway ends the connection, as a web stream's would.
+ */
+function answerOnNode(c: Context<AppEnv>, outgoing: ServerResponse, res: ProviderResponse, method: string): Response {
+  // One object and one writeHead: a header node refuses throws before anything is sent, and the error mapper answers.
+  const headers = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(res.headers)) {
+    const n = name.toLowerCase();
+    if (returned(n)) headers[n] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  for (const [name, value] of c.res.headers) headers[name] = value;
+  outgoing.writeHead(res.status, headers);
+  if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {
+    discard(res.stream);
+    outgoing.end();
+  } else {
+    pump(res.stream, outgoing);
+  }
+  return c.newResponse(null, res.status as StatusCode);
+}
+
+/**
+ * Streams the upstream body into the node response with backpressure. Lighter than `pipeline`, which
+ * builds an AbortController and an AbortError per call: a failed upstream body cuts the connection
+ * short, and a client that goes away stops the upstream download.
+ */
+function pump(body: Readable, outgoing: ServerResponse): void {
+  if (outgoing.destroyed) return discard(body);
+  body.on('data', (chunk: Buffer) => {
+    if (!outgoing.write(chunk)) body.pause();
+  });
+  outgoing.on('drain', () => body.resume());
+  body.once('end', () => outgoing.end());
+  body.once('error', () => outgoing.destroy());
+  outgoing.once('close', () => {
+    if (!body.readableEnded) discard(body);
+  });
 }
 
 type OutgoingBody = { kind: 'none' } | { kind: 'buffer'; data: Buffer } | { kind: 'stream'; stream: Readable; length: string | null };
@@ -265,6 +320,8 @@ export const proxy = defineRoute({
     await sleep(wait, undefined, { signal });
   }
 
+  const outgoing = nodeResponse(c);
+  if (outgoing) return answerOnNode(c, outgoing, res, method);
   const out = responseHeaders(res.headers);
   if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {
     discard(res.stream);

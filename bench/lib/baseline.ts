@@ -19,6 +19,20 @@ export interface Revert {
 }
 
 export const REVERTS: Revert[] = [
+  // First: the changes below were made on the text these put back.
+  { name: 'write-lane-store', file: 'features/records/store.ts', why: 'saveRecords in two halves: prepare (canonical JSON, hashes) and write' },
+  { name: 'write-lane-import', file: 'features/scripts/context.ts', why: 'its import' },
+  {
+    name: 'write-lane-context',
+    file: 'features/scripts/context.ts',
+    why: "a sync run's writes go through an ordered lane; batchSave returns once its page is queued",
+  },
+  { name: 'write-lane-run', file: 'activities/syncs.ts', why: 'the sync activity gives the script a write lane and drains it' },
+  {
+    name: 'md5-oneshot',
+    file: 'features/records/store.ts',
+    why: 'record hashes with crypto.hash instead of a Hash object per record (records-save puts back the old md5)',
+  },
   // Before delete-unseen: its revert applies to the text this one puts back.
   {
     name: 'records-save',
@@ -35,6 +49,11 @@ export const REVERTS: Revert[] = [
   { name: 'provider-target', file: 'features/connections/service.ts', why: 'providerTarget reuses an integration its caller has just read' },
   { name: 'proxy-target', file: 'api/routes/proxy.ts', why: 'the proxy passes its integration to providerTarget' },
   { name: 'request-log-batch', file: 'features/logs/store.ts', why: 'request log entries that queue behind an insert are written together' },
+  {
+    name: 'proxy-direct',
+    file: 'api/routes/proxy.ts',
+    why: 'the proxy writes its answer on the node response instead of a web Response through the node adapter',
+  },
   { name: 'lookup-cache', file: 'start/platform.ts', why: 'the API caches secret key, integration and connection lookups (LISTEN/NOTIFY invalidation)' },
   { name: 'records-lookup-import', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups (import)' },
   { name: 'records-lookup', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups' },
@@ -57,6 +76,11 @@ const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'ben
 
 /** The reverts of the sync ingest changes (issue 20), for the sync benchmark's before/after. */
 export const SYNC_INGEST_REVERTS = [
+  'md5-oneshot',
+  'write-lane-store',
+  'write-lane-import',
+  'write-lane-context',
+  'write-lane-run',
   'records-save',
   'stored-hashes',
   'stored-hashes-import',

@@ -389,8 +389,13 @@ export async function scriptOf(deps: CatalogDeps, integration: Pick<Integration,
 
 /** All models declared by the integration's syncs, for validating what any of its scripts saves. */
 export async function modelsOf(deps: CatalogDeps, integration: Pick<Integration, 'id' | 'provider'>): Promise<Record<string, z.ZodType>> {
+  return modelsIn(await scriptsOf(deps, integration));
+}
+
+/** The models declared by the syncs among `scripts` (a caller that already holds scriptsOf's list). */
+export function modelsIn(scripts: [string, ScriptHandle][]): Record<string, z.ZodType> {
   const models: Record<string, z.ZodType> = {};
-  for (const [, s] of await scriptsOf(deps, integration)) if (s.type === 'sync') Object.assign(models, s.models);
+  for (const [, s] of scripts) if (s.type === 'sync') Object.assign(models, s.models);
   return models;
 }
 

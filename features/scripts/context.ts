@@ -18,7 +18,8 @@ import {
   mayRetry,
   wantsIdempotencyKey,
 } from '../../lib/http/retry-policy.js';
-import { deleteRecords, saveRecords, storedHashes, type SaveResult, type StoredHashes } from '../records/store.js';
+import { deleteRecords, prepareRecords, savePrepared, saveRecords, storedHashes, type SaveResult, type StoredHashes } from '../records/store.js';
+import type { WriteLane } from './write-lane.js';
 import type {
   ConnectionInfo,
   HttpMethod,
@@ -68,6 +69,12 @@ export interface RunHooks {
   isFullSync?: boolean;
   /** A sync run: each model's stored hashes are read once, and unchanged records are left out before the upsert. */
   compareStored?: boolean;
+  /**
+   * A sync run's ordered writes (features/scripts/write-lane.ts): batchSave returns once its page is
+   * queued, and every other write and read of the run's state waits its turn behind it. The caller
+   * drains the lane when the script ends.
+   */
+  lane?: WriteLane;
   /** A write without an Idempotency-Key may have reached the provider: running the script again would repeat it. */
   onUnkeyedWrite?(write: { method: string; endpoint: string }): void;
 }
@@ -191,6 +198,9 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     return stored;
   };
 
+  /** A write (or a read of what the run wrote) after the run's queued writes, when there is a lane. */
+  const inTurn = <T>(op: () => Promise<T>): Promise<T> => (hooks.lane ? hooks.lane.run(op) : op());
+
   let paginateCalls = 0;
   const ctx: SyncContext<Record<string, unknown>, unknown> = withHelpers<Omit<SyncContext<Record<string, unknown>, unknown>, keyof Helpers>>({
     connectionId: connection.connectionId,
@@ -206,7 +216,11 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const key = `${paginateCalls++}:${c.method ?? 'GET'} ${c.endpoint}`;
       const pages = hooks.pages;
       const resume = pages
-        ? { start: (pages.positions[key] as PagePosition | undefined) ?? null, save: (pos: PagePosition) => pages.save(key, pos) }
+        ? {
+            start: (pages.positions[key] as PagePosition | undefined) ?? null,
+            // Queued behind the pages before it (and not awaited): the next page is handed over while they commit.
+            save: async (pos: PagePosition) => (hooks.lane ? hooks.lane.enqueue(() => pages.save(key, pos)) : pages.save(key, pos)),
+          }
         : undefined;
       return paginateWithDefaults<T>(c, resume);
     },
@@ -225,10 +239,10 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       return ((await getConnectionByPk(deps.db, deps.box, connection.id))?.metadata ?? {}) as T;
     },
     async setMetadata(metadata) {
-      await setMetadata(deps.db, [connection.id], metadata, false);
+      await inTurn(() => setMetadata(deps.db, [connection.id], metadata, false));
     },
     async updateMetadata(metadata) {
-      await setMetadata(deps.db, [connection.id], metadata, true);
+      await inTurn(() => setMetadata(deps.db, [connection.id], metadata, true));
     },
     async getEnvironmentVariables() {
       return getEnvironmentVariables(deps.db, deps.box, connection.environmentId);
@@ -239,63 +253,77 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     },
     async batchSave(records, model) {
       const good = validated(model, records);
-      const stored = hooks.compareStored ? await storedFor(model) : null;
-      const { hashes } = await withTransaction(deps.db, async (tx) => {
-        const result = await saveRecords(tx, connection.id, model, good, { seenRunId: hooks.seenRunId, stored });
-        await hooks.onSaved?.(model, result, tx);
-        return result;
-      });
-      // Committed: later pages of the run compare with what is stored now.
-      for (const [id, hash] of hashes ?? []) stored?.set(id, hash);
+      const prepared = prepareRecords(good);
+      const save = async () => {
+        const stored = hooks.compareStored ? await storedFor(model) : null;
+        const { hashes } = await withTransaction(deps.db, async (tx) => {
+          const result = await savePrepared(tx, connection.id, model, prepared, { seenRunId: hooks.seenRunId, stored });
+          await hooks.onSaved?.(model, result, tx);
+          return result;
+        });
+        // Committed: later pages of the run compare with what is stored now.
+        for (const [id, hash] of hashes ?? []) stored?.set(id, hash);
+      };
+      if (!hooks.lane) await save();
+      else {
+        // One page in flight: wait for the previous one (prepared above while it was written), then queue this one.
+        await hooks.lane.drain();
+        hooks.lane.enqueue(save);
+      }
       return true;
     },
     async batchUpdate(records, model) {
       if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
       const partial = records.map((r) => ({ ...r, id: String(r.id) }));
-      await withTransaction(deps.db, async (tx) => {
-        const result = await saveRecords(tx, connection.id, model, partial, { merge: true, seenRunId: hooks.seenRunId });
-        await hooks.onSaved?.(model, result, tx);
-      });
+      await inTurn(() =>
+        withTransaction(deps.db, async (tx) => {
+          const result = await saveRecords(tx, connection.id, model, partial, { merge: true, seenRunId: hooks.seenRunId });
+          await hooks.onSaved?.(model, result, tx);
+        }),
+      );
       return true;
     },
     async batchDelete(records, model) {
       if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
       const ids = records.map((r) => String(r.id));
-      const stored = hooks.compareStored ? await storedFor(model) : null;
-      for (const id of ids) stored?.delete(id);
-      await withTransaction(deps.db, async (tx) => {
-        const count = await deleteRecords(tx, connection.id, model, ids);
-        await hooks.onDeleted?.(model, count, tx);
+      await inTurn(async () => {
+        const stored = hooks.compareStored ? await storedFor(model) : null;
+        for (const id of ids) stored?.delete(id);
+        await withTransaction(deps.db, async (tx) => {
+          const count = await deleteRecords(tx, connection.id, model, ids);
+          await hooks.onDeleted?.(model, count, tx);
+        });
       });
       return true;
     },
     log: (...args) => hooks.log(logLine(args)),
     async getCheckpoint() {
       sync('getCheckpoint');
-      return (await hooks.checkpoint?.get()) ?? null;
+      return (await inTurn(async () => hooks.checkpoint?.get())) ?? null;
     },
     async saveCheckpoint(value) {
       sync('saveCheckpoint');
-      await hooks.checkpoint?.save(value);
+      // After the pages saved before it: a checkpoint never gets ahead of the records it stands for.
+      await inTurn(async () => hooks.checkpoint?.save(value));
     },
     async clearCheckpoint() {
       sync('clearCheckpoint');
-      await (hooks.checkpoint?.clear ? hooks.checkpoint.clear() : hooks.checkpoint?.save(null));
+      await inTurn(async () => (hooks.checkpoint?.clear ? hooks.checkpoint.clear() : hooks.checkpoint?.save(null)));
     },
     async deleteRecordsFromPreviousExecutions(model) {
       sync('deleteRecordsFromPreviousExecutions');
       if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
-      await hooks.deletes?.sweep(model);
+      await inTurn(async () => hooks.deletes?.sweep(model));
     },
     async trackDeletesStart(model) {
       sync('trackDeletesStart');
       if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
-      await hooks.deletes?.track(model);
+      await inTurn(async () => hooks.deletes?.track(model));
     },
     async trackDeletesEnd(model) {
       sync('trackDeletesEnd');
       if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
-      await hooks.deletes?.sweep(model);
+      await inTurn(async () => hooks.deletes?.sweep(model));
     },
     isFullSync: hooks.isFullSync ?? false,
     ...(hooks.lastSyncDate && { lastSyncDate: hooks.lastSyncDate }),

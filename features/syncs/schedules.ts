@@ -15,6 +15,7 @@ import {
   type SyncWorkflowInput,
 } from '../../workflows/contracts.js';
 import { parseFrequency } from './frequency.js';
+import { isTemporalUnavailable } from '../../lib/temporal/unavailable.js';
 
 export interface SyncTarget {
   env: string;
@@ -98,6 +99,9 @@ export class SyncSchedules {
       return d.state.paused ? null : (d.info.nextActionTimes[0] ?? null);
     } catch (err) {
       if (err instanceof ScheduleNotFoundError) return null;
+      // The describe is a query to the schedule's own workflow, which a busy server may answer late:
+      // the next run time is then unknown, and the rest of a status answer is still worth having.
+      if (isTemporalUnavailable(err)) return null;
       throw err;
     }
   }
