@@ -1,18 +1,21 @@
 /**
  * @module bench/webhooks — events → deliveries received per second, and event-to-receipt latency.
  *
- * Switchyard: `emitEvent` (the outbox row, one delivery row, a `webhookDeliveryWorkflow` started)
- * called from this process; the platform's worker signs and POSTs it to a receiver on loopback.
+ * Switchyard: `emitEvent` (the event, one delivery row, then the endpoint's `webhookEndpointWorkflow`
+ * woken, or on the before side a `webhookDeliveryWorkflow` started) called from this process with the
+ * side's own tree; the platform's worker signs and POSTs it to a receiver on loopback.
  * Latency: one event at a time, from the emit call to the receiver reading the body. Throughput:
  * a burst of events from concurrent emitters, until the last one is received. Floor: the same
  * signed bodies POSTed directly to the receiver with undici, the same way. Before/after: a second
  * platform runs the baseline tree (the delivery changes reverted, bench/lib/baseline.ts, with its own
  * workflow bundle) on the same servers; the sides take turns; each burst reports its CPU breakdown
- * and one delivery's Temporal history (events, workflow tasks, activities).
+ * and the Temporal history that sent it (events, workflow tasks, activities: the endpoint workflow's
+ * over the burst, or one delivery's own).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { Agent, request } from 'undici';
@@ -20,24 +23,50 @@ import { loadConfig } from '../lib/config.js';
 import { loadSecretBox } from '../start/secrets.js';
 import { connectClient } from '../lib/temporal/client.js';
 import { emitEvent } from '../features/webhooks/emit.js';
+import { endpointKey } from '../features/webhooks/outbox.js';
 import { signatureHeaders, stableStringify } from '../features/webhooks/sign.js';
-import { webhookDeliveryWorkflowId } from '../workflows/contracts.js';
+import { webhookDeliveryWorkflowId, webhookEndpointWorkflowId } from '../workflows/contracts.js';
 import { baselineTree } from './lib/baseline.js';
 import { numberFlag, type BenchContext, type BenchGroup } from './lib/context.js';
 import { closedLoop } from './lib/load.js';
 import { ApiClient, benchDb, platformEnv, spawnPlatform, type PlatformProcess } from './lib/platform.js';
 import { cpuBreakdown, cpuSnapshot, formatCpu, round, summarize, waitUntil, type BenchResult, type Row } from './lib/stats.js';
 
-/** The reverts (bench/baseline/) that make the "before" side: the delivery as it was before issue 20's webhook pass. */
-const BEFORE = ['webhook-slot-activity', 'webhook-begin-attempt', 'webhook-finish-attempt'];
+/**
+ * The revert (bench/baseline/) that makes the "before" side: one webhookDeliveryWorkflow per
+ * delivery, as before the endpoint workflows. (The earlier passes' reverts, webhook-slot-activity,
+ * webhook-begin-attempt and webhook-finish-attempt, measured the per-delivery workflow itself.)
+ */
+const BEFORE = ['webhook-endpoint-outbox'];
 
-/** One delivery workflow's history: events, workflow tasks, activities, timers. */
-async function historyShape(temporal: Client, deliveryId: string): Promise<{ events: number; workflowTasks: number; activities: number }> {
-  const h = await temporal.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).fetchHistory();
-  const events = h.events ?? [];
-  const count = (t: number) => events.filter((e) => e.eventType === t).length;
-  return { events: events.length, workflowTasks: count(5), activities: count(10) };
+interface HistoryShape {
+  runs: number;
+  events: number;
+  workflowTasks: number;
+  activities: number;
 }
+
+/** The histories of a workflow id: every run (continue-as-new), or only `runId`. */
+async function historyShape(temporal: Client, workflowId: string, allRuns: boolean): Promise<HistoryShape> {
+  const runIds: (string | undefined)[] = [];
+  if (allRuns) for await (const w of temporal.workflow.list({ query: `WorkflowId="${workflowId}"` })) runIds.push(w.runId);
+  else runIds.push(undefined);
+  const shape: HistoryShape = { runs: runIds.length, events: 0, workflowTasks: 0, activities: 0 };
+  for (const runId of runIds) {
+    const events = (await temporal.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    shape.events += events.length;
+    shape.workflowTasks += events.filter((e) => e.eventType === 5).length;
+    shape.activities += events.filter((e) => e.eventType === 10).length;
+  }
+  return shape;
+}
+
+const minus = (a: HistoryShape, b: HistoryShape): HistoryShape => ({
+  runs: a.runs - b.runs + 1,
+  events: a.events - b.events,
+  workflowTasks: a.workflowTasks - b.workflowTasks,
+  activities: a.activities - b.activities,
+});
 
 interface Receiver {
   url: string;
@@ -127,13 +156,25 @@ export const webhooks: BenchGroup = {
         const config = loadConfig(p.env);
         const deps = { db, temporal, config, box: await loadSecretBox(config, false) };
         const environmentId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+        // Each side emits with its own tree's emitEvent (which workflow it wakes is the change measured).
+        const emitFn: typeof emitEvent = root
+          ? ((await import(pathToFileURL(path.join(root, 'features/webhooks/emit.ts')).href)) as { emitEvent: typeof emitEvent }).emitEvent
+          : emitEvent;
         const emit = async () => {
           const s = seq++;
-          const r = await emitEvent(deps, { environmentId, type: 'sync', integration: null, connectionId: null, payload: payload(s) });
+          const r = await emitFn(deps, { environmentId, type: 'sync', integration: null, connectionId: null, payload: payload(s) });
           if (r.deliveries.length !== 1) throw new Error(`event ${s} made ${r.deliveries.length} deliveries`);
           return s;
         };
-        return { name, db, emit, pid: platform.pid };
+        /** The history that sent the burst: the endpoint's workflow (all runs), or the last delivery's own workflow. */
+        const shape = async (): Promise<{ viaEndpoint: boolean; shape: HistoryShape }> => {
+          const last = (await db.query<{ id: string; via_endpoint: boolean }>('SELECT id, via_endpoint FROM webhook_deliveries ORDER BY seq DESC LIMIT 1'))
+            .rows[0]!;
+          return last.via_endpoint
+            ? { viaEndpoint: true, shape: await historyShape(temporal, webhookEndpointWorkflowId('dev', endpointKey(`${receiver.url}/hook`)), true) }
+            : { viaEndpoint: false, shape: await historyShape(temporal, webhookDeliveryWorkflowId(last.id), false) };
+        };
+        return { name, db, emit, shape, pid: platform.pid };
       };
       const floorKeys = { current: 'f'.repeat(64) };
       const post = async () => {
@@ -214,8 +255,9 @@ export const webhooks: BenchGroup = {
       );
       const flBurst = await throughput(post, burst);
       const bursts = new Map<string, Awaited<ReturnType<typeof throughput>>>();
-      const shapes = new Map<string, Awaited<ReturnType<typeof historyShape>>>();
+      const shapes = new Map<string, HistoryShape & { per: string }>();
       for (const sd of sides) {
+        const shape0 = await sd.shape();
         const b = await throughput(sd.emit, burst, { [sd === after ? 'switchyard' : 'switchyard before']: sd.pid });
         bursts.set(sd.name, b);
         ctx.say(`webhooks: ${sd.name} burst ${round(b.perSecond, 1)}/s (emits ${round(b.emitSeconds, 1)} s); ${formatCpu(b.cpu, b.seconds)}`);
@@ -228,8 +270,12 @@ export const webhooks: BenchGroup = {
           120_000,
           200,
         );
-        const one = (await sd.db.query<{ id: string }>('SELECT id FROM webhook_deliveries ORDER BY seq DESC LIMIT 1')).rows[0]!.id;
-        shapes.set(sd.name, await historyShape(temporal, one));
+        const shape1 = await sd.shape();
+        // The endpoint's workflow: what the burst added to its histories; a delivery's own workflow: its history.
+        shapes.set(
+          sd.name,
+          shape1.viaEndpoint ? { ...minus(shape1.shape, shape0.shape), per: `the burst of ${burst}` } : { ...shape1.shape, per: 'one delivery' },
+        );
       }
       ctx.say(`webhooks: direct burst ${round(flBurst.perSecond, 0)}/s`);
 
@@ -267,7 +313,7 @@ export const webhooks: BenchGroup = {
           attempts: attempts.n,
         };
         notes.push(
-          `${sd.name}: ${attempts.d} deliveries in ${attempts.n} attempts (a retry would show as more attempts than deliveries); one delivery's history: ${JSON.stringify(shapes.get(sd.name))}; burst ${formatCpu(b.cpu, b.seconds)}`,
+          `${sd.name}: ${attempts.d} deliveries in ${attempts.n} attempts (a retry would show as more attempts than deliveries); history for ${shapes.get(sd.name)!.per}: ${JSON.stringify(shapes.get(sd.name))}; burst ${formatCpu(b.cpu, b.seconds)}`,
         );
       }
       if (before) {

@@ -64,7 +64,16 @@ async function harvest(temporal: Client): Promise<void> {
   for (const type of await workflowTypes()) {
     const byPath = new Map<string, { id: string; history: protos.temporal.api.history.v1.IHistory }>();
     let seen = 0;
-    for await (const w of temporal.workflow.list({ query: `WorkflowType = "${type}" AND ExecutionStatus = "Completed"` })) {
+    // Completed runs; for a long-lived workflow (webhookEndpointWorkflow) that none of the scenarios ends, its running one (a partial history replays too).
+    const runs = async function* () {
+      let any = false;
+      for await (const w of temporal.workflow.list({ query: `WorkflowType = "${type}" AND ExecutionStatus = "Completed"` })) {
+        any = true;
+        yield w;
+      }
+      if (!any) yield* temporal.workflow.list({ query: `WorkflowType = "${type}" AND ExecutionStatus = "Running"` });
+    };
+    for await (const w of runs()) {
       if (++seen > 50) break;
       const history = await temporal.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
       const shape = [...new Set((history.events ?? []).map((e) => String(e.eventType)))].sort().join(',');

@@ -24,6 +24,7 @@ import {
   syncWebhookWorkflowId,
   taskQueueFor,
   webhookDeliveryWorkflowId,
+  webhookEndpointWorkflowId,
   workflowHandle,
   WORKFLOW_NAMES,
   type WorkflowContracts,
@@ -82,6 +83,7 @@ describe('Temporal contracts', () => {
     assert.equal(syncTriggerWorkflowId('sync:dev:metabase:c1:users', 'u1'), 'sync:dev:metabase:c1:users:trigger-u1');
     assert.equal(syncWebhookWorkflowId('dev', 'metabase', 'c1', 'users', 'e1'), 'sync-webhook:dev:metabase:c1:users:e1');
     assert.equal(webhookDeliveryWorkflowId('d1'), 'webhook:d1');
+    assert.equal(webhookEndpointWorkflowId('dev', '0123abcd'), 'webhook-endpoint:dev:0123abcd');
     assert.equal(diagnosticsWorkflowId('dev', 'u1'), 'diagnostics:dev:u1');
     assert.equal(backgroundCheckWorkflowId('dev', 'c1', 'i1'), 'bgcheck:dev:c1:i1');
   });

@@ -16,10 +16,14 @@ import type {
   Client,
   ScheduleOptionsStartWorkflowAction,
   WorkflowHandle,
+  WithWorkflowArgs,
+  WorkflowHandleWithSignaledRunId,
   WorkflowHandleWithStartDetails,
   WorkflowResultType,
+  WorkflowSignalWithStartOptions,
   WorkflowStartOptions,
 } from '@temporalio/client';
+import { defineSignal } from '@temporalio/workflow';
 import type { PluginWorkflowContracts } from '../integrations/workflow-contracts.js';
 import { pluginWorkflowNames } from '../integrations/workflow-contracts.js';
 
@@ -82,6 +86,25 @@ export interface WebhookDeliveryResult {
   reason?: string;
 }
 
+/** One endpoint (environment + target URL) whose deliveries webhookEndpointWorkflow sends in batches. */
+export interface WebhookEndpointInput {
+  environmentId: number;
+  /** A hash of the URL (features/webhooks/outbox.ts endpointKey): the URL itself may carry a secret. */
+  endpointKey: string;
+  /** First retry delay; doubles up to 1 h. Default 2 s. */
+  initialIntervalMs?: number;
+  /** How long to keep retrying a delivery before it is dead. Default 24. */
+  retryHours?: number;
+}
+
+export interface WebhookEndpointResult {
+  /** Ended idle: nothing pending for a while. The next emit starts it again. */
+  idle: boolean;
+}
+
+/** Wakes an endpoint's workflow: deliveries of it are due. No payload: the workflow reads its outbox. */
+export const webhookEndpointWakeSignal = defineSignal('wake');
+
 export interface SyncWorkflowInput {
   connectionPk: number;
   syncName: string;
@@ -129,6 +152,7 @@ export interface WorkflowContracts extends PluginWorkflowContracts {
   connectionCheckWorkflow: (input: ConnectionCheckInput) => Promise<ConnectionCheckResult>;
   actionWorkflow: (input: ActionWorkflowInput) => Promise<ActionWorkflowResult>;
   webhookDeliveryWorkflow: (input: WebhookDeliveryInput) => Promise<WebhookDeliveryResult>;
+  webhookEndpointWorkflow: (input: WebhookEndpointInput) => Promise<WebhookEndpointResult>;
   syncWorkflow: (input: SyncWorkflowInput) => Promise<SyncWorkflowResult>;
   onEventWorkflow: (input: OnEventWorkflowInput) => Promise<OnEventWorkflowResult>;
   syncWebhookWorkflow: (input: SyncWebhookWorkflowInput) => Promise<SyncWebhookWorkflowResult>;
@@ -142,6 +166,7 @@ const names: Record<Exclude<WorkflowName, keyof PluginWorkflowContracts>, true> 
   connectionCheckWorkflow: true,
   actionWorkflow: true,
   webhookDeliveryWorkflow: true,
+  webhookEndpointWorkflow: true,
   syncWorkflow: true,
   onEventWorkflow: true,
   syncWebhookWorkflow: true,
@@ -188,6 +213,11 @@ export function webhookDeliveryWorkflowId(deliveryId: string): string {
   return `webhook:${deliveryId}`;
 }
 
+/** `webhook-endpoint:{env}:{endpoint key}`: one long-lived workflow per webhook endpoint (continued as new). */
+export function webhookEndpointWorkflowId(env: string, endpointKey: string): string {
+  return `webhook-endpoint:${env}:${endpointKey}`;
+}
+
 /** `diagnostics:{env}:{unique}`. */
 export function diagnosticsWorkflowId(env: string, unique: string): string {
   return `diagnostics:${env}:${unique}`;
@@ -204,6 +234,15 @@ export function startWorkflow<K extends WorkflowName>(
   options: StartOptions<K>,
 ): Promise<WorkflowHandleWithStartDetails<WorkflowFn<K>>> {
   return client.workflow.start<WorkflowFn<K>>(workflowType, options);
+}
+
+/** Signals the workflow, starting it first when it is not running (`args` checked against its input). */
+export function signalWithStartWorkflow<K extends WorkflowName, SA extends unknown[]>(
+  client: Client,
+  workflowType: K,
+  options: WithWorkflowArgs<WorkflowFn<K>, WorkflowSignalWithStartOptions<SA>>,
+): Promise<WorkflowHandleWithSignaledRunId<WorkflowFn<K>>> {
+  return client.workflow.signalWithStart<WorkflowFn<K>, SA>(workflowType, options);
 }
 
 export function executeWorkflow<K extends WorkflowName>(client: Client, workflowType: K, options: StartOptions<K>): Promise<WorkflowResultType<WorkflowFn<K>>> {

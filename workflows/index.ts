@@ -7,6 +7,7 @@ export { diagnosticsWorkflow } from './diagnostics.js';
 export { connectionCheckWorkflow } from './connection-check.js';
 export { actionWorkflow } from './action.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';
+export { webhookEndpointWorkflow } from './webhook-endpoint.js';
 export { syncWorkflow } from './sync.js';
 export { backgroundCheckWorkflow } from '../integrations/workflows.js';
 export { onEventWorkflow, syncWebhookWorkflow } from './scripts.js';

@@ -65,6 +65,11 @@ export const REVERTS: Revert[] = [
   },
   { name: 'webhook-begin-attempt', file: 'features/webhooks/deliveries.ts', why: "an attempt's count and row are written in one statement" },
   { name: 'webhook-finish-attempt', file: 'features/webhooks/deliveries.ts', why: "an attempt's outcome and its delivery are written in one statement" },
+  {
+    name: 'webhook-endpoint-outbox',
+    file: 'features/webhooks/emit.ts',
+    why: "new deliveries are sent in batches by their endpoint's workflow instead of a workflow each",
+  },
 ];
 
 const SKIP = new Set(['node_modules', '.git', 'test-output', '.switchyard', 'bench/out']);

@@ -25,6 +25,8 @@ export interface Delivery {
   lastStatus: number | null;
   lastError: string | null;
   nextAttemptAt: Date | null;
+  /** Sent by its endpoint's workflow (features/webhooks/outbox.ts), not by a workflow of its own. */
+  viaEndpoint: boolean;
   createdAt: Date;
   deliveredAt: Date | null;
 }
@@ -38,7 +40,7 @@ export interface Attempt {
   responseExcerpt: string | null;
 }
 
-interface Row {
+export interface Row {
   id: string;
   seq: number;
   environment_id: number;
@@ -55,11 +57,12 @@ interface Row {
   last_status: number | null;
   last_error: string | null;
   next_attempt_at: Date | null;
+  via_endpoint: boolean;
   created_at: Date;
   delivered_at: Date | null;
 }
 
-function fromRow(r: Row): Delivery {
+export function fromRow(r: Row): Delivery {
   return {
     id: r.id,
     seq: r.seq,
@@ -77,6 +80,7 @@ function fromRow(r: Row): Delivery {
     lastStatus: r.last_status,
     lastError: r.last_error,
     nextAttemptAt: r.next_attempt_at,
+    viaEndpoint: r.via_endpoint,
     createdAt: r.created_at,
     deliveredAt: r.delivered_at,
   };
@@ -93,12 +97,14 @@ export interface NewDelivery {
   body: string;
   headers?: Record<string, string>;
   replayOf?: string | null;
+  /** Sent by its endpoint's workflow (features/webhooks/outbox.ts); else by a webhookDeliveryWorkflow of its own. */
+  viaEndpoint?: boolean;
 }
 
 export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<Delivery> {
   const { rows } = await db.query<Row>(
-    `INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, integration, connection_id, body, headers, replay_of, next_attempt_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now()) RETURNING *`,
+    `INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, integration, connection_id, body, headers, replay_of, next_attempt_at, via_endpoint)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), $11) RETURNING *`,
     [
       d.id,
       d.environmentId,
@@ -110,6 +116,7 @@ export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<Del
       d.body,
       JSON.stringify(d.headers ?? {}),
       d.replayOf ?? null,
+      d.viaEndpoint ?? false,
     ],
   );
   return fromRow(rows[0]!);
@@ -200,13 +207,13 @@ export interface AttemptOutcome {
  * past the retry window) leaves the delivery's reason alone, unless it did deliver.
  */
 export async function finishAttempt(db: Queryable, deliveryId: string, n: number, o: AttemptOutcome): Promise<void> {
-  // One statement, so one commit: the attempt's row and its delivery's.
+  // One statement, so one commit: the attempt's row and its delivery's (whose claim, if any, ends).
   await db.query(
     `WITH a AS (
        UPDATE webhook_attempts SET status = $2, error = $3, duration_ms = $7, response_excerpt = $8 WHERE delivery_id = $1 AND n = $6
      )
      UPDATE webhook_deliveries
-        SET last_status = $2, last_error = $3, next_attempt_at = $4,
+        SET last_status = $2, last_error = $3, next_attempt_at = $4, claimed_until = NULL,
             status = CASE WHEN $5 THEN 'delivered' ELSE status END,
             delivered_at = CASE WHEN $5 THEN now() ELSE delivered_at END
       WHERE id = $1 AND (status = 'pending' OR $5)`,
@@ -242,7 +249,7 @@ export async function markDeliveryDead(db: Queryable, deliveryId: string, reason
     connection_id: string | null;
   }>(
     `UPDATE webhook_deliveries
-        SET status = 'dead', next_attempt_at = NULL,
+        SET status = 'dead', next_attempt_at = NULL, claimed_until = NULL,
             last_error = CASE WHEN last_error IS NULL OR strpos($2, last_error) > 0 THEN $2 ELSE $2 || ' (last error: ' || last_error || ')' END
       WHERE id = $1 AND status = 'pending' RETURNING environment_id, type, url, attempts, integration, connection_id`,
     [deliveryId, reason],
@@ -265,7 +272,16 @@ export async function markWorkflowStarted(db: Queryable, deliveryId: string): Pr
   await db.query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [deliveryId]);
 }
 
-/** Pending deliveries whose workflow start was never confirmed, older than `minAgeMs`. */
+/** For deliveries sent by their endpoint's workflow: the workflow was started or signalled after they were committed. */
+export async function markEndpointWoken(db: Queryable, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await db.query('UPDATE webhook_deliveries SET workflow_started_at = now() WHERE id = ANY($1::uuid[]) AND workflow_started_at IS NULL', [deliveryIds]);
+}
+
+/**
+ * Pending deliveries whose workflow start (or, for those sent by their endpoint's workflow, its
+ * wake-up) was never confirmed, older than `minAgeMs`.
+ */
 export async function unstartedDeliveries(db: Queryable, minAgeMs: number, limit: number): Promise<Delivery[]> {
   const { rows } = await db.query<Row>(
     `SELECT * FROM webhook_deliveries

@@ -1,8 +1,11 @@
 /**
  * @module features/webhooks/emit — turning an event into deliveries: the event and one delivery per target
- * URL are committed together, then a `webhookDeliveryWorkflow` is started per delivery. A start
- * that fails (Temporal briefly down, the process dying in between) is caught up by the sweeper, so
- * a committed delivery is never dropped.
+ * URL are committed together (the outbox), then the `webhookEndpointWorkflow` of each URL is woken
+ * with one signal-with-start (skipped when one is already on its way, features/webhooks/outbox.ts);
+ * it sends its endpoint's deliveries in batches. A wake-up that fails (Temporal briefly down, the
+ * process dying in between) is caught up by the sweeper, so a committed delivery is never dropped.
+ * Alert webhooks, and deliveries committed before the endpoint workflows existed, have a
+ * `webhookDeliveryWorkflow` each, started here the same way.
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
@@ -14,16 +17,28 @@ import { environmentNameById } from '../environments/store.js';
 import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
 import { redactUrl } from '../../lib/http/index.js';
 import type { Logger } from '../../lib/log.js';
-import { searchAttributesFor, startWorkflow, taskQueueFor, webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../../workflows/contracts.js';
+import {
+  searchAttributesFor,
+  signalWithStartWorkflow,
+  startWorkflow,
+  taskQueueFor,
+  webhookDeliveryWorkflowId,
+  webhookEndpointWakeSignal,
+  webhookEndpointWorkflowId,
+  type WebhookDeliveryInput,
+  type WebhookEndpointInput,
+} from '../../workflows/contracts.js';
 import {
   deliveriesOfEvent,
   failedDeliveriesSince,
   getDelivery,
   insertDelivery,
+  markEndpointWoken,
   markWorkflowStarted,
   unstartedDeliveries,
   type Delivery,
 } from './deliveries.js';
+import { endpointKey, ensureEndpoint, overdueEndpoints, requestWake } from './outbox.js';
 import { getSettings, type EnvironmentSettings } from './settings.js';
 import { stableStringify } from './sign.js';
 import { runPeriodically } from '../../lib/periodic.js';
@@ -155,15 +170,73 @@ export async function startDeliveryWorkflow(deps: Omit<EmitDeps, 'box'>, deliver
   await markWorkflowStarted(deps.db, delivery.id);
 }
 
-async function startAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], envName?: string): Promise<void> {
+/**
+ * Wakes the endpoint's workflow (starting it when it is not running) and records that its
+ * deliveries were handed over. Throws when Temporal is unreachable: the sweeper retries.
+ */
+export async function wakeEndpoint(
+  deps: Omit<EmitDeps, 'box'>,
+  environmentId: number,
+  url: string,
+  deliveryIds: string[],
+  opts: { environmentName?: string; /** The endpoint's row exists (the emitter's transaction made it). */ registered?: boolean } = {},
+): Promise<void> {
+  const envName = opts.environmentName ?? (await environmentNameById(deps.db, environmentId));
+  if (!envName) return;
+  const key = opts.registered ? endpointKey(url) : await ensureEndpoint(deps.db, environmentId, url);
+  const input: WebhookEndpointInput = {
+    environmentId,
+    endpointKey: key,
+    initialIntervalMs: initialBackoffMs(),
+    retryHours: deps.config.SWITCHYARD_WEBHOOK_RETRY_HOURS,
+  };
+  await signalWithStartWorkflow(deps.temporal, 'webhookEndpointWorkflow', {
+    workflowId: webhookEndpointWorkflowId(envName, key),
+    taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, envName),
+    args: [input],
+    signal: webhookEndpointWakeSignal,
+    typedSearchAttributes: searchAttributesFor({ environment: envName, script: 'webhook-endpoint' }),
+    staticSummary: `Webhooks to ${redactUrl(url)}`,
+  });
+  await markEndpointWoken(deps.db, deliveryIds);
+}
+
+/**
+ * Hands each delivery to whoever sends it: its endpoint's workflow (one wake-up per URL) or a
+ * workflow of its own. `coalesce` (emits): no signal when another emitter's is on its way
+ * (features/webhooks/outbox.ts requestWake); replays and recoveries always signal.
+ */
+async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], opts: { environmentName?: string; coalesce?: boolean } = {}): Promise<void> {
+  const byEndpoint = new Map<string, Delivery[]>();
   for (const d of deliveries) {
+    if (!d.viaEndpoint) {
+      try {
+        await startDeliveryWorkflow(deps, d, opts.environmentName);
+      } catch (err) {
+        deps.log?.warn({ err, deliveryId: d.id }, 'webhook delivery workflow not started; the sweeper will retry');
+      }
+      continue;
+    }
+    const key = `${d.environmentId}\0${d.url}`;
+    byEndpoint.set(key, [...(byEndpoint.get(key) ?? []), d]);
+  }
+  for (const list of byEndpoint.values()) {
+    const { environmentId, url } = list[0]!;
+    const ids = list.map((d) => d.id);
     try {
-      await startDeliveryWorkflow(deps, d, envName);
+      if (opts.coalesce && !(await requestWake(deps.db, environmentId, url))) continue; // another emitter's signal is on its way
+      await wakeEndpoint(deps, environmentId, url, ids, { environmentName: opts.environmentName, registered: opts.coalesce });
     } catch (err) {
-      deps.log?.warn({ err, deliveryId: d.id }, 'webhook delivery workflow not started; the sweeper will retry');
+      deps.log?.warn({ err, deliveryIds: ids }, 'webhook endpoint workflow not woken; the sweeper will retry');
     }
   }
 }
+
+/**
+ * Which workflow sends new deliveries: true, their endpoint's webhookEndpointWorkflow, in batches;
+ * false, one webhookDeliveryWorkflow each (the benchmark's "before": bench/baseline/webhook-endpoint-outbox.*).
+ */
+const VIA_ENDPOINT = true;
 
 /**
  * Records the event (the outbox row) and, when the environment wants it and a URL exists, one
@@ -198,15 +271,16 @@ export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptio
           connectionId: event.connectionId,
           body,
           headers,
+          viaEndpoint: VIA_ENDPOINT,
         }),
       );
     }
     return { eventId, deliveries, envName };
   });
-  await startAll(
+  await sendAll(
     deps,
     deliveries.filter((d) => d.status === 'pending'),
-    envName,
+    { environmentName: envName, coalesce: true },
   );
   return { eventId, deliveries: deliveries.map((d) => d.id) };
 }
@@ -224,6 +298,7 @@ function insertCopy(db: Omit<EmitDeps, 'box'>['db'], original: Delivery): Promis
     body: original.body,
     headers: original.headers,
     replayOf: original.replayOf ?? original.id,
+    viaEndpoint: VIA_ENDPOINT && original.type !== 'alert',
   });
 }
 
@@ -232,7 +307,7 @@ export async function replayDelivery(deps: Omit<EmitDeps, 'box'>, environmentId:
   const original = await getDelivery(deps.db, deliveryId, environmentId);
   if (!original) return null;
   const copy = await insertCopy(deps.db, original);
-  await startAll(deps, [copy]);
+  await sendAll(deps, [copy]);
   return (await getDelivery(deps.db, copy.id)) ?? copy;
 }
 
@@ -247,7 +322,7 @@ export async function recoverFailedDeliveries(deps: Omit<EmitDeps, 'box'>, envir
   const failed = await failedDeliveriesSince(deps.db, environmentId, since, RECOVER_BATCH);
   const copies: Delivery[] = [];
   for (const d of failed) copies.push(await insertCopy(deps.db, d));
-  await startAll(deps, copies);
+  await sendAll(deps, copies);
   return copies.length;
 }
 
@@ -256,24 +331,50 @@ export interface SweeperOptions {
   /** Leave younger deliveries to their emitter, which is probably starting them right now. */
   minAgeMs?: number;
   batch?: number;
+  /** How long past due a delivery of an endpoint workflow may be, not held by a drain, before its workflow is woken again. */
+  overdueMs?: number;
 }
 
-/** One pass: starts the workflow of every pending delivery whose start was never confirmed. Returns how many were started. */
+/**
+ * One pass: starts the workflow of every pending delivery whose start was never confirmed, and wakes
+ * the endpoint workflow of those sent in batches whose wake-up was never confirmed. Returns how many
+ * deliveries were handed over. Then wakes the endpoints with a delivery long overdue (their
+ * workflow ended or a wake-up was lost), which it does not count.
+ */
 export async function sweepPendingDeliveries(deps: Omit<EmitDeps, 'box'>, opts: SweeperOptions = {}): Promise<number> {
   const pending = await unstartedDeliveries(deps.db, opts.minAgeMs ?? 10_000, opts.batch ?? 500);
   let started = 0;
+  const endpoints = new Map<string, { environmentId: number; url: string; ids: string[] }>();
+  const endpoint = (environmentId: number, url: string) => {
+    const key = `${environmentId}\0${url}`;
+    if (!endpoints.has(key)) endpoints.set(key, { environmentId, url, ids: [] });
+    return endpoints.get(key)!;
+  };
   for (const d of pending) {
+    if (d.viaEndpoint) {
+      endpoint(d.environmentId, d.url).ids.push(d.id);
+      continue;
+    }
     try {
       await startDeliveryWorkflow(deps, d);
       started++;
     } catch (err) {
       deps.log?.warn({ err, deliveryId: d.id }, 'webhook sweeper could not start a delivery workflow');
+      return started; // Temporal is likely down: try again next tick
+    }
+  }
+  for (const { environmentId, url } of await overdueEndpoints(deps.db, opts.overdueMs ?? 120_000, 100)) endpoint(environmentId, url);
+  for (const { environmentId, url, ids } of endpoints.values()) {
+    try {
+      await wakeEndpoint(deps, environmentId, url, ids);
+      started += ids.length;
+    } catch (err) {
+      deps.log?.warn({ err, deliveryIds: ids }, 'webhook sweeper could not wake an endpoint workflow');
       break; // Temporal is likely down: try again next tick
     }
   }
   return started;
 }
-
 /** Runs sweepPendingDeliveries every 30 s (unref'd, so it never keeps the process alive). Returns the stop function. */
 export function startDeliverySweeper(deps: Omit<EmitDeps, 'box'>, opts: SweeperOptions = {}): () => void {
   return runPeriodically(() => sweepPendingDeliveries(deps, opts), opts.intervalMs ?? 30_000, deps.log, 'webhook sweeper pass');

@@ -31,3 +31,13 @@ export async function reserveSendSlot(db: Queryable, deliveryId: string, default
   );
   return Math.ceil(slot[0]!.wait_ms);
 }
+
+/** The environment's per-endpoint rate (requests per second), null when unlimited. */
+export async function endpointRate(db: Queryable, environmentId: number, defaultPerSecond: number): Promise<number | null> {
+  const { rows } = await db.query<{ rate: number | null }>(
+    'SELECT COALESCE((SELECT webhook_max_per_second FROM environment_settings WHERE environment_id = $1), $2::float8) AS rate',
+    [environmentId, defaultPerSecond],
+  );
+  const rate = rows[0]?.rate;
+  return rate && rate > 0 ? rate : null;
+}

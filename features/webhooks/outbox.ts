@@ -1,0 +1,123 @@
+/**
+ * @module features/webhooks/outbox — the deliveries an endpoint's workflow sends in batches
+ * (workflows/webhook-endpoint.ts). The delivery rows are the outbox: an emitter commits them, then
+ * wakes the workflow of their endpoint (one per environment and target URL); the workflow's drain
+ * activity claims the due ones of its URL, sends them, and records each attempt and outcome on the
+ * row (a retry moves `next_attempt_at`; a refusal or an exhausted window makes it dead).
+ *
+ * Waking is cheap: after its commit, the first emitter since a claim sets the endpoint's
+ * `wake_pending` and sends the signal; later emitters find it set and send nothing. The claim
+ * clears it first, in its own statement, so its claim sees every delivery committed before an
+ * emitter found the flag set.
+ */
+import { sha256Hex } from '../../lib/crypto.js';
+import type { Queryable } from '../../lib/db/pool.js';
+import { fromRow, type Delivery, type Row } from './deliveries.js';
+
+/** The endpoint's name in its workflow id: a hash of the URL, never the URL (it may carry a secret). */
+export function endpointKey(url: string): string {
+  return sha256Hex(url).slice(0, 32);
+}
+
+/**
+ * After the emitter's deliveries to `url` are committed: marks the endpoint as asked to drain. True
+ * when this emitter must send the wake-up signal (no one has since the last claim); false when one
+ * is already on its way. Then the drain it causes clears the flag after this call read it, so after
+ * this emitter's commit, and its claim (a later statement) sees the deliveries. When the flag is
+ * already set nothing is written or locked: most emits of a burst cost one read here.
+ */
+export async function requestWake(db: Queryable, environmentId: number, url: string): Promise<boolean> {
+  const { rows } = await db.query<{ flipped: boolean; known: boolean }>(
+    `WITH up AS (
+       UPDATE webhook_endpoints SET wake_pending = true WHERE environment_id = $1 AND url = $2 AND NOT wake_pending RETURNING 1
+     )
+     SELECT EXISTS (SELECT 1 FROM up) AS flipped, EXISTS (SELECT 1 FROM webhook_endpoints WHERE environment_id = $1 AND url = $2) AS known`,
+    [environmentId, url],
+  );
+  if (rows[0]!.flipped) return true;
+  if (rows[0]!.known) return false;
+  // The endpoint's first delivery: register it, asked to drain (or, when another emitter just did, as above).
+  const first = await db.query(
+    `INSERT INTO webhook_endpoints AS e (environment_id, url, key, wake_pending) VALUES ($1, $2, $3, true)
+     ON CONFLICT (environment_id, url) DO UPDATE SET wake_pending = true WHERE NOT e.wake_pending
+     RETURNING 1`,
+    [environmentId, url, endpointKey(url)],
+  );
+  return first.rows.length > 0;
+}
+
+/** The endpoint's URL, registering the endpoint when needed (the sweeper wakes endpoints of rows committed before any wake). */
+export async function ensureEndpoint(db: Queryable, environmentId: number, url: string): Promise<string> {
+  const key = endpointKey(url);
+  await db.query('INSERT INTO webhook_endpoints (environment_id, url, key) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [environmentId, url, key]);
+  return key;
+}
+
+export interface ClaimOptions {
+  limit: number;
+  leaseMs: number;
+  /**
+   * Also take the deliveries whose lease is still running: the caller is a retry of the drain
+   * activity, whose previous attempt Temporal has given up on (a killed worker's claims).
+   */
+  takeOver: boolean;
+}
+
+/**
+ * Clears the endpoint's wake request (waiting for emitters holding its row), then claims up to
+ * `limit` due deliveries of it for `leaseMs`, marking them handed over (the sweeper leaves them
+ * alone from then on). Null when the endpoint is unknown.
+ */
+export async function claimDue(db: Queryable, environmentId: number, key: string, o: ClaimOptions): Promise<{ url: string; deliveries: Delivery[] } | null> {
+  const endpoint = await db.query<{ url: string }>('UPDATE webhook_endpoints SET wake_pending = false WHERE environment_id = $1 AND key = $2 RETURNING url', [
+    environmentId,
+    key,
+  ]);
+  const url = endpoint.rows[0]?.url;
+  if (url === undefined) return null;
+  // A second statement, so a snapshot taken after the emitters above committed.
+  const { rows } = await db.query<Row>(
+    `UPDATE webhook_deliveries SET claimed_until = now() + make_interval(secs => $4), workflow_started_at = COALESCE(workflow_started_at, now())
+      WHERE id IN (
+        SELECT id FROM webhook_deliveries
+         WHERE environment_id = $1 AND url = $2 AND status = 'pending' AND via_endpoint
+           AND COALESCE(next_attempt_at, '-infinity') <= now()
+           AND (claimed_until IS NULL OR claimed_until <= now() OR $5)
+         ORDER BY next_attempt_at NULLS FIRST, seq
+         LIMIT $3
+         FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+    [environmentId, url, o.limit, o.leaseMs / 1000, o.takeOver],
+  );
+  return { url, deliveries: rows.map(fromRow).sort((a, b) => a.seq - b.seq) };
+}
+
+/** Ms until the endpoint's next pending delivery is due (0: now), or null when none is pending. */
+export async function nextDueInMs(db: Queryable, environmentId: number, url: string): Promise<number | null> {
+  // min() over no rows is NULL; GREATEST would turn that into 0, so it is kept out of it.
+  const { rows } = await db.query<{ ms: number | null }>(
+    `SELECT CASE WHEN due IS NULL THEN NULL WHEN due <= now() THEN 0 ELSE (EXTRACT(EPOCH FROM (due - now())) * 1000)::float8 END AS ms
+       FROM (SELECT min(GREATEST(COALESCE(next_attempt_at, '-infinity'), COALESCE(claimed_until, '-infinity'))) AS due
+               FROM webhook_deliveries
+              WHERE environment_id = $1 AND url = $2 AND status = 'pending' AND via_endpoint) pending`,
+    [environmentId, url],
+  );
+  const ms = rows[0]?.ms;
+  return ms === null || ms === undefined ? null : Math.ceil(ms);
+}
+
+/**
+ * Endpoints with a delivery overdue by more than `graceMs` and not held by a drain: their workflow
+ * was not woken (or has ended) although its emitter confirmed the wake-up. The sweeper wakes them.
+ */
+export async function overdueEndpoints(db: Queryable, graceMs: number, limit: number): Promise<{ environmentId: number; url: string }[]> {
+  const { rows } = await db.query<{ environment_id: number; url: string }>(
+    `SELECT DISTINCT environment_id, url FROM webhook_deliveries
+      WHERE status = 'pending' AND via_endpoint
+        AND COALESCE(next_attempt_at, '-infinity') < now() - make_interval(secs => $1)
+        AND (claimed_until IS NULL OR claimed_until < now())
+      LIMIT $2`,
+    [graceMs / 1000, limit],
+  );
+  return rows.map((r) => ({ environmentId: r.environment_id, url: r.url }));
+}

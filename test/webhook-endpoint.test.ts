@@ -1,0 +1,240 @@
+/**
+ * Webhooks sent in batches by one workflow per endpoint (workflows/webhook-endpoint.ts,
+ * features/webhooks/outbox.ts): a burst to one endpoint is delivered once each, with its attempt
+ * row, by a handful of drain activities rather than a workflow per delivery; retries, refusals and
+ * exhausted windows are recorded per delivery; a worker killed mid-batch loses nothing.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@temporalio/client';
+import { emitEvent } from '../features/webhooks/emit.js';
+import { endpointKey } from '../features/webhooks/outbox.js';
+import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { webhookDeliveryWorkflowId, webhookEndpointWorkflowId } from '../workflows/contracts.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+// Small backoffs: 100 ms, 200 ms, ... (read by the emitter, carried in the workflow input).
+process.env.SWITCHYARD_WEBHOOK_INITIAL_BACKOFF_MS = '100';
+
+interface Hit {
+  path: string;
+  webhookId: string;
+  answered: number;
+}
+
+/** The developer's backend: `answer(path, n)` gives the status of the path's n-th request (0: never answer). */
+async function startBackend(answer: (path: string, n: number) => number) {
+  const hits: Hit[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const status = answer(path, hits.filter((h) => h.path === path).length);
+      hits.push({ path, webhookId: String(req.headers['webhook-id']), answered: status });
+      if (status === 0) return;
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : `no (${status})`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    at: (path: string) => hits.filter((h) => h.path === path),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Every run of a workflow id (continue-as-new makes several), with its drain activities and workflow tasks. */
+async function runsOf(client: Client, workflowId: string): Promise<{ runs: number; activities: number; workflowTasks: number }> {
+  let runs = 0;
+  let activities = 0;
+  let workflowTasks = 0;
+  for await (const w of client.workflow.list({ query: `WorkflowId="${workflowId}"` })) {
+    runs++;
+    const h = await client.workflow.getHandle(workflowId, w.runId).fetchHistory();
+    activities += (h.events ?? []).filter((e) => e.eventType === 10).length; // ActivityTaskScheduled
+    workflowTasks += (h.events ?? []).filter((e) => e.eventType === 5).length; // WorkflowTaskScheduled
+  }
+  return { runs, activities, workflowTasks };
+}
+
+describe('webhooks sent in batches by their endpoint workflow', () => {
+  let t: TestPlatform;
+  let worker: WorkerProcess;
+  let envId: number;
+  const hang = new Set<string>();
+  const scripts = new Map<string, number[]>();
+  let backend: Awaited<ReturnType<typeof startBackend>>;
+
+  before(async () => {
+    t = await startTestPlatform({ runWorker: false });
+    worker = await startWorkerProcess(t);
+    backend = await startBackend((path, n) => {
+      if (hang.has(path)) return 0;
+      return scripts.get(path)?.[n] ?? 200;
+    });
+    envId = (await t.platform.deps.db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+  });
+  after(async () => {
+    await worker?.stop();
+    await t?.stop();
+    await backend?.close();
+  });
+
+  async function useEndpoint(path: string): Promise<string> {
+    const res = await t.api('/environment', { method: 'PATCH', json: { webhook_url: `${backend.url}${path}` } });
+    assert.equal(res.status, 200);
+    return `${backend.url}${path}`;
+  }
+
+  function emit(i: number, deps = t.platform.deps) {
+    return emitEvent(deps, {
+      environmentId: envId,
+      type: 'async_action',
+      integration: 'x',
+      connectionId: `c${i}`,
+      payload: { type: 'async_action', payload: { i } },
+    });
+  }
+
+  async function deliveriesTo(url: string): Promise<Json[]> {
+    const { rows } = await t.platform.deps.db.query(
+      `SELECT d.id, d.status, d.last_error, d.attempts, d.via_endpoint,
+              coalesce(json_agg(json_build_object('n', a.n, 'status', a.status) ORDER BY a.n) FILTER (WHERE a.n IS NOT NULL), '[]') AS tries
+         FROM webhook_deliveries d LEFT JOIN webhook_attempts a ON a.delivery_id = d.id
+        WHERE d.url = $1 GROUP BY d.id ORDER BY d.seq`,
+      [url],
+    );
+    return rows;
+  }
+
+  test('a burst of 200 to one endpoint: each delivered once with its attempt row, by far fewer activities than deliveries', async (ctx) => {
+    const url = await useEndpoint('/burst');
+    const n = 200;
+    const emitted = await Promise.all(Array.from({ length: n }, (_, i) => emit(i)));
+    const ids = emitted.flatMap((e) => e.deliveries);
+    assert.equal(ids.length, n);
+    const done = await waitFor('all delivered', async () => {
+      const list = await deliveriesTo(url);
+      return list.length === n && list.every((d) => d.status === 'delivered') && list;
+    });
+    for (const d of done) {
+      assert.equal(d.via_endpoint, true);
+      assert.deepEqual(d.tries, [{ n: 1, status: 200 }], `delivery ${d.id}`);
+    }
+    const hits = backend.at('/burst');
+    assert.equal(hits.length, n, 'one request per delivery');
+    assert.deepEqual(new Set(hits.map((h) => h.webhookId)), new Set(ids.map((id) => `msg_${id}`)));
+
+    // One workflow for the endpoint (id from the URL's hash, not the URL), none per delivery.
+    const workflowId = webhookEndpointWorkflowId('dev', endpointKey(url));
+    assert.ok(!workflowId.includes('127.0.0.1'));
+    const shape = await runsOf(t.platform.deps.temporal, workflowId);
+    assert.ok(shape.runs >= 1);
+    assert.ok(shape.activities * 5 <= n, `${shape.activities} drain activities for ${n} deliveries`);
+    await assert.rejects(t.platform.deps.temporal.workflow.getHandle(webhookDeliveryWorkflowId(ids[0]!)).describe(), /not found/i);
+
+    // With nothing left to send, the workflow waits (its idle timer) instead of draining again.
+    const handle = t.platform.deps.temporal.workflow.getHandle(workflowId);
+    await waitFor('the endpoint workflow idle', async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      return events.at(-1)?.eventType === 17 && Number(events.at(-1)?.timerStartedEventAttributes?.startToFireTimeout?.seconds) === 600; // TimerStarted, 10 min
+    });
+    ctx.diagnostic(`endpoint workflow for the burst: ${JSON.stringify(await runsOf(t.platform.deps.temporal, workflowId))}`);
+  });
+
+  test('retry then success: 503 and 429 recorded as attempts, then delivered under one webhook-id', async () => {
+    const url = await useEndpoint('/flaky');
+    scripts.set('/flaky', [503, 429]);
+    const { deliveries } = await emit(1000);
+    const [d] = await waitFor('delivered', async () => {
+      const list = await deliveriesTo(url);
+      return list[0]?.status === 'delivered' && list;
+    });
+    assert.equal(d!.id, deliveries[0]);
+    assert.deepEqual(
+      d!.tries.map((a: Json) => a.status),
+      [503, 429, 200],
+    );
+    assert.deepEqual(
+      backend.at('/flaky').map((h) => h.webhookId),
+      Array(3).fill(`msg_${d!.id}`),
+    );
+  });
+
+  test('a refusal is final: dead after one attempt, with its reason and the webhook_dead alert', async () => {
+    const url = await useEndpoint('/refuse');
+    scripts.set('/refuse', [400]);
+    await emit(2000);
+    const [d] = await waitFor('dead', async () => {
+      const list = await deliveriesTo(url);
+      return list[0]?.status === 'dead' && list;
+    });
+    assert.deepEqual(
+      d!.tries.map((a: Json) => a.status),
+      [400],
+    );
+    assert.equal(d!.last_error, 'refused: HTTP 400');
+    const alerts = await waitFor('the webhook_dead alert', async () => {
+      const open = ((await (await t.api('/alerts?status=open')).json()) as Json).data as Json[];
+      return open.filter((a) => a.kind === 'webhook_dead').length === 1 && open;
+    });
+    assert.match(alerts.find((a) => a.kind === 'webhook_dead')!.message, /\/refuse/);
+  });
+
+  test('a backend that stays down: retried until the window closes, then dead with the last error', async () => {
+    const url = await useEndpoint('/down');
+    scripts.set('/down', Array(100).fill(503));
+    await emit(3000, { ...t.platform.deps, config: { ...t.config, SWITCHYARD_WEBHOOK_RETRY_HOURS: 3 / 3600 } });
+    const [d] = await waitFor('dead', async () => {
+      const list = await deliveriesTo(url);
+      return list[0]?.status === 'dead' && list;
+    });
+    assert.ok(d!.tries.length >= 2, `retried (${d!.tries.length} attempts)`);
+    assert.ok(
+      d!.tries.every((a: Json) => a.status === 503),
+      JSON.stringify(d!.tries),
+    );
+    assert.equal(d!.last_error, 'gave up after 3 s of retries (last error: HTTP 503)');
+  });
+
+  test('kill -9 the worker mid-batch: every delivery arrives, the interrupted ones retried under their webhook-id', async () => {
+    const url = await useEndpoint('/slow');
+    hang.add('/slow');
+    const n = 30;
+    const ids = (await Promise.all(Array.from({ length: n }, (_, i) => emit(4000 + i)))).flatMap((e) => e.deliveries);
+    await waitFor('requests in flight', async () => backend.at('/slow').length >= 5);
+    await worker.kill();
+    const inFlight = new Set(backend.at('/slow').map((h) => h.webhookId));
+    hang.delete('/slow');
+    worker = await startWorkerProcess(t);
+    const done = await waitFor(
+      'all delivered',
+      async () => {
+        const list = await deliveriesTo(url);
+        return list.length === n && list.every((d) => d.status === 'delivered') && list;
+      },
+      120_000,
+    );
+    const hits = backend.at('/slow');
+    for (const d of done) {
+      const mine = hits.filter((h) => h.webhookId === `msg_${d.id}`);
+      assert.equal(mine.filter((h) => h.answered === 200).length, 1, `delivery ${d.id} answered 200 once`);
+      if (inFlight.has(`msg_${d.id}`)) {
+        // Its request may have gone out before the kill: sent again, the lost attempt recorded without a status.
+        assert.deepEqual(
+          d.tries.map((a: Json) => a.status),
+          [null, 200],
+        );
+      } else assert.equal(d.tries.at(-1).status, 200);
+    }
+    assert.deepEqual(new Set(done.map((d) => d.id)), new Set(ids));
+    assert.ok(inFlight.size >= 5);
+  });
+});
