@@ -352,8 +352,11 @@ describe('alerts, the status API and Temporal visibility', () => {
 
   test('the next successful run resolves the alert, posts the resolution and clears the errors', async () => {
     await runAndWait('SUCCESS');
-    const open = (await (await t.api('/alerts?status=open')).json()) as Json;
-    assert.equal(open.data.filter((a: Json) => a.kind === 'sync_failed').length, 0);
+    // The run's finish resolves the alert after the sync is released (its status already SUCCESS).
+    await waitFor('the sync_failed alert to be resolved', async () => {
+      const open = (await (await t.api('/alerts?status=open')).json()) as Json;
+      return open.data.filter((a: Json) => a.kind === 'sync_failed').length === 0;
+    });
     const resolved = (await (await t.api('/alerts?status=resolved')).json()) as Json;
     const alert = resolved.data.find((a: Json) => a.kind === 'sync_failed');
     assert.ok(alert?.resolved_at);
