@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
-import { decodeCursor, encodeCursor } from '../features/records/read.js';
+import { decodeCursor, encodeCursor, readRecords } from '../features/records/read.js';
 import { deleteRecords, saveRecords, storedHashes } from '../features/records/store.js';
 import { withTransaction } from '../lib/db/pool.js';
 import { startMetabaseFake } from './fakes/index.js';
@@ -221,6 +221,41 @@ describe('records', () => {
     assert.equal(addedOrDeleted.records.length, TOTAL - 3);
     assert.equal(addedOrDeleted.records.filter((r) => r._nango_metadata.last_action === 'DELETED').length, 2);
     assert.equal((await listAll({ limit: 10000 })).records.length, TOTAL);
+  });
+
+  test("timestamps are UTC to the microsecond whatever the database session's time zone", async () => {
+    // PostgreSQL's text output of a timestamptz follows the session's TimeZone: read through
+    // sessions with offsets of whole hours, half hours, 45 minutes and negatives, and compare with
+    // what to_char in UTC gives for the same rows (tombstones included, for deleted_at).
+    const utc = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
+    const client = await t.platform.deps.db.connect();
+    try {
+      await client.query(
+        `UPDATE records SET first_seen_at = first_seen_at - interval '1 day 3 hours 0.123457 seconds' WHERE connection_pk = $1 AND external_id = 't-3'`,
+        [pk],
+      );
+      const { rows } = await client.query<{ id: string; f: string; m: string; d: string | null }>(
+        `SELECT external_id AS id, ${utc('first_seen_at')} AS f, ${utc('last_modified_at')} AS m, ${utc('deleted_at')} AS d FROM records WHERE connection_pk = $1 AND model = $2`,
+        [pk, MODEL],
+      );
+      const want = new Map(rows.map((r) => [r.id, r]));
+      for (const zone of ['UTC', 'America/St_Johns', 'Asia/Kolkata', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/Los_Angeles']) {
+        await client.query(`SET TimeZone = '${zone}'`);
+        const page = await readRecords(client, { connectionPk: pk, model: MODEL, limit: 10_000, ids: ['t-3', 't-10', 't-20'] });
+        assert.equal(page.records.length, 3);
+        for (const r of page.records) {
+          const w = want.get(r.id as string)!;
+          assert.deepEqual(
+            [r._nango_metadata.first_seen_at, r._nango_metadata.last_modified_at, r._nango_metadata.deleted_at],
+            [w.f, w.m, w.d],
+            `${r.id as string} in ${zone}`,
+          );
+        }
+      }
+    } finally {
+      await client.query('RESET TimeZone');
+      client.release();
+    }
   });
 
   test('ids selects records by external id', async () => {
