@@ -279,6 +279,12 @@ describe('records', () => {
     const slash = await t.api(`/records/?model=${MODEL}&limit=3`, { headers: conn });
     assert.equal(plain.status, 200);
     assert.match(plain.headers.get('content-type') ?? '', /^application\/json/);
+    // The answer's headers, as every route gives them (CORS, request id) and a length, not chunks.
+    assert.equal(plain.headers.get('access-control-allow-origin'), '*');
+    assert.equal(plain.headers.get('access-control-expose-headers'), 'Content-Type,Content-Length,Location,X-Request-Id');
+    assert.match(plain.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(plain.headers.get('transfer-encoding'), null);
+    assert.equal(Number(plain.headers.get('content-length')), Buffer.byteLength(await plain.clone().text()));
     assert.deepEqual(await plain.json(), await slash.json());
   });
 
