@@ -57,6 +57,12 @@ export const REVERTS: Revert[] = [
   { name: 'lookup-cache', file: 'start/platform.ts', why: 'the API caches secret key, integration and connection lookups (LISTEN/NOTIFY invalidation)' },
   { name: 'records-lookup-import', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups (import)' },
   { name: 'records-lookup', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups' },
+  {
+    name: 'records-read-text',
+    file: 'features/records/read.ts',
+    why: "GET /records takes the timestamps as PostgreSQL's text output (not to_char) and its rows as arrays",
+  },
+  { name: 'cors-headers', file: 'api/app.ts', why: 'CORS headers are set before the route, so a string answer is not copied through a web stream' },
   { name: 'eager-start', file: 'api/action-run.ts', why: 'an action run asks for eager workflow start when API and worker share a process' },
   {
     name: 'webhook-slot-activity',

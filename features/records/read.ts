@@ -6,7 +6,8 @@
  * ~1.4 s for parsing rows into objects and JSON.stringify and ~1.2–2 s for building each record's
  * JSON in SQL (jsonb_build_object). The timestamps come as PostgreSQL's own text output and are
  * rewritten here (isoMicros): `to_char` cost Postgres ~10 µs per call, two or three per record, which
- * was twice the rest of the page's query (bench/RESULTS.md, 2026-11-23 records read). */
+ * was twice the rest of the page's query (bench/RESULTS.md, 2026-11-23 records read).
+ */
 import type { Queryable } from '../../lib/db/pool.js';
 import { pageQuery, Where } from '../../lib/db/where.js';
 
