@@ -6,6 +6,7 @@ import { deleteRecords, saveRecords, storedHashes } from '../features/records/st
 import { withTransaction } from '../lib/db/pool.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
+import { readAhead } from '../api/routes/records.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -272,6 +273,40 @@ describe('records', () => {
     const tooMany = Array.from({ length: 101 }, (_, i) => `ids=t-${i}`).join('&');
     const body = await apiError(await t.api(`/records?model=${MODEL}&${tooMany}`, { headers: conn }), 400, 'invalid_query_params');
     assert.equal(body.error.errors[0].path[0], 'ids');
+  });
+
+  test('a page read ahead: records changed or deleted after it was read still come later, with their change; another query does not take it', async () => {
+    const db = t.platform.deps.db;
+    const ahead = readAhead(t.platform.deps);
+    const first = await list({ limit: 1000 });
+    assert.ok(first.next_cursor);
+    await ahead.settled();
+    assert.ok(ahead.holds({ connectionPk: pk, model: MODEL, cursor: first.next_cursor, limit: 1000 }), 'the next page was read ahead');
+    // What the page read ahead holds: the same query, read directly.
+    const second = await readRecords(db, { connectionPk: pk, model: MODEL, cursor: first.next_cursor, limit: 1000 });
+    const changed = second.records[10]!.id as string;
+    const deleted = second.records[20]!.id as string;
+    await saveRecords(db, pk, MODEL, [ticket(Number(changed.slice(2)), 'Changed after the read ahead')]);
+    assert.equal(await deleteRecords(db, pk, MODEL, [deleted]), 1);
+
+    // The same cursor with another limit or filter is another query: read now, not the page read ahead.
+    assert.equal((await list({ cursor: first.next_cursor, limit: 5 })).records.length, 5);
+    const deletedOnly = await list({ cursor: first.next_cursor, limit: 1000, filter: 'deleted' });
+    assert.ok(deletedOnly.records.some((r) => r.id === deleted));
+
+    const rest: Json[] = [];
+    for (let cursor: string | null = first.next_cursor; cursor;) {
+      const page = await list({ cursor, limit: 1000 });
+      rest.push(...page.records);
+      cursor = page.next_cursor;
+    }
+    const latest = new Map([...first.records, ...rest].map((r) => [r.id as string, r]));
+    assert.equal(latest.size, TOTAL, 'every record once at least');
+    assert.equal(latest.get(changed)!.title, 'Changed after the read ahead');
+    assert.equal(latest.get(changed)!._nango_metadata.last_action, 'UPDATED');
+    assert.equal(latest.get(deleted)!._nango_metadata.last_action, 'DELETED');
+    assert.equal(rest.at(-2)!.id, changed, 'the changes are the last records, after everything read ahead');
+    assert.equal(rest.at(-1)!.id, deleted);
   });
 
   test('/records and /records/ answer the same', async () => {
