@@ -109,7 +109,10 @@ const ACTION: Record<RecordsFilter, string> = { added: 'ADDED', updated: 'UPDATE
 
 function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
   const where = new Where('connection_pk = ? AND model = ?', q.connectionPk, q.model);
-  if (q.cursor !== undefined) where.and('cursor > ?::bigint', decodeCursor(q.cursor));
+  // Cursors start at 1, so a first page asks for cursor > 0: with the cursor in the condition the
+  // planner walks the (connection_pk, model, cursor) index even when the table has no statistics yet
+  // (after a first big sync); without it, it read and sorted the whole model (0.5–0.7 s at 100k).
+  where.and('cursor > ?::bigint', q.cursor === undefined ? '0' : decodeCursor(q.cursor));
   if (q.modifiedAfter !== undefined)
     where.and('last_modified_at >= ?::timestamptz', q.modifiedAfter instanceof Date ? q.modifiedAfter.toISOString() : q.modifiedAfter);
   if (q.filter && q.filter.length > 0) where.and('last_action = ANY(?::text[])', [...new Set(q.filter.map((f) => ACTION[f]))]);
