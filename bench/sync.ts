@@ -33,7 +33,6 @@ const RECORDS_READ_CHANGES = [
   'records-lookup-import',
   'records-lookup',
   'records-read-text',
-  'cors-headers',
   'records-read-ahead',
   'records-read-ahead-import',
 ];

@@ -62,7 +62,6 @@ export const REVERTS: Revert[] = [
     file: 'features/records/read.ts',
     why: "GET /records takes the timestamps as PostgreSQL's text output (not to_char), its rows as arrays, and a first page asks for cursor > 0",
   },
-  { name: 'cors-headers', file: 'api/app.ts', why: 'CORS headers are set before the route, so a string answer is not copied through a web stream' },
   { name: 'records-read-ahead', file: 'api/routes/records.ts', why: 'GET /records reads the next page ahead while the client takes this one' },
   { name: 'records-read-ahead-import', file: 'api/routes/records.ts', why: 'its import' },
   { name: 'eager-start', file: 'api/action-run.ts', why: 'an action run asks for eager workflow start when API and worker share a process' },
