@@ -19,7 +19,8 @@
  * connection or a revoked key is refused as before.
  *
  * Bounds: at most `maxPages` pages held or in flight per process (older ones are dropped), each taken
- * once, dropped after `ttlMs`; only pages of at most `maxLimit` records are read ahead.
+ * once, dropped after `ttlMs`; only pages of at most `maxLimit` records are read ahead, and a page
+ * over `maxChars` of JSON is not kept (4 × 16 M characters at most are held).
  */
 import type { Queryable } from '../../lib/db/pool.js';
 import { readRecordsJson, type RecordsPage, type RecordsQuery } from './read.js';
@@ -33,6 +34,8 @@ export interface ReadAheadOptions {
   ttlMs?: number;
   maxPages?: number;
   maxLimit?: number;
+  /** A page read ahead whose records' JSON is longer (in characters) is dropped once read. */
+  maxChars?: number;
 }
 
 function keyOf(q: RecordsQuery): string {
@@ -52,6 +55,7 @@ export class RecordsReadAhead {
   private readonly ttlMs: number;
   private readonly maxPages: number;
   private readonly maxLimit: number;
+  private readonly maxChars: number;
 
   constructor(
     private readonly db: Queryable,
@@ -60,6 +64,7 @@ export class RecordsReadAhead {
     this.ttlMs = opts.ttlMs ?? 2000;
     this.maxPages = opts.maxPages ?? 4;
     this.maxLimit = opts.maxLimit ?? 1000;
+    this.maxChars = opts.maxChars ?? 16 * 1024 * 1024;
   }
 
   /** One page: the page read ahead for this very query when there is a fresh one, else read now; then the next page is read ahead. */
@@ -87,7 +92,11 @@ export class RecordsReadAhead {
     const now = performance.now();
     for (const [k, a] of this.pages) if (now - a.at > this.ttlMs) this.pages.delete(k);
     while (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value!);
-    // A failed read ahead answers nothing: the request reads the page itself.
-    this.pages.set(keyOf(q), { page: readRecordsJson(this.db, q).catch(() => null), at: now });
+    // A failed read ahead, or one too big to hold, answers nothing: the request reads the page itself.
+    const page = readRecordsJson(this.db, q).then(
+      (p) => (p.records.reduce((n, r) => n + r.length, 0) <= this.maxChars ? p : null),
+      () => null,
+    );
+    this.pages.set(keyOf(q), { page, at: now });
   }
 }
