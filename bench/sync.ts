@@ -28,7 +28,14 @@ import { deletionCheck } from './delete-check.js';
 
 const PAGE = 1000;
 /** The changes records read's before/after reverts (bench/lib/baseline.ts). */
-const RECORDS_READ_CHANGES = ['lookup-cache', 'records-lookup-import', 'records-lookup'];
+const RECORDS_READ_CHANGES = [
+  'lookup-cache',
+  'records-lookup-import',
+  'records-lookup',
+  'records-read-text',
+  'records-read-ahead',
+  'records-read-ahead-import',
+];
 const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
 
 /** A deterministic record of about 1 KB of JSON. */

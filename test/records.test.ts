@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
-import { decodeCursor, encodeCursor } from '../features/records/read.js';
+import { decodeCursor, encodeCursor, readRecords } from '../features/records/read.js';
 import { deleteRecords, saveRecords, storedHashes } from '../features/records/store.js';
 import { withTransaction } from '../lib/db/pool.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
+import { readAhead } from '../api/routes/records.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -223,6 +224,41 @@ describe('records', () => {
     assert.equal((await listAll({ limit: 10000 })).records.length, TOTAL);
   });
 
+  test("timestamps are UTC to the microsecond whatever the database session's time zone", async () => {
+    // PostgreSQL's text output of a timestamptz follows the session's TimeZone: read through
+    // sessions with offsets of whole hours, half hours, 45 minutes and negatives, and compare with
+    // what to_char in UTC gives for the same rows (tombstones included, for deleted_at).
+    const utc = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
+    const client = await t.platform.deps.db.connect();
+    try {
+      await client.query(
+        `UPDATE records SET first_seen_at = first_seen_at - interval '1 day 3 hours 0.123457 seconds' WHERE connection_pk = $1 AND external_id = 't-3'`,
+        [pk],
+      );
+      const { rows } = await client.query<{ id: string; f: string; m: string; d: string | null }>(
+        `SELECT external_id AS id, ${utc('first_seen_at')} AS f, ${utc('last_modified_at')} AS m, ${utc('deleted_at')} AS d FROM records WHERE connection_pk = $1 AND model = $2`,
+        [pk, MODEL],
+      );
+      const want = new Map(rows.map((r) => [r.id, r]));
+      for (const zone of ['UTC', 'America/St_Johns', 'Asia/Kolkata', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/Los_Angeles']) {
+        await client.query(`SET TimeZone = '${zone}'`);
+        const page = await readRecords(client, { connectionPk: pk, model: MODEL, limit: 10_000, ids: ['t-3', 't-10', 't-20'] });
+        assert.equal(page.records.length, 3);
+        for (const r of page.records) {
+          const w = want.get(r.id as string)!;
+          assert.deepEqual(
+            [r._nango_metadata.first_seen_at, r._nango_metadata.last_modified_at, r._nango_metadata.deleted_at],
+            [w.f, w.m, w.d],
+            `${r.id as string} in ${zone}`,
+          );
+        }
+      }
+    } finally {
+      await client.query('RESET TimeZone');
+      client.release();
+    }
+  });
+
   test('ids selects records by external id', async () => {
     const { records } = await list({ ids: ['t-2', 't-1', 'nope'] });
     assert.deepEqual(
@@ -239,11 +275,51 @@ describe('records', () => {
     assert.equal(body.error.errors[0].path[0], 'ids');
   });
 
+  test('a page read ahead: records changed or deleted after it was read still come later, with their change; another query does not take it', async () => {
+    const db = t.platform.deps.db;
+    const ahead = readAhead(t.platform.deps);
+    const first = await list({ limit: 1000 });
+    assert.ok(first.next_cursor);
+    await ahead.settled();
+    assert.ok(ahead.holds({ connectionPk: pk, model: MODEL, cursor: first.next_cursor, limit: 1000 }), 'the next page was read ahead');
+    // What the page read ahead holds: the same query, read directly.
+    const second = await readRecords(db, { connectionPk: pk, model: MODEL, cursor: first.next_cursor, limit: 1000 });
+    const changed = second.records[10]!.id as string;
+    const deleted = second.records[20]!.id as string;
+    await saveRecords(db, pk, MODEL, [ticket(Number(changed.slice(2)), 'Changed after the read ahead')]);
+    assert.equal(await deleteRecords(db, pk, MODEL, [deleted]), 1);
+
+    // The same cursor with another limit or filter is another query: read now, not the page read ahead.
+    assert.equal((await list({ cursor: first.next_cursor, limit: 5 })).records.length, 5);
+    const deletedOnly = await list({ cursor: first.next_cursor, limit: 1000, filter: 'deleted' });
+    assert.ok(deletedOnly.records.some((r) => r.id === deleted));
+
+    const rest: Json[] = [];
+    for (let cursor: string | null = first.next_cursor; cursor;) {
+      const page = await list({ cursor, limit: 1000 });
+      rest.push(...page.records);
+      cursor = page.next_cursor;
+    }
+    const latest = new Map([...first.records, ...rest].map((r) => [r.id as string, r]));
+    assert.equal(latest.size, TOTAL, 'every record once at least');
+    assert.equal(latest.get(changed)!.title, 'Changed after the read ahead');
+    assert.equal(latest.get(changed)!._nango_metadata.last_action, 'UPDATED');
+    assert.equal(latest.get(deleted)!._nango_metadata.last_action, 'DELETED');
+    assert.equal(rest.at(-2)!.id, changed, 'the changes are the last records, after everything read ahead');
+    assert.equal(rest.at(-1)!.id, deleted);
+  });
+
   test('/records and /records/ answer the same', async () => {
     const plain = await t.api(`/records?model=${MODEL}&limit=3`, { headers: conn });
     const slash = await t.api(`/records/?model=${MODEL}&limit=3`, { headers: conn });
     assert.equal(plain.status, 200);
     assert.match(plain.headers.get('content-type') ?? '', /^application\/json/);
+    // The answer's headers, as every route gives them (CORS, request id) and a length, not chunks.
+    assert.equal(plain.headers.get('access-control-allow-origin'), '*');
+    assert.equal(plain.headers.get('access-control-expose-headers'), 'Content-Type,Content-Length,Location,X-Request-Id');
+    assert.match(plain.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(plain.headers.get('transfer-encoding'), null);
+    assert.equal(Number(plain.headers.get('content-length')), Buffer.byteLength(await plain.clone().text()));
     assert.deepEqual(await plain.json(), await slash.json());
   });
 

@@ -6,7 +6,8 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { BadRequest, ValidationFailed } from '../../lib/errors.js';
-import { decodeCursor, readRecordsJson, recordsResponseBody, type RecordsFilter } from '../../features/records/read.js';
+import { decodeCursor, recordsResponseBody, type RecordsFilter } from '../../features/records/read.js';
+import { RecordsReadAhead } from '../../features/records/read-ahead.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { defineRoute } from '../route.js';
 import { check, parseQuery } from '../validate.js';
@@ -75,6 +76,14 @@ export const recordsResponse = z.object({
   next_cursor: z.string().nullable(),
 });
 
+/** Each API's pages read ahead (features/records/read-ahead.ts), by its dependencies. */
+const readAheads = new WeakMap<AppDeps, RecordsReadAhead>();
+export function readAhead(deps: AppDeps): RecordsReadAhead {
+  let r = readAheads.get(deps);
+  if (!r) readAheads.set(deps, (r = new RecordsReadAhead(deps.db)));
+  return r;
+}
+
 async function respond(
   deps: AppDeps,
   c: Context<AppEnv>,
@@ -84,7 +93,7 @@ async function respond(
 ): Promise<Response> {
   const connectionPk = (await deps.lookups.connection(c.get('environment').id, target.integrationKey, target.connectionId))?.id ?? null;
   if (connectionPk === null) throw new BadRequest('unknown_connection', 'Provided ConnectionId and ProviderConfigKey does not match a valid connection');
-  const page = await readRecordsJson(deps.db, {
+  const page = await readAhead(deps).read({
     connectionPk,
     model,
     cursor: q.cursor,

@@ -57,6 +57,13 @@ export const REVERTS: Revert[] = [
   { name: 'lookup-cache', file: 'start/platform.ts', why: 'the API caches secret key, integration and connection lookups (LISTEN/NOTIFY invalidation)' },
   { name: 'records-lookup-import', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups (import)' },
   { name: 'records-lookup', file: 'api/routes/records.ts', why: 'GET /records finds its connection through the cached lookups' },
+  {
+    name: 'records-read-text',
+    file: 'features/records/read.ts',
+    why: "GET /records takes the timestamps as PostgreSQL's text output (not to_char), its rows as arrays, and a first page asks for cursor > 0",
+  },
+  { name: 'records-read-ahead', file: 'api/routes/records.ts', why: 'GET /records reads the next page ahead while the client takes this one' },
+  { name: 'records-read-ahead-import', file: 'api/routes/records.ts', why: 'its import' },
   { name: 'eager-start', file: 'api/action-run.ts', why: 'an action run asks for eager workflow start when API and worker share a process' },
   {
     name: 'webhook-slot-activity',

@@ -2,9 +2,11 @@
  * @module features/records/read — paged reads of the records cache in Nango's `GET /records` shape. Pages
  * are keyset on `cursor` (a sequence value taken on every change) over the index
  * (connection_pk, model, cursor). A record's JSON is the stored text (`data::text`) with
- * `_nango_metadata` appended as a string, its timestamps formatted by Postgres: measured on 100k
- * records in 10k pages, ~0.7 s against ~1.4 s for parsing rows into objects and JSON.stringify and
- * ~1.2–2 s for building each record's JSON in SQL (jsonb_build_object).
+ * `_nango_metadata` appended as a string: measured on 100k records in 10k pages, ~0.7 s against
+ * ~1.4 s for parsing rows into objects and JSON.stringify and ~1.2–2 s for building each record's
+ * JSON in SQL (jsonb_build_object). The timestamps come as PostgreSQL's own text output and are
+ * rewritten here (isoMicros): `to_char` cost Postgres ~10 µs per call, two or three per record, which
+ * was twice the rest of the page's query (bench/RESULTS.md, 2026-11-23 records read).
  */
 import type { Queryable } from '../../lib/db/pool.js';
 import { pageQuery, Where } from '../../lib/db/where.js';
@@ -61,32 +63,56 @@ export function decodeCursor(cursor: string): string {
   return text;
 }
 
-const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
-const COLUMNS = `data::text AS data, ${ts('first_seen_at')} AS first_seen_at, ${ts('last_modified_at')} AS last_modified_at,
-  ${ts('deleted_at')} AS deleted_at, last_action, cursor::text AS cursor_text`;
+// Timestamps as the server's text output (`2025-09-18 15:20:35.941305+00` in DateStyle ISO, which
+// node-postgres assumes as well), rewritten by isoMicros; the same output function the bare SELECT pays.
+const COLUMNS = `data::text AS data, first_seen_at::text AS first_seen_at, last_modified_at::text AS last_modified_at,
+  deleted_at::text AS deleted_at, last_action, cursor::text AS cursor_text`;
 
-interface Row {
-  data: string;
-  first_seen_at: string;
-  last_modified_at: string;
-  deleted_at: string | null;
-  last_action: string;
-  cursor_text: string;
+/** Columns in COLUMNS order; rows come as arrays (no object per row). */
+type Row = [data: string, firstSeenAt: string, lastModifiedAt: string, deletedAt: string | null, lastAction: string, cursorText: string];
+
+const PG_TIMESTAMPTZ = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?$/;
+
+/**
+ * A timestamptz in PostgreSQL's ISO text output, in UTC as `YYYY-MM-DDTHH:MI:SS.USUSUS+00:00` (what
+ * `to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')` gives), whatever the session's
+ * time zone. Text it does not recognise (infinity, BC, years past 9999) is returned unchanged.
+ */
+export function isoMicros(text: string): string {
+  const m = PG_TIMESTAMPTZ.exec(text);
+  if (!m) return text;
+  const micros = (m[7] ?? '').padEnd(6, '0');
+  const offsetSeconds = Number(m[9]) * 3600 + Number(m[10] ?? 0) * 60 + Number(m[11] ?? 0);
+  if (offsetSeconds === 0) return `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.${micros}+00:00`;
+  const local = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  const utc = new Date(local - (m[8] === '-' ? -offsetSeconds : offsetSeconds) * 1000).toISOString();
+  return utc.length === 24 ? `${utc.slice(0, 19)}.${micros}+00:00` : text;
+}
+
+/** isoMicros, remembering its last answer: a page's records mostly share their timestamps (one batch, one now()). */
+function lastIso(): (text: string) => string {
+  let lastIn = '';
+  let lastOut = '';
+  return (text) => (text === lastIn ? lastOut : ((lastIn = text), (lastOut = isoMicros(text))));
 }
 
 /** The record's JSON text with `_nango_metadata` appended: string work only, no parse. */
-function recordJson(r: Row): string {
+function recordJson(r: Row, firstSeen: (t: string) => string, lastModified: (t: string) => string): string {
+  const [data, firstSeenAt, lastModifiedAt, deletedAt, lastAction, cursorText] = r;
   const meta =
-    `"_nango_metadata":{"first_seen_at":"${r.first_seen_at}","last_modified_at":"${r.last_modified_at}","last_action":${JSON.stringify(r.last_action)},` +
-    `"deleted_at":${r.deleted_at === null ? 'null' : `"${r.deleted_at}"`},"pruned_at":null,"cursor":"${encodeCursor(r.cursor_text)}"}`;
-  return r.data === '{}' ? `{${meta}}` : `${r.data.slice(0, -1)},${meta}}`;
+    `"_nango_metadata":{"first_seen_at":"${firstSeen(firstSeenAt)}","last_modified_at":"${lastModified(lastModifiedAt)}","last_action":${JSON.stringify(lastAction)},` +
+    `"deleted_at":${deletedAt === null ? 'null' : `"${isoMicros(deletedAt)}"`},"pruned_at":null,"cursor":"${encodeCursor(cursorText)}"}`;
+  return data === '{}' ? `{${meta}}` : `${data.slice(0, -1)},${meta}}`;
 }
 
 const ACTION: Record<RecordsFilter, string> = { added: 'ADDED', updated: 'UPDATED', deleted: 'DELETED' };
 
 function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
   const where = new Where('connection_pk = ? AND model = ?', q.connectionPk, q.model);
-  if (q.cursor !== undefined) where.and('cursor > ?::bigint', decodeCursor(q.cursor));
+  // Cursors start at 1, so a first page asks for cursor > 0: with the cursor in the condition the
+  // planner walks the (connection_pk, model, cursor) index even when the table has no statistics yet
+  // (after a first big sync); without it, it read and sorted the whole model (0.5–0.7 s at 100k).
+  where.and('cursor > ?::bigint', q.cursor === undefined ? '0' : decodeCursor(q.cursor));
   if (q.modifiedAfter !== undefined)
     where.and('last_modified_at >= ?::timestamptz', q.modifiedAfter instanceof Date ? q.modifiedAfter.toISOString() : q.modifiedAfter);
   if (q.filter && q.filter.length > 0) where.and('last_action = ANY(?::text[])', [...new Set(q.filter.map((f) => ACTION[f]))]);
@@ -102,10 +128,12 @@ function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
  */
 export async function readRecordsJson(db: Queryable, q: RecordsQuery): Promise<RecordsPage<string>> {
   const { text, values } = buildQuery(q);
-  const { rows } = await db.query<Row>(text, values);
+  const { rows } = await db.query<Row>({ text, values, rowMode: 'array' });
   const more = rows.length > q.limit;
   if (more) rows.pop();
-  return { records: rows.map(recordJson), nextCursor: more ? encodeCursor(rows[rows.length - 1]!.cursor_text) : null };
+  const firstSeen = lastIso();
+  const lastModified = lastIso();
+  return { records: rows.map((r) => recordJson(r, firstSeen, lastModified)), nextCursor: more ? encodeCursor(rows[rows.length - 1]![5]) : null };
 }
 
 /** One page as objects; see readRecordsJson. */
