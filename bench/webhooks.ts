@@ -116,7 +116,7 @@ export const webhooks: BenchGroup = {
   names: ['webhooks'],
   async run(ctx: BenchContext): Promise<BenchResult[]> {
     const latencyEvents = numberFlag(ctx, 'webhook-latency-events', 100);
-    const burst = numberFlag(ctx, 'webhook-burst', 300);
+    const burst = numberFlag(ctx, 'webhook-burst', 1000);
     const emitters = numberFlag(ctx, 'webhook-emitters', 8);
     const withBefore = ctx.flags['no-baseline'] !== true;
     const receiver = await startReceiver();
