@@ -144,6 +144,7 @@ export const schedules: BenchGroup = {
       const startedInWindow = rows.filter((r) => r.started_at >= windowStart && r.started_at < windowEnd).length;
       const lags: number[] = [];
       const perMinute = new Map<string, number>();
+      const lagsPerMinute = new Map<string, number[]>();
       let errors = 0;
       let unparsed = 0;
       for (const r of rows) {
@@ -160,6 +161,7 @@ export const schedules: BenchGroup = {
         lags.push(r.started_at.getTime() - scheduledAt.getTime());
         const minute = m[1]!.slice(0, 16);
         perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+        lagsPerMinute.set(minute, [...(lagsPerMinute.get(minute) ?? []), r.started_at.getTime() - scheduledAt.getTime()]);
       }
       // A few schedules' own counters: firings skipped because the previous run was still going,
       // or missed (the schedule itself more than the catch-up window late).
@@ -234,9 +236,9 @@ export const schedules: BenchGroup = {
           `runs that started in the window, whatever their firing: ${startedInWindow} (${(startedInWindow / (windowMs / 1000)).toFixed(1)}/s; ${connections} one-minute schedules need ${(connections / 60).toFixed(1)}/s)`,
           `lag percentiles are over the runs that started; a run that never started is counted in "runs started / firings due", not in the lag`,
           `sample of ${sampled} schedules (catch-up window ${[...catchupWindows].join('/')} ms, offsets ${offsets.map((o) => o / 1000).join(', ')} s): ${skippedOverlap} firings skipped (previous run still going), ${missedCatchup} missed (schedule later than its catch-up window), over each schedule's life`,
-          `runs started per scheduled minute: ${[...perMinute]
+          `runs started per scheduled minute (lag p99): ${[...perMinute]
             .sort()
-            .map(([k, v]) => `${k.slice(11, 16)} ${v}`)
+            .map(([k, v]) => `${k.slice(11, 16)} ${v} (${(summarize(lagsPerMinute.get(k)!).p99 / 1000).toFixed(1)} s)`)
             .join(', ')}`,
           `setup (creating the connections and their schedules): ${setupSeconds.toFixed(0)} s; then ${settled ? 'settled' : 'NOT settled'} (every connection checked, every immediate run started) in ${settleSeconds.toFixed(0)} s; at most ${Math.max(0, ...sweepable)} connections unchecked for > 15 s (the connection sweeper redoes up to 100 of them every 30 s)`,
           `observation window: ${windowCpu}`,
