@@ -27,6 +27,20 @@ const GROUPS: BenchGroup[] = [actions, syncs, proxy, webhooks, schedules];
 const ALL = GROUPS.flatMap((g) => g.names);
 const OUT = fileURLToPath(new URL('./out', import.meta.url));
 
+/** `--temporal-config=key=value,key=value`: dynamic config values for the run's Temporal (numbers and booleans as such). */
+function dynamicConfigFlag(flag: string | true | undefined): Record<string, string | number | boolean> {
+  if (flag === undefined) return {};
+  if (flag === true) throw new Error('--temporal-config needs key=value[,key=value]');
+  return Object.fromEntries(
+    flag.split(',').map((pair) => {
+      const [key, raw] = pair.split('=');
+      if (!key || raw === undefined) throw new Error(`--temporal-config: "${pair}" is not key=value`);
+      const value = raw === 'true' ? true : raw === 'false' ? false : Number.isFinite(Number(raw)) ? Number(raw) : raw;
+      return [key, value];
+    }),
+  );
+}
+
 function parseArgs(argv: string[]): { names: string[]; flags: Record<string, string | true> } {
   const names: string[] = [];
   const flags: Record<string, string | true> = {};
@@ -66,7 +80,13 @@ async function main(): Promise<number> {
   say(`machine: ${JSON.stringify(machine())}`);
 
   const storage = flags.storage === 'tmpfs' ? 'tmpfs' : 'disk';
-  const services = await startServices(say, storage, flags['pg-stat-statements'] === true, flags.temporal === 'server' ? 'server' : 'dev');
+  const services = await startServices(
+    say,
+    storage,
+    flags['pg-stat-statements'] === true,
+    flags.temporal === 'server' ? 'server' : 'dev',
+    dynamicConfigFlag(flags['temporal-config']),
+  );
   const stopOnSignal = () => {
     say('interrupted: stopping services');
     void services.stop().finally(() => process.exit(130));

@@ -30,6 +30,17 @@ describe('operations settings', () => {
     assert.deepEqual(temporalConnectionSettings(c, 'temporal.example:7233').tls, false);
   });
 
+  test('sync schedule timing: 60-minute catch-up window and 60 s spread by default; a window under a minute or a negative spread is refused by name', () => {
+    const c = loadConfig({ ...base });
+    assert.equal(c.SWITCHYARD_SYNC_CATCHUP_MINUTES, 60);
+    assert.equal(c.SWITCHYARD_SYNC_SPREAD_SECONDS, 60);
+    assert.equal(loadConfig({ ...base, SWITCHYARD_SYNC_SPREAD_SECONDS: '0' }).SWITCHYARD_SYNC_SPREAD_SECONDS, 0);
+    const p = problems({ ...base, SWITCHYARD_SYNC_CATCHUP_MINUTES: '0', SWITCHYARD_SYNC_SPREAD_SECONDS: '-1' });
+    assert.equal(p.length, 2, p.join('\n'));
+    assert.match(p[0]!, /^SWITCHYARD_SYNC_CATCHUP_MINUTES: /);
+    assert.match(p[1]!, /^SWITCHYARD_SYNC_SPREAD_SECONDS: /);
+  });
+
   test('TLS files that do not exist are named with their variable', () => {
     const p = problems({ ...base, TEMPORAL_TLS_CERT: '/nonexistent/client.pem', TEMPORAL_TLS_KEY: '/nonexistent/client.key' });
     assert.equal(p.length, 2, p.join('\n'));

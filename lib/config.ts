@@ -106,6 +106,10 @@ export const configSchema = z.object({
   SWITCHYARD_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(14),
   SWITCHYARD_WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(24),
   SWITCHYARD_WEBHOOK_MAX_PER_SECOND: z.coerce.number().min(0).max(10_000).default(0),
+  // A sync schedule's firing still starts when Temporal gets to it this late (catch-up window; Temporal's minimum is 10 s).
+  SWITCHYARD_SYNC_CATCHUP_MINUTES: z.coerce.number().int().min(1).max(525_600).default(60),
+  // Each sync schedule's phase: a fixed offset in [0, min(frequency, this)) from its schedule id, so many schedules do not fire on the same second.
+  SWITCHYARD_SYNC_SPREAD_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   SWITCHYARD_SCRIPT_MEMORY_LIMIT_MB: z.coerce.number().int().min(16).max(4096).default(128),
   SWITCHYARD_SCRIPT_CPU_LIMIT_MS: z.coerce.number().int().min(100).default(30_000),
   SWITCHYARD_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
+import type { ScheduleDescription } from '@temporalio/client';
 import { startMetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, createMetabaseIntegration, enableMetabaseEndpoints, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess } from './worker-process.js';
@@ -28,13 +29,28 @@ async function runAndWait(t: TestPlatform, nango: Nango, connectionId: string, o
   });
 }
 
+/**
+ * The schedule as Temporal describes it: the catch-up window of SWITCHYARD_SYNC_CATCHUP_MINUTES=7
+ * (not Temporal's default of a year nor the former fixed minute), the interval, and a phase offset
+ * in whole seconds within SWITCHYARD_SYNC_SPREAD_SECONDS=3600.
+ */
+function assertTiming(schedule: ScheduleDescription, every: number) {
+  assert.equal(schedule.policies.catchupWindow, 7 * 60_000);
+  const interval = schedule.spec.intervals?.[0];
+  assert.ok(interval, 'an interval spec');
+  assert.equal(Number(interval.every), every);
+  const offset = Number(interval.offset ?? 0);
+  assert.ok(offset >= 0 && offset < 3_600_000 && offset % 1000 === 0, `offset ${offset} ms`);
+}
+
 describe('syncs and the records cache', () => {
   let t: TestPlatform;
   let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
   let nango: Nango;
 
   before(async () => {
-    t = await startTestPlatform();
+    // Schedule settings other than the defaults, so the describes below show they reach Temporal.
+    t = await startTestPlatform({ env: { SWITCHYARD_SYNC_CATCHUP_MINUTES: '7', SWITCHYARD_SYNC_SPREAD_SECONDS: '3600' } });
     metabase = await startMetabaseFake({ apiKey: API_KEY });
     for (let i = 0; i < 250; i++) metabase.addUser({ email: `user${i}@example.com`, first_name: `First${i}`, last_name: `Last${i}` });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
@@ -56,6 +72,9 @@ describe('syncs and the records cache', () => {
     assert.ok(s.nextScheduledSyncAt);
     const schedule = await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe();
     assert.equal(schedule.state.paused, false);
+    assertTiming(schedule, 86_400_000);
+    // The schedule's next firing is Temporal's, and carries the phase offset.
+    assert.equal(new Date(s.nextScheduledSyncAt).getTime() % 86_400_000, Number(schedule.spec.intervals?.[0]?.offset ?? 0));
     const pages = metabase.requests.filter((r) => r.path === '/api/user' && r.query.status === 'all');
     assert.deepEqual(
       pages.map((p) => p.query.offset),
@@ -110,6 +129,8 @@ describe('syncs and the records cache', () => {
     await nango.updateSyncConnectionFrequency('metabase', 'users', 'acme', 'every 2 hours');
     s = await status(nango, 'acme');
     assert.equal(s.frequency, 'every 2 hours');
+    // An update keeps the configured catch-up window and re-derives the phase for the new interval.
+    assertTiming(await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe(), 7_200_000);
     const bad = await t.api('/sync/update-connection-frequency', {
       method: 'PUT',
       json: { sync_name: 'users', provider_config_key: 'metabase', connection_id: 'acme', frequency: 'every 5 seconds' },

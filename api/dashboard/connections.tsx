@@ -12,7 +12,7 @@ import { BadRequest, NotFound, ValidationFailed } from '../../lib/errors.js';
 import { InvalidCursor, readRecords } from '../../features/records/read.js';
 import { isScriptEnabled, modelsOf, scriptsOf, type SyncHandle } from '../../features/scripts/catalog.js';
 import { parseFrequency } from '../../features/syncs/frequency.js';
-import { SyncSchedules, type SyncTarget } from '../../features/syncs/schedules.js';
+import { SyncSchedules, syncScheduleTiming, type SyncTarget } from '../../features/syncs/schedules.js';
 import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus, type SyncState } from '../../features/syncs/state.js';
 import type { AppDeps } from '../context.js';
 import { field, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
@@ -107,7 +107,7 @@ function LastResult({ s }: { s: SyncRow }) {
 }
 
 export function connectionPages(deps: AppDeps, app: Hono<DashEnv>): void {
-  const schedules = new SyncSchedules(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX);
+  const schedules = new SyncSchedules(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, syncScheduleTiming(deps.config));
   const target = (env: string, conn: Connection, syncName: string): SyncTarget => ({ env, connection: conn, syncName });
 
   async function connectionOf(c: DashContext): Promise<{ connection: Connection; integration: Integration }> {

@@ -9,7 +9,7 @@ import { BadRequest, NotFound, ValidationFailed } from '../../lib/errors.js';
 import { countRecords } from '../../features/records/store.js';
 import { isScriptEnabled, scriptsOf, type SyncHandle } from '../../features/scripts/catalog.js';
 import { parseFrequency } from '../../features/syncs/frequency.js';
-import { SyncSchedules } from '../../features/syncs/schedules.js';
+import { SyncSchedules, syncScheduleTiming } from '../../features/syncs/schedules.js';
 import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus } from '../../features/syncs/state.js';
 import type { AppDeps } from '../context.js';
 import { defineRoute } from '../route.js';
@@ -78,7 +78,7 @@ async function select(deps: AppDeps, env: Environment, pck: string | undefined, 
 
 const names = (syncs: z.infer<typeof syncRef>[]) => syncs.map((s) => (typeof s === 'string' ? s.split('::')[0]! : s.name));
 
-const schedulesOf = (deps: AppDeps) => new SyncSchedules(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX);
+const schedulesOf = (deps: AppDeps) => new SyncSchedules(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, syncScheduleTiming(deps.config));
 const target = (env: Environment, c: Connection, syncName: string) => ({ env: env.name, connection: c, syncName });
 
 async function requireEnabled(deps: AppDeps, sel: Selection) {

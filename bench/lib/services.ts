@@ -37,6 +37,7 @@ export async function startServices(
   storage: Storage = 'disk',
   pgStatStatements = false,
   temporal: TemporalKind = 'dev',
+  dynamicConfig: Record<string, string | number | boolean> = {},
 ): Promise<BenchServices> {
   const workDir = await mkdtemp(path.join(storage === 'tmpfs' ? '/dev/shm' : os.tmpdir(), 'switchyard-bench-'));
   await chmod(workDir, 0o755);
@@ -49,6 +50,7 @@ export async function startServices(
     const services = await startLocalServices(workDir, {
       log: say,
       temporal,
+      dynamicConfig,
       async startPostgres(dir, port) {
         let pg = await startEmbeddedPostgres(dir, port);
         if (pgStatStatements) {

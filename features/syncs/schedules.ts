@@ -2,7 +2,7 @@
  * @module features/syncs/schedules — one Temporal Schedule per connection × sync. Schedules live in
  * Temporal, so they survive restarts of every Switchyard process.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Connection } from '../connections/store.js';
 import {
@@ -31,10 +31,36 @@ function labels(t: SyncTarget) {
   return searchAttributesFor({ environment: t.env, integration: t.connection.integrationKey, connection: t.connection.connectionId, script: t.syncName });
 }
 
+/** How sync schedules fire (SWITCHYARD_SYNC_CATCHUP_MINUTES, SWITCHYARD_SYNC_SPREAD_SECONDS). */
+export interface SyncScheduleTiming {
+  /** A firing the schedule gets to later than this is dropped (Temporal counts it as missed). */
+  catchupWindowMs: number;
+  /** Phases are spread over [0, min(interval, spreadMs)). 0: every schedule fires on the epoch's phase. */
+  spreadMs: number;
+}
+
+export function syncScheduleTiming(config: { SWITCHYARD_SYNC_CATCHUP_MINUTES: number; SWITCHYARD_SYNC_SPREAD_SECONDS: number }): SyncScheduleTiming {
+  return { catchupWindowMs: config.SWITCHYARD_SYNC_CATCHUP_MINUTES * 60_000, spreadMs: config.SWITCHYARD_SYNC_SPREAD_SECONDS * 1000 };
+}
+
+/**
+ * The schedule's interval spec: `every`, and a phase offset in whole seconds taken from a hash of the
+ * schedule id, so the same sync always fires at the same second and a thousand one-minute syncs are
+ * spread over the minute instead of waking on the same second. Unlike the spec's `jitter`, the offset
+ * is part of the nominal time, so the run's scheduled time (its workflow id) is when it was due.
+ */
+export function intervalSpec(scheduleId: string, every: number, spreadMs: number): { every: number; offset?: number } {
+  const span = Math.floor(Math.min(every, spreadMs) / 1000);
+  if (span <= 1) return { every };
+  const offset = (createHash('sha256').update(scheduleId).digest().readUInt32BE(0) % span) * 1000;
+  return offset === 0 ? { every } : { every, offset };
+}
+
 export class SyncSchedules {
   constructor(
     private readonly temporal: Client,
     private readonly taskQueuePrefix: string,
+    private readonly timing: SyncScheduleTiming,
   ) {}
 
   private action(t: SyncTarget, input: Pick<SyncWorkflowInput, 'reset' | 'emptyCache'> = {}) {
@@ -56,19 +82,23 @@ export class SyncSchedules {
   async ensure(t: SyncTarget, frequency: string, opts: { paused: boolean; runNow: boolean }): Promise<void> {
     const every = parseFrequency(frequency);
     if (!every) throw new Error(`invalid sync frequency "${frequency}"`);
-    const handle = this.temporal.schedule.getHandle(syncScheduleId(t));
+    const id = syncScheduleId(t);
+    const spec = { intervals: [intervalSpec(id, every, this.timing.spreadMs)] };
+    const catchupWindow = this.timing.catchupWindowMs;
+    const handle = this.temporal.schedule.getHandle(id);
     try {
-      await handle.update((prev) => ({ ...prev, spec: { intervals: [{ every }] }, state: { ...prev.state, paused: opts.paused } }));
+      // Spec and catch-up window follow the current settings, so a changed setting reaches existing schedules.
+      await handle.update((prev) => ({ ...prev, spec, policies: { ...prev.policies, catchupWindow }, state: { ...prev.state, paused: opts.paused } }));
       return;
     } catch (err) {
       if (!(err instanceof ScheduleNotFoundError)) throw err;
     }
     try {
       await this.temporal.schedule.create({
-        scheduleId: syncScheduleId(t),
-        spec: { intervals: [{ every }] },
+        scheduleId: id,
+        spec,
         action: this.action(t),
-        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow },
         state: { paused: opts.paused, triggerImmediately: opts.runNow && !opts.paused },
         typedSearchAttributes: labels(t),
       });

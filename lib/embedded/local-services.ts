@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './postgres.js';
-import { freePort, startTemporalDevServer, type EmbeddedTemporal } from './temporal.js';
+import { DEV_SERVER_DYNAMIC_CONFIG, freePort, startTemporalDevServer, type EmbeddedTemporal } from './temporal.js';
 import { startTemporalServer } from './temporal-server.js';
 
 export type TemporalKind = 'dev' | 'server';
@@ -35,6 +35,8 @@ export interface LocalServicesOptions {
   startPostgres?: (dir: string, port: number) => Promise<EmbeddedPostgres>;
   /** Default: SWITCHYARD_TEMPORAL. */
   temporal?: TemporalKind;
+  /** Dynamic config values added to (or replacing) DEV_SERVER_DYNAMIC_CONFIG, on either kind (the benchmarks' --temporal-config). */
+  dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
 }
 
 export async function startLocalServices(workDir: string, opts: LocalServicesOptions): Promise<LocalServices> {
@@ -57,8 +59,12 @@ export async function startLocalServices(workDir: string, opts: LocalServicesOpt
       const common = { dataDir: workDir, port: await freePort(), headless: true, namespace: 'default', log: opts.log };
       const temporal: EmbeddedTemporal =
         kind === 'server'
-          ? await startTemporalServer({ ...common, databaseServerUrl })
-          : await startTemporalDevServer({ ...common, cliPath: process.env.TEMPORAL_CLI_PATH });
+          ? await startTemporalServer({ ...common, databaseServerUrl, dynamicConfig: opts.dynamicConfig })
+          : await startTemporalDevServer({
+              ...common,
+              cliPath: process.env.TEMPORAL_CLI_PATH,
+              dynamicConfig: { ...DEV_SERVER_DYNAMIC_CONFIG, ...opts.dynamicConfig },
+            });
       stops.push(temporal.stop);
       temporalAddress = temporal.address;
       started = { kind, binary: temporal.binary };

@@ -279,6 +279,8 @@ export interface TemporalServerOptions {
   uiPort?: number;
   headless?: boolean;
   namespace: string;
+  /** Dynamic config values added to (or replacing) the defaults below. */
+  dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
   log: (m: string) => void;
 }
 
@@ -294,7 +296,8 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   const port = opts.port ?? 7233;
   const ports = await serverPorts(path.join(dir, 'ports.json'), port);
   const dynamicConfigFile = path.join(configDir, 'dynamic.yaml');
-  await writeFile(dynamicConfigFile, YAML.stringify(DYNAMIC_CONFIG));
+  const extra = Object.fromEntries(Object.entries(opts.dynamicConfig ?? {}).map(([key, value]) => [key, [{ value, constraints: {} }]]));
+  await writeFile(dynamicConfigFile, YAML.stringify({ ...DYNAMIC_CONFIG, ...extra }));
   // Holds the database password: readable by us only.
   const config = serverConfig(sqlTarget(opts.databaseServerUrl), databases, ports, dynamicConfigFile);
   await writeFile(path.join(configDir, 'switchyard.yaml'), YAML.stringify(config), { mode: 0o600 });

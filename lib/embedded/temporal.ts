@@ -112,6 +112,10 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string | number 
   // Starts by schedules share one token bucket per namespace (default 30/s): 1 000 one-minute
   // schedules firing on the same second wait up to 33 s for it (bench/RESULTS.md, many schedules).
   'worker.schedulerNamespaceStartWorkflowRPS': 1000,
+  // Schedules are workflows run by the server's own per-namespace worker: 1 by default, 2 workflow
+  // task pollers. 4 took 1 000 one-minute schedules on the Temporal server on PostgreSQL from 10.4 to
+  // 16.3 runs started a second (bench/RESULTS.md, 2026-11-23, many schedules in steady state).
+  'worker.perNamespaceWorkerCount': 4,
 };
 
 /**
