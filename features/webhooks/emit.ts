@@ -218,7 +218,9 @@ async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], opts
       continue;
     }
     const key = `${d.environmentId}\0${d.url}`;
-    byEndpoint.set(key, [...(byEndpoint.get(key) ?? []), d]);
+    const list = byEndpoint.get(key);
+    if (list) list.push(d);
+    else byEndpoint.set(key, [d]);
   }
   for (const list of byEndpoint.values()) {
     const { environmentId, url } = list[0]!;
