@@ -1,17 +1,10 @@
 /**
- * Base paths as Nango's (issue 30, item 3): a function written for Nango calls an endpoint relative to
- * the provider's base URL, so our base URL must not repeat a prefix the endpoint already carries.
- * Each row is one endpoint the public function library calls, with the connection-config keys Nango
- * names, and the URL the provider's own docs give for it.
+ * Base paths as Nango's (issue 30, item 3) for the function library's provider families: each row is
+ * one endpoint the public function library calls (see catalog-paths-check.ts for the check).
  */
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { buildUrl } from '../../lib/http/provider-client.js';
-import { getCatalogProvider, resolveBaseUrl } from './providers.js';
+import { type PathRow, testPathFamilies } from './catalog-paths-check.js';
 
-type Row = [provider: string, connectionConfig: Record<string, string>, endpoint: string, url: string];
-
-const families: Record<string, Row[]> = {
+const families: Record<string, PathRow[]> = {
   'HR and recruiting': [
     ['lattice', {}, '/developer/v1/users', 'https://api.latticehq.com/developer/v1/users'],
     ['lever-basic', {}, '/v1/opportunities', 'https://api.lever.co/v1/opportunities'],
@@ -132,12 +125,4 @@ const families: Record<string, Row[]> = {
   ],
 };
 
-for (const [family, rows] of Object.entries(families)) {
-  test(`${family}: a function's endpoint on the catalogue base URL is the URL the provider documents`, () => {
-    for (const [name, connectionConfig, endpoint, url] of rows) {
-      const provider = getCatalogProvider(name);
-      assert.ok(provider, `${name} is in the catalogue`);
-      assert.equal(buildUrl(resolveBaseUrl(provider, {}, connectionConfig), endpoint).toString(), url, name);
-    }
-  });
-}
+testPathFamilies(families);
