@@ -18,6 +18,23 @@ const families: Record<string, PathRow[]> = {
     ['google-tasks', {}, '/tasks/v1/users/@me/lists', 'https://tasks.googleapis.com/tasks/v1/users/@me/lists'],
     ['google-workspace-admin', {}, '/admin/directory/v1/users', 'https://admin.googleapis.com/admin/directory/v1/users'],
   ],
+  'Atlassian, GitHub and GitLab': [
+    ['atlassian', {}, '/ex/jira/c1/rest/api/3/myself', 'https://api.atlassian.com/ex/jira/c1/rest/api/3/myself'],
+    ['atlassian-admin', { organizationId: 'o1' }, '/admin/v1/orgs/o1/users', 'https://api.atlassian.com/admin/v1/orgs/o1/users'],
+    [
+      'atlassian-service-account-api-token',
+      { cloudId: 'c1' },
+      '/ex/confluence/c1/wiki/api/v2/pages',
+      'https://api.atlassian.com/ex/confluence/c1/wiki/api/v2/pages',
+    ],
+    ['atlassian-service-account-oauth2', { subdomain: 'acme' }, '/ex/jira/c1/rest/api/3/search', 'https://api.atlassian.com/ex/jira/c1/rest/api/3/search'],
+    ['confluence-basic', { subdomain: 'acme' }, '/wiki/api/v2/pages', 'https://acme.atlassian.net/wiki/api/v2/pages'],
+    ['confluence-data-center', { endpointURL: 'confluence.example.com' }, '/rest/api/content', 'https://confluence.example.com/rest/api/content'],
+    ['jira-data-center-api-key', { baseUrl: 'https://jira.example.com' }, '/rest/api/2/issue/PROJ-1', 'https://jira.example.com/rest/api/2/issue/PROJ-1'],
+    ['jira-data-center-basic', { baseUrl: 'jira.example.com/jira' }, '/rest/api/2/search', 'https://jira.example.com/jira/rest/api/2/search'],
+    ['github-pat', {}, '/repos/o/r/issues', 'https://api.github.com/repos/o/r/issues'],
+    ['gitlab-pat', { hostname: 'gitlab.com' }, '/api/v4/projects', 'https://gitlab.com/api/v4/projects'],
+  ],
 };
 
 testPathFamilies(families);
