@@ -35,6 +35,23 @@ const families: Record<string, PathRow[]> = {
     ['github-pat', {}, '/repos/o/r/issues', 'https://api.github.com/repos/o/r/issues'],
     ['gitlab-pat', { hostname: 'gitlab.com' }, '/api/v4/projects', 'https://gitlab.com/api/v4/projects'],
   ],
+  'commerce, payments and accounting': [
+    ['adobe-commerce', { storeDomain: 'shop.example.com', storeCode: 'default' }, '/V1/products', 'https://shop.example.com/rest/default/V1/products'],
+    ['amazon', { extension: 'co.uk' }, '/user/profile', 'https://api.amazon.com/user/profile'],
+    ['brex', {}, '/v2/users/me', 'https://platform.brexapis.com/v2/users/me'],
+    [
+      'commercetools',
+      { region: 'europe-west1', cloudProvider: 'gcp', projectKey: 'shop' },
+      '/products',
+      'https://api.europe-west1.gcp.commercetools.com/shop/products',
+    ],
+    ['e-conomic', {}, '/customers', 'https://restapi.e-conomic.com/customers'],
+    ['easypost', {}, '/v2/shipments', 'https://api.easypost.com/v2/shipments'],
+    ['fortnox', {}, '/invoices', 'https://api.fortnox.se/3/invoices'],
+    ['freeagent', {}, '/v2/invoices', 'https://api.freeagent.com/v2/invoices'],
+    ['gumroad', {}, '/v2/products', 'https://api.gumroad.com/v2/products'],
+    ['intuit', {}, '/v3/company/9130348651234567/query', 'https://quickbooks.api.intuit.com/v3/company/9130348651234567/query'],
+  ],
 };
 
 testPathFamilies(families);
