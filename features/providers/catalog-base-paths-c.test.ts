@@ -52,6 +52,18 @@ const families: Record<string, PathRow[]> = {
     ['gumroad', {}, '/v2/products', 'https://api.gumroad.com/v2/products'],
     ['intuit', {}, '/v3/company/9130348651234567/query', 'https://quickbooks.api.intuit.com/v3/company/9130348651234567/query'],
   ],
+  'marketing and CRM': [
+    ['affinity', {}, '/persons', 'https://api.affinity.co/persons'],
+    ['affinity-v2', {}, '/v2/companies', 'https://api.affinity.co/v2/companies'],
+    ['bitly', {}, '/v4/bitlinks/bit.ly/abc', 'https://api-ssl.bitly.com/v4/bitlinks/bit.ly/abc'],
+    ['braze', { instanceUrl: 'iad-02.braze.com' }, '/users/track', 'https://rest.iad-02.braze.com/users/track'],
+    ['constant-contact', {}, '/v3/contacts', 'https://api.cc.email/v3/contacts'],
+    ['copper-api-key', { userEmail: 'owner@example.com' }, '/v1/people/search', 'https://api.copper.com/developer_api/v1/people/search'],
+    ['customer-io', { subdomain: 'track-eu' }, '/api/v1/customers/42', 'https://track-eu.customer.io/api/v1/customers/42'],
+    ['eventbrite', {}, '/v3/users/me/', 'https://www.eventbriteapi.com/v3/users/me/'],
+    ['keap', {}, '/crm/rest/v1/contacts', 'https://api.infusionsoft.com/crm/rest/v1/contacts'],
+    ['klaviyo-oauth', {}, '/api/profiles', 'https://a.klaviyo.com/api/profiles'],
+  ],
 };
 
 testPathFamilies(families);
