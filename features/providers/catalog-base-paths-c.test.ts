@@ -64,6 +64,18 @@ const families: Record<string, PathRow[]> = {
     ['keap', {}, '/crm/rest/v1/contacts', 'https://api.infusionsoft.com/crm/rest/v1/contacts'],
     ['klaviyo-oauth', {}, '/api/profiles', 'https://a.klaviyo.com/api/profiles'],
   ],
+  'developer tools and data': [
+    ['anthropic-admin', {}, '/v1/organizations/users', 'https://api.anthropic.com/v1/organizations/users'],
+    ['apify', {}, '/v2/acts', 'https://api.apify.com/v2/acts'],
+    ['axiom', { subdomain: 'api' }, '/v1/datasets', 'https://api.axiom.co/v1/datasets'],
+    ['clerk', {}, '/v1/users', 'https://api.clerk.com/v1/users'],
+    ['clickhouse', {}, '/v1/organizations', 'https://api.clickhouse.cloud/v1/organizations'],
+    ['cloudflare', {}, '/v4/zones', 'https://api.cloudflare.com/client/v4/zones'],
+    ['cursor-admin', {}, '/teams/members', 'https://api.cursor.com/teams/members'],
+    ['databricks-account', { accountId: 'a1' }, '/workspaces', 'https://accounts.cloud.databricks.com/api/2.0/accounts/a1/workspaces'],
+    ['grafana', { domain: 'acme.grafana.net' }, '/api/search', 'https://acme.grafana.net/api/search'],
+    ['incident-io', {}, '/v2/incidents', 'https://api.incident.io/v2/incidents'],
+  ],
 };
 
 testPathFamilies(families);
