@@ -76,6 +76,18 @@ const families: Record<string, PathRow[]> = {
     ['grafana', { domain: 'acme.grafana.net' }, '/api/search', 'https://acme.grafana.net/api/search'],
     ['incident-io', {}, '/v2/incidents', 'https://api.incident.io/v2/incidents'],
   ],
+  'HR, recruiting and CRM': [
+    ['employment-hero', {}, '/v1/organisations', 'https://api.employmenthero.com/api/v1/organisations'],
+    ['factorial', {}, '/2025-10-01/resources/employees/employees', 'https://api.factorialhr.com/api/2025-10-01/resources/employees/employees'],
+    ['factorial-api-key', {}, '/2025-10-01/resources/employees/employees', 'https://api.factorialhr.com/api/2025-10-01/resources/employees/employees'],
+    ['folk', {}, '/v1/people', 'https://api.folk.app/v1/people'],
+    ['freshteam', { accountName: 'acme' }, '/api/employees', 'https://acme.freshteam.com/api/employees'],
+    ['greenhouse-job-board', { boardToken: 'acme' }, '/v1/boards/acme/jobs', 'https://boards-api.greenhouse.io/v1/boards/acme/jobs'],
+    ['humaans-io', {}, '/people', 'https://app.humaans.io/api/people'],
+    ['insightly', { pod: 'na1' }, '/v3.1/Contacts', 'https://api.na1.insightly.com/v3.1/Contacts'],
+    ['jazzhr', {}, '/v1/applicants', 'https://api.resumatorapi.com/v1/applicants'],
+    ['jobadder', {}, '/v2/candidates', 'https://api.jobadder.com/v2/candidates'],
+  ],
 };
 
 testPathFamilies(families);
