@@ -88,6 +88,17 @@ const families: Record<string, PathRow[]> = {
     ['jazzhr', {}, '/v1/applicants', 'https://api.resumatorapi.com/v1/applicants'],
     ['jobadder', {}, '/v2/candidates', 'https://api.jobadder.com/v2/candidates'],
   ],
+  'productivity, support and identity': [
+    ['asana-scim', {}, '/1.0/scim/Users', 'https://app.asana.com/api/1.0/scim/Users'],
+    ['autodesk', {}, '/project/v1/hubs', 'https://developer.api.autodesk.com/project/v1/hubs'],
+    ['cal-com-v1', {}, '/bookings', 'https://api.cal.com/v1/bookings'],
+    ['dropbox-sign', {}, '/v3/signature_request/list', 'https://api.hellosign.com/v3/signature_request/list'],
+    ['fitbit', {}, '/1/user/-/profile.json', 'https://api.fitbit.com/1/user/-/profile.json'],
+    ['front-api-key', {}, '/conversations', 'https://api2.frontapp.com/conversations'],
+    ['guru', {}, '/search/query', 'https://api.getguru.com/api/v1/search/query'],
+    ['helpscout-docs', {}, '/v1/sites', 'https://docsapi.helpscout.net/v1/sites'],
+    ['jumpcloud', {}, '/v2/usergroups', 'https://console.jumpcloud.com/api/v2/usergroups'],
+  ],
 };
 
 testPathFamilies(families);
