@@ -99,6 +99,17 @@ const families: Record<string, PathRow[]> = {
     ['helpscout-docs', {}, '/v1/sites', 'https://docsapi.helpscout.net/v1/sites'],
     ['jumpcloud', {}, '/v2/usergroups', 'https://console.jumpcloud.com/api/v2/usergroups'],
   ],
+  'forms, learning, security and the rest': [
+    ['1password-events', { domain: 'events.1password.eu' }, '/api/v2/auditevents', 'https://events.1password.eu/api/v2/auditevents'],
+    ['beehiiv', { publicationId: 'pub_1' }, '/posts', 'https://api.beehiiv.com/v2/publications/pub_1/posts'],
+    ['callrail', {}, '/v3/a/1/calls.json', 'https://api.callrail.com/v3/a/1/calls.json'],
+    ['canvas-lms', { hostname: 'canvas.instructure.com' }, '/api/v1/courses', 'https://canvas.instructure.com/api/v1/courses'],
+    ['drata', {}, '/public/personnel', 'https://public-api.drata.com/public/personnel'],
+    ['fathom', {}, '/external/v1/meetings', 'https://api.fathom.ai/external/v1/meetings'],
+    ['itglue', { subdomain: 'api.eu' }, '/organizations', 'https://api.eu.itglue.com/organizations'],
+    ['jotform', {}, '/user/forms', 'https://api.jotform.com/user/forms'],
+    ['kandji', { subdomain: 'acme.api.eu' }, '/api/v1/devices', 'https://acme.api.eu.kandji.io/api/v1/devices'],
+  ],
 };
 
 testPathFamilies(families);
