@@ -110,6 +110,15 @@ const families: Record<string, PathRow[]> = {
     ['jotform', {}, '/user/forms', 'https://api.jotform.com/user/forms'],
     ['kandji', { subdomain: 'acme.api.eu' }, '/api/v1/devices', 'https://acme.api.eu.kandji.io/api/v1/devices'],
   ],
+  'identity, knowledge, signing and nonprofit': [
+    ['adobe-umapi', {}, '/v2/usermanagement/users/org1/0', 'https://usermanagement.adobe.io/v2/usermanagement/users/org1/0'],
+    ['blackbaud', {}, '/constituent/v1/constituents', 'https://api.sky.blackbaud.com/constituent/v1/constituents'],
+    ['boldsign', {}, '/v1/document/list', 'https://api.boldsign.com/v1/document/list'],
+    ['crisp', {}, '/v1/website/w1/conversations', 'https://api.crisp.chat/v1/website/w1/conversations'],
+    ['glean', { serverUrl: 'acme-be.glean.com' }, '/rest/api/v1/search', 'https://acme-be.glean.com/rest/api/v1/search'],
+    ['kintone', { subdomain: 'acme' }, '/k/v1/records.json', 'https://acme.kintone.com/k/v1/records.json'],
+    ['knowbe4', { subdomain: 'eu.api' }, '/v1/users', 'https://eu.api.knowbe4.com/v1/users'],
+  ],
 };
 
 testPathFamilies(families);
