@@ -1,9 +1,10 @@
 /**
  * End-to-end browser tests of the developer dashboard (/dashboard) in headless Chromium: sign-in,
- * an integration's Authorization and Endpoints tabs, the endpoints answering through the API,
- * pausing a sync, logs and runs, webhook settings and replaying a dead delivery; and the refusals
- * (wrong key, expired session, forged form posts). Screenshots of each page go to test-output/; those
- * of the charts and the live tail also to SWITCHYARD_SCREENSHOT_DIR when it is set.
+ * creating an integration from the provider grid, an integration's Authorization and Endpoints tabs,
+ * the endpoints answering through the API, pausing a sync, logs and runs, webhook settings and
+ * replaying a dead delivery; and the refusals (wrong key, expired session, forged form posts).
+ * Screenshots of each page go to test-output/; those of the charts, the live tail and the provider
+ * grid also to SWITCHYARD_SCREENSHOT_DIR when it is set.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -78,11 +79,11 @@ describe('developer dashboard', () => {
   const logs: string[] = [];
 
   const shot = (name: string) => page.screenshot({ path: `${outputDir}dashboard-${name}.png`, fullPage: true });
-  /** A screenshot of `target` (default: the whole page) in test-output/ and, when set, SWITCHYARD_SCREENSHOT_DIR. */
-  async function evidence(name: string, target?: Locator): Promise<void> {
+  /** A screenshot of `target` (default: the whole page; `viewport`: what the window shows) in test-output/ and, when set, SWITCHYARD_SCREENSHOT_DIR. */
+  async function evidence(name: string, target?: Locator | 'viewport'): Promise<void> {
     for (const dir of [outputDir, screenshotDir].filter((d): d is string => Boolean(d))) {
       const path = join(dir, `dashboard-${name}.png`);
-      await (target ? target.screenshot({ path }) : page.screenshot({ path, fullPage: true }));
+      await (target && target !== 'viewport' ? target.screenshot({ path }) : page.screenshot({ path, fullPage: !target }));
     }
   }
   const db = () => t.platform.deps.db;
@@ -192,8 +193,7 @@ describe('developer dashboard', () => {
     const github = gridOf(page).locator('li[data-provider="github"]');
     assert.equal(await github.locator('img').getAttribute('src'), '/images/logos/github.svg');
     assert.match((await github.textContent()) ?? '', /GitHub[\s\S]*OAuth 2[\s\S]*Dev tools/);
-    await page.screenshot({ path: `${outputDir}dashboard-provider-grid.png` });
-    if (screenshotDir) await page.screenshot({ path: join(screenshotDir, 'dashboard-provider-grid.png') });
+    await evidence('provider-grid', 'viewport');
 
     // Typing narrows the grid at once (no page load), and the address keeps the search.
     await page.getByLabel('Search by name').fill('git');
