@@ -1,8 +1,9 @@
 /**
  * @module api/dashboard/integrations — the integrations list, creation (a provider chosen from the
- * searchable grid of api/dashboard/provider-grid.tsx, then its form), and an integration's Authorization tab (credentials; secrets shown masked only) and
- * Endpoints tab (activate what its scripts declare). Reads and writes go through the same library
- * functions as api/routes/integrations.ts.
+ * searchable grid of api/dashboard/provider-grid.tsx at /integrations/new, then its form), and an
+ * integration's Authorization tab (credentials; secrets shown masked only) and Endpoints tab
+ * (activate what its scripts declare). Reads and writes go through the same library functions as
+ * api/routes/integrations.ts.
  */
 import type { Hono } from 'hono';
 import { getCatalogProvider as getProvider } from '../../features/providers/providers.js';
