@@ -11,8 +11,7 @@ import { NotFound } from '../../lib/errors.js';
 import type { AppDeps } from '../context.js';
 import { field, messageOf, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
 import { Badge, Csrf, Empty, Json, Layout, renderPage, type Notice } from './layout.js';
-
-const AUTH_LABELS = { OAUTH2: 'OAuth 2', OAUTH2_CC: 'OAuth 2 client credentials', API_KEY: 'API key', BASIC: 'Basic', NONE: 'no auth' } as const;
+import { authModeLabel, categoryLabel } from './labels.js';
 
 const EXAMPLE = [
   'name: my-api',
@@ -42,8 +41,8 @@ export function providerPages(deps: AppDeps, app: Hono<DashEnv>): void {
         <td>
           <code>{p.name}</code>
         </td>
-        <td>{AUTH_LABELS[p.authMode]}</td>
-        <td>{(p.definition.categories ?? []).join(', ')}</td>
+        <td>{authModeLabel(p.authMode)}</td>
+        <td>{(p.definition.categories ?? []).map(categoryLabel).join(', ')}</td>
         <td>{source === 'user' ? <Badge tone="ok">yours</Badge> : <Badge tone="neutral">catalogue</Badge>}</td>
       </tr>
     );
@@ -145,7 +144,7 @@ export function providerPages(deps: AppDeps, app: Hono<DashEnv>): void {
             <dt>Source</dt>
             <dd>{own ? `defined in ${ctx.env.name}` : 'the catalogue'}</dd>
             <dt>Auth</dt>
-            <dd>{AUTH_LABELS[p.authMode]}</dd>
+            <dd>{authModeLabel(p.authMode)}</dd>
             <dt>Base URL</dt>
             <dd>
               <code>{p.baseUrl || '(none)'}</code>
