@@ -7,11 +7,12 @@
  * It prints how many entries our definition schema accepts, which it refuses and why (grouped by
  * reason; `--list` names every refused entry), how many are refused only because their auth mode is
  * not supported yet, and, for the names our catalogue also has, where ours differ in base URL, auth
- * mode and connection-config keys. Aliases are resolved as Nango resolves them (the entry named by
- * `alias`, overridden by the alias's own keys) before anything is checked.
+ * mode and connection-config keys. Aliases are resolved first (the entry named by `alias`, overridden
+ * by the alias's own keys; an alias of an alias too), as features/providers/alias.ts resolves ours.
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { resolveAlias, UnknownAlias } from '../features/providers/alias.js';
 import { catalog } from '../features/providers/catalog.js';
 import { providerAuthModes, providerDefinitionSchema, type ProviderDefinition } from '../features/providers/definition.js';
 
@@ -23,9 +24,15 @@ export function nangoEntries(text: string): Map<string, Entry> {
   if (!file || typeof file !== 'object') throw new Error('not a providers file: expected a map of provider names to entries');
   const out = new Map<string, Entry>();
   for (const [name, entry] of Object.entries(file)) {
-    const { alias, ...own } = entry;
-    const base = typeof alias === 'string' ? file[alias] : undefined;
-    out.set(name, { ...(base ?? {}), ...own, name });
+    try {
+      out.set(
+        name,
+        resolveAlias({ ...entry, name }, (other) => file[other] && { ...file[other], name: other }),
+      );
+    } catch (err) {
+      if (!(err instanceof UnknownAlias)) throw err;
+      out.set(name, { ...entry, name });
+    }
   }
   return out;
 }

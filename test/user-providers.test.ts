@@ -78,7 +78,7 @@ describe('user-defined providers through the API', () => {
     const body = (await res.json()) as Json;
     assert.equal(body.data.name, 'inhouse');
     assert.equal(body.data.source, 'user');
-    assert.deepEqual(body.warnings, ['unknown key "post_connection_script" kept but not used']);
+    assert.deepEqual(body.warnings, [`Nango's key "post_connection_script" kept but not used`]);
 
     const one = (await (await t.api('/providers/inhouse')).json()) as Json;
     for (const k of ['name', 'display_name', 'logo_url', 'auth_mode', 'categories', 'docs', 'proxy']) assert.ok(k in one.data, k);
@@ -122,6 +122,26 @@ describe('user-defined providers through the API', () => {
     assert.deepEqual(((await badField.json()) as Json).error.errors[0].path, ['proxy', 'base_url']);
     const unknownPlaceholder = await define({ ...def, name: 'bad-ph', proxy: { base_url: 'https://${connectionConfig.nope}' } } as ProviderDefinitionInput);
     assert.equal(unknownPlaceholder.status, 400);
+  });
+
+  test('a minimal definition (name, auth mode, base URL) and a Nango entry that is an alias of a catalogue provider are accepted', async () => {
+    const minimal = await define({ name: 'minimal-api', auth_mode: 'API_KEY', proxy: { base_url: 'https://api.minimal.test' } });
+    assert.equal(minimal.status, 201, await minimal.clone().text());
+    const got = ((await (await t.api('/providers/minimal-api')).json()) as Json).data;
+    assert.equal(got.display_name, 'minimal-api', 'the name stands in for the display name');
+    assert.equal(got.docs, '');
+
+    // Nango's way to name a variant: the catalogue provider's settings, with the alias's own keys over them.
+    const alias = await define({ name: 'my-graph', alias: 'microsoft', display_name: 'My Graph', categories: ['internal'] } as ProviderDefinitionInput);
+    assert.equal(alias.status, 201, await alias.clone().text());
+    const aliased = ((await alias.json()) as Json).data;
+    assert.equal(aliased.auth_mode, 'OAUTH2');
+    assert.equal(aliased.display_name, 'My Graph');
+    assert.equal(aliased.proxy.base_url, 'https://graph.microsoft.com');
+    assert.match(aliased.authorization_url, /^https:\/\/login\.microsoftonline\.com\//);
+    const unknown = await define({ name: 'my-nope', alias: 'no-such-provider' } as unknown as ProviderDefinitionInput);
+    assert.equal(unknown.status, 400);
+    assert.deepEqual(((await unknown.json()) as Json).error.errors[0].path, ['alias']);
   });
 
   test('replace and delete: name must match, catalogue and unknown names 404, delete refused while an integration uses it', async () => {

@@ -6,7 +6,7 @@
  * may not shadow a catalogue provider, and one is not deleted while an integration uses it.
  */
 import { z } from 'zod';
-import { providerDefinitionSchema, type ProviderDefinition } from '../../features/providers/definition.js';
+import type { ProviderDefinition } from '../../features/providers/definition.js';
 import {
   createProvider,
   definitionWarnings,
@@ -15,6 +15,7 @@ import {
   isCatalogProvider,
   listProviders,
   updateProvider,
+  userProviderDefinitionSchema,
   type ProviderSource,
 } from '../../features/providers/store.js';
 import type { Provider } from '../../features/providers/providers.js';
@@ -70,7 +71,12 @@ export function providerOut(deps: AppDeps, p: Provider, source: ProviderSource):
     connection_config: Object.fromEntries(
       Object.entries(def.connection_config ?? {}).map(([k, f]) => [
         k,
-        { ...f, title: f.title, description: p.connectionConfig[k]?.description ?? f.title, required: !f.optional },
+        {
+          ...f,
+          title: p.connectionConfig[k]?.title ?? k,
+          description: p.connectionConfig[k]?.description ?? k,
+          required: p.connectionConfig[k]?.required ?? !f.optional,
+        },
       ]),
     ),
     source,
@@ -127,7 +133,7 @@ export const createProviderRoute = defineRoute({
     'Unknown keys are kept and listed in `warnings`. 409 when the name is a catalogue provider or already defined here; 400 naming the field for a bad field or an unknown `auth_mode`.',
   tag: 'providers',
   auth: 'secret_key',
-  request: { body: providerDefinitionSchema },
+  request: { body: userProviderDefinitionSchema },
   responses: { 201: created },
   errors: [409],
 }).handle(async ({ deps, body: definition, reply }, c) => {
@@ -145,7 +151,7 @@ export const replaceProviderRoute = defineRoute({
   description: '404 for a catalogue provider or an unknown name; 400 when the body names another provider.',
   tag: 'providers',
   auth: 'secret_key',
-  request: { params: providerParam, body: providerDefinitionSchema },
+  request: { params: providerParam, body: userProviderDefinitionSchema },
   responses: { 200: created },
   errors: [404],
 }).handle(async ({ deps, params, body: definition }, c) => {

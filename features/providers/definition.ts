@@ -5,46 +5,83 @@
  * Unknown keys are kept and reported as warnings rather than refused, so newer Nango fields pass.
  */
 import { z } from 'zod';
+import { isNangoOnlyPlaceholder, nangoAuthModes, nangoKeys } from './nango-format.js';
 
 export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE'] as const;
 export type ProviderAuthMode = (typeof providerAuthModes)[number];
 
-/** A URL, header value or query value that may hold `${connectionConfig.x}`, `${apiKey}`, `${username}`, `${password}`, `${accessToken}`. */
+/**
+ * A URL, header value or query value that may hold `${connectionConfig.x}`, `${apiKey}`, `${username}`,
+ * `${password}`, `${accessToken}`, `${clientId}`, `${credentials.apiKey|username|password}`; alternatives
+ * separated by ` || ` (Nango's): the first whose placeholders all have values is used.
+ */
 const template = z.string().min(1).max(2048);
-const templatedUrl = template.regex(/^(?:https?:\/\/|\$\{)/, 'must be an http(s) URL or start with a ${...} placeholder');
+const templatedUrl = template.refine(
+  (t) => t.split(ALTERNATIVES).every((alt) => /^(?:https?:\/\/|\$\{)/.test(alt)),
+  'must be an http(s) URL or start with a ${...} placeholder',
+);
 const stringMap = z.record(z.string().min(1).max(256), z.string().max(2048));
+/** A YAML scalar as text (`session: false`, `version: 2` in Nango's entries). */
+const scalar = z.union([z.string().max(2048), z.number().transform(String), z.boolean().transform(String)]);
+/** OAuth parameters: text, or (Nango's other auth modes) nested objects, kept as they are. */
+const params = z.record(z.string().min(1).max(256), z.union([scalar, z.record(z.string(), z.unknown())]));
+/** Nango writes some flags as text. */
+const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+/** One response header, or several tried in order (Nango's). */
+const headerNames = z.union([z.string().min(1).max(128), z.array(z.string().min(1).max(128)).min(1).max(8)]);
+/** connection_config and credentials keys; Nango's have `-` and `.` (`accounts-server`, `installation.uuid`). */
+const fieldKey = z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "-" and ".", starting with a letter');
+/** ` || ` between alternatives of a template. */
+export const ALTERNATIVES = /\s*\|\|\s*/;
 
-/** A field the end user fills in: connection_config (subdomain, region…) or credentials (apiKey, username…). */
+export function isValidRegExp(p: string): boolean {
+  try {
+    new RegExp(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A field the end user fills in: connection_config (subdomain, region…) or credentials (apiKey,
+ * username…), with Nango's field keys. `enum` and `default_value` make a choice with a default (the
+ * Connect UI offers a select; the API applies the default and refuses another value); `order`,
+ * `hidden`, `prefix` and `suffix` shape the Connect UI's form; an `automated` field is filled by
+ * Switchyard after authorization, never asked.
+ */
 export const providerFieldSchema = z
   .object({
     type: z.enum(['string', 'number', 'boolean']).default('string'),
-    title: z.string().min(1).max(256),
+    /** Nango leaves it empty on automated fields; the key stands in. */
+    title: z.string().max(256).optional(),
     description: z.string().max(1024).optional(),
-    example: z.string().max(256).optional(),
-    pattern: z
-      .string()
-      .max(1024)
-      .refine((p) => {
-        try {
-          new RegExp(p);
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'must be a valid regular expression')
-      .optional(),
-    optional: z.boolean().optional(),
-    secret: z.boolean().optional(),
+    example: scalar.optional(),
+    /** Checked against values; one that is not a valid regular expression is kept with a warning and not checked. */
+    pattern: z.string().max(1024).optional(),
+    optional: flag.optional(),
+    secret: flag.optional(),
     doc_section: z.string().max(256).optional(),
+    enum: z.array(scalar).min(1).max(64).optional(),
+    default_value: scalar.optional(),
+    order: z.number().optional(),
+    hidden: flag.optional(),
+    automated: flag.optional(),
+    prefix: z.string().max(256).optional(),
+    suffix: z.string().max(256).optional(),
   })
-  .strict();
+  .catchall(z.unknown())
+  .superRefine((f, ctx) => {
+    if (f.enum && f.default_value !== undefined && !f.enum.includes(f.default_value))
+      ctx.addIssue({ code: 'custom', path: ['default_value'], message: `must be one of ${f.enum.join(', ')}` });
+  });
 export type ProviderField = z.infer<typeof providerFieldSchema>;
 
 export const providerPaginationSchema = z
   .object({
     type: z.enum(['cursor', 'link', 'offset']),
     limit_name_in_request: z.string().max(128).optional(),
-    limit: z.number().int().positive().optional(),
+    limit: z.union([z.number().int().positive(), z.string().regex(/^\d+$/, 'a positive whole number')]).optional(),
     cursor_name_in_request: z.string().max(128).optional(),
     cursor_path_in_response: z.string().max(256).optional(),
     link_rel_in_response_header: z.string().max(64).optional(),
@@ -54,7 +91,7 @@ export const providerPaginationSchema = z
     offset_calculation_method: z.enum(['per-page', 'by-response-size']).optional(),
     response_path: z.string().max(256).optional(),
   })
-  .strict();
+  .catchall(z.unknown());
 
 export const providerWebhookSchema = z
   .object({
@@ -76,30 +113,6 @@ export const providerWebhookSchema = z
 
 export type ProviderWebhookSettings = z.output<typeof providerWebhookSchema>;
 
-const knownKeys = [
-  'name',
-  'display_name',
-  'categories',
-  'auth_mode',
-  'authorization_url',
-  'token_url',
-  'refresh_url',
-  'authorization_params',
-  'token_params',
-  'refresh_params',
-  'scope_separator',
-  'default_scopes',
-  'disable_pkce',
-  'token_request_auth_method',
-  'body_format',
-  'token_response_metadata',
-  'proxy',
-  'connection_config',
-  'credentials',
-  'docs',
-  'webhook',
-] as const;
-
 export const providerDefinitionSchema = z
   .object({
     name: z
@@ -107,22 +120,36 @@ export const providerDefinitionSchema = z
       .min(1)
       .max(64)
       .regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" and "-", starting with a letter or digit'),
-    display_name: z.string().min(1).max(128),
+    /** The name stands in when there is none. */
+    display_name: z.string().min(1).max(128).optional(),
     categories: z.array(z.string().min(1).max(64)).max(16).default([]),
-    auth_mode: z.enum(providerAuthModes),
+    auth_mode: z.enum(providerAuthModes, {
+      error: (iss) =>
+        typeof iss.input === 'string' && (nangoAuthModes as readonly string[]).includes(iss.input)
+          ? `${iss.input} is not supported yet (supported: ${providerAuthModes.join(', ')})`
+          : `must be one of ${providerAuthModes.join(', ')}`,
+    }),
+    /** Another provider this one is a name for (Nango's): resolved before parsing (alias.ts); kept to say so. */
+    alias: z.string().min(1).max(64).optional(),
     authorization_url: templatedUrl.optional(),
-    token_url: templatedUrl.optional(),
+    /** One URL, or one per auth mode (Nango's: `OAUTH2`, `OAUTH2CC`, `APP`, …). */
+    token_url: z.union([templatedUrl, z.record(z.string().min(1).max(32), templatedUrl)]).optional(),
     refresh_url: templatedUrl.optional(),
-    authorization_params: stringMap.optional(),
-    token_params: stringMap.optional(),
-    refresh_params: stringMap.optional(),
+    authorization_params: params.optional(),
+    token_params: params.optional(),
+    refresh_params: params.optional(),
     scope_separator: z.string().min(1).max(8).optional(),
     default_scopes: z.array(z.string().min(1).max(512)).max(64).optional(),
-    disable_pkce: z.boolean().optional(),
-    /** `basic`: client id and secret go in an Authorization: Basic header of the token request; `body` (default): in the body. */
-    token_request_auth_method: z.enum(['basic', 'body']).optional(),
-    /** Encoding of the token request body. */
-    body_format: z.enum(['form', 'json']).optional(),
+    disable_pkce: flag.optional(),
+    /**
+     * `basic`: client id and secret go in an Authorization: Basic header of the token request; `body`
+     * (default): in the body. Nango's `custom` and `private_key_jwt` are kept with a warning.
+     */
+    token_request_auth_method: z.enum(['basic', 'body', 'custom', 'private_key_jwt']).optional(),
+    /** Nango's other name for the same choice: `header` is `basic`. */
+    authorization_method: z.enum(['body', 'header']).optional(),
+    /** Encoding of the token request body; Nango's `query` and `xml` are kept with a warning. */
+    body_format: z.enum(['form', 'json', 'query', 'xml']).optional(),
     /** Token-response fields kept in the connection's config (dot paths, e.g. `team.id`). */
     token_response_metadata: z.array(z.string().min(1).max(256)).max(32).optional(),
     proxy: z
@@ -132,30 +159,40 @@ export const providerDefinitionSchema = z
         query: stringMap.optional(),
         retry: z
           .object({
-            /** A header holding the time (epoch seconds or HTTP date) at which to retry. */
-            at: z.string().min(1).max(128).optional(),
-            /** A header holding how many seconds to wait. */
-            after: z.string().min(1).max(128).optional(),
+            /** Headers holding the time (epoch seconds or HTTP date) at which to retry. */
+            at: headerNames.optional(),
+            /** Headers holding how many seconds to wait. */
+            after: headerNames.optional(),
           })
-          .strict()
+          .catchall(z.unknown())
           .optional(),
         verification: z
           .object({
-            method: z.enum(['GET', 'POST', 'HEAD']).default('GET'),
-            endpoints: z.array(z.string().min(1).max(1024).startsWith('/')).min(1).max(4),
+            method: z.enum(['GET', 'POST', 'HEAD', 'PUT', 'PATCH', 'DELETE']).default('GET'),
+            /** Relative to the base URL; Nango's without a leading `/` get one. */
+            endpoints: z
+              .array(
+                z
+                  .string()
+                  .min(1)
+                  .max(1024)
+                  .transform((e) => (e.startsWith('/') ? e : `/${e}`)),
+              )
+              .min(1)
+              .max(4),
             base_url_override: templatedUrl.optional(),
             headers: stringMap.optional(),
           })
-          .strict()
+          .catchall(z.unknown())
           .optional(),
         paginate: providerPaginationSchema.optional(),
       })
-      .strict()
+      .catchall(z.unknown())
       .optional(),
-    connection_config: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), providerFieldSchema).optional(),
-    credentials: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), providerFieldSchema).optional(),
-    /** The provider's own documentation page for these facts. */
-    docs: z.url(),
+    connection_config: z.record(fieldKey, providerFieldSchema).optional(),
+    credentials: z.record(fieldKey, providerFieldSchema).optional(),
+    /** The provider's own documentation page for these facts (every catalogue entry has one; catalog.test.ts). */
+    docs: z.url().optional(),
     webhook: providerWebhookSchema.optional(),
   })
   .catchall(z.unknown())
@@ -163,22 +200,15 @@ export const providerDefinitionSchema = z
     const oauth = d.auth_mode === 'OAUTH2' || d.auth_mode === 'OAUTH2_CC';
     if (d.auth_mode === 'OAUTH2' && !d.authorization_url)
       ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is OAUTH2' });
-    if (oauth && !d.token_url) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
-    if (!oauth) {
-      for (const key of ['authorization_url', 'token_url', 'refresh_url', 'default_scopes'] as const) {
-        if (d[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only applies when auth_mode is OAUTH2 or OAUTH2_CC` });
-      }
-    }
-    for (const [where, value] of placeholderSites(d)) {
-      for (const m of value.matchAll(/\$\{([^}]*)\}/g)) {
-        const ref = m[1]!;
-        const configKey = /^connectionConfig\.([A-Za-z][A-Za-z0-9_]*)$/.exec(ref)?.[1];
-        if (configKey !== undefined) {
-          if (!d.connection_config?.[configKey])
-            ctx.addIssue({ code: 'custom', path: where, message: `uses \${${ref}} but connection_config has no "${configKey}" field` });
-        } else if (!PLACEHOLDERS.has(ref)) {
-          ctx.addIssue({ code: 'custom', path: where, message: `unknown placeholder \${${ref}}` });
-        }
+    if (oauth && !tokenUrlOf(d)) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    const filledLater = new Set([...(d.token_response_metadata ?? []), ...metadataKeys(d)]);
+    const declared = (key: string) => filledLater.has(key) || Object.keys(d.connection_config ?? {}).some((k) => k === key || key.startsWith(`${k}.`));
+    for (const [where, ref] of placeholders(d)) {
+      const configKey = /^connectionConfig\.([A-Za-z][A-Za-z0-9_.-]*)$/.exec(ref)?.[1];
+      if (configKey !== undefined) {
+        if (!declared(configKey)) ctx.addIssue({ code: 'custom', path: where, message: `uses \${${ref}} but connection_config has no "${configKey}" field` });
+      } else if (!PLACEHOLDERS.has(ref) && !isNangoOnlyPlaceholder(ref) && !/^credentials\.[A-Za-z][\w-]*$/.test(ref)) {
+        ctx.addIssue({ code: 'custom', path: where, message: `unknown placeholder \${${ref}}` });
       }
     }
   });
@@ -186,17 +216,85 @@ export const providerDefinitionSchema = z
 export type ProviderDefinition = z.output<typeof providerDefinitionSchema>;
 export type ProviderDefinitionInput = z.input<typeof providerDefinitionSchema>;
 
-const PLACEHOLDERS = new Set(['apiKey', 'username', 'password', 'accessToken', 'clientId']);
+/** Keys an alias of an OAuth provider may inherit when its own auth mode is another (Nango's `aircall-basic`). */
+const OAUTH_ONLY = ['authorization_url', 'token_url', 'refresh_url', 'default_scopes'] as const;
 
-function* placeholderSites(d: z.output<typeof providerDefinitionSchema>): Generator<[(string | number)[], string]> {
-  for (const key of ['authorization_url', 'token_url', 'refresh_url'] as const) if (d[key]) yield [[key], d[key]!];
+/** Placeholders filled from the connection's credentials or the integration (besides `connectionConfig.x`). */
+const PLACEHOLDERS = new Set([
+  'apiKey',
+  'username',
+  'password',
+  'accessToken',
+  'clientId',
+  'credentials.apiKey',
+  'credentials.username',
+  'credentials.password',
+]);
+
+/** The token URL of the definition's own auth mode (Nango's per-mode keys drop the `_`: `OAUTH2CC`). */
+export function tokenUrlOf(d: Pick<ProviderDefinition, 'auth_mode' | 'token_url'>): string | undefined {
+  if (typeof d.token_url !== 'object') return d.token_url;
+  return d.token_url[d.auth_mode] ?? d.token_url[d.auth_mode.replace('_', '')];
+}
+
+/** Connection-config keys Nango fills from the redirect or a webhook, declared as such. */
+function metadataKeys(d: ProviderDefinition): string[] {
+  const raw = d as Record<string, unknown>;
+  return ['redirect_uri_metadata', 'webhook_response_metadata', 'refresh_token_response_metadata'].flatMap((k) =>
+    Array.isArray(raw[k]) ? (raw[k] as unknown[]).filter((v): v is string => typeof v === 'string') : [],
+  );
+}
+
+function* templateSites(d: ProviderDefinition): Generator<[(string | number)[], string]> {
+  if (d.authorization_url) yield [['authorization_url'], d.authorization_url];
+  if (typeof d.token_url === 'string') yield [['token_url'], d.token_url];
+  else for (const [mode, url] of Object.entries(d.token_url ?? {})) yield [['token_url', mode], url];
+  if (d.refresh_url) yield [['refresh_url'], d.refresh_url];
+  for (const key of ['authorization_params', 'token_params', 'refresh_params'] as const)
+    for (const [k, v] of Object.entries(d[key] ?? {})) if (typeof v === 'string') yield [[key, k], v];
   if (!d.proxy) return;
   yield [['proxy', 'base_url'], d.proxy.base_url];
   for (const part of ['headers', 'query'] as const) for (const [k, v] of Object.entries(d.proxy[part] ?? {})) yield [['proxy', part, k], v];
   if (d.proxy.verification?.base_url_override) yield [['proxy', 'verification', 'base_url_override'], d.proxy.verification.base_url_override];
 }
 
-/** Keys the schema does not know: kept in the stored definition, reported to the user as warnings. */
-export function unknownKeys(input: Record<string, unknown>): string[] {
-  return Object.keys(input).filter((k) => !(knownKeys as readonly string[]).includes(k));
+/** Every `${...}` in the definition's templates, where it stands. A nested one (`${base64(${x})}`) is read from its start. */
+function* placeholders(d: ProviderDefinition): Generator<[(string | number)[], string]> {
+  for (const [where, value] of templateSites(d)) for (const m of value.matchAll(/\$\{([^}]*)\}/g)) yield [where, m[1]!];
+}
+
+/**
+ * What a definition keeps without acting on: keys of Nango's format Switchyard does not use, unknown
+ * keys, and values it cannot act on (a pattern that is not a regular expression, a token request it
+ * cannot make, placeholders it does not fill). A catalogue entry has none (catalog.ts).
+ */
+export function definitionWarnings(d: ProviderDefinition): string[] {
+  const out: string[] = [];
+  const extra = (obj: object | undefined, shape: Record<string, unknown>, nango: readonly string[], path: string) => {
+    for (const k of Object.keys(obj ?? {}))
+      if (!Object.hasOwn(shape, k)) out.push(`${nango.includes(k) ? "Nango's key" : 'unknown key'} "${path}${k}" kept but not used`);
+  };
+  const proxyShape = providerDefinitionSchema.shape.proxy.unwrap().shape;
+  extra(d, providerDefinitionSchema.shape, nangoKeys[''], '');
+  extra(d.proxy, proxyShape, nangoKeys.proxy, 'proxy.');
+  extra(d.proxy?.retry, proxyShape.retry.unwrap().shape, nangoKeys['proxy.retry'], 'proxy.retry.');
+  extra(d.proxy?.verification, proxyShape.verification.unwrap().shape, nangoKeys['proxy.verification'], 'proxy.verification.');
+  extra(d.proxy?.paginate, providerPaginationSchema.shape, nangoKeys['proxy.paginate'], 'proxy.paginate.');
+  for (const part of ['connection_config', 'credentials'] as const) {
+    for (const [key, field] of Object.entries(d[part] ?? {})) {
+      extra(field, providerFieldSchema.shape, nangoKeys.field, `${part}.${key}.`);
+      if (field.pattern !== undefined && !isValidRegExp(field.pattern))
+        out.push(`${part}.${key}.pattern: not a valid regular expression here, so values are not checked against it`);
+    }
+  }
+  if (d.auth_mode !== 'OAUTH2' && d.auth_mode !== 'OAUTH2_CC')
+    for (const key of OAUTH_ONLY) if (d[key] !== undefined) out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
+  if (d.token_request_auth_method === 'custom' || d.token_request_auth_method === 'private_key_jwt')
+    out.push(`token_request_auth_method: ${d.token_request_auth_method} is not supported; the client id and secret go in the body`);
+  if (d.body_format === 'query' || d.body_format === 'xml') out.push(`body_format: ${d.body_format} is not supported; token requests are form-encoded`);
+  for (const [where, ref] of placeholders(d)) {
+    if (isNangoOnlyPlaceholder(ref) || (/^credentials\./.test(ref) && !PLACEHOLDERS.has(ref)))
+      out.push(`${where.join('.')}: Switchyard does not fill \${${ref}}; the value is sent as written`);
+  }
+  return out;
 }

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AuthInjection } from '../../lib/http/index.js';
 import type { StoredCredentials } from '../connections/credentials.js';
 import { catalog } from './catalog.js';
-import type { ProviderAuthMode, ProviderDefinition } from './definition.js';
+import { isValidRegExp, tokenUrlOf, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
 
 export type AuthMode = ProviderAuthMode;
 
@@ -20,6 +20,10 @@ export interface ConnectionConfigField {
   description: string;
   required: boolean;
   pattern?: RegExp;
+  /** The only values allowed (the definition's `enum`): a region's or tenant's hosts. */
+  choices?: string[];
+  /** Applied when the connection gives none (the definition's `default_value`). */
+  default?: string;
   /**
    * Used in the base URL: the credentials go there, so a value over plain `http://` is refused unless
    * its host is in SWITCHYARD_ALLOWED_PRIVATE_HOSTS.
@@ -28,7 +32,7 @@ export interface ConnectionConfigField {
 }
 
 export interface ProviderVerification {
-  method: 'GET' | 'POST' | 'HEAD';
+  method: NonNullable<NonNullable<ProviderDefinition['proxy']>['verification']>['method'];
   /** Tried in order; the first 2xx proves the credentials. */
   paths: string[];
   baseUrlOverride?: string;
@@ -70,8 +74,8 @@ export interface Provider {
   /** Fields of the API_KEY / BASIC form. */
   credentialFields: NonNullable<ProviderDefinition['credentials']>;
   verification?: ProviderVerification;
-  /** Response headers that say when to retry after a 429. */
-  retry?: { at?: string; after?: string };
+  /** Response headers that say when to retry after a 429, each tried. */
+  retry?: { at?: string[]; after?: string[] };
   paginate?: ProviderPaginate;
   docs: string;
   definition: ProviderDefinition;
@@ -85,7 +89,7 @@ export interface ProviderRuntimeHooks {
 /** The plugin of a provider, if any (integrations/plugins.ts `pluginFor`, handed in through deps). */
 export type ProviderHooksLookup = (provider: string) => ProviderRuntimeHooks | undefined;
 
-const CONFIG_REF = /\$\{connectionConfig\.([A-Za-z][A-Za-z0-9_]*)\}/g;
+const CONFIG_REF = /\$\{connectionConfig\.([A-Za-z][A-Za-z0-9_.-]*)\}/g;
 
 /** The one conversion from a definition to the runtime view. */
 export function providerFromDefinition(def: ProviderDefinition): Provider {
@@ -93,31 +97,37 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
   const baseUrl = proxy?.base_url ?? '';
   const urlFields = new Set([...baseUrl.matchAll(CONFIG_REF)].map((m) => m[1]!));
   const connectionConfig: Record<string, ConnectionConfigField> = {};
-  for (const [key, f] of Object.entries(def.connection_config ?? {})) {
+  // Nango's `order` places a field in the form; fields without one keep their place after those with one.
+  const fields = Object.entries(def.connection_config ?? {}).sort(([, a], [, b]) => (a.order ?? Infinity) - (b.order ?? Infinity));
+  for (const [key, f] of fields) {
+    const title = f.title || key;
     connectionConfig[key] = {
-      title: f.title,
-      description: f.description ?? f.title,
-      required: !f.optional,
-      ...(f.pattern ? { pattern: new RegExp(f.pattern) } : {}),
+      title,
+      description: f.description || title,
+      // An automated field is filled by Switchyard (after authorization), never asked of the end user.
+      required: !f.optional && !f.automated,
+      ...(f.pattern && isValidRegExp(f.pattern) ? { pattern: new RegExp(f.pattern) } : {}),
+      ...(f.enum ? { choices: f.enum } : {}),
+      ...(f.default_value !== undefined ? { default: f.default_value } : {}),
       ...(urlFields.has(key) ? { httpsUnlessAllowListed: true } : {}),
     };
   }
   const v = proxy?.verification;
   return {
     name: def.name,
-    displayName: def.display_name,
+    displayName: def.display_name ?? def.name,
     authMode: def.auth_mode,
     baseUrl,
     ...(def.authorization_url && { authorizationUrl: def.authorization_url }),
-    ...(def.token_url && { tokenUrl: def.token_url }),
+    ...(tokenUrlOf(def) && { tokenUrl: tokenUrlOf(def) }),
     ...(def.refresh_url && { refreshUrl: def.refresh_url }),
     ...(def.scope_separator && { scopeSeparator: def.scope_separator }),
     ...(def.default_scopes && { defaultScopes: def.default_scopes }),
-    ...(def.authorization_params && { authorizationParams: def.authorization_params }),
-    ...(def.token_params && { tokenParams: def.token_params }),
-    ...(def.refresh_params && { refreshParams: def.refresh_params }),
-    tokenRequestEncoding: def.body_format ?? 'form',
-    tokenRequestAuthMethod: def.token_request_auth_method ?? 'body',
+    ...(def.authorization_params && { authorizationParams: textParams(def.authorization_params) }),
+    ...(def.token_params && { tokenParams: textParams(def.token_params) }),
+    ...(def.refresh_params && { refreshParams: textParams(def.refresh_params) }),
+    tokenRequestEncoding: def.body_format === 'json' ? 'json' : 'form',
+    tokenRequestAuthMethod: def.token_request_auth_method === 'basic' || def.authorization_method === 'header' ? 'basic' : 'body',
     pkce: def.auth_mode === 'OAUTH2' && !def.disable_pkce,
     ...(def.token_response_metadata && { tokenResponseMetadata: def.token_response_metadata }),
     headers: proxy?.headers ?? {},
@@ -132,11 +142,23 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
         ...(v.headers && { headers: v.headers }),
       },
     }),
-    ...(proxy?.retry && { retry: proxy.retry }),
+    ...(proxy?.retry && { retry: retryHeaders(proxy.retry) }),
     ...(proxy?.paginate && { paginate: proxy.paginate }),
-    docs: def.docs,
+    docs: def.docs ?? '',
     definition: def,
   };
+}
+
+/** The text parameters (Nango's nested ones belong to auth modes that build their own requests). */
+function textParams(params: NonNullable<ProviderDefinition['token_params']>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+function retryHeaders(retry: NonNullable<NonNullable<ProviderDefinition['proxy']>['retry']>): { at?: string[]; after?: string[] } {
+  const list = (h: string | string[] | undefined) => (h === undefined ? undefined : typeof h === 'string' ? [h] : h);
+  const at = list(retry.at);
+  const after = list(retry.after);
+  return { ...(at && { at }), ...(after && { after }) };
 }
 
 let catalogProviders: Map<string, Provider> | undefined;

@@ -4,11 +4,13 @@
  * environment's own definitions. A user-defined name may not shadow a catalogue name, and a
  * provider is not deleted while an integration of its environment uses it.
  */
+import { z } from 'zod';
 import type { Queryable } from '../../lib/db/pool.js';
 import { Conflict, NotFound, ValidationFailed } from '../../lib/errors.js';
 import { countIntegrationsOfProvider } from '../integrations/store.js';
+import { resolveAlias, UnknownAlias } from './alias.js';
 import { catalog } from './catalog.js';
-import { providerDefinitionSchema, unknownKeys, type ProviderDefinition } from './definition.js';
+import { definitionWarnings, providerDefinitionSchema, type ProviderDefinition } from './definition.js';
 import { getCatalogProvider, providerFromDefinition, type Provider } from './providers.js';
 
 export interface StoredProvider {
@@ -20,9 +22,24 @@ export interface StoredProvider {
   updatedAt: Date;
 }
 
-/** A definition checked against the schema: 400 naming each bad field; unknown keys come back as warnings. */
+/**
+ * A definition as the API takes it: one with Nango's `alias` of a catalogue provider (`alias: microsoft`)
+ * is that provider's definition with its own keys over it.
+ */
+export const userProviderDefinitionSchema = z.preprocess((input, ctx) => {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
+  try {
+    return resolveAlias(input as Record<string, unknown>, (name) => catalog().get(name));
+  } catch (err) {
+    if (!(err instanceof UnknownAlias)) throw err;
+    ctx.addIssue({ code: 'custom', path: ['alias'], message: `no catalogue provider is named "${err.alias}"`, input });
+    return z.NEVER;
+  }
+}, providerDefinitionSchema);
+
+/** A definition checked against the schema: 400 naming each bad field; keys kept but not used come back as warnings. */
 export function parseProviderDefinition(input: unknown): { definition: ProviderDefinition; warnings: string[] } {
-  const result = providerDefinitionSchema.safeParse(input);
+  const result = userProviderDefinitionSchema.safeParse(input);
   if (!result.success)
     throw new ValidationFailed(
       'invalid_body',
@@ -31,10 +48,7 @@ export function parseProviderDefinition(input: unknown): { definition: ProviderD
   return { definition: result.data, warnings: definitionWarnings(result.data) };
 }
 
-/** The warnings of a parsed definition: its unknown keys, kept but not used. */
-export function definitionWarnings(definition: ProviderDefinition): string[] {
-  return unknownKeys(definition).map((k) => `unknown key "${k}" kept but not used`);
-}
+export { definitionWarnings };
 
 /** Where a provider comes from: shipped in the catalogue, or defined by the environment. */
 export type ProviderSource = 'catalog' | 'user';

@@ -22,10 +22,10 @@ export type AuthInjection =
 
 /** Response headers that say how long a 429 asks to wait, besides `Retry-After` and `X-RateLimit-Reset`. */
 export interface RateLimitHeaders {
-  /** Holds the time (epoch seconds or milliseconds, or an HTTP date) at which to retry. */
-  at?: string;
-  /** Holds how many seconds to wait. */
-  after?: string;
+  /** Hold the time (epoch seconds or milliseconds, or an HTTP date) at which to retry. */
+  at?: string | readonly string[];
+  /** Hold how many seconds to wait. */
+  after?: string | readonly string[];
 }
 
 export interface RequestContext {

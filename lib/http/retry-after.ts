@@ -58,14 +58,19 @@ export function parseRateLimitReset(value: string | undefined, now: Date): numbe
 /**
  * The longest wait any of the headers asks for, in milliseconds, or null when none says. Besides
  * `Retry-After` and `X-RateLimit-Reset`, a provider may name its own headers (`own.after`: seconds
- * to wait; `own.at`: the time to retry at).
+ * to wait; `own.at`: the time to retry at), one or several.
  */
-export function retryAfterMs(headers: HeaderBag, now: Date = new Date(), own?: { at?: string; after?: string }): number | null {
+export function retryAfterMs(
+  headers: HeaderBag,
+  now: Date = new Date(),
+  own?: { at?: string | readonly string[]; after?: string | readonly string[] },
+): number | null {
+  const names = (h: string | readonly string[] | undefined) => (h === undefined ? [] : typeof h === 'string' ? [h] : h);
   const waits = [
     parseRetryAfter(header(headers, 'retry-after'), now),
     parseRateLimitReset(header(headers, 'x-ratelimit-reset'), now),
-    own?.after ? parseRetryAfter(header(headers, own.after.toLowerCase()), now) : null,
-    own?.at ? parseRateLimitReset(header(headers, own.at.toLowerCase()), now) : null,
+    ...names(own?.after).map((h) => parseRetryAfter(header(headers, h.toLowerCase()), now)),
+    ...names(own?.at).map((h) => parseRateLimitReset(header(headers, h.toLowerCase()), now)),
   ].filter((w): w is number => w !== null);
   return waits.length ? Math.max(...waits) : null;
 }

@@ -12,7 +12,7 @@
  * GET /api/limited. Start it, then `define()` the definition under test (its URLs point here).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { ProviderDefinitionInput } from '../../features/providers/definition.js';
+import { tokenUrlOf, type ProviderDefinitionInput } from '../../features/providers/definition.js';
 import { json, redirect, startFakeServer, type FakeServer, type Reply, type RequestContext } from './server.js';
 
 export interface GenericProviderState {
@@ -124,10 +124,10 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     } else if (body.client_id !== opts.clientId || body.client_secret !== opts.clientSecret) {
       return problem(401, 'token: client_id/client_secret must be in the body');
     }
-    const refreshPath = d.refresh_url ? new URL(d.refresh_url).pathname : new URL(d.token_url!).pathname;
+    const refreshPath = d.refresh_url ? new URL(d.refresh_url).pathname : new URL(tokenUrlOf(d)!).pathname;
     switch (body.grant_type) {
       case 'authorization_code': {
-        if (ctx.path !== new URL(d.token_url!).pathname) return problem(400, 'token: code exchanged at the wrong URL');
+        if (ctx.path !== new URL(tokenUrlOf(d)!).pathname) return problem(400, 'token: code exchanged at the wrong URL');
         const code = state.codes.get(body.code ?? '');
         if (!code) return problem(400, 'token: unknown code');
         state.codes.delete(body.code!);
@@ -149,7 +149,7 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
         return json(200, issue(false));
       }
       case 'client_credentials':
-        if (ctx.path !== new URL(d.token_url!).pathname) return problem(400, 'token: client credentials at the wrong URL');
+        if (ctx.path !== new URL(tokenUrlOf(d)!).pathname) return problem(400, 'token: client credentials at the wrong URL');
         for (const [k, v] of Object.entries(d.token_params ?? {})) if (k !== 'grant_type' && body[k] !== v) return problem(400, `token: ${k} must be ${v}`);
         return json(200, issue(false));
       default:
@@ -226,8 +226,10 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
       state.limitedRemaining--;
       const retry = def().proxy?.retry ?? {};
       const headers: Record<string, string> = {};
-      if (retry.after) headers[retry.after] = String(waitSeconds);
-      else if (retry.at) headers[retry.at] = String(Math.ceil(Date.now() / 1000) + waitSeconds);
+      const [after] = [retry.after ?? []].flat();
+      const [at] = [retry.at ?? []].flat();
+      if (after) headers[after] = String(waitSeconds);
+      else if (at) headers[at] = String(Math.ceil(Date.now() / 1000) + waitSeconds);
       return json(429, { error: 'rate_limited' }, headers);
     }
     return json(200, { ok: true });
