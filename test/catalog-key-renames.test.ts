@@ -66,10 +66,11 @@ describe('connection-config keys renamed to Nango’s', () => {
     const already = { hostname: 'new.example.com', domain: 'kept.example.com' };
     const ids: number[] = [];
     for (const [i, [provider, config]] of [...stored, ['metabase', already] as const].entries()) {
-      const integration = await db.query<{ id: number }>(
-        `INSERT INTO integrations (environment_id, unique_key, provider) VALUES ($1, $2, $3) RETURNING id`,
-        [envId, `renamed-${i}`, provider],
-      );
+      const integration = await db.query<{ id: number }>(`INSERT INTO integrations (environment_id, unique_key, provider) VALUES ($1, $2, $3) RETURNING id`, [
+        envId,
+        `renamed-${i}`,
+        provider,
+      ]);
       const connection = await db.query<{ id: number }>(
         `INSERT INTO connections (environment_id, integration_id, connection_id, auth_mode, credentials_enc, connection_config)
          VALUES ($1, $2, 'c', 'API_KEY', 'unused', $3) RETURNING id`,
