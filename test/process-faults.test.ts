@@ -189,10 +189,10 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
     return fetch(apiUrl + pathname, { ...rest, headers });
   }
 
-  const connectionBody = (connectionId: string, domain: string) => ({
+  const connectionBody = (connectionId: string, hostname: string) => ({
     provider_config_key: 'metabase',
     connection_id: connectionId,
-    connection_config: { domain },
+    connection_config: { hostname },
     credentials: { type: 'API_KEY', apiKey: API_KEY },
   });
 

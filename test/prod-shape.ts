@@ -87,7 +87,7 @@ describe('production shape: Temporal server on PostgreSQL, one API and two worke
       json: {
         provider_config_key: 'metabase',
         connection_id: connectionId,
-        connection_config: { domain: fake.url },
+        connection_config: { hostname: fake.url },
         credentials: { type: 'API_KEY', apiKey: API_KEY },
       },
     });
