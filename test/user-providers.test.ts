@@ -31,6 +31,16 @@ describe('user-defined providers through the API', () => {
     return ((await res.json()) as Json).data.token;
   }
   const calls = (fake: GenericProviderFake, path: string) => fake.requests.filter((r) => r.path === path);
+  /** A dev provider row written straight to the table, past the API's checks, as an older release could have. */
+  async function storeAsAnOlderRelease(def: ProviderDefinitionInput): Promise<void> {
+    const db = t.platform.deps.db;
+    const envId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+    await db.query('INSERT INTO providers (environment_id, name, definition) VALUES ($1, $2, $3)', [
+      envId,
+      def.name,
+      JSON.stringify({ categories: [], ...def }),
+    ]);
+  }
 
   before(async () => {
     t = await startTestPlatform();
@@ -181,13 +191,7 @@ describe('user-defined providers through the API', () => {
     assert.deepEqual(((await session.json()) as Json).error.errors[0].path, ['overrides', 'some-key', 'docs_connect']);
     // A definition stored before the check is not served with its javascript: link (the API and the
     // dashboard's link both read providerFromDefinition's `docs`).
-    const db = t.platform.deps.db;
-    const envId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
-    await db.query('INSERT INTO providers (environment_id, name, definition) VALUES ($1, $2, $3)', [
-      envId,
-      'legacy-docs',
-      JSON.stringify({ ...def, name: 'legacy-docs', categories: [], docs: 'javascript:alert(1)' }),
-    ]);
+    await storeAsAnOlderRelease({ ...def, name: 'legacy-docs', docs: 'javascript:alert(1)' });
     const served = (await (await t.api('/providers/legacy-docs')).json()) as Json;
     assert.doesNotMatch(served.data.docs, /^javascript:/i);
   });
@@ -205,13 +209,7 @@ describe('user-defined providers through the API', () => {
       docs: DOCS,
     };
     fake.define(def);
-    const db = t.platform.deps.db;
-    const envId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
-    await db.query('INSERT INTO providers (environment_id, name, definition) VALUES ($1, $2, $3)', [
-      envId,
-      'openai',
-      JSON.stringify({ ...def, categories: [] }),
-    ]);
+    await storeAsAnOlderRelease(def);
 
     const one = (await (await t.api('/providers/openai')).json()) as Json;
     assert.equal(one.data.display_name, 'Our own OpenAI gateway');
