@@ -4,7 +4,7 @@ import { Nango } from '@nangohq/node';
 import pg from 'pg';
 import { startMetabaseFake, startOAuthProviderFake } from './fakes/index.js';
 import { addMetabaseConnection, startTestPlatform, type TestPlatform } from './harness.js';
-import { executeWorkflow, taskQueueFor } from '../workflows/contracts.js';
+import { checkWorkflowId, executeWorkflow, taskQueueFor } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -236,7 +236,7 @@ describe('integrations, connections and the connect flows', () => {
     }
     assert.equal(conn.status, 'ok');
     assert.ok(conn.last_check_at);
-    const handle = t.platform.deps.temporal.schedule.getHandle('check:dev:metabase:imp-1');
+    const handle = t.platform.deps.temporal.schedule.getHandle(checkWorkflowId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'imp-1'));
     assert.ok((await handle.describe()).spec);
     metabase.failNext({ status: 401, body: 'Unauthenticated', times: 3 }); // the key was revoked upstream
     await executeWorkflow(t.platform.deps.temporal, 'connectionCheckWorkflow', {

@@ -29,6 +29,7 @@ import { startTemporalServer } from '../lib/embedded/temporal-server.js';
 import { startMetabaseFake, type MetabaseFake } from './fakes/index.js';
 import { killAllParts, startPart, type Part } from './parts.js';
 import { waitFor as waitUntil } from './wait.js';
+import { checkWorkflowId, syncScheduleId } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -217,8 +218,8 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
     return {
       row: Boolean(row),
       credentials,
-      checkSchedule: await scheduleExists(`check:dev:metabase:${connectionId}`),
-      syncSchedule: await scheduleExists(`sync:dev:metabase:${connectionId}:users`),
+      checkSchedule: await scheduleExists(checkWorkflowId(baseEnv.SWITCHYARD_TASK_QUEUE_PREFIX!, 'dev', 'metabase', connectionId)),
+      syncSchedule: await scheduleExists(syncScheduleId(baseEnv.SWITCHYARD_TASK_QUEUE_PREFIX!, 'dev', 'metabase', connectionId, 'users')),
     };
   }
 
