@@ -1,0 +1,25 @@
+/**
+ * Base paths as Nango's (issue 30, item 3) for the breadth entries of pool D (provider names l–z that
+ * no function in the public library calls yet): each row is an endpoint as the provider's docs write
+ * it after the base Nango's users call relative to, and the URL the docs give for it.
+ */
+import { type PathRow, testPathFamilies } from './catalog-paths-check.js';
+
+const tenant = 'a1b2c3d4-e5f6-47a8-9b0c-d1234567890f';
+
+const families: Record<string, PathRow[]> = {
+  'Microsoft and identity': [
+    ['microsoft-oauth2-cc', { tenantId: tenant }, '/v1.0/users', 'https://graph.microsoft.com/v1.0/users'],
+    ['microsoft-tenant-specific', { tenant: 'contoso.onmicrosoft.com' }, '/v1.0/me', 'https://graph.microsoft.com/v1.0/me'],
+    ['sharepoint-online-oauth2-cc', { tenantId: tenant }, '/v1.0/sites/root', 'https://graph.microsoft.com/v1.0/sites/root'],
+    ['okta-api-key', { hostname: 'acme.okta.com' }, '/api/v1/users', 'https://acme.okta.com/api/v1/users'],
+    ['onelogin', { subdomain: 'acme' }, '/api/2/users', 'https://acme.onelogin.com/api/2/users'],
+    ['pingone', { tld: 'eu', environmentId: tenant }, `/v1/environments/${tenant}/users`, `https://api.pingone.eu/v1/environments/${tenant}/users`],
+    ['pingone-cc', { tld: 'com', environmentId: tenant }, `/v1/environments/${tenant}/users`, `https://api.pingone.com/v1/environments/${tenant}/users`],
+    ['workos', {}, '/organizations', 'https://api.workos.com/organizations'],
+    ['notion-scim', {}, '/v2/Users', 'https://api.notion.com/scim/v2/Users'],
+    ['openai-admin', {}, '/v1/organization/users', 'https://api.openai.com/v1/organization/users'],
+  ],
+};
+
+testPathFamilies(families);
