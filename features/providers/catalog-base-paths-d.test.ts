@@ -20,6 +20,18 @@ const families: Record<string, PathRow[]> = {
     ['notion-scim', {}, '/v2/Users', 'https://api.notion.com/scim/v2/Users'],
     ['openai-admin', {}, '/v1/organization/users', 'https://api.openai.com/v1/organization/users'],
   ],
+  'marketing and communication': [
+    ['lemlist', {}, '/api/campaigns', 'https://api.lemlist.com/api/campaigns'],
+    ['mailjet', {}, '/v3/REST/contact', 'https://api.mailjet.com/v3/REST/contact'],
+    ['resend', {}, '/emails', 'https://api.resend.com/emails'],
+    ['loops-so', {}, '/v1/contacts/create', 'https://app.loops.so/api/v1/contacts/create'],
+    ['lob', {}, '/v1/postcards', 'https://api.lob.com/v1/postcards'],
+    ['reply-io', {}, '/v1/people', 'https://api.reply.io/v1/people'],
+    ['whatsapp-business', {}, '/v21.0/1234/messages', 'https://graph.facebook.com/v21.0/1234/messages'],
+    ['mattermost', { hostname: 'chat.example.com' }, '/v4/posts', 'https://chat.example.com/api/v4/posts'],
+    ['podium', {}, '/v4/locations', 'https://api.podium.com/v4/locations'],
+    ['semrush', {}, '/management/v1/projects', 'https://api.semrush.com/management/v1/projects'],
+  ],
 };
 
 testPathFamilies(families);
