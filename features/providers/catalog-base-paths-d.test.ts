@@ -32,6 +32,18 @@ const families: Record<string, PathRow[]> = {
     ['podium', {}, '/v4/locations', 'https://api.podium.com/v4/locations'],
     ['semrush', {}, '/management/v1/projects', 'https://api.semrush.com/management/v1/projects'],
   ],
+  'payments and commerce': [
+    ['mollie', {}, '/v2/payments', 'https://api.mollie.com/v2/payments'],
+    ['paddle', { subdomain: 'sandbox-api' }, '/products', 'https://sandbox-api.paddle.com/products'],
+    ['razorpay', {}, '/v1/payments', 'https://api.razorpay.com/v1/payments'],
+    ['shippo', {}, '/shipments', 'https://api.goshippo.com/shipments'],
+    ['shipstation', {}, '/orders', 'https://ssapi.shipstation.com/orders'],
+    ['shipstation-v2', {}, '/v2/shipments', 'https://api.shipstation.com/v2/shipments'],
+    ['shopify-api-key', { subdomain: 'acme' }, '/admin/api/2025-01/products.json', 'https://acme.myshopify.com/admin/api/2025-01/products.json'],
+    ['shopify-cc', { subdomain: 'acme' }, '/admin/api/2025-01/graphql.json', 'https://acme.myshopify.com/admin/api/2025-01/graphql.json'],
+    ['shopware', { shopwareUrl: 'shop.example.com' }, '/search/product', 'https://shop.example.com/api/search/product'],
+    ['tremendous', {}, '/orders', 'https://api.tremendous.com/api/v2/orders'],
+  ],
 };
 
 testPathFamilies(families);
