@@ -44,6 +44,18 @@ const families: Record<string, PathRow[]> = {
     ['shopware', { shopwareUrl: 'shop.example.com' }, '/search/product', 'https://shop.example.com/api/search/product'],
     ['tremendous', {}, '/orders', 'https://api.tremendous.com/api/v2/orders'],
   ],
+  'AI and developer tools': [
+    ['replicate', {}, '/v1/predictions', 'https://api.replicate.com/v1/predictions'],
+    ['perplexity', {}, '/chat/completions', 'https://api.perplexity.ai/chat/completions'],
+    ['xai', {}, '/v1/chat/completions', 'https://api.x.ai/v1/chat/completions'],
+    ['terraform', {}, '/api/v2/organizations', 'https://app.terraform.io/api/v2/organizations'],
+    ['rootly', {}, '/v1/incidents', 'https://api.rootly.com/v1/incidents'],
+    ['statsig', {}, '/console/v1/gates', 'https://statsigapi.net/console/v1/gates'],
+    ['vanta', {}, '/v1/people', 'https://api.vanta.com/v1/people'],
+    ['splunk', { hostname: 'acme.splunkcloud.com:8089' }, '/services/search/jobs', 'https://acme.splunkcloud.com:8089/services/search/jobs'],
+    ['meilisearch', { instanceUrl: 'https://ms-1234.meilisearch.io' }, '/indexes/movies/search', 'https://ms-1234.meilisearch.io/indexes/movies/search'],
+    ['n8n', { baseUrl: 'https://acme.app.n8n.cloud' }, '/v1/workflows', 'https://acme.app.n8n.cloud/api/v1/workflows'],
+  ],
 };
 
 testPathFamilies(families);
