@@ -56,6 +56,23 @@ const families: Record<string, PathRow[]> = {
     ['meilisearch', { instanceUrl: 'https://ms-1234.meilisearch.io' }, '/indexes/movies/search', 'https://ms-1234.meilisearch.io/indexes/movies/search'],
     ['n8n', { baseUrl: 'https://acme.app.n8n.cloud' }, '/v1/workflows', 'https://acme.app.n8n.cloud/api/v1/workflows'],
   ],
+  'automation, localization and data': [
+    ['zapier', {}, '/v2/zaps', 'https://api.zapier.com/v2/zaps'],
+    ['pipedream', {}, '/v1/users/me', 'https://api.pipedream.com/v1/users/me'],
+    ['snipe-it', { hostname: 'acme.snipe-it.io' }, '/v1/hardware', 'https://acme.snipe-it.io/api/v1/hardware'],
+    ['tailscale-api-key', {}, '/v2/tailnet/-/devices', 'https://api.tailscale.com/api/v2/tailnet/-/devices'],
+    ['phrase', { hostname: 'api.us.app.phrase.com' }, '/v2/projects', 'https://api.us.app.phrase.com/v2/projects'],
+    ['lokalise', {}, '/projects', 'https://api.lokalise.com/api2/projects'],
+    ['neon', {}, '/v2/projects', 'https://console.neon.tech/api/v2/projects'],
+    [
+      'snowflake',
+      { snowflake_account_url: 'myorg-myaccount.snowflakecomputing.com' },
+      '/api/v2/statements',
+      'https://myorg-myaccount.snowflakecomputing.com/api/v2/statements',
+    ],
+    ['twenty-crm', {}, '/companies', 'https://api.twenty.com/rest/companies'],
+    ['twenty-crm-self-hosted', { domain: 'crm.example.com' }, '/people', 'https://crm.example.com/rest/people'],
+  ],
 };
 
 testPathFamilies(families);
