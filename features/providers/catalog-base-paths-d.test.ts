@@ -73,6 +73,23 @@ const families: Record<string, PathRow[]> = {
     ['twenty-crm', {}, '/companies', 'https://api.twenty.com/rest/companies'],
     ['twenty-crm-self-hosted', { domain: 'crm.example.com' }, '/people', 'https://crm.example.com/rest/people'],
   ],
+  'HR, recruiting and sales CRM': [
+    ['personio-v2', {}, '/persons', 'https://api.personio.de/v2/persons'],
+    ['payfit', {}, '/companies/c1/collaborators', 'https://partner-api.payfit.com/companies/c1/collaborators'],
+    ['workable-oauth', { subdomain: 'acme' }, '/spi/v3/jobs', 'https://acme.workable.com/spi/v3/jobs'],
+    ['smartrecruiters-api-key', {}, '/jobs', 'https://api.smartrecruiters.com/jobs'],
+    ['recruitee', { companyId: '12345' }, '/candidates', 'https://api.recruitee.com/c/12345/candidates'],
+    ['namely', { company: 'acme' }, '/v1/profiles', 'https://acme.namely.com/api/v1/profiles'],
+    ['tsheetsteam', {}, '/timesheets', 'https://rest.tsheets.com/api/v1/timesheets'],
+    ['sage-hr', { subdomain: 'acme' }, '/api/employees', 'https://acme.sage.hr/api/employees'],
+    [
+      'workday-oauth',
+      { authorizationDomain: 'impl.workday.com', tokenDomain: 'wd2-impl-services1.workday.com', tenant: 'acme' },
+      '/v1/acme/workers',
+      'https://wd2-impl-services1.workday.com/ccx/api/v1/acme/workers',
+    ],
+    ['zendesk-sell', {}, '/v2/contacts', 'https://api.getbase.com/v2/contacts'],
+  ],
 };
 
 testPathFamilies(families);
