@@ -90,6 +90,18 @@ const families: Record<string, PathRow[]> = {
     ],
     ['zendesk-sell', {}, '/v2/contacts', 'https://api.getbase.com/v2/contacts'],
   ],
+  'video, social and wearables': [
+    ['vimeo', {}, '/me/videos', 'https://api.vimeo.com/me/videos'],
+    ['tumblr', {}, '/user/info', 'https://api.tumblr.com/v2/user/info'],
+    ['threads', {}, '/v1.0/me/threads', 'https://graph.threads.net/v1.0/me/threads'],
+    ['snapchat', {}, '/v1/me/organizations', 'https://adsapi.snapchat.com/v1/me/organizations'],
+    ['strava', {}, '/api/v3/athlete/activities', 'https://www.strava.com/api/v3/athlete/activities'],
+    ['stackexchange', {}, '/2.3/me', 'https://api.stackexchange.com/2.3/me'],
+    ['oura', {}, '/v2/usercollection/daily_sleep', 'https://api.ouraring.com/v2/usercollection/daily_sleep'],
+    ['whoop', {}, '/developer/v2/cycle', 'https://api.prod.whoop.com/developer/v2/cycle'],
+    ['wakatime', {}, '/api/v1/users/current/summaries', 'https://wakatime.com/api/v1/users/current/summaries'],
+    ['twitter-oauth2-cc', {}, '/2/tweets/search/recent', 'https://api.twitter.com/2/tweets/search/recent'],
+  ],
 };
 
 testPathFamilies(families);
