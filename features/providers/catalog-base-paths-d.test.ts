@@ -102,6 +102,23 @@ const families: Record<string, PathRow[]> = {
     ['wakatime', {}, '/api/v1/users/current/summaries', 'https://wakatime.com/api/v1/users/current/summaries'],
     ['twitter-oauth2-cc', {}, '/2/tweets/search/recent', 'https://api.twitter.com/2/tweets/search/recent'],
   ],
+  'product, construction, surveys, accounting and CRM': [
+    ['productboard', {}, '/features', 'https://api.productboard.com/features'],
+    ['procore', {}, '/rest/v1.0/companies', 'https://api.procore.com/rest/v1.0/companies'],
+    ['qualtrics', { subdomain: 'iad1' }, '/API/v3/surveys', 'https://iad1.qualtrics.com/API/v3/surveys'],
+    ['ticktick', {}, '/open/v1/project', 'https://api.ticktick.com/open/v1/project'],
+    ['timely', {}, '/1.1/accounts', 'https://api.timelyapp.com/1.1/accounts'],
+    ['teamleader', {}, '/contacts.list', 'https://api.focus.teamleader.eu/contacts.list'],
+    ['sage', {}, '/v3.1/contacts', 'https://api.accounting.sage.com/v3.1/contacts'],
+    ['xero-oauth2-cc', {}, '/api.xro/2.0/Invoices', 'https://api.xero.com/api.xro/2.0/Invoices'],
+    ['zuora', { subdomain: 'rest.eu' }, '/v1/accounts', 'https://rest.eu.zuora.com/v1/accounts'],
+    [
+      'salesforce-cc',
+      { hostname: 'acme.my.salesforce.com', instance_url: 'https://acme.my.salesforce.com' },
+      '/services/data/v60.0/sobjects',
+      'https://acme.my.salesforce.com/services/data/v60.0/sobjects',
+    ],
+  ],
 };
 
 testPathFamilies(families);
