@@ -119,6 +119,13 @@ const families: Record<string, PathRow[]> = {
       'https://acme.my.salesforce.com/services/data/v60.0/sobjects',
     ],
   ],
+  'service desk, documents and reading': [
+    ['servicenow-oauth2-cc', { hostname: 'acme.service-now.com' }, '/api/now/table/incident', 'https://acme.service-now.com/api/now/table/incident'],
+    ['pandadoc-api-key', {}, '/public/v1/documents', 'https://api.pandadoc.com/public/v1/documents'],
+    ['signnow', {}, '/document/d1', 'https://api.signnow.com/document/d1'],
+    ['readwise', {}, '/highlights', 'https://readwise.io/api/v2/highlights'],
+    ['tally', {}, '/forms', 'https://api.tally.so/forms'],
+  ],
 };
 
 testPathFamilies(families);
