@@ -126,6 +126,28 @@ const families: Record<string, PathRow[]> = {
     ['readwise', {}, '/highlights', 'https://readwise.io/api/v2/highlights'],
     ['tally', {}, '/forms', 'https://api.tally.so/forms'],
   ],
+  'marketing data, churches, field service and reading': [
+    [
+      'marketo',
+      { endpointURL: '123-ABC-456.mktorest.com', identityURL: '123-ABC-456.mktorest.com' },
+      '/rest/v1/leads.json',
+      'https://123-abc-456.mktorest.com/rest/v1/leads.json',
+    ],
+    ['pendo', {}, '/api/v1/aggregation', 'https://app.pendo.io/api/v1/aggregation'],
+    ['mural', {}, '/api/public/v1/workspaces', 'https://app.mural.co/api/public/v1/workspaces'],
+    ['planning-center-online', {}, '/people/v2/people', 'https://api.planningcenteronline.com/people/v2/people'],
+    ['planning-center-online-pat', {}, '/services/v2/service_types', 'https://api.planningcenteronline.com/services/v2/service_types'],
+    [
+      'salesforce-experience-cloud',
+      { subdomain: 'acme', instance_url: 'https://acme.my.salesforce.com' },
+      '/services/data/v60.0/query',
+      'https://acme.my.salesforce.com/services/data/v60.0/query',
+    ],
+    ['servicem8', {}, '/api_1.0/job.json', 'https://api.servicem8.com/api_1.0/job.json'],
+    ['peopledatalabs', {}, '/v5/person/enrich', 'https://api.peopledatalabs.com/v5/person/enrich'],
+    ['readwise-reader', {}, '/list/', 'https://readwise.io/api/v3/list/'],
+    ['rocketreach', {}, '/api/v2/person/lookup', 'https://api.rocketreach.co/api/v2/person/lookup'],
+  ],
 };
 
 testPathFamilies(families);
