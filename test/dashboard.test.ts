@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startMetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { syncScheduleId } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -459,7 +460,7 @@ describe('developer dashboard', () => {
     assert.match((await syncRow.textContent()) ?? '', /scheduled/);
     assert.match((await syncRow.textContent()) ?? '', /User: \+\d+/);
 
-    const schedule = t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users');
+    const schedule = t.platform.deps.temporal.schedule.getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'acme', 'users'));
     assert.equal((await schedule.describe()).state.paused, false);
     await navigate(page.getByRole('button', { name: 'Pause users' }));
     await expectNotice('Sync paused.');
@@ -809,7 +810,11 @@ describe('developer dashboard', () => {
     const conn = (await db().query(`SELECT id FROM connections WHERE connection_id = 'acme'`)).rows[0];
     const state = (await db().query(`SELECT status FROM sync_states WHERE connection_pk = $1 AND sync_name = 'users'`, [conn.id])).rows[0];
     assert.equal(state.status, 'PAUSED', 'nothing was started');
-    assert.equal((await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe()).state.paused, true);
+    assert.equal(
+      (await t.platform.deps.temporal.schedule.getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'acme', 'users')).describe())
+        .state.paused,
+      true,
+    );
 
     // The sign-in form needs its double-submit token too.
     const signIn = await fetch(`${t.url}/dashboard/sign-in`, {

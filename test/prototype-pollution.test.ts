@@ -78,7 +78,7 @@ describe('prototype pollution', () => {
     }
     const res = await t.api('/connections', {
       method: 'POST',
-      body: `{"provider_config_key":"${PCK}","connection_id":"c2","connection_config":{"__proto__":{"domain":"x"}},"credentials":{"type":"API_KEY","apiKey":"k"}}`,
+      body: `{"provider_config_key":"${PCK}","connection_id":"c2","connection_config":{"__proto__":{"hostname":"x"}},"credentials":{"type":"API_KEY","apiKey":"k"}}`,
       headers: { 'content-type': 'application/json' },
     });
     assert.equal(res.status, 400);

@@ -6,7 +6,7 @@
  */
 import type { Hono } from 'hono';
 import { parse } from 'yaml';
-import { createProvider, deleteProvider, findProvider, isCatalogProvider, listProviders, parseProviderDefinition } from '../../features/providers/store.js';
+import { createProvider, deleteProvider, listProviders, lookupProvider, parseProviderDefinition } from '../../features/providers/store.js';
 import { NotFound } from '../../lib/errors.js';
 import type { AppDeps } from '../context.js';
 import { field, messageOf, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
@@ -129,9 +129,10 @@ export function providerPages(deps: AppDeps, app: Hono<DashEnv>): void {
     .get('/providers/:name', async (c) => {
       const ctx = c.get('page');
       const name = c.req.param('name');
-      const p = await findProvider(deps.db, ctx.env.id, name);
-      if (!p) throw new NotFound('not_found', `No provider named ${name} in ${ctx.env.name}`);
-      const own = !isCatalogProvider(p.name);
+      const found = await lookupProvider(deps.db, ctx.env.id, name);
+      if (!found) throw new NotFound('not_found', `No provider named ${name} in ${ctx.env.name}`);
+      const { provider: p, shadowsCatalog } = found;
+      const own = found.source === 'user';
       return renderPage(
         c,
         200,
@@ -142,7 +143,10 @@ export function providerPages(deps: AppDeps, app: Hono<DashEnv>): void {
               <code>{p.name}</code>
             </dd>
             <dt>Source</dt>
-            <dd>{own ? `defined in ${ctx.env.name}` : 'the catalogue'}</dd>
+            <dd>
+              {own ? `defined in ${ctx.env.name}` : 'the catalogue'}
+              {shadowsCatalog && ' (the catalogue has a provider of this name too; this definition is the one used here)'}
+            </dd>
             <dt>Auth</dt>
             <dd>{authModeLabel(p.authMode)}</dd>
             <dt>Base URL</dt>
@@ -172,8 +176,7 @@ export function providerPages(deps: AppDeps, app: Hono<DashEnv>): void {
     .post('/providers/:name/delete', async (c) => {
       const ctx = c.get('page');
       const name = c.req.param('name');
-      if (isCatalogProvider(name)) throw new NotFound('not_found', `${name} is a catalogue provider`);
-      // Refused (409, on the error page) while an integration uses it.
+      // 404 for a catalogue provider; refused (409, on the error page) while an integration uses it.
       await deleteProvider(deps.db, ctx.env.id, name);
       return redirectWith(c, `${ctx.base}/providers`, 'provider-deleted');
     });

@@ -59,7 +59,7 @@ const families: Record<string, PathRow[]> = {
     ['braze', { instanceUrl: 'iad-02.braze.com' }, '/users/track', 'https://rest.iad-02.braze.com/users/track'],
     ['constant-contact', {}, '/v3/contacts', 'https://api.cc.email/v3/contacts'],
     ['copper-api-key', { userEmail: 'owner@example.com' }, '/v1/people/search', 'https://api.copper.com/developer_api/v1/people/search'],
-    ['customer-io', { subdomain: 'track-eu' }, '/api/v1/customers/42', 'https://track-eu.customer.io/api/v1/customers/42'],
+    ['customer-io', { subdomain: 'cdp-eu' }, '/v1/identify', 'https://cdp-eu.customer.io/v1/identify'],
     ['eventbrite', {}, '/v3/users/me/', 'https://www.eventbriteapi.com/v3/users/me/'],
     ['keap', {}, '/crm/rest/v1/contacts', 'https://api.infusionsoft.com/crm/rest/v1/contacts'],
     ['klaviyo-oauth', {}, '/api/profiles', 'https://a.klaviyo.com/api/profiles'],

@@ -33,6 +33,13 @@ const headerNames = z.union([z.string().min(1).max(128), z.array(z.string().min(
 const fieldKey = z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "-" and ".", starting with a letter');
 /** ` || ` between alternatives of a template. */
 export const ALTERNATIVES = /\s*\|\|\s*/;
+/** A link shown to people (the dashboard, the Connect UI): http(s) only, never `javascript:` or `data:`. */
+export const linkUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/** Whether a stored value is a link safe to show (definitions stored before `linkUrl` was checked). */
+export function isLinkUrl(value: unknown): value is string {
+  return typeof value === 'string' && linkUrl.safeParse(value).success;
+}
 
 export function isValidRegExp(p: string): boolean {
   try {
@@ -192,7 +199,9 @@ export const providerDefinitionSchema = z
     connection_config: z.record(fieldKey, providerFieldSchema).optional(),
     credentials: z.record(fieldKey, providerFieldSchema).optional(),
     /** The provider's own documentation page for these facts (every catalogue entry has one; catalog.test.ts). */
-    docs: z.url().optional(),
+    docs: linkUrl.optional(),
+    /** A page for the end user on how to find what the Connect UI asks (Nango's Connect UI links it). */
+    docs_connect: linkUrl.optional(),
     webhook: providerWebhookSchema.optional(),
   })
   .catchall(z.unknown())

@@ -46,7 +46,6 @@ export const nangoKeys: Record<'' | 'proxy' | 'proxy.retry' | 'proxy.verificatio
     'connection_configuration',
     'credentials_verification_script',
     'decode_url',
-    'docs_connect',
     'expires_in_unit',
     'installation',
     'integration_config',

@@ -18,15 +18,15 @@ test('the shipped providers come from the catalogue with the settings the runtim
   assert.deepEqual(drive.authorizationParams, { access_type: 'offline', prompt: 'consent' });
   assert.deepEqual(drive.verification, { method: 'GET', paths: ['/drive/v3/about?fields=user'] });
   const metabase = getCatalogProvider('metabase')!;
-  assert.equal(metabase.connectionConfig.domain!.httpsUnlessAllowListed, true);
-  assert.equal(metabase.connectionConfig.domain!.required, true);
+  assert.equal(metabase.connectionConfig.hostname!.httpsUnlessAllowListed, true);
+  assert.equal(metabase.connectionConfig.hostname!.required, true);
   for (const name of ['checkr-partner', 'checkr-partner-staging']) assert.equal(getCatalogProvider(name)!.pkce, false);
 });
 
 test('a base URL templated with a host or a full URL (a self-hosted tool), https implied', () => {
   const metabase = getCatalogProvider('metabase')!;
-  assert.equal(resolveBaseUrl(metabase, {}, { domain: 'acme.metabaseapp.com' }), 'https://acme.metabaseapp.com');
-  assert.equal(resolveBaseUrl(metabase, {}, { domain: 'http://127.0.0.1:3000/base/' }), 'http://127.0.0.1:3000/base');
+  assert.equal(resolveBaseUrl(metabase, {}, { hostname: 'acme.metabaseapp.com' }), 'https://acme.metabaseapp.com');
+  assert.equal(resolveBaseUrl(metabase, {}, { hostname: 'http://127.0.0.1:3000/base/' }), 'http://127.0.0.1:3000/base');
   assert.equal(resolveBaseUrl(metabase, { base_url: 'https://other.test/' }, {}), 'https://other.test');
 });
 

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AuthInjection } from '../../lib/http/index.js';
 import type { StoredCredentials } from '../connections/credentials.js';
 import { catalog } from './catalog.js';
-import { isValidRegExp, tokenUrlOf, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
+import { isLinkUrl, isValidRegExp, tokenUrlOf, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
 
 export type AuthMode = ProviderAuthMode;
 
@@ -144,7 +144,7 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     }),
     ...(proxy?.retry && { retry: retryHeaders(proxy.retry) }),
     ...(proxy?.paginate && { paginate: proxy.paginate }),
-    docs: def.docs ?? '',
+    docs: isLinkUrl(def.docs) ? def.docs : '',
     definition: def,
   };
 }
