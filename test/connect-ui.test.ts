@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Page } from 'playwright-core';
-import { startMetabaseFake, startOAuthProviderFake, type OAuthProviderFake } from './fakes/index.js';
+import { startGenericProviderFake, startMetabaseFake, startOAuthProviderFake, type OAuthProviderFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
 const outputDir = fileURLToPath(new URL('../test-output/', import.meta.url));
@@ -369,6 +369,62 @@ describe('Connect UI and browser SDKs', () => {
       assert.equal(await search.inputValue(), 'slack');
       assert.deepEqual(await shown(), ['slack-list']);
     });
+  });
+
+  test("hosted Connect UI: a connection-config field with choices is a select with the provider's default chosen; hidden and automated fields are not asked", async () => {
+    const fake = await startGenericProviderFake({ clientId: 'c', clientSecret: 's', apiKey: 'k-regions' });
+    try {
+      const definition = {
+        name: 'regions-api',
+        display_name: 'Regions API',
+        auth_mode: 'API_KEY',
+        proxy: {
+          base_url: 'https://api.${connectionConfig.region}.regions.test',
+          query: { region: '${connectionConfig.region}' },
+          verification: { method: 'GET', endpoints: ['/me'] },
+        },
+        connection_config: {
+          region: { title: 'Region', description: 'Where the account is hosted', enum: ['us', 'eu', 'au'], default_value: 'us', order: 1 },
+          workspace: { title: 'Workspace', prefix: 'https://', suffix: '.regions.test', optional: true, order: 2 },
+          tenant: { title: 'Tenant', hidden: true, default_value: 'main' },
+          'accounts-server': { title: '', automated: true },
+        },
+      };
+      fake.define(definition as never);
+      await expectJson(await t.api('/providers', { method: 'POST', json: definition }), 201);
+      // The integration's base URL points at the fake; the region still goes in the query.
+      await createIntegration({ provider: 'regions-api', unique_key: 'regions-api', integration_config: { base_url: `${fake.url}/api` } });
+      const session = await connectSession('region-user', ['regions-api']);
+      await withBrowser('connect-ui-region-select', async (page) => {
+        await page.goto(session.connect_link);
+        await page.getByRole('heading', { name: 'Connect Regions API' }).waitFor();
+        const region = page.locator('[name="params.region"]');
+        assert.equal(await region.evaluate((e) => e.tagName), 'SELECT');
+        assert.deepEqual(await region.locator('option').allTextContents(), ['us', 'eu', 'au']);
+        assert.equal(await region.inputValue(), 'us', "the provider's default is chosen");
+        assert.equal(await page.getByText('.regions.test', { exact: true }).count(), 1, 'the suffix is shown beside the input');
+        assert.equal(await page.getByLabel('Tenant').count(), 0, 'a hidden field is not asked');
+        assert.equal(await page.locator('[name="params.accounts-server"]').count(), 0, 'an automated field is not asked');
+        await region.selectOption('eu');
+        await page.getByLabel('API key').fill('k-regions');
+        await page.screenshot({ path: `${outputDir}connect-ui-region-select.png` });
+        await page.getByRole('button', { name: 'Connect', exact: true }).click();
+        await page.getByRole('heading', { name: 'Connected' }).waitFor({ timeout: 15_000 });
+      });
+      const [listed] = await connections('regions-api');
+      assert.ok(listed);
+      const config = (
+        await expectJson<{ connection_config: Record<string, unknown> }>(
+          await t.api(`/connections/${listed.connection_id}?provider_config_key=regions-api`),
+          200,
+        )
+      ).connection_config;
+      assert.equal(config.region, 'eu');
+      assert.equal(config.tenant, 'main', 'the hidden field got its default');
+      assert.equal(fake.requests.find((r) => r.path === '/api/me')?.query.region, 'eu');
+    } finally {
+      await fake.close();
+    }
   });
 
   test('hosted Connect UI: an unknown session token says the link is invalid', async () => {

@@ -352,6 +352,77 @@ describe('user-defined providers through the API', () => {
     assert.deepEqual(fake.state.problems, []);
   });
 
+  test("connection-config choices: the default applies when a value is omitted, a value outside the enum is a 400 naming the field; Nango's ` || ` alternatives", async () => {
+    const fake = await startGenericProviderFake({ ...CLIENT, apiKey: 'k-region' });
+    fakes.push(fake);
+    const def: ProviderDefinitionInput = {
+      name: 'regional-api',
+      auth_mode: 'API_KEY',
+      proxy: {
+        base_url: 'https://${connectionConfig.host}/api',
+        headers: { 'x-acme-key': '${apiKey}', 'x-api-version': '${connectionConfig.version} || 2024-01-01' },
+        query: { region: '${connectionConfig.region}' },
+        verification: { method: 'GET', endpoints: ['/me'] },
+      },
+      connection_config: {
+        host: { title: 'Host' },
+        region: { title: 'Region', enum: ['us', 'eu', 'au'], default_value: 'us' },
+        version: { title: 'API version', optional: true },
+      },
+    };
+    fake.define(def);
+    assert.equal((await define(def)).status, 201);
+    await nango.createIntegration({ provider: 'regional-api', unique_key: 'regional-api' } as never);
+    const apiKeyFlow = async (params: string) =>
+      fetch(`${t.url}/api-auth/api-key/regional-api?connect_session_token=${await connectSession()}&params[host]=${encodeURIComponent(fake.url)}${params}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ apiKey: 'k-region' }),
+      });
+
+    const omitted = await apiKeyFlow('');
+    assert.equal(omitted.status, 200, await omitted.clone().text());
+    const { connectionId } = (await omitted.json()) as Json;
+    assert.equal(((await nango.getConnection('regional-api', connectionId)) as Json).connection_config.region, 'us', 'the default is stored');
+    await nango.proxy({ providerConfigKey: 'regional-api', connectionId, endpoint: '/me' });
+    const call = calls(fake, '/api/me').at(-1)!;
+    assert.equal(call.query.region, 'us');
+    assert.equal(call.headers['x-api-version'], '2024-01-01', 'the alternative after || when the value is not there');
+
+    const outside = await apiKeyFlow('&params[region]=apac');
+    assert.equal(outside.status, 400);
+    const error = ((await outside.json()) as Json).error;
+    assert.equal(error.code, 'invalid_connection_config');
+    assert.match(error.message, /^connection_config\.region must be one of us, eu, au/);
+    assert.deepEqual(error.errors[0].path, ['connection_config', 'region']);
+
+    // An import through POST /connections gets the default too, and is refused outside the enum.
+    const imported = await t.api('/connections', {
+      method: 'POST',
+      json: {
+        provider_config_key: 'regional-api',
+        connection_id: 'imported-1',
+        credentials: { type: 'API_KEY', apiKey: 'k-region' },
+        connection_config: { host: fake.url, version: 'v9' },
+      },
+    });
+    assert.equal(imported.status, 201, await imported.clone().text());
+    assert.equal(((await imported.json()) as Json).connection_config.region, 'us');
+    await nango.proxy({ providerConfigKey: 'regional-api', connectionId: 'imported-1', endpoint: '/me' });
+    assert.equal(calls(fake, '/api/me').at(-1)!.headers['x-api-version'], 'v9', 'the first alternative when its value is there');
+    const badImport = await t.api('/connections', {
+      method: 'POST',
+      json: {
+        provider_config_key: 'regional-api',
+        credentials: { type: 'API_KEY', apiKey: 'k-region' },
+        connection_config: { host: fake.url, region: 'mars' },
+      },
+    });
+    assert.equal(badImport.status, 400);
+    assert.deepEqual(((await badImport.json()) as Json).error.errors[0].path, ['connection_config', 'region']);
+    assert.deepEqual(fake.state.problems, []);
+  });
+
   test('OAUTH2: POST /providers → integration → authorization code flow → proxied call → refresh at its own token URL', async () => {
     const fake = await startGenericProviderFake(CLIENT);
     fakes.push(fake);

@@ -10,6 +10,7 @@ import { pluginFor } from '../../integrations/plugins.js';
 import { linkUrl } from '../../features/providers/definition.js';
 import { endUserSchema, organizationSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
 import { providerOf } from '../../features/connections/service.js';
+import { withConfigDefaults } from '../../features/providers/connection-config.js';
 import { rowAad } from '../../lib/crypto.js';
 import { findConnectionPkOfIntegration, getConnectionByPk } from '../../features/connections/store.js';
 import {
@@ -151,9 +152,11 @@ async function flowTarget(deps: AppDeps, q: z.output<typeof flowQuery>, provider
   }
   if (!integration) throw new NotFound('unknown_provider_config', `Integration ${providerConfigKey} does not exist`);
   const defaults = session.integrationsConfigDefaults?.[providerConfigKey]?.connection_config ?? {};
-  const connectionConfig: Record<string, unknown> = { ...defaults, ...q.params };
-  delete connectionConfig.webhook_url;
-  checkConnectionConfig(await providerOf(deps.db, environment.id, integration.provider), connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+  const provider = await providerOf(deps.db, environment.id, integration.provider);
+  const given: Record<string, unknown> = { ...defaults, ...q.params };
+  delete given.webhook_url;
+  const connectionConfig = withConfigDefaults(provider, given);
+  checkConnectionConfig(provider, connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
   return { environment, session, integration, connectionId, connectionConfig, q };
 }
 

@@ -11,6 +11,7 @@ import type { Environment } from '../environments/store.js';
 import { BadRequest } from '../../lib/errors.js';
 import { isHostAllowListed } from '../../lib/http/index.js';
 import { ON_EVENT_TIMEOUT_MS, OnEventScriptFailed, runOnEventScripts } from '../scripts/on-event.js';
+import { withConfigDefaults } from '../providers/connection-config.js';
 import type { Provider } from '../providers/providers.js';
 import { verifyCredentials, type ConnectionDeps } from './service.js';
 import { clientCredentialsToken, OAuthError } from './oauth.js';
@@ -100,6 +101,7 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
   if (input.credentials.type !== input.provider.authMode) {
     throw new BadRequest('invalid_auth_mode', `Provider ${input.provider.authMode} does not support ${input.credentials.type} auth`);
   }
+  input = { ...input, connectionConfig: withConfigDefaults(input.provider, input.connectionConfig) };
   checkConnectionConfig(input.provider, input.connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
   if (input.credentials.type === 'OAUTH2_CC' && !input.credentials.token) {
     // A client-credentials connection given only its client id and secret (or none: the integration's) gets its first token now.

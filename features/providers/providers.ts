@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AuthInjection } from '../../lib/http/index.js';
 import type { StoredCredentials } from '../connections/credentials.js';
 import { catalog } from './catalog.js';
-import { isLinkUrl, isValidRegExp, tokenUrlOf, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
+import { ALTERNATIVES, isLinkUrl, isValidRegExp, tokenUrlOf, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
 
 export type AuthMode = ProviderAuthMode;
 
@@ -190,18 +190,46 @@ export class MissingConfigValue extends Error {
   }
 }
 
-/** Values a template may use: `connectionConfig.x`, `apiKey`, `username`, `password`, `accessToken`, `clientId`. */
-export type TemplateVars = { connectionConfig?: Record<string, unknown> } & Partial<
+/** Values a template may use: `connectionConfig.x`, `apiKey`, `username`, `password`, `accessToken`, `clientId`, `credentials.x`. */
+export type TemplateVars = { connectionConfig?: Record<string, unknown>; credentials?: Record<string, string> } & Partial<
   Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId', string>
 >;
 
-/** Replaces `${a.b}` placeholders; a missing or empty value throws MissingConfigValue naming it. */
-export function interpolate(template: string, vars: TemplateVars): string {
-  return template.replace(/\$\{([\w.]+)\}/g, (_, key: string) => {
-    const value = key.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), vars);
+/** A template's value: `connectionConfig.x` as a key of the config (Nango's `accounts-server`, `installation.uuid`), else as a path into it. */
+function valueAt(vars: TemplateVars, key: string): unknown {
+  const configKey = /^connectionConfig\.(.+)$/.exec(key)?.[1];
+  if (configKey !== undefined && vars.connectionConfig && Object.hasOwn(vars.connectionConfig, configKey)) return vars.connectionConfig[configKey];
+  return key.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), vars);
+}
+
+function fillOne(template: string, vars: TemplateVars): string {
+  return template.replace(/\$\{([\w.-]+)\}/g, (_, key: string) => {
+    const value = valueAt(vars, key);
     if (value === undefined || value === null || value === '') throw new MissingConfigValue(key);
     return String(value);
   });
+}
+
+/**
+ * Replaces `${a.b}` placeholders; a missing or empty value throws MissingConfigValue naming it. Of
+ * Nango's alternatives (`https://api.${connectionConfig.region}.acme.com || https://api.acme.com`),
+ * the first whose values are all there is used; when none is, the first one's missing value is named.
+ */
+export function interpolate(template: string, vars: TemplateVars): string {
+  const [first, ...others] = template.split(ALTERNATIVES);
+  try {
+    return fillOne(first!, vars);
+  } catch (err) {
+    if (!(err instanceof MissingConfigValue)) throw err;
+    for (const alt of others) {
+      try {
+        return fillOne(alt, vars);
+      } catch (e) {
+        if (!(e instanceof MissingConfigValue)) throw e;
+      }
+    }
+    throw err;
+  }
 }
 
 /**
@@ -239,8 +267,8 @@ export function resolveTokenUrl(
 }
 
 const SECRET_REFS: Record<StoredCredentials['type'], RegExp> = {
-  API_KEY: /\$\{apiKey\}/,
-  BASIC: /\$\{(?:username|password)\}/,
+  API_KEY: /\$\{(?:credentials\.)?apiKey\}/,
+  BASIC: /\$\{(?:credentials\.)?(?:username|password)\}/,
   OAUTH2: /\$\{accessToken\}/,
   OAUTH2_CC: /\$\{accessToken\}/,
   NONE: /$^/,
@@ -260,8 +288,12 @@ export function authInjection(
   const own = credentials && hooks?.authorize?.(credentials, provider);
   if (own) return own;
   const vars: TemplateVars = { connectionConfig };
-  if (credentials?.type === 'API_KEY') vars.apiKey = credentials.apiKey;
-  if (credentials?.type === 'BASIC') Object.assign(vars, { username: credentials.username, password: credentials.password });
+  // Nango's `${credentials.apiKey}`, `${credentials.username}`, `${credentials.password}` too.
+  if (credentials?.type === 'API_KEY') Object.assign(vars, { apiKey: credentials.apiKey, credentials: { apiKey: credentials.apiKey } });
+  if (credentials?.type === 'BASIC') {
+    const { username, password } = credentials;
+    Object.assign(vars, { username, password, credentials: { username, password } });
+  }
   if (credentials?.type === 'OAUTH2') vars.accessToken = credentials.access_token;
   if (credentials?.type === 'OAUTH2_CC' && credentials.token) vars.accessToken = credentials.token;
   const secretRef = SECRET_REFS[credentials?.type ?? 'NONE'];

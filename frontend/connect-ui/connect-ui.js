@@ -280,7 +280,10 @@ function showList() {
 
 /**
  * @param {string} name
- * @param {{ label: string, description?: string, type?: string, required: boolean, value?: string, autocomplete?: string }} spec
+ * A labelled input, or a select when the field has choices (a provider's regions or hosts). An
+ * optional select starts with an empty choice; a prefix or suffix (`https://`, `.example.com`) is
+ * shown around the input, not sent.
+ * @param {{ label: string, description?: string, type?: string, required: boolean, value?: string, autocomplete?: string, choices?: string[], prefix?: string, suffix?: string }} spec
  */
 function field(name, spec) {
   const id = `field-${name.replace(/[^\w-]/g, '_')}`;
@@ -295,16 +298,37 @@ function field(name, spec) {
     mark.textContent = ' (required)';
     label.append(mark);
   }
-  const input = document.createElement('input');
+  /** @type {HTMLInputElement | HTMLSelectElement} */
+  let input;
+  if (spec.choices) {
+    const select = document.createElement('select');
+    const options = spec.required ? spec.choices : ['', ...spec.choices];
+    for (const value of options) select.append(Object.assign(document.createElement('option'), { value, textContent: value === '' ? '—' : value }));
+    input = select;
+  } else {
+    const text = document.createElement('input');
+    text.type = spec.type ?? 'text';
+    text.autocomplete = spec.autocomplete ?? 'off';
+    text.spellcheck = false;
+    input = text;
+  }
   input.id = id;
   input.name = name;
-  input.type = spec.type ?? 'text';
   input.required = spec.required;
-  input.autocomplete = spec.autocomplete ?? 'off';
-  input.spellcheck = false;
   if (spec.value) input.value = spec.value;
   const describedBy = [];
-  wrap.append(label, input);
+  if (spec.prefix || spec.suffix) {
+    const row = document.createElement('div');
+    row.className = 'field-row';
+    /** @param {string} text @param {string} className */
+    const adornment = (text, className) => Object.assign(document.createElement('span'), { className, textContent: text });
+    if (spec.prefix) row.append(adornment(spec.prefix, 'field-prefix'));
+    row.append(input);
+    if (spec.suffix) row.append(adornment(spec.suffix, 'field-suffix'));
+    wrap.append(label, row);
+  } else {
+    wrap.append(label, input);
+  }
   if (spec.description) {
     const hint = document.createElement('p');
     hint.className = 'field-hint';
@@ -348,14 +372,19 @@ async function showIntegration(integration) {
     nodes.push(field('client_id', { label: 'Client ID', required: false, description: `Your own ${name} client; leave empty to use the application's.` }));
     nodes.push(field('client_secret', { label: 'Client secret', type: 'password', required: false }));
   }
+  // In the provider's order; a hidden or automated field is not asked (its default, or a value filled after authorization).
   for (const [key, spec] of Object.entries(provider.connection_config ?? {})) {
-    const value = defaults[key];
+    if (spec.hidden || spec.automated) continue;
+    const value = defaults[key] ?? spec.default_value;
     nodes.push(
       field(`params.${key}`, {
-        label: spec.title ?? key,
+        label: spec.title || key,
         description: spec.description,
         required: Boolean(spec.required),
         value: value === undefined ? undefined : String(value),
+        ...(Array.isArray(spec.enum) ? { choices: spec.enum.map(String) } : {}),
+        ...(spec.prefix ? { prefix: spec.prefix } : {}),
+        ...(spec.suffix ? { suffix: spec.suffix } : {}),
       }),
     );
   }
@@ -381,7 +410,7 @@ async function showIntegration(integration) {
  */
 function submit(integration, provider) {
   if (busy) return;
-  const inputs = /** @type {HTMLInputElement[]} */ ([...el.fields.querySelectorAll('input')]);
+  const inputs = /** @type {(HTMLInputElement | HTMLSelectElement)[]} */ ([...el.fields.querySelectorAll('input, select')]);
   let firstInvalid = null;
   for (const input of inputs) {
     const error = /** @type {HTMLElement} */ (document.getElementById(`${input.id}-error`));
