@@ -11,6 +11,7 @@ import { startMetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, createMetabaseIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 const MIGRATION = '022_catalog_connection_config_keys.sql';
+const NAMES_MIGRATION = '023_catalog_names_as_nango.sql';
 const API_KEY = 'key-renames-0123456789';
 
 describe('connection-config keys renamed to Nango’s', () => {
@@ -88,6 +89,53 @@ describe('connection-config keys renamed to Nango’s', () => {
     assert.deepEqual(
       ids.map((id) => byId.get(id)),
       [...stored.map(([, , after]) => after), already],
+    );
+  });
+
+  test("an integration of a name that now means Nango's API moves, with its connections, to the name of what it meant", async () => {
+    const db = t.platform.deps.db;
+    const envId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+    const moved: [before: string, after: string][] = [
+      ['auth0', 'auth0-cc'],
+      ['bigcommerce', 'bigcommerce-api-key'],
+      ['contentful', 'contentful-pat'],
+      ['copper', 'copper-api-key'],
+      ['datadog', 'datadog-basic'],
+      ['klaviyo', 'klaviyo-oauth'],
+      ['personio', 'personio-v2'],
+      ['segment', 'segment-api-key'],
+      ['sentry', 'sentry-oauth-app'],
+      ['trello', 'trello-api-key'],
+      ['github', 'github'],
+    ];
+    const ids: number[] = [];
+    for (const [provider] of moved) {
+      const { rows } = await db.query<{ id: number }>(`INSERT INTO integrations (environment_id, unique_key, provider) VALUES ($1, $2, $3) RETURNING id`, [
+        envId,
+        `old-meaning-${provider}`,
+        provider,
+      ]);
+      ids.push(rows[0]!.id);
+    }
+    await db.query(
+      `INSERT INTO connections (environment_id, integration_id, connection_id, auth_mode, credentials_enc, connection_config)
+       VALUES ($1, $2, 'm2m', 'OAUTH2_CC', 'unused', $3)`,
+      [envId, ids[0], { hostname: 'acme.us.auth0.com' }],
+    );
+
+    await db.query('DELETE FROM schema_migrations WHERE name = $1', [NAMES_MIGRATION]);
+    assert.deepEqual(await migrate(db), [NAMES_MIGRATION]);
+    const { rows } = await db.query<{ id: number; provider: string }>('SELECT id, provider FROM integrations WHERE id = ANY($1)', [ids]);
+    const byId = new Map(rows.map((r) => [r.id, r.provider]));
+    assert.deepEqual(
+      ids.map((id) => byId.get(id)),
+      moved.map(([, after]) => after),
+    );
+    const auth0 = await db.query(`SELECT connection_config FROM connections WHERE integration_id = $1`, [ids[0]]);
+    assert.deepEqual(
+      auth0.rows[0].connection_config,
+      { hostname: 'acme.us.auth0.com', audience: 'https://acme.us.auth0.com/api/v2/' },
+      'the audience the old entry used',
     );
   });
 });

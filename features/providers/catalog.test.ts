@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { buildUrl } from '../../lib/http/provider-client.js';
 import { CATALOG_DIR, catalog, readCatalogEntry } from './catalog.js';
-import { definitionWarnings, providerDefinitionSchema } from './definition.js';
+import { ALTERNATIVES, definitionWarnings, providerDefinitionSchema, tokenUrlOf, type ProviderDefinition } from './definition.js';
 import { getCatalogProvider, resolveBaseUrl, resolveUrl, type Provider } from './providers.js';
 
 test('every catalogue file is a valid definition named as its file', () => {
@@ -21,8 +21,177 @@ test('every catalogue file is a valid definition named as its file', () => {
   assert.equal(catalog().size, files.length);
 });
 
-test('every catalogue entry cites a documentation page of its own (https)', () => {
-  for (const def of catalog().values()) assert.match(def.docs ?? '', /^https:\/\//, def.name);
+test('every catalogue entry cites a documentation page of its own (https) and has a display name', () => {
+  const missing = [...catalog().values()].filter((d) => !d.docs?.startsWith('https://') || !d.display_name).map((d) => d.name);
+  assert.deepEqual(missing, []);
+});
+
+/** Every URL template of an entry, each ` || ` alternative on its own, with where it stands. */
+function urlsOf(d: ProviderDefinition): [string, string][] {
+  const out: [string, string][] = [];
+  const add = (where: string, t: string | undefined) => {
+    for (const alt of t?.split(ALTERNATIVES) ?? []) out.push([where, alt]);
+  };
+  add('authorization_url', d.authorization_url);
+  if (typeof d.token_url === 'object') for (const [mode, t] of Object.entries(d.token_url)) add(`token_url.${mode}`, t);
+  else add('token_url', d.token_url);
+  add('refresh_url', d.refresh_url);
+  add('proxy.base_url', d.proxy?.base_url);
+  add('proxy.verification.base_url_override', d.proxy?.verification?.base_url_override);
+  add('docs', d.docs);
+  add('docs_connect', d.docs_connect);
+  return out;
+}
+
+test('every URL of every catalogue entry is https (or starts with a placeholder, whose value the runtime holds to https)', () => {
+  const plain = [...catalog().values()].flatMap((d) =>
+    urlsOf(d)
+      .filter(([, url]) => !url.startsWith('https://') && !url.startsWith('${'))
+      .map(([where, url]) => `${d.name} ${where}: ${url}`),
+  );
+  assert.deepEqual(plain, []);
+});
+
+/** The credentials placeholders each auth mode fills. */
+const CREDENTIAL_PLACEHOLDERS: Record<string, string[]> = {
+  API_KEY: ['apiKey', 'credentials.apiKey'],
+  BASIC: ['username', 'password', 'credentials.username', 'credentials.password'],
+  OAUTH2: ['accessToken', 'clientId'],
+  OAUTH2_CC: ['accessToken', 'clientId'],
+  NONE: [],
+};
+
+test("every placeholder of every catalogue entry is declared: a connection-config field (or a value filled after authorization), or a credential of the entry's own auth mode", () => {
+  const undeclared: string[] = [];
+  for (const d of catalog().values()) {
+    const filled = new Set(d.token_response_metadata ?? []);
+    const templates = [
+      ...urlsOf(d),
+      ...Object.entries({ ...d.proxy?.headers, ...d.proxy?.query }),
+      ...(['authorization_params', 'token_params', 'refresh_params'] as const).flatMap((k) =>
+        Object.entries(d[k] ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'),
+      ),
+    ];
+    for (const [where, t] of templates) {
+      for (const [, ref] of t.matchAll(/\$\{([^}]*)\}/g)) {
+        const key = /^connectionConfig\.(.+)$/.exec(ref!)?.[1];
+        const ok = key !== undefined ? Boolean(d.connection_config?.[key]) || filled.has(key) : CREDENTIAL_PLACEHOLDERS[d.auth_mode]!.includes(ref!);
+        if (!ok) undeclared.push(`${d.name} ${where}: \${${ref}}`);
+      }
+    }
+  }
+  assert.deepEqual(undeclared, []);
+});
+
+/**
+ * One API and one credential type: the same auth mode, URLs, default scopes, verification request
+ * and credential fields. Two names for it are allowed only when one is an `alias` of the other (or
+ * both of a third), as Nango's names for Square and SurveyMonkey are of ours.
+ */
+test('no two catalogue names for one API and one credential type, unless one is an alias', () => {
+  const byApi = new Map<string, string[]>();
+  for (const d of catalog().values()) {
+    if (d.alias) continue;
+    const key = JSON.stringify([
+      d.auth_mode,
+      d.proxy?.base_url,
+      d.authorization_url,
+      tokenUrlOf(d),
+      [...(d.default_scopes ?? [])].sort(),
+      d.proxy?.verification?.endpoints ?? [],
+      d.proxy?.verification?.base_url_override,
+      Object.keys(d.credentials ?? {}).sort(),
+      Object.keys(d.connection_config ?? {}).sort(),
+    ]);
+    byApi.set(key, [...(byApi.get(key) ?? []), d.name]);
+  }
+  assert.deepEqual(
+    [...byApi.values()].filter((names) => names.length > 1),
+    [],
+  );
+  for (const d of catalog().values())
+    if (d.alias) assert.ok(catalog().has(d.alias) && !catalog().get(d.alias)!.alias, `${d.name}: alias of a catalogue entry that is not itself an alias`);
+});
+
+/**
+ * Names that meant another API or credential type than Nango's (issue 30): each means what Nango's
+ * does (its auth mode and connection-config keys), or is left out until it can (an auth mode or a
+ * flow Switchyard lacks); what it meant before has a name of its own (migration 023 moves stored
+ * integrations there).
+ */
+test("names Nango gives these APIs mean what Nango's mean; what they meant before has its own name", () => {
+  const meaning = (name: string) => {
+    const d = catalog().get(name);
+    return (
+      d && [
+        d.auth_mode,
+        Object.keys(d.connection_config ?? {})
+          .sort()
+          .join(','),
+      ]
+    );
+  };
+  assert.deepEqual(
+    Object.fromEntries(
+      ['auth0', 'copper', 'datadog', 'klaviyo', 'sentry', 'bigcommerce', 'contentful', 'personio', 'segment', 'trello'].map((n) => [n, meaning(n)]),
+    ),
+    {
+      auth0: ['OAUTH2', 'subdomain'],
+      copper: ['OAUTH2', ''],
+      datadog: ['API_KEY', 'applicationKey,siteParameter'],
+      klaviyo: ['API_KEY', ''],
+      sentry: ['API_KEY', 'hostname'],
+      // Left out: BigCommerce's OAuth starts from the store's control panel, Contentful documents only the
+      // implicit grant, Personio v1 answers its token in data.token, Segment's OAuth is a partner flow,
+      // Trello's is OAuth 1.0a.
+      bigcommerce: undefined,
+      contentful: undefined,
+      personio: undefined,
+      segment: undefined,
+      trello: undefined,
+    },
+  );
+  assert.deepEqual(
+    Object.fromEntries(
+      [
+        'auth0-cc',
+        'bigcommerce-api-key',
+        'contentful-pat',
+        'copper-api-key',
+        'datadog-basic',
+        'klaviyo-oauth',
+        'personio-v2',
+        'segment-api-key',
+        'sentry-oauth-app',
+        'trello-api-key',
+      ].map((n) => [n, catalog().get(n)?.auth_mode]),
+    ),
+    {
+      'auth0-cc': 'OAUTH2_CC',
+      'bigcommerce-api-key': 'API_KEY',
+      'contentful-pat': 'API_KEY',
+      'copper-api-key': 'API_KEY',
+      'datadog-basic': 'BASIC',
+      'klaviyo-oauth': 'OAUTH2',
+      'personio-v2': 'OAUTH2_CC',
+      'segment-api-key': 'API_KEY',
+      'sentry-oauth-app': 'OAUTH2',
+      'trello-api-key': 'API_KEY',
+    },
+  );
+});
+
+test("Nango's names for Square and SurveyMonkey exist and mean what ours mean", () => {
+  for (const [nango, ours] of [
+    ['squareup', 'square'],
+    ['survey-monkey', 'surveymonkey'],
+  ] as const) {
+    const theirs = catalog().get(nango);
+    assert.ok(theirs, `${nango} is in the catalogue`);
+    assert.equal(theirs.alias, ours, `${nango} is an alias of ${ours}`);
+    assert.equal(getCatalogProvider(nango)!.baseUrl, getCatalogProvider(ours)!.baseUrl);
+    assert.equal(getCatalogProvider(nango)!.tokenUrl, getCatalogProvider(ours)!.tokenUrl);
+  }
 });
 
 const apiKeyProvider = {
@@ -91,7 +260,7 @@ const basePaths: Record<string, BasePathRow[]> = {
       `https://api.atlassian.com/ex/confluence/${CLOUD_ID}/wiki/rest/api/user/current`,
     ],
     ['bitbucket', {}, '/2.0/repositories/acme', 'https://api.bitbucket.org/2.0/repositories/acme', 'https://api.bitbucket.org/2.0/user'],
-    ['trello', { appKey: '0'.repeat(32) }, '/1/members/me/boards', 'https://api.trello.com/1/members/me/boards', 'https://api.trello.com/1/members/me'],
+    ['trello-api-key', { appKey: '0'.repeat(32) }, '/1/members/me/boards', 'https://api.trello.com/1/members/me/boards', 'https://api.trello.com/1/members/me'],
   ],
   freshworks: [
     ['freshdesk', { subdomain: 'acme' }, '/api/v2/tickets', 'https://acme.freshdesk.com/api/v2/tickets', 'https://acme.freshdesk.com/api/v2/agents/me'],
@@ -136,7 +305,7 @@ const basePaths: Record<string, BasePathRow[]> = {
     ['attio', {}, '/v2/objects', 'https://api.attio.com/v2/objects', 'https://api.attio.com/v2/self'],
     ['close', {}, '/v1/lead/', 'https://api.close.com/api/v1/lead/', 'https://api.close.com/api/v1/me/'],
     [
-      'copper',
+      'copper-api-key',
       { userEmail: 'owner@example.com' },
       '/v1/people/search',
       'https://api.copper.com/developer_api/v1/people/search',
@@ -195,12 +364,21 @@ const basePaths: Record<string, BasePathRow[]> = {
     ['gitlab', {}, '/api/v4/projects', 'https://gitlab.com/api/v4/projects', 'https://gitlab.com/api/v4/user'],
     ['digitalocean', {}, '/v2/droplets', 'https://api.digitalocean.com/v2/droplets', 'https://api.digitalocean.com/v2/account'],
     ['netlify', {}, '/api/v1/sites', 'https://api.netlify.com/api/v1/sites', 'https://api.netlify.com/api/v1/user'],
-    ['sentry', {}, '/0/organizations/', 'https://sentry.io/api/0/organizations/', 'https://sentry.io/api/0/organizations/'],
-    ['auth0', { hostname: 'acme.us.auth0.com' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
+    ['sentry', { hostname: 'de.sentry.io' }, '/0/organizations/', 'https://de.sentry.io/api/0/organizations/', 'https://de.sentry.io/api/0/organizations/'],
+    ['sentry-oauth-app', {}, '/0/organizations/', 'https://sentry.io/api/0/organizations/', 'https://sentry.io/api/0/organizations/'],
+    ['auth0', { subdomain: 'acme.us' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users', 'https://acme.us.auth0.com/userinfo'],
+    ['auth0-cc', { hostname: 'acme.us.auth0.com', audience: 'https://acme.us.auth0.com/api/v2/' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
     ['github', {}, '/user/repos', 'https://api.github.com/user/repos'],
   ],
   analytics: [
-    ['datadog', { siteParameter: 'datadoghq.eu' }, '/v1/validate', 'https://api.datadoghq.eu/api/v1/validate', 'https://api.datadoghq.eu/api/v2/validate_keys'],
+    ['datadog', { siteParameter: 'datadoghq.eu' }, '/v2/users', 'https://api.datadoghq.eu/api/v2/users', 'https://api.datadoghq.eu/api/v1/validate'],
+    [
+      'datadog-basic',
+      { siteParameter: 'datadoghq.eu' },
+      '/v1/validate',
+      'https://api.datadoghq.eu/api/v1/validate',
+      'https://api.datadoghq.eu/api/v2/validate_keys',
+    ],
     ['amplitude', {}, '/api/2/events/list', 'https://amplitude.com/api/2/events/list'],
     ['mixpanel', {}, '/api/app/me', 'https://mixpanel.com/api/app/me', 'https://mixpanel.com/api/app/me'],
     [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { authHeaders } from '../../lib/http/provider-client.js';
-import { authInjection, getCatalogProvider, providerFromDefinition, resolveBaseUrl } from './providers.js';
+import { authInjection, getCatalogProvider, providerFromDefinition, resolveAuthorizationUrl, resolveBaseUrl, resolveTokenUrl } from './providers.js';
 import { providerDefinitionSchema } from './definition.js';
 
 const def = (extra: Record<string, unknown>) =>
@@ -86,4 +86,53 @@ test("a plugin's authorize hook places the credentials itself", () => {
     { authorize: (c) => (c.type === 'OAUTH2' ? { type: 'basic', username: c.access_token, password: '' } : undefined) },
   );
   assert.deepEqual(a, { type: 'basic', username: 'tok', password: '' });
+});
+
+test('regions and tenants (issue 30 item 6): the documented hosts as choices with a default, applied when a connection gives none; another value refused', async () => {
+  const { withConfigDefaults } = await import('./connection-config.js');
+  const base = (name: string, config: Record<string, unknown>) => {
+    const p = getCatalogProvider(name)!;
+    return resolveBaseUrl(p, {}, withConfigDefaults(p, config));
+  };
+  const choices = (name: string, field: string) => {
+    const f = getCatalogProvider(name)!.connectionConfig[field]!;
+    return [f.choices, f.default];
+  };
+  assert.deepEqual(choices('intercom', 'region'), [['eu', 'au'], undefined]);
+  assert.equal(base('intercom', {}), 'https://api.intercom.io', 'no region: the US host');
+  assert.equal(base('intercom', { region: 'eu' }), 'https://api.eu.intercom.io');
+  assert.equal(base('intercom', { region: 'au' }), 'https://api.au.intercom.io');
+  assert.equal(base('amplitude', {}), 'https://amplitude.com');
+  assert.equal(base('amplitude', { hostname: 'analytics.eu.amplitude.com' }), 'https://analytics.eu.amplitude.com');
+  assert.equal(base('smartsheet', { domain: 'smartsheet.eu' }), 'https://api.smartsheet.eu');
+  const smartsheet = getCatalogProvider('smartsheet')!;
+  assert.equal(resolveTokenUrl(smartsheet, {}, withConfigDefaults(smartsheet, { domain: 'smartsheet.au' })), 'https://api.smartsheet.au/2.0/token');
+  assert.equal(resolveTokenUrl(smartsheet, {}, {}), 'https://api.smartsheet.com/2.0/token', 'a connection made before the choice: the first host');
+  assert.equal(base('zoho-crm', {}), 'https://www.zohoapis.com');
+  assert.equal(base('zoho-crm', { extension: 'com.au' }), 'https://www.zohoapis.com.au');
+  for (const name of ['microsoft', 'one-drive', 'outlook', 'sharepoint-online']) {
+    const p = getCatalogProvider(name)!;
+    assert.equal(resolveAuthorizationUrl(p, {}, 'cid', withConfigDefaults(p, {})), 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize', name);
+  }
+  for (const [name, field, values, dflt] of [
+    ['mailgun', 'region', ['api', 'api.eu'], 'api'],
+    ['paylocity', 'environment', ['api', 'dc1demogw'], 'api'],
+    ['teamtailor', 'extension', ['api', 'api.na'], 'api'],
+    ['itglue', 'subdomain', ['api', 'api.eu', 'api.au'], 'api'],
+    ['ironclad', 'subdomain', ['na1', 'eu1', 'demo'], 'na1'],
+    ['customer-io', 'subdomain', ['cdp', 'cdp-eu'], 'cdp'],
+    ['amazon', 'extension', ['com', 'co.uk', 'co.jp'], 'com'],
+    ['exact-online', 'extension', ['nl', 'be', 'de', 'fr', 'es', 'co.uk', 'com'], 'nl'],
+  ] as const)
+    assert.deepEqual(choices(name, field), [values, dflt], name);
+  for (const name of ['make', 'datadog-oauth', 'datadog', 'knowbe4', '1password-events', 'sentry', 'zoho-books', 'zoho-desk', 'zoho-mail', 'zoho-people'])
+    assert.ok(
+      Object.values(getCatalogProvider(name)!.connectionConfig).some((f) => f.choices && f.default),
+      `${name} offers its hosts with a default`,
+    );
+  assert.throws(
+    () => withConfigDefaults(getCatalogProvider('mailgun')!, { region: 'api.us' }),
+    (err: Error & { errors?: { path: string[] }[] }) =>
+      /^connection_config\.region must be one of api, api\.eu/.test(err.message) && err.errors?.[0]?.path.join('.') === 'connection_config.region',
+  );
 });
