@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
 import type { StatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import { providerTarget } from '../../features/connections/service.js';
+import { providerTarget } from '../../features/connections/target.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
 import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
 import type { AppDeps, AppEnv } from '../context.js';

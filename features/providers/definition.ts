@@ -34,6 +34,21 @@ export const providerFieldSchema = z
       }, 'must be a valid regular expression')
       .optional(),
     optional: z.boolean().optional(),
+    /**
+     * The hosts a URL may have when this value is (part of) its host, as names or `*.`-patterns
+     * (`*.okta.com`): the provider's documented domains. Without it, a value that is the whole host
+     * may name any host, and one that is part of it must be a single label.
+     */
+    domains: z
+      .array(
+        z
+          .string()
+          .max(253)
+          .regex(/^(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/, 'must be a host name or a *.-pattern (*.example.com)'),
+      )
+      .min(1)
+      .max(32)
+      .optional(),
     secret: z.boolean().optional(),
     doc_section: z.string().max(256).optional(),
   })
@@ -149,6 +164,8 @@ export const providerDefinitionSchema = z
           .strict()
           .optional(),
         paginate: providerPaginationSchema.optional(),
+        /** Origins besides the base URL's that may receive the credentials (a script's baseUrlOverride, an absolute pagination link). */
+        credential_origins: z.array(templatedUrl).max(16).optional(),
       })
       .strict()
       .optional(),
@@ -190,10 +207,12 @@ const PLACEHOLDERS = new Set(['apiKey', 'username', 'password', 'accessToken', '
 
 function* placeholderSites(d: z.output<typeof providerDefinitionSchema>): Generator<[(string | number)[], string]> {
   for (const key of ['authorization_url', 'token_url', 'refresh_url'] as const) if (d[key]) yield [[key], d[key]!];
+  for (const key of ['authorization_params', 'token_params', 'refresh_params'] as const) for (const [k, v] of Object.entries(d[key] ?? {})) yield [[key, k], v];
   if (!d.proxy) return;
   yield [['proxy', 'base_url'], d.proxy.base_url];
   for (const part of ['headers', 'query'] as const) for (const [k, v] of Object.entries(d.proxy[part] ?? {})) yield [['proxy', part, k], v];
   if (d.proxy.verification?.base_url_override) yield [['proxy', 'verification', 'base_url_override'], d.proxy.verification.base_url_override];
+  for (const [i, origin] of (d.proxy.credential_origins ?? []).entries()) yield [['proxy', 'credential_origins', i], origin];
 }
 
 /** Keys the schema does not know: kept in the stored definition, reported to the user as warnings. */

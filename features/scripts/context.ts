@@ -4,12 +4,11 @@
  */
 import type { z } from 'zod';
 import type { ConnectionDeps } from '../connections/service.js';
-import { providerTarget, withFreshCredentials } from '../connections/service.js';
+import { freshConnection, providerTarget } from '../connections/target.js';
 import type { StoredCredentials } from '../connections/credentials.js';
 import { getConnectionByPk, setMetadata, type Connection } from '../connections/store.js';
 import { withTransaction, type Queryable } from '../../lib/db/pool.js';
 import { assertUrlAllowed } from '../../lib/http/index.js';
-import { credentialsFor } from '../../lib/http/credential-scope.js';
 import {
   IDEMPOTENCY_KEY_HEADER,
   idempotencyKey,
@@ -125,7 +124,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           query,
           headers,
           body: config.data === undefined ? undefined : isJson ? JSON.stringify(config.data) : (config.data as string | Uint8Array),
-          auth: credentialsFor(target.auth, config.baseUrlOverride ?? target.baseUrl, { baseUrl: target.baseUrl, origins: target.provider.credentialOrigins }),
+          auth: target.authAt(config.baseUrlOverride ?? target.baseUrl),
           context,
           ...(target.provider.retry && { rateLimitHeaders: target.provider.retry }),
         });
@@ -226,11 +225,11 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     },
     async getConnection() {
       const current = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
-      return connectionInfo(await withFreshCredentials(deps, current));
+      return connectionInfo(await freshConnection(deps, current));
     },
     async getToken() {
       const current = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
-      const credentials = scriptCredentials((await withFreshCredentials(deps, current)).credentials);
+      const credentials = scriptCredentials((await freshConnection(deps, current)).credentials);
       if (credentials.type === 'OAUTH2') return credentials.access_token;
       if (credentials.type === 'OAUTH2_CC') return credentials.token;
       return credentials;
