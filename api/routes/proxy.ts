@@ -2,7 +2,8 @@
  * @module api/routes/proxy — `ALL /proxy/*`: a raw request to the provider on behalf of a connection,
  * auth injected. Method, path, query and body go upstream unchanged (the body streamed), and the
  * upstream answer comes back unchanged (status, body streamed, headers minus hop-by-hop, CORS and
- * cookies). Retries on network errors, 5xx, 429 and `Retry-On` statuses, when the body can be replayed.
+ * cookies). Retries on network errors, 5xx, 429 and `Retry-On` statuses, when the body can be replayed;
+ * a 401 is tried once more with the stored credentials when they are newer than the cached ones.
  */
 import { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
@@ -10,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
 import type { StatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import { providerTarget } from '../../features/connections/target.js';
+import { newerTarget, providerTarget } from '../../features/connections/target.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
 import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
 import type { AppDeps, AppEnv } from '../context.js';
@@ -277,7 +278,7 @@ export const proxy = defineRoute({
       `Connection with connection id ${h['Connection-Id']} and provider config key ${integration.uniqueKey} not found`,
     );
   }
-  const target = await providerTarget(deps, connection, integration);
+  let target = await providerTarget(deps, connection, integration);
 
   const method = c.req.method.toUpperCase();
   const path = upstreamPath(c.req.url);
@@ -302,11 +303,24 @@ export const proxy = defineRoute({
     });
 
   let res: ProviderResponse;
+  let reloaded = false;
   for (let attempt = 0; ; attempt++) {
     const last = attempt === attempts - 1;
     let wait: number;
     try {
       res = await send();
+      if (res.status === 401 && replayable && !reloaded) {
+        // Another process may have refreshed the token after this one cached the connection, its
+        // change notice still on the way: once, the stored credentials, if newer, are tried at once.
+        reloaded = true;
+        const newer = await newerTarget(deps, target);
+        if (newer) {
+          discard(res.stream);
+          target = newer;
+          attempt--;
+          continue;
+        }
+      }
       if (last || !shouldRetryStatus(res.status, retryOn)) break;
       const asked = retryAfterMs(res.headers, new Date(), target.provider.retry);
       // A provider asking for a longer pause than this synchronous route holds a request gets its answer back now.
