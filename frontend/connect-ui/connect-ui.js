@@ -178,7 +178,7 @@ function showList() {
 
 /**
  * @param {string} name
- * @param {{ label: string, description?: string, type?: string, required: boolean, value?: string, autocomplete?: string }} spec
+ * @param {{ label: string, description?: string, type?: string, required: boolean, value?: string, readOnly?: boolean, autocomplete?: string }} spec
  */
 function field(name, spec) {
   const id = `field-${name.replace(/[^\w-]/g, '_')}`;
@@ -201,6 +201,7 @@ function field(name, spec) {
   input.autocomplete = spec.autocomplete ?? 'off';
   input.spellcheck = false;
   if (spec.value) input.value = spec.value;
+  if (spec.readOnly) input.readOnly = true;
   const describedBy = [];
   wrap.append(label, input);
   if (spec.description) {
@@ -254,6 +255,8 @@ async function showIntegration(integration) {
         description: spec.description,
         required: Boolean(spec.required),
         value: value === undefined ? undefined : String(value),
+        // Set by the developer on the connect session: the API refuses another value.
+        readOnly: value !== undefined,
       }),
     );
   }
