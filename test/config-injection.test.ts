@@ -105,30 +105,23 @@ describe('connection-config values cannot steer credentials', () => {
     attacker = await startAttacker();
     t = await startTestPlatform({ runWorker: false });
     // User-defined, each auth mode, the tenant as a label of the provider's own domain.
-    const common = { connection_config: { subdomain: { title: 'Subdomain' } }, docs: DOCS };
-    await define({
-      name: 'cc-trap',
-      display_name: 'CC',
-      auth_mode: 'OAUTH2_CC',
-      token_url: 'https://${connectionConfig.subdomain}.acme.test/oauth/token',
-      proxy: { base_url: 'https://${connectionConfig.subdomain}.acme.test/api' },
-      ...common,
-    });
+    const onLabel = (path: string) => `https://\${connectionConfig.subdomain}.acme.test${path}`;
+    const common = { proxy: { base_url: onLabel('/api') }, connection_config: { subdomain: { title: 'Subdomain' } }, docs: DOCS };
+    await define({ name: 'cc-trap', display_name: 'CC', auth_mode: 'OAUTH2_CC', token_url: onLabel('/oauth/token'), ...common });
     await define({
       name: 'code-trap',
       display_name: 'Code',
       auth_mode: 'OAUTH2',
-      authorization_url: 'https://${connectionConfig.subdomain}.acme.test/oauth/authorize',
-      token_url: 'https://${connectionConfig.subdomain}.acme.test/oauth/token',
-      proxy: { base_url: 'https://${connectionConfig.subdomain}.acme.test/api' },
+      authorization_url: onLabel('/oauth/authorize'),
+      token_url: onLabel('/oauth/token'),
       ...common,
     });
     await define({
       name: 'key-trap',
       display_name: 'Key',
       auth_mode: 'API_KEY',
-      proxy: { base_url: 'https://${connectionConfig.subdomain}.acme.test/api', verification: { method: 'GET', endpoints: ['/me'] } },
       ...common,
+      proxy: { ...common.proxy, verification: { method: 'GET', endpoints: ['/me'] } },
     });
     await integrate('cc-trap', { credentials: { type: 'OAUTH2', ...CLIENT } });
     await integrate('code-trap', { credentials: { type: 'OAUTH2', ...CLIENT, scopes: 'read' } });

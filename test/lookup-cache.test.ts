@@ -105,6 +105,13 @@ describe('cached lookups across two API processes', () => {
     await oauth?.close();
   });
 
+  /** An OAuth connection imported through A, its token valid for a day. */
+  async function importOAuth(integration: string, connectionId: string, accessToken: string, refreshToken: string): Promise<void> {
+    const expiresAt = new Date(Date.now() + 24 * 3600_000).toISOString();
+    const credentials = { type: 'OAUTH2', access_token: accessToken, refresh_token: refreshToken, expires_at: expiresAt };
+    await ok(await a.api('/connections', { method: 'POST', json: { provider_config_key: integration, connection_id: connectionId, credentials } }), 201);
+  }
+
   const importKey = (t: TestPlatform, connectionId: string, apiKey: string) =>
     t.api('/connections', { method: 'POST', json: { provider_config_key: 'rec', connection_id: connectionId, credentials: { type: 'API_KEY', apiKey } } });
 
@@ -129,18 +136,7 @@ describe('cached lookups across two API processes', () => {
 
   test('an OAuth token refreshed by the other process is the one the next proxied call carries', async () => {
     oauth.state.refreshTokens.push({ refreshToken: 'rt-seed', scope: 'x', issuedAt: Date.now(), revoked: false, uses: 0 });
-    const expiresAt = new Date(Date.now() + 24 * 3600_000).toISOString();
-    await ok(
-      await a.api('/connections', {
-        method: 'POST',
-        json: {
-          provider_config_key: 'drive',
-          connection_id: 'oauth',
-          credentials: { type: 'OAUTH2', access_token: 'at-old', refresh_token: 'rt-seed', expires_at: expiresAt },
-        },
-      }),
-      201,
-    );
+    await importOAuth('drive', 'oauth', 'at-old', 'rt-seed');
     assert.equal((await proxied(a, 'drive', 'oauth')).auth, 'Bearer at-old');
     assert.equal((await proxied(a, 'drive', 'oauth')).auth, 'Bearer at-old');
     const refreshed = await ok(await b.api('/connections/oauth?provider_config_key=drive&force_refresh=true'));
@@ -178,18 +174,7 @@ describe('cached lookups across two API processes', () => {
       // The provider issued these before the connection was imported; it revokes an access token once it is refreshed.
       fake.state.tokens.set('at-first', Date.now() + 3600_000);
       fake.state.refreshTokens.add('rt-first');
-      const expiresAt = new Date(Date.now() + 24 * 3600_000).toISOString();
-      await ok(
-        await a.api('/connections', {
-          method: 'POST',
-          json: {
-            provider_config_key: 'rot',
-            connection_id: 'rot-1',
-            credentials: { type: 'OAUTH2', access_token: 'at-first', refresh_token: 'rt-first', expires_at: expiresAt },
-          },
-        }),
-        201,
-      );
+      await importOAuth('rot', 'rot-1', 'at-first', 'rt-first');
       const call = () => a.api('/proxy/me', { headers: { 'connection-id': 'rot-1', 'provider-config-key': 'rot' } });
       const tokensSeen = () => fake.requests.filter((r) => r.path === '/api/me').map((r) => r.headers.authorization);
       assert.equal((await call()).status, 200);
