@@ -24,6 +24,8 @@ export interface ActionRequest {
   env: Environment;
   integrationKey: string;
   connectionId: string;
+  /** The connection row the caller means (MCP): another row of the same id is refused as unknown. */
+  connectionPk?: number;
   actionName: string;
   input: unknown;
   isAsync: boolean;
@@ -39,7 +41,8 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
   const integration = await deps.lookups.integration(req.env.id, req.integrationKey);
   if (!integration) throw new BadRequest('unknown_provider', 'Failed to find provider');
   const connection = await deps.lookups.connection(req.env.id, req.integrationKey, req.connectionId);
-  if (!connection) throw new BadRequest('unknown_connection', 'Failed to find connection');
+  if (!connection || (req.connectionPk !== undefined && connection.id !== req.connectionPk))
+    throw new BadRequest('unknown_connection', 'Failed to find connection');
   const script = await scriptOf(deps, integration, req.actionName);
   if (!script || script.type !== 'action') throw new NotFound('not_found', 'Action not found');
   if (!(await isScriptEnabled(deps.db, integration, script))) {

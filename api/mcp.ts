@@ -6,6 +6,11 @@
  * agent session, the actions of its connections named `<provider_config_key>__<action>`, narrowed
  * to its `tools` list. `tools/call` runs the action through api/action-run.ts, the path of `POST
  * /action/trigger`; a failed action is a tool result with `isError: true`, never a protocol error.
+ *
+ * Keys and action names may hold `__`, so a name is never split: tools are found by the name they
+ * were listed under, and a name more than one connection's prefix starts belongs to none (a session
+ * with such keys is refused when created). An agent session is bound to the connection rows it was
+ * given, so a connection deleted and created again under the same id is not the session's.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -21,11 +26,21 @@ import type { AppDeps } from './context.js';
 import { API_VERSION } from './version.js';
 
 /** One connection the caller may use, and the prefix of its tools' names ('' for a secret key). */
+export interface ScopeConnection {
+  providerConfigKey: string;
+  connectionId: string;
+  prefix: string;
+  /** The row an agent session was given (absent: a session made before rows were bound, or a secret key). */
+  connectionPk?: number;
+}
+
 export interface ToolScope {
   env: Environment;
-  connections: { providerConfigKey: string; connectionId: string; prefix: string }[];
+  connections: ScopeConnection[];
   /** Tool names allowed (an agent session's `tools`); null: all. */
   allowed: string[] | null;
+  /** Only the rows in `connectionPk` are the scope's connections (an agent session); false: whatever row has the id (a secret key). */
+  rowsBound: boolean;
   agentSessionId?: string;
 }
 
@@ -40,6 +55,8 @@ interface ActionTool {
   name: string;
   providerConfigKey: string;
   connectionId: string;
+  /** The connection row it was listed for: a call never reaches another row of the same id. */
+  connectionPk: number;
   action: string;
   handle: ActionHandle;
 }
@@ -50,28 +67,45 @@ function withoutMeta(schema: unknown): Record<string, unknown> | null {
   return rest;
 }
 
-/** The integration of each connection of a scope; an unknown integration or connection is a 400. */
+/** The integration and connection row of each connection of a scope; an unknown integration or connection (or, for a session, another row than its own) is a 400. */
 export async function resolveScope(deps: AppDeps, scope: ToolScope) {
   const out = [];
   for (const conn of scope.connections) {
     const integration = await getIntegration(deps.db, deps.box, scope.env.id, conn.providerConfigKey);
     if (!integration) throw new BadRequest('unknown_provider', `Failed to find provider ${conn.providerConfigKey}`);
     const connection = await getConnection(deps.db, deps.box, scope.env.id, conn.providerConfigKey, conn.connectionId);
-    if (!connection) throw new BadRequest('unknown_connection', `Failed to find connection ${conn.connectionId} of ${conn.providerConfigKey}`);
-    out.push({ conn, integration });
+    if (!connection || (scope.rowsBound && connection.id !== conn.connectionPk)) {
+      throw new BadRequest('unknown_connection', `Failed to find connection ${conn.connectionId} of ${conn.providerConfigKey}`);
+    }
+    out.push({ conn, integration, connectionPk: connection.id });
   }
   return out;
 }
 
-/** The actions of a scope whose endpoints are active, as tools. */
+/**
+ * The index of a prefix that another one starts (or that starts another): with both, some tool
+ * name would belong to two connections (`a__` + `b__x` and `a__b__` + `x`). -1 when none.
+ */
+export function collidingPrefix(prefixes: string[]): number {
+  return prefixes.findIndex((p, i) => prefixes.some((q, j) => j < i && (p.startsWith(q) || q.startsWith(p))));
+}
+
+/** The connection of a scope that a tool name starts with the prefix of, when exactly one does. */
+function ownerOf(scope: ToolScope, toolName: string): ScopeConnection | null {
+  const owners = scope.connections.filter((c) => toolName.startsWith(c.prefix));
+  return owners.length === 1 ? owners[0]! : null;
+}
+
+/** The actions of a scope whose endpoints are active, as tools (a name that would belong to two connections is neither's). */
 export async function actionToolsOf(deps: AppDeps, scope: ToolScope): Promise<ActionTool[]> {
   const tools: ActionTool[] = [];
-  for (const { conn, integration } of await resolveScope(deps, scope)) {
+  for (const { conn, integration, connectionPk } of await resolveScope(deps, scope)) {
     for (const [name, handle] of await scriptsOf(deps, integration)) {
       if (handle.type !== 'action' || !(await isScriptEnabled(deps.db, integration, handle))) continue;
       const toolName = conn.prefix + name;
+      if (ownerOf(scope, toolName) !== conn) continue;
       if (scope.allowed && !scope.allowed.includes(toolName)) continue;
-      tools.push({ name: toolName, providerConfigKey: conn.providerConfigKey, connectionId: conn.connectionId, action: name, handle });
+      tools.push({ name: toolName, providerConfigKey: conn.providerConfigKey, connectionId: conn.connectionId, connectionPk, action: name, handle });
     }
   }
   return tools;
@@ -126,6 +160,7 @@ export async function callTool(deps: AppDeps, scope: ToolScope, tool: ActionTool
       env: scope.env,
       integrationKey: tool.providerConfigKey,
       connectionId: tool.connectionId,
+      connectionPk: tool.connectionPk,
       actionName: tool.action,
       input: args ?? {},
       isAsync: false,
@@ -197,6 +232,7 @@ export function sessionScope(env: Environment, session: AgentSession): ToolScope
     env,
     connections: session.connections.map((c) => ({ ...c, prefix: `${c.providerConfigKey}${TOOL_SEPARATOR}` })),
     allowed: session.tools,
+    rowsBound: true,
     agentSessionId: session.id,
   };
 }

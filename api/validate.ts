@@ -4,6 +4,7 @@
  * path of every bad field.
  */
 import type { Context } from 'hono';
+import qs from 'qs';
 import { z } from 'zod';
 import { BadRequest, UnsupportedMediaType, ValidationFailed, type FieldProblem } from '../lib/errors.js';
 
@@ -35,13 +36,15 @@ function unstorableStrings(value: unknown, path: (string | number)[] = [], out: 
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       if (unstorable(k)) out.push({ code: 'invalid_key', message: 'must not contain NUL characters or unpaired UTF-16 surrogates', path: [...path, k] });
+      // JSON.parse keeps `__proto__` as an own key; any later copy by assignment would make it the copy's prototype.
+      if (k === '__proto__') out.push({ code: 'invalid_key', message: 'must not be __proto__', path: [...path, k] });
       unstorableStrings(v, [...path, k], out);
     }
   }
   return out;
 }
 
-/** Refuses strings that the database cannot store: NUL characters and unpaired UTF-16 surrogates. */
+/** Refuses strings that the database cannot store (NUL characters, unpaired UTF-16 surrogates) and `__proto__` keys. */
 export function assertStorable<T>(value: T, code: ValidationCode): T {
   const problems = unstorableStrings(value);
   if (problems.length > 0) throw new ValidationFailed(code, problems);
@@ -85,32 +88,40 @@ interface QueryObject {
   [key: string]: QueryValue;
 }
 
-/** Parses a query string the way qs does for our needs: `a[b]=1` → {a:{b:'1'}}, repeated keys → arrays. */
+// A key segment that names an object's prototype would, in any code that walks keys into nested
+// objects, add a property every object in the process inherits.
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const QUERY_LIMITS = { depth: 5, parameterLimit: 1000, arrayLimit: 100 };
+
+function keySegments(rawKey: string): string[] {
+  const m = /^([^[\]]*)((?:\[[^[\]]*\])*)$/.exec(rawKey);
+  return m ? [m[1]!, ...[...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1]!)] : [rawKey];
+}
+
+/**
+ * Parses a query string with qs (`a[b]=1` → {a:{b:'1'}}, repeated keys and `a[]=` → arrays) into
+ * objects without a prototype. A key naming `__proto__`, `constructor` or `prototype` is refused with
+ * a 400 before parsing, so nothing downstream can be led to write to Object.prototype.
+ */
 export function parseQuery(url: string): QueryObject {
-  const out: QueryObject = {};
-  const search = new URL(url, 'http://x').searchParams;
-  for (const [rawKey, value] of search) {
-    const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);
-    const keys = m ? [m[1]!, ...[...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1]!)] : [rawKey];
-    let node: QueryObject = out;
-    for (let i = 0; i < keys.length - 1; i++) {
-      const k = keys[i]!;
-      const next = node[k];
-      if (typeof next !== 'object' || Array.isArray(next)) node[k] = {};
-      node = node[k] as QueryObject;
+  const queryAt = url.indexOf('?');
+  if (queryAt < 0) return Object.create(null) as QueryObject;
+  const search = url.slice(queryAt + 1).replace(/#.*$/s, '');
+  const problems: FieldProblem[] = [];
+  for (const rawKey of new URLSearchParams(search).keys()) {
+    const segments = keySegments(rawKey);
+    if (segments.some((s) => PROTOTYPE_KEYS.has(s))) {
+      problems.push({ code: 'invalid_key', message: 'must not name __proto__, constructor or prototype', path: segments });
     }
-    const last = keys[keys.length - 1]!;
-    const prev = node[last];
-    if (last === '' && keys.length > 1) {
-      // `ids[]=a` style: treat as repeated key of the parent
-      continue;
-    }
-    if (prev === undefined) node[last] = value;
-    else if (Array.isArray(prev)) prev.push(value);
-    else if (typeof prev === 'string') node[last] = [prev, value];
-    else node[last] = value;
+    if (problems.length >= 10) break;
   }
-  return out;
+  if (problems.length > 0) throw new ValidationFailed('invalid_query_params', problems);
+  try {
+    return qs.parse(search, { ...QUERY_LIMITS, plainObjects: true, allowPrototypes: false, strictDepth: true, throwOnLimitExceeded: true }) as QueryObject;
+  } catch (err) {
+    if (err instanceof RangeError) throw new BadRequest('invalid_query_params', `The query string is too large: ${err.message}`);
+    throw err;
+  }
 }
 
 export function query<S extends z.ZodType>(c: Context, schema: S): z.output<S> {

@@ -24,8 +24,8 @@ import { cpuBreakdown, cpuSnapshot, formatCpu, round, sampleRss, sleep, summariz
 const SYNC = 'bench-ticks';
 /** A schedule-started workflow's id ends with the time it was scheduled for (Temporal appends it, RFC 3339); the run id follows. */
 const SCHEDULED_AT = /-(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\/[^/]+$/;
-const syncScheduleOf = (c: string) => syncScheduleId('dev', INTEGRATION, c, SYNC);
-const checkScheduleOf = (c: string) => checkWorkflowId('dev', INTEGRATION, c);
+const syncScheduleOf = (prefix: string, c: string) => syncScheduleId(prefix, 'dev', INTEGRATION, c, SYNC);
+const checkScheduleOf = (prefix: string, c: string) => checkWorkflowId(prefix, 'dev', INTEGRATION, c);
 
 export const schedules: BenchGroup = {
   names: ['schedules'],
@@ -80,7 +80,7 @@ export const schedules: BenchGroup = {
       // A connection's immediate run carries the time it was triggered, off its schedule's grid of
       // interval firings (every minute at the schedule's offset).
       const spreadMs = 1000 * Number(knobs.SWITCHYARD_SYNC_SPREAD_SECONDS ?? configSchema.shape.SWITCHYARD_SYNC_SPREAD_SECONDS.parse(undefined));
-      const offsetOf = new Map(ids.map((c) => [c, intervalSpec(syncScheduleOf(c), 60_000, spreadMs).offset ?? 0]));
+      const offsetOf = new Map(ids.map((c) => [c, intervalSpec(syncScheduleOf(p.taskQueuePrefix, c), 60_000, spreadMs).offset ?? 0]));
       const immediateRunsStarted = async () => {
         const { rows } = await db.query<{ connection_id: string; id: string }>(
           `SELECT c.connection_id, r.id FROM sync_runs r JOIN connections c ON c.id = r.connection_pk WHERE r.started_at >= $1`,
@@ -173,7 +173,7 @@ export const schedules: BenchGroup = {
       for (const c of ids.filter((_, i) => i % Math.max(1, Math.floor(connections / 10)) === 0).slice(0, 10)) {
         // A busy server can take minutes to answer: a gRPC deadline ends the call (and its retries).
         const d = await temporal.connection
-          .withDeadline(Date.now() + 10_000, () => temporal.schedule.getHandle(syncScheduleOf(c)).describe())
+          .withDeadline(Date.now() + 10_000, () => temporal.schedule.getHandle(syncScheduleOf(p.taskQueuePrefix, c)).describe())
           .catch(() => null);
         if (!d) continue;
         sampled++;
@@ -254,7 +254,7 @@ export const schedules: BenchGroup = {
       // schedules, so they are deleted there.
       if (process.env.TEMPORAL_ADDRESS) {
         ctx.say('schedules: deleting the schedules');
-        await deleteSchedules(temporal, ids.slice(0, created + 8));
+        await deleteSchedules(temporal, p.taskQueuePrefix, ids.slice(0, created + 8));
       }
       await temporal.connection.close().catch(() => undefined);
       await metabase.close();
@@ -262,8 +262,8 @@ export const schedules: BenchGroup = {
   },
 };
 
-async function deleteSchedules(temporal: Client, connectionIds: string[]): Promise<void> {
-  const all = connectionIds.flatMap((c) => [syncScheduleOf(c), checkScheduleOf(c)]);
+async function deleteSchedules(temporal: Client, prefix: string, connectionIds: string[]): Promise<void> {
+  const all = connectionIds.flatMap((c) => [syncScheduleOf(prefix, c), checkScheduleOf(prefix, c)]);
   let i = 0;
   await closedLoop(
     async () => {

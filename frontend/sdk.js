@@ -16,7 +16,7 @@
  * @typedef {{ apiKey: string } | { username: string, password: string } | { client_id?: string, client_secret?: string } | { type: 'NONE' }} Credentials
  * @typedef {object} AuthOptions
  * @property {Credentials} [credentials] API-key, basic, OAuth 2 client-credentials or no credentials: no popup is opened.
- * @property {Record<string, string>} [params] Connection config, e.g. `{ domain: 'acme.example.com' }`.
+ * @property {Record<string, string>} [params] Connection config, e.g. `{ hostname: 'acme.example.com' }`.
  * @property {string[]} [user_scope]
  * @property {Record<string, string>} [authorization_params] Extra query parameters for the provider's authorize URL.
  * @property {boolean} [detectClosedAuthWindow] Reject with `window_closed` when the user closes the popup.

@@ -22,6 +22,7 @@ import { createLogger, type Logger } from '../lib/log.js';
 import { connectClient, ensureSearchAttributes } from '../lib/temporal/client.js';
 import { temporalConnectionSettings } from '../lib/temporal/connection.js';
 import { createLifecycle, startConnectionSweeper } from '../features/lifecycle/lifecycle.js';
+import { migrateLegacyScheduleIds } from '../features/lifecycle/schedule-ids.js';
 import { syncScheduleTiming } from '../features/syncs/schedules.js';
 import { createProviderHttpClient, type ProviderHttpClient } from '../lib/http/index.js';
 import { requestLogSinkFor } from '../features/logs/store.js';
@@ -126,6 +127,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const workerConnection = opts.runWorker && opts.runApi ? await connectWorkers(temporalSettings, log) : undefined;
     temporal = await connectClient(temporalSettings, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors, log, workerConnection);
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, log);
+    // Before anything creates or updates a schedule: the ones still under a former id move first.
+    await migrateLegacyScheduleIds({ temporal, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX, environments: ENVIRONMENTS, log });
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX, scheduleTiming: syncScheduleTiming(config) });
     const providerHooks = pluginFor;
     // The API's lookups (secret key, integration, connection) are cached while a LISTEN connection reports changes.

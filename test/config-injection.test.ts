@@ -210,7 +210,7 @@ describe('connection-config values cannot steer credentials', () => {
   });
 
   test('Auth0 (catalogue, OAUTH2_CC): no client-credentials request to a domain outside *.auth0.com', async () => {
-    for (const value of [...tricks(), 'attacker.example']) assertRefused(await connectWith('/oauth2/auth/auth0', { domain: value }, {}), 'domain', value);
+    for (const value of [...tricks(), 'attacker.example']) assertRefused(await connectWith('/oauth2/auth/auth0', { hostname: value }, {}), 'hostname', value);
     assertUntouched();
     const logs = (await (await t.api('/logs?integration=auth0')).json()) as Json;
     assert.deepEqual(logs.data, [], 'no request was made for the Auth0 integration');

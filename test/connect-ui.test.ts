@@ -330,7 +330,7 @@ describe('Connect UI and browser SDKs', () => {
         json: {
           end_user: { id: 'fixed-user' },
           allowed_integrations: ['metabase-fixed'],
-          integrations_config_defaults: { 'metabase-fixed': { connection_config: { domain: metabase.url } } },
+          integrations_config_defaults: { 'metabase-fixed': { connection_config: { hostname: metabase.url } } },
         },
       });
       const session = (await expectJson<{ data: { connect_link: string } }>(res, 201)).data;
@@ -349,6 +349,56 @@ describe('Connect UI and browser SDKs', () => {
     } finally {
       await metabase.close();
     }
+  });
+
+  test('hosted Connect UI: the list of integrations shows logos and auth modes, and a search by name or a category narrows it', async () => {
+    await createIntegration({ provider: 'github', unique_key: 'github-list' });
+    await createIntegration({ provider: 'slack', unique_key: 'slack-list' });
+    await createIntegration({ provider: 'metabase', unique_key: 'metabase-list', display_name: 'Company BI' });
+    const session = await connectSession('list-user', ['gdrive', 'github-list', 'slack-list', 'metabase-list']);
+    await withBrowser('connect-ui-list-search', async (page) => {
+      await page.goto(session.connect_link);
+      await page.getByRole('heading', { name: 'Connect an integration' }).waitFor();
+      const list = page.getByRole('list', { name: 'Integrations' });
+      const shown = async () => (await list.locator('li:visible').evaluateAll((els) => els.map((e) => e.getAttribute('data-key')!))).sort();
+      const search = page.getByLabel('Search');
+      const category = page.getByLabel('Category');
+      assert.deepEqual(await shown(), ['gdrive', 'github-list', 'metabase-list', 'slack-list']);
+      const metabase = list.locator('li[data-key="metabase-list"]');
+      assert.match((await metabase.locator('img').getAttribute('src')) ?? '', /\/images\/logos\/metabase\.svg$/);
+      // Categories and auth modes arrive with each provider's details.
+      await metabase.getByText('Analytics').waitFor();
+      assert.match((await metabase.textContent()) ?? '', /Company BI[\s\S]*API key/);
+      await list.locator('li[data-key="gdrive"]').getByText('Storage').waitFor();
+      await page.screenshot({ path: `${outputDir}connect-ui-list.png` });
+
+      await search.fill('sla');
+      assert.deepEqual(await shown(), ['slack-list']);
+      assert.equal(await page.locator('#list-count').textContent(), '1 of 4 integrations');
+      // The display name and the provider's name both match.
+      await search.fill('metabase');
+      assert.deepEqual(await shown(), ['metabase-list']);
+      await search.fill('bi');
+      assert.deepEqual(await shown(), ['metabase-list']);
+      await search.fill('');
+      assert.deepEqual(await shown(), ['gdrive', 'github-list', 'metabase-list', 'slack-list']);
+      await category.selectOption('dev-tools');
+      assert.deepEqual(await shown(), ['github-list']);
+      await search.fill('slack');
+      assert.deepEqual(await shown(), []);
+      assert.ok(await page.getByText('No integration matches').isVisible());
+      await category.selectOption('');
+      assert.deepEqual(await shown(), ['slack-list']);
+
+      // The one left is opened from the keyboard; back on the list, the search is kept.
+      await list.getByRole('button', { name: /Slack/ }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Connect Slack' }).waitFor();
+      await page.getByRole('button', { name: 'Back to the list of integrations' }).click();
+      await page.getByRole('heading', { name: 'Connect an integration' }).waitFor();
+      assert.equal(await search.inputValue(), 'slack');
+      assert.deepEqual(await shown(), ['slack-list']);
+    });
   });
 
   test('hosted Connect UI: an unknown session token says the link is invalid', async () => {

@@ -4,7 +4,7 @@ import { Nango } from '@nangohq/node';
 import pg from 'pg';
 import { startMetabaseFake, startOAuthProviderFake } from './fakes/index.js';
 import { addMetabaseConnection, startTestPlatform, type TestPlatform } from './harness.js';
-import { executeWorkflow, taskQueueFor } from '../workflows/contracts.js';
+import { checkWorkflowId, executeWorkflow, taskQueueFor } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -82,9 +82,9 @@ describe('integrations, connections and the connect flows', () => {
     assert.deepEqual(((await wrongCreds.json()) as Json).error.errors[0].path, ['credentials', 'type']);
   });
 
-  test('connect Metabase with API key + domain through the session flow', async () => {
+  test('connect Metabase with API key + hostname through the session flow', async () => {
     const token = await session();
-    const res = await fetch(`${t.url}/api-auth/api-key/metabase?connect_session_token=${token}&params[domain]=${encodeURIComponent(metabase.url)}`, {
+    const res = await fetch(`${t.url}/api-auth/api-key/metabase?connect_session_token=${token}&params[hostname]=${encodeURIComponent(metabase.url)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ apiKey: API_KEY }),
@@ -94,7 +94,7 @@ describe('integrations, connections and the connect flows', () => {
     assert.equal(providerConfigKey, 'metabase');
     const conn = (await nango.getConnection('metabase', connectionId)) as Json;
     assert.deepEqual(conn.credentials, { type: 'API_KEY', apiKey: API_KEY });
-    assert.equal(conn.connection_config.domain, metabase.url);
+    assert.equal(conn.connection_config.hostname, metabase.url);
     assert.equal(conn.end_user.id, 'user-1');
     assert.equal(conn.tags.end_user_id, 'user-1');
     assert.match(conn.created_at, /\+00:00$/);
@@ -103,23 +103,23 @@ describe('integrations, connections and the connect flows', () => {
     assert.equal(events.rows[0].payload.operation, 'creation');
   });
 
-  test('a wrong API key, a missing domain, a bad or expired session leave no connection behind', async () => {
+  test('a wrong API key, a missing hostname, a bad or expired session leave no connection behind', async () => {
     const before = ((await nango.listConnections()) as Json).connections.length;
     const token = await session();
-    const wrongKey = await fetch(`${t.url}/api-auth/api-key/metabase?connect_session_token=${token}&params[domain]=${encodeURIComponent(metabase.url)}`, {
+    const wrongKey = await fetch(`${t.url}/api-auth/api-key/metabase?connect_session_token=${token}&params[hostname]=${encodeURIComponent(metabase.url)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ apiKey: 'mb_wrong=' }),
     });
     assert.equal(wrongKey.status, 400);
     assert.equal(((await wrongKey.json()) as Json).error.code, 'connection_test_failed');
-    const noDomain = await fetch(`${t.url}/api-auth/api-key/metabase?connect_session_token=${token}`, {
+    const noHostname = await fetch(`${t.url}/api-auth/api-key/metabase?connect_session_token=${token}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ apiKey: API_KEY }),
     });
-    assert.equal(noDomain.status, 400);
-    assert.match(((await noDomain.json()) as Json).error.message, /domain/);
+    assert.equal(noHostname.status, 400);
+    assert.match(((await noHostname.json()) as Json).error.message, /hostname/);
     const badToken = await fetch(`${t.url}/api-auth/api-key/metabase?connect_session_token=nango_connect_session_nothex`, {
       method: 'POST',
       body: '{}',
@@ -128,7 +128,7 @@ describe('integrations, connections and the connect flows', () => {
     assert.equal(badToken.status, 401);
     assert.equal(((await badToken.json()) as Json).error.code, 'invalid_connect_session_token_format');
     await t.platform.deps.db.query(`UPDATE connect_sessions SET expires_at = now() - interval '1 second'`);
-    const expired = await fetch(`${t.url}/api-auth/api-key/metabase?connect_session_token=${token}&params[domain]=x`, {
+    const expired = await fetch(`${t.url}/api-auth/api-key/metabase?connect_session_token=${token}&params[hostname]=x`, {
       method: 'POST',
       body: '{"apiKey":"k"}',
       headers: { 'content-type': 'application/json' },
@@ -236,7 +236,7 @@ describe('integrations, connections and the connect flows', () => {
     }
     assert.equal(conn.status, 'ok');
     assert.ok(conn.last_check_at);
-    const handle = t.platform.deps.temporal.schedule.getHandle('check:dev:metabase:imp-1');
+    const handle = t.platform.deps.temporal.schedule.getHandle(checkWorkflowId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'imp-1'));
     assert.ok((await handle.describe()).spec);
     metabase.failNext({ status: 401, body: 'Unauthenticated', times: 3 }); // the key was revoked upstream
     await executeWorkflow(t.platform.deps.temporal, 'connectionCheckWorkflow', {

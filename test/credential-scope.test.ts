@@ -2,7 +2,7 @@
  * Credentials only to their provider (issue 14, item 7): a script's `baseUrlOverride` and an
  * absolute pagination link to another origin are requested without the connection's credentials;
  * the provider's own origin still gets them, and so do the origins its definition lists in
- * `proxy.credential_origins` (issue 28, item 6). A Metabase domain over plain http is refused at
+ * `proxy.credential_origins` (issue 28, item 6). A Metabase hostname over plain http is refused at
  * connection creation unless its host is in SWITCHYARD_ALLOWED_PRIVATE_HOSTS.
  */
 import assert from 'node:assert/strict';
@@ -137,16 +137,16 @@ describe('credential scope', () => {
     }
   });
 
-  test('a Metabase domain over plain http is refused with a 400 naming the field', async () => {
-    for (const domain of ['http://metabase.example.com', 'http://metabase.example.com:3000/base']) {
+  test('a Metabase hostname over plain http is refused with a 400 naming the field', async () => {
+    for (const hostname of ['http://metabase.example.com', 'http://metabase.example.com:3000/base']) {
       const res = await t.api('/connections', {
         method: 'POST',
-        json: { provider_config_key: 'metabase', connection_id: 'plain', connection_config: { domain }, credentials: { type: 'API_KEY', apiKey: API_KEY } },
+        json: { provider_config_key: 'metabase', connection_id: 'plain', connection_config: { hostname }, credentials: { type: 'API_KEY', apiKey: API_KEY } },
       });
       const body = (await res.json()) as Json;
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(body.error.code, 'invalid_connection_config');
-      assert.match(body.error.message, /connection_config\.domain must use https/);
+      assert.match(body.error.message, /connection_config\.hostname must use https/);
     }
   });
 });

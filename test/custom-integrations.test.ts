@@ -22,6 +22,7 @@ import ts from 'typescript';
 import { sandboxCompilerOptions } from '../cli/build.js';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
 import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { syncScheduleId } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -231,7 +232,9 @@ describe('custom integrations: CLI, deploy, sandbox', () => {
       return { method, path: p, enabled: true };
     });
     assert.equal((await t.api(`/integrations/${PCK}/endpoints`, { method: 'PATCH', json: { endpoints: activate } })).status, 200);
-    const schedule = await t.platform.deps.temporal.schedule.getHandle(`sync:dev:${PCK}:${CONN}:items`).describe();
+    const schedule = await t.platform.deps.temporal.schedule
+      .getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', PCK, CONN, 'items'))
+      .describe();
     assert.equal(schedule.state.paused, false);
     const records = await waitFor('the scheduled sync to fill the cache', async () => {
       const res = await t.api('/records?model=Item&limit=500', { headers: unified });
@@ -328,7 +331,7 @@ export const p = client.triggerAction('generic', 'acme', 'create-item', { nmae: 
   });
 
   test('a second deploy removes a sync (asking first) and stops its schedule; --activate activates new endpoints', async () => {
-    const recent = `sync:dev:${PCK}:${CONN}:recent-items`;
+    const recent = syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', PCK, CONN, 'recent-items');
     await t.platform.deps.temporal.schedule.getHandle(recent).describe();
     await rm(path.join(proj, PCK, 'syncs', 'recent-items.ts'));
     await writeFile(path.join(proj, PCK, 'actions', 'rename-item.ts'), RENAME_ITEM);
@@ -342,7 +345,7 @@ export const p = client.triggerAction('generic', 'acme', 'create-item', { nmae: 
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /Deployed version 2 to dev: 1 new, 0 changed, 1 removed/);
     await assert.rejects(t.platform.deps.temporal.schedule.getHandle(recent).describe(), ScheduleNotFoundError);
-    await t.platform.deps.temporal.schedule.getHandle(`sync:dev:${PCK}:${CONN}:items`).describe();
+    await t.platform.deps.temporal.schedule.getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', PCK, CONN, 'items')).describe();
     const tab = ((await (await t.api(`/integrations/${PCK}/endpoints`)).json()) as Json).data as Json[];
     assert.ok(!tab.some((e) => e.path === '/recent-items'));
     assert.equal(tab.find((e) => e.method === 'PUT' && e.path === '/items')!.enabled, true);

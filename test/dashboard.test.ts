@@ -1,9 +1,10 @@
 /**
  * End-to-end browser tests of the developer dashboard (/dashboard) in headless Chromium: sign-in,
- * an integration's Authorization and Endpoints tabs, the endpoints answering through the API,
- * pausing a sync, logs and runs, webhook settings and replaying a dead delivery; and the refusals
- * (wrong key, expired session, forged form posts). Screenshots of each page go to test-output/; those
- * of the charts and the live tail also to SWITCHYARD_SCREENSHOT_DIR when it is set.
+ * creating an integration from the provider grid, an integration's Authorization and Endpoints tabs,
+ * the endpoints answering through the API, pausing a sync, logs and runs, webhook settings and
+ * replaying a dead delivery; and the refusals (wrong key, expired session, forged form posts).
+ * Screenshots of each page go to test-output/; those of the charts, the live tail and the provider
+ * grid also to SWITCHYARD_SCREENSHOT_DIR when it is set.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startMetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { syncScheduleId } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -78,11 +80,11 @@ describe('developer dashboard', () => {
   const logs: string[] = [];
 
   const shot = (name: string) => page.screenshot({ path: `${outputDir}dashboard-${name}.png`, fullPage: true });
-  /** A screenshot of `target` (default: the whole page) in test-output/ and, when set, SWITCHYARD_SCREENSHOT_DIR. */
-  async function evidence(name: string, target?: Locator): Promise<void> {
+  /** A screenshot of `target` (default: the whole page; `viewport`: what the window shows) in test-output/ and, when set, SWITCHYARD_SCREENSHOT_DIR. */
+  async function evidence(name: string, target?: Locator | 'viewport'): Promise<void> {
     for (const dir of [outputDir, screenshotDir].filter((d): d is string => Boolean(d))) {
       const path = join(dir, `dashboard-${name}.png`);
-      await (target ? target.screenshot({ path }) : page.screenshot({ path, fullPage: true }));
+      await (target && target !== 'viewport' ? target.screenshot({ path }) : page.screenshot({ path, fullPage: !target }));
     }
   }
   const db = () => t.platform.deps.db;
@@ -167,19 +169,117 @@ describe('developer dashboard', () => {
     assert.ok(rows[0].expires_at > new Date());
   });
 
+  test('finding a provider: search by name and a category narrow the grid (with and without JavaScript); an entry opens the create form with it chosen, and creating works', async () => {
+    const all = ((await (await t.api('/providers')).json()) as Json).data as { name: string; display_name: string; categories: string[]; auth_mode: string }[];
+    const expected = (q: string, category = '') =>
+      all
+        .filter((p) => (!q || p.name.includes(q) || p.display_name.toLowerCase().includes(q)) && (!category || p.categories.includes(category)))
+        .map((p) => p.name)
+        .sort();
+    const gridOf = (p: Page) => p.getByRole('list', { name: 'Providers' });
+    const shown = async (p: Page = page) =>
+      (
+        await gridOf(p)
+          .locator('li:visible')
+          .evaluateAll((els) => els.map((e) => e.getAttribute('data-provider')!))
+      ).sort();
+    const count = (p: Page = page) => p.locator('#provider-count').textContent();
+
+    await page.goto(`${t.url}/dashboard/dev/integrations`);
+    await navigate(page.getByRole('link', { name: 'Create an integration' }));
+    await page.waitForURL(/\/dashboard\/dev\/integrations\/new$/);
+    assert.deepEqual(await shown(), expected(''));
+    assert.equal(await count(), `${all.length} providers`);
+    // Each entry shows its logo, name, auth mode and categories.
+    const github = gridOf(page).locator('li[data-provider="github"]');
+    assert.equal(await github.locator('img').getAttribute('src'), '/images/logos/github.svg');
+    assert.match((await github.textContent()) ?? '', /GitHub[\s\S]*OAuth 2[\s\S]*Dev tools/);
+    await evidence('provider-grid', 'viewport');
+
+    // Typing narrows the grid at once (no page load), and the address keeps the search.
+    await page.getByLabel('Search by name').fill('git');
+    const git = expected('git');
+    assert.ok(git.includes('github') && git.includes('gitlab') && git.length < all.length, git.join());
+    assert.deepEqual(await shown(), git);
+    assert.equal(await count(), `${git.length} of ${all.length} providers`);
+    assert.match(page.url(), /\/integrations\/new\?q=git$/);
+
+    await page.getByLabel('Category').selectOption('dev-tools');
+    assert.deepEqual(await shown(), expected('git', 'dev-tools'));
+    await page.getByLabel('Search by name').fill('');
+    const devTools = expected('', 'dev-tools');
+    assert.ok(devTools.length > 2 && devTools.length < all.length);
+    assert.deepEqual(await shown(), devTools);
+    assert.equal(await page.getByLabel('Category').locator('option:checked').textContent(), `Dev tools (${devTools.length})`);
+    await page.getByLabel('Search by name').fill('no provider is called this');
+    assert.deepEqual(await shown(), []);
+    assert.match((await page.locator('#provider-none').textContent()) ?? '', /No provider matches/);
+    assert.ok(await page.locator('#provider-none').isVisible());
+
+    // Without JavaScript the same form filters through the query string.
+    const noJs = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1366, height: 860 } });
+    try {
+      await noJs.addCookies(await context.cookies(`${t.url}/dashboard/`));
+      const plain = await noJs.newPage();
+      await plain.goto(`${t.url}/dashboard/dev/integrations/new?q=git&category=dev-tools`);
+      assert.deepEqual(await shown(plain), expected('git', 'dev-tools'));
+      assert.equal(await plain.getByLabel('Search by name').inputValue(), 'git');
+      await plain.getByLabel('Search by name').fill('Slack');
+      await plain.getByLabel('Category').selectOption('');
+      await Promise.all([plain.waitForNavigation(), plain.getByRole('button', { name: 'Filter' }).click()]);
+      assert.deepEqual(await shown(plain), expected('slack'));
+      assert.equal(await count(plain), `${expected('slack').length} of ${all.length} providers`);
+      await Promise.all([plain.waitForNavigation(), gridOf(plain).locator('li[data-provider="slack"] a').click()]);
+      assert.equal(await plain.locator('input[name="provider"]').inputValue(), 'slack');
+    } finally {
+      await noJs.close();
+    }
+
+    // An entry is a link: Enter on it opens the create form with that provider chosen.
+    await page.getByLabel('Search by name').fill('GitHub');
+    await page.getByLabel('Category').selectOption('');
+    await github.locator('a').focus();
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await page.waitForURL(/\/dashboard\/dev\/integrations\/new\?provider=github$/);
+    const chosen = page.getByRole('region', { name: 'Create a GitHub integration' });
+    assert.match((await chosen.textContent()) ?? '', /OAuth 2/);
+    assert.equal(await chosen.locator('input[name="provider"]').inputValue(), 'github');
+    assert.equal(await page.getByLabel('Unique key').inputValue(), 'github', "the provider's name is the suggested key");
+    await shot('create-integration');
+    await navigate(page.getByRole('button', { name: 'Create integration' }));
+    await page.waitForURL(/\/dashboard\/dev\/integrations\/github\/endpoints\?notice=integration-created$/);
+    await expectNotice('Integration created.');
+    const created = ((await (await t.api('/integrations/github')).json()) as Json).data;
+    assert.equal(created.provider, 'github');
+    // Once taken, the suggested key is another.
+    await page.goto(`${t.url}/dashboard/dev/integrations/new?provider=github`);
+    assert.equal(await page.getByLabel('Unique key').inputValue(), 'github-2');
+    await page.goto(`${t.url}/dashboard/dev/integrations/new?provider=no-such-provider`);
+    await expectNotice('Choose a provider from the catalogue.');
+    assert.deepEqual(await shown(), expected(''));
+    assert.ok(!logs.some((l) => l.startsWith('pageerror')), logs.join('\n'));
+  });
+
+  /** Opens the create form of `provider` from the grid, searching for its display name. */
+  async function chooseProvider(displayName: string, provider: string): Promise<void> {
+    await page.goto(`${t.url}/dashboard/dev/integrations/new`);
+    await page.getByLabel('Search by name').fill(displayName);
+    await navigate(page.getByRole('list', { name: 'Providers' }).locator(`li[data-provider="${provider}"] a`));
+  }
+
   test('create a Metabase integration; the Authorization tab shows the callback URL with a copy button', async () => {
-    await page.getByLabel('Provider').selectOption('metabase');
+    await chooseProvider('Metabase', 'metabase');
     await page.getByLabel('Unique key').fill('metabase');
     await navigate(page.getByRole('button', { name: 'Create integration' }));
     await page.waitForURL(/\/dashboard\/dev\/integrations\/metabase\/endpoints\?notice=integration-created$/);
     await expectNotice('Integration created.');
 
-    // A second one with the same key is refused with the reason.
-    await page.goto(`${t.url}/dashboard/dev/integrations`);
-    await page.getByLabel('Provider').selectOption('metabase');
+    // A second one with the same key is refused with the reason, the provider still chosen.
+    await chooseProvider('Metabase', 'metabase');
     await page.getByLabel('Unique key').fill('metabase');
     await navigate(page.getByRole('button', { name: 'Create integration' }));
     await expectNotice('already exists');
+    assert.equal(await page.locator('input[name="provider"]').inputValue(), 'metabase');
     await page.goto(`${t.url}/dashboard/dev/integrations`);
     await page.getByRole('link', { name: 'Metabase' }).first().waitFor();
     await shot('integrations');
@@ -243,8 +343,11 @@ describe('developer dashboard', () => {
     await page.goto(`${t.url}/dashboard/dev/providers`);
     await page.getByRole('table', { name: 'Your providers' }).getByRole('link', { name: 'Acme' }).waitFor();
     await shot('providers');
-    await page.goto(`${t.url}/dashboard/dev/integrations`);
-    assert.equal(await page.getByLabel('Provider').locator('option[value="acme-dash"]').count(), 1);
+    await page.goto(`${t.url}/dashboard/dev/integrations/new?q=acme`);
+    assert.match(
+      (await page.getByRole('list', { name: 'Providers' }).locator('li[data-provider="acme-dash"]').textContent()) ?? '',
+      /Acme[\s\S]*API key[\s\S]*yours/,
+    );
 
     await page.goto(`${t.url}/dashboard/dev/providers/acme-dash`);
     await navigate(page.getByRole('button', { name: 'Delete provider' }));
@@ -357,7 +460,7 @@ describe('developer dashboard', () => {
     assert.match((await syncRow.textContent()) ?? '', /scheduled/);
     assert.match((await syncRow.textContent()) ?? '', /User: \+\d+/);
 
-    const schedule = t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users');
+    const schedule = t.platform.deps.temporal.schedule.getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'acme', 'users'));
     assert.equal((await schedule.describe()).state.paused, false);
     await navigate(page.getByRole('button', { name: 'Pause users' }));
     await expectNotice('Sync paused.');
@@ -707,7 +810,11 @@ describe('developer dashboard', () => {
     const conn = (await db().query(`SELECT id FROM connections WHERE connection_id = 'acme'`)).rows[0];
     const state = (await db().query(`SELECT status FROM sync_states WHERE connection_pk = $1 AND sync_name = 'users'`, [conn.id])).rows[0];
     assert.equal(state.status, 'PAUSED', 'nothing was started');
-    assert.equal((await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe()).state.paused, true);
+    assert.equal(
+      (await t.platform.deps.temporal.schedule.getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'acme', 'users')).describe())
+        .state.paused,
+      true,
+    );
 
     // The sign-in form needs its double-submit token too.
     const signIn = await fetch(`${t.url}/dashboard/sign-in`, {

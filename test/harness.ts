@@ -129,14 +129,14 @@ export interface MetabaseConnectionOptions {
   extra?: Json;
 }
 
-/** An API-key connection of the integration `metabase` to the fake at `domain`; returns the created connection (the answer's body). */
-export async function addMetabaseConnection(t: TestPlatform, domain: string, apiKey: string, opts: MetabaseConnectionOptions = {}): Promise<Json> {
+/** An API-key connection of the integration `metabase` to the fake at `hostname`; returns the created connection (the answer's body). */
+export async function addMetabaseConnection(t: TestPlatform, hostname: string, apiKey: string, opts: MetabaseConnectionOptions = {}): Promise<Json> {
   const res = await t.api('/connections', {
     method: 'POST',
     json: {
       provider_config_key: opts.providerConfigKey ?? 'metabase',
       connection_id: opts.connectionId ?? 'acme',
-      connection_config: { domain },
+      connection_config: { hostname },
       credentials: { type: 'API_KEY', apiKey },
       ...opts.extra,
     },
@@ -145,15 +145,15 @@ export async function addMetabaseConnection(t: TestPlatform, domain: string, api
   return (await res.json()) as Json;
 }
 
-/** The integration `metabase`, an API-key connection to the fake at `domain`, then the endpoints enabled (none by default). */
+/** The integration `metabase`, an API-key connection to the fake at `hostname`, then the endpoints enabled (none by default). */
 export async function connectMetabase(
   t: TestPlatform,
-  domain: string,
+  hostname: string,
   apiKey: string,
   opts: { connectionId?: string; endpoints?: 'all' | string[] } = {},
 ): Promise<void> {
   await createMetabaseIntegration(t);
-  await addMetabaseConnection(t, domain, apiKey, { connectionId: opts.connectionId });
+  await addMetabaseConnection(t, hostname, apiKey, { connectionId: opts.connectionId });
   if (opts.endpoints) await enableMetabaseEndpoints(t, opts.endpoints);
 }
 

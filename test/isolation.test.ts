@@ -135,7 +135,7 @@ describe('isolation and secrets', () => {
       json: {
         provider_config_key: 'metabase',
         connection_id: 'evil',
-        connection_config: { domain: 'https://169.254.169.254' }, // https, so the address is the only reason to refuse
+        connection_config: { hostname: 'https://169.254.169.254' }, // https, so the address is the only reason to refuse
         credentials: { type: 'API_KEY', apiKey: 'k' },
       },
     });

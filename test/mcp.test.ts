@@ -3,7 +3,7 @@
  * `StreamableHTTPClientTransport`) against the real platform and the Metabase fake.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +43,18 @@ const ping = Object.assign(
   }),
   { title: 'Ping', annotations: { readOnlyHint: true } },
 );
-registerPrebuiltScripts('metabase', { ...metabaseScripts, ping });
+// An action whose name holds the tool-name separator: on integration `mb` it is `mb__admin__ping`,
+// the name `ping` of the integration `mb__admin` gets too.
+const adminPing = createAction({
+  description: 'Answers who ran',
+  endpoint: { method: 'GET', path: '/admin-ping' },
+  input: z.object({}),
+  output: z.object({ who: z.string() }),
+  async exec() {
+    return { who: 'admin__ping of mb' };
+  },
+});
+registerPrebuiltScripts('metabase', { ...metabaseScripts, ping, admin__ping: adminPing });
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEPLOYED_ACTION = `import { createAction } from 'switchyard/sdk';
@@ -222,6 +233,10 @@ describe('MCP server', () => {
       assert.equal(res.status, 201, await res.clone().text());
       return ((await res.json()) as Json).data as Json;
     }
+    async function nangoDelete(connectionId: string): Promise<void> {
+      const res = await t.api(`/connections/${connectionId}?provider_config_key=metabase`, { method: 'DELETE' });
+      assert.ok(res.status < 300, await res.clone().text());
+    }
     const session = (extra: Json = {}) =>
       createSession({ end_user: { id: 'u1' }, connections: [{ provider_config_key: 'metabase', connection_id: 'acme' }], ...extra });
 
@@ -282,6 +297,110 @@ describe('MCP server', () => {
       });
       assert.equal(bad.status, 400);
       assert.deepEqual(((await bad.json()) as Json).error.errors[0].path, ['tools', 0]);
+    });
+
+    test('tool names are never ambiguous: keys whose names could collide are refused, and a stored session cannot reach another connection’s action', async () => {
+      for (const key of ['mb', 'mb__admin']) {
+        assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: key } })).status, 200);
+        await addMetabaseConnection(t, metabase.url, API_KEY, { providerConfigKey: key });
+      }
+      const enable = (key: string, path: string) =>
+        t.api(`/integrations/${key}/endpoints`, { method: 'PATCH', json: { endpoints: [{ method: 'GET', path, enabled: true }] } });
+      assert.equal((await enable('mb', '/admin-ping')).status, 200);
+      assert.equal((await enable('mb__admin', '/ping')).status, 200);
+      const connections = [
+        { provider_config_key: 'mb', connection_id: 'acme' },
+        { provider_config_key: 'mb__admin', connection_id: 'acme' },
+      ];
+      // A session stored as an earlier release stored it: allowed `mb__admin__ping`, meaning ping of mb__admin.
+      const { createAgentSession } = await import('../features/agent-sessions/store.js');
+      const db = t.platform.deps.db;
+      const envId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+      const pks = await db.query<{ id: number; key: string }>(
+        `SELECT c.id, i.unique_key AS key FROM connections c JOIN integrations i ON i.id = c.integration_id WHERE i.unique_key IN ('mb', 'mb__admin') AND c.connection_id = 'acme'`,
+      );
+      const stored = await createAgentSession(db, {
+        environmentId: envId,
+        endUser: { id: 'u1' },
+        connections: connections.map((c) => ({
+          providerConfigKey: c.provider_config_key,
+          connectionId: c.connection_id,
+          connectionPk: pks.rows.find((r) => r.key === c.provider_config_key)!.id,
+        })),
+        tools: ['mb__admin__ping'],
+        expiresAt: new Date(Date.now() + 3_600_000),
+      });
+      const client = await mcpClient(t, { authorization: `Bearer ${stored.token}` });
+      const call = (await client.callTool({ name: 'mb__admin__ping', arguments: {} })) as CallToolResult;
+      assert.equal(call.isError, true, `ran: ${JSON.stringify(call.structuredContent)}`);
+      assert.equal((textOf(call).error as Json).code, 'unknown_tool');
+      const names = (await client.listTools()).tools.map((x) => x.name);
+      assert.deepEqual(names, [], 'a name two tools would share is listed for neither');
+      await client.close();
+
+      const refused = await t.api('/agent-sessions', { method: 'POST', json: { end_user: { id: 'u1' }, connections, tools: ['mb__admin__ping'] } });
+      assert.equal(refused.status, 400, await refused.clone().text());
+      assert.deepEqual(((await refused.json()) as Json).error.errors[0].path, ['connections', 1]);
+      // Alone, each key is unambiguous: `mb__admin__ping` is mb's admin__ping.
+      const alone = await createSession({ end_user: { id: 'u1' }, connections: [connections[0]], tools: ['mb__admin__ping'] });
+      const aloneClient = await mcpClient(t, { authorization: `Bearer ${alone.token}` });
+      assert.deepEqual(
+        (await aloneClient.listTools()).tools.map((x) => x.name),
+        ['mb__admin__ping'],
+      );
+      assert.deepEqual((await aloneClient.callTool({ name: 'mb__admin__ping', arguments: {} })).structuredContent, { who: 'admin__ping of mb' });
+      await aloneClient.close();
+    });
+
+    test('a session is bound to the connection rows it was given: a deleted and re-created connection of the same id is not reachable', async () => {
+      await addMetabaseConnection(t, metabase.url, API_KEY, { connectionId: 'reborn' });
+      const s = await createSession({ end_user: { id: 'u1' }, connections: [{ provider_config_key: 'metabase', connection_id: 'reborn' }] });
+      const before = await mcpClient(t, { authorization: `Bearer ${s.token}` });
+      assert.equal((await before.listTools()).tools.length, 2);
+      await before.close();
+
+      await nangoDelete('reborn');
+      await addMetabaseConnection(t, metabase.url, API_KEY, { connectionId: 'reborn' });
+      await assert.rejects(mcpClient(t, { authorization: `Bearer ${s.token}` }), /unknown_connection/);
+      const users = metabase.state.users.length;
+      const direct = await fetch(`${t.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'metabase__create-user', arguments: { firstName: 'R', lastName: 'R', email: 'r@example.com' } },
+        }),
+      });
+      assert.equal(direct.status, 400, await direct.clone().text());
+      assert.equal(((await direct.json()) as Json).error.code, 'unknown_connection');
+      assert.equal(metabase.state.users.length, users, 'nothing ran on the new connection');
+    });
+
+    test('migration 021 binds the live sessions made before to the rows they meant: a connection re-created since is not theirs', async () => {
+      const { createAgentSession } = await import('../features/agent-sessions/store.js');
+      const db = t.platform.deps.db;
+      await addMetabaseConnection(t, metabase.url, API_KEY, { connectionId: 'phoenix' });
+      const envId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+      const old = (connectionId: string) =>
+        createAgentSession(db, {
+          environmentId: envId,
+          endUser: { id: 'u1' },
+          connections: [{ providerConfigKey: 'metabase', connectionId }],
+          tools: null,
+          expiresAt: new Date(Date.now() + 3_600_000),
+        });
+      const kept = await old('acme');
+      const lost = await old('phoenix');
+      await nangoDelete('phoenix');
+      await addMetabaseConnection(t, metabase.url, API_KEY, { connectionId: 'phoenix' });
+      const sql = await readFile(path.join(ROOT, 'lib/db/migrations/021_agent_session_connection_rows.sql'), 'utf8');
+      await db.query(sql);
+      const keptClient = await mcpClient(t, { authorization: `Bearer ${kept.token}` });
+      assert.equal((await keptClient.listTools()).tools.length, 2);
+      await keptClient.close();
+      await assert.rejects(mcpClient(t, { authorization: `Bearer ${lost.token}` }), /unknown_connection/);
     });
 
     test('the token works only on /mcp: every other route answers 401', async () => {

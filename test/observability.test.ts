@@ -12,7 +12,7 @@ import { trace } from '@opentelemetry/api';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, enableMetabaseEndpoints, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
-import { executeWorkflow, taskQueueFor } from '../workflows/contracts.js';
+import { checkWorkflowId, executeWorkflow, syncScheduleId, taskQueueFor } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -218,7 +218,7 @@ describe('OpenTelemetry', () => {
   });
 
   test('a run a schedule starts is traced too, as its own trace', async () => {
-    const handle = t.platform.deps.temporal.schedule.getHandle('check:dev:metabase:obs-trace');
+    const handle = t.platform.deps.temporal.schedule.getHandle(checkWorkflowId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'obs-trace'));
     const described = await handle.describe();
     assert.ok(described.raw.schedule?.action?.startWorkflow?.header?.fields?.['switchyard-trace'], 'the schedule carries the tracing marker');
     const before = spansOf(otlp.received, '/v1/traces').filter((s) => s.name === 'RunWorkflow:connectionCheckWorkflow').length;
@@ -345,7 +345,7 @@ describe('alerts, the status API and Temporal visibility', () => {
     const connection = (await (await t.api(`/connections/${conn}?provider_config_key=metabase`)).json()) as Json;
     const syncErrors = connection.errors.filter((e: Json) => e.type === 'sync');
     assert.equal(syncErrors.length, 1);
-    assert.match(syncErrors[0].log_id, new RegExp(`^sync:dev:metabase:${conn}:users`));
+    assert.ok(syncErrors[0].log_id.startsWith(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', conn, 'users')), syncErrors[0].log_id);
     assert.ok(connection.last_check_at);
     assert.match((await syncStatus()).lastError.description, /403/);
   });
@@ -360,7 +360,7 @@ describe('alerts, the status API and Temporal visibility', () => {
     const resolved = (await (await t.api('/alerts?status=resolved')).json()) as Json;
     const alert = resolved.data.find((a: Json) => a.kind === 'sync_failed');
     assert.ok(alert?.resolved_at);
-    assert.match(alert.resolved_by, /^sync:dev:metabase:/);
+    assert.ok(alert.resolved_by.startsWith(`sync:${taskQueueFor(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev')}:metabase:`), alert.resolved_by);
     await waitFor('the resolution webhook', () => alertPosts().find((p) => p.json.operation === 'resolved' && p.json.alert.id === alert.id));
 
     const status = ((await (await t.api('/integrations/metabase/status')).json()) as Json).data;
@@ -429,7 +429,7 @@ describe('alerts, the status API and Temporal visibility', () => {
       const found = await list(`SwitchyardConnection="${conn}" AND WorkflowType="syncWorkflow" AND ExecutionStatus="Failed"`);
       return found.length >= 3 ? found : null;
     });
-    assert.ok(failed.every((w) => w.workflowId.startsWith(`sync:dev:metabase:${conn}:users`)));
+    assert.ok(failed.every((w) => w.workflowId.startsWith(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', conn, 'users'))));
     const described = await client.workflow.getHandle(failed[0]!.workflowId).describe();
     assert.match((await described.staticSummary()) ?? '', /^Sync users of metabase\//);
   });

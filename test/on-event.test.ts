@@ -128,7 +128,7 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
       json: {
         provider_config_key: PCK,
         connection_id: connectionId,
-        connection_config: { domain: metabase.url },
+        connection_config: { hostname: metabase.url },
         credentials: { type: 'API_KEY', apiKey: API_KEY },
       },
     });

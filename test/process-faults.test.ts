@@ -29,6 +29,7 @@ import { startTemporalServer } from '../lib/embedded/temporal-server.js';
 import { startMetabaseFake, type MetabaseFake } from './fakes/index.js';
 import { killAllParts, startPart, type Part } from './parts.js';
 import { waitFor as waitUntil } from './wait.js';
+import { checkWorkflowId, syncScheduleId } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -189,10 +190,10 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
     return fetch(apiUrl + pathname, { ...rest, headers });
   }
 
-  const connectionBody = (connectionId: string, domain: string) => ({
+  const connectionBody = (connectionId: string, hostname: string) => ({
     provider_config_key: 'metabase',
     connection_id: connectionId,
-    connection_config: { domain },
+    connection_config: { hostname },
     credentials: { type: 'API_KEY', apiKey: API_KEY },
   });
 
@@ -217,8 +218,8 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
     return {
       row: Boolean(row),
       credentials,
-      checkSchedule: await scheduleExists(`check:dev:metabase:${connectionId}`),
-      syncSchedule: await scheduleExists(`sync:dev:metabase:${connectionId}:users`),
+      checkSchedule: await scheduleExists(checkWorkflowId(baseEnv.SWITCHYARD_TASK_QUEUE_PREFIX!, 'dev', 'metabase', connectionId)),
+      syncSchedule: await scheduleExists(syncScheduleId(baseEnv.SWITCHYARD_TASK_QUEUE_PREFIX!, 'dev', 'metabase', connectionId, 'users')),
     };
   }
 

@@ -23,6 +23,7 @@ import { startTemporalServer } from '../lib/embedded/temporal-server.js';
 import { startMetabaseFake, type MetabaseFake } from './fakes/index.js';
 import { killAllParts, startPart, type Part } from './parts.js';
 import { waitFor as waitUntil } from './wait.js';
+import { syncScheduleId } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -87,7 +88,7 @@ describe('production shape: Temporal server on PostgreSQL, one API and two worke
       json: {
         provider_config_key: 'metabase',
         connection_id: connectionId,
-        connection_config: { domain: fake.url },
+        connection_config: { hostname: fake.url },
         credentials: { type: 'API_KEY', apiKey: API_KEY },
       },
     });
@@ -236,7 +237,7 @@ describe('production shape: Temporal server on PostgreSQL, one API and two worke
       const done = await completedAttempt(run.workflowId, 'executeSync');
       assert.equal(done.pid, survivor.child.pid, 'the surviving worker ran the attempt that completed');
       assert.ok(done.attempt >= 2, `a retry completed (attempt ${done.attempt})`);
-      const schedule = await tClient!.schedule.getHandle('sync:dev:metabase:big-a:users').describe();
+      const schedule = await tClient!.schedule.getHandle(syncScheduleId(env.SWITCHYARD_TASK_QUEUE_PREFIX!, 'dev', 'metabase', 'big-a', 'users')).describe();
       assert.equal(schedule.action.type, 'startWorkflow');
       assert.equal(schedule.action.workflowType, 'syncWorkflow');
       say(

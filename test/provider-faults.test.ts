@@ -54,7 +54,7 @@ describe('provider faults', () => {
     await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase', integration_config: { base_url: api.url } } });
     const res = await t.api('/connections', {
       method: 'POST',
-      json: { provider_config_key: 'metabase', connection_id: 'acme', connection_config: { domain: api.url }, credentials: { type: 'API_KEY', apiKey: 'k' } },
+      json: { provider_config_key: 'metabase', connection_id: 'acme', connection_config: { hostname: api.url }, credentials: { type: 'API_KEY', apiKey: 'k' } },
     });
     assert.equal(res.status, 201, await res.clone().text());
     await t.api('/integrations/metabase/endpoints', {

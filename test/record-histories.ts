@@ -36,7 +36,7 @@ test('record workflow histories', { skip: process.env.RECORD_HISTORIES !== '1' }
       json: {
         provider_config_key: 'metabase',
         connection_id: 'acme',
-        connection_config: { domain: metabase.url },
+        connection_config: { hostname: metabase.url },
         credentials: { type: 'API_KEY', apiKey: 'mb_histories=' },
       },
     });

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
-import type { ScheduleDescription } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { ScheduleNotFoundError, ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
+import { SyncSchedules, syncScheduleTiming } from '../features/syncs/schedules.js';
+import { checkWorkflowId, syncScheduleId } from '../workflows/contracts.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, createMetabaseIntegration, enableMetabaseEndpoints, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess } from './worker-process.js';
@@ -70,7 +73,9 @@ describe('syncs and the records cache', () => {
     assert.equal(s.recordCount.User, 250);
     assert.equal(s.frequency, 'every day');
     assert.ok(s.nextScheduledSyncAt);
-    const schedule = await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe();
+    const schedule = await t.platform.deps.temporal.schedule
+      .getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'acme', 'users'))
+      .describe();
     assert.equal(schedule.state.paused, false);
     assertTiming(schedule, 86_400_000);
     // The schedule's next firing is Temporal's, and carries the phase offset.
@@ -124,13 +129,20 @@ describe('syncs and the records cache', () => {
     await nango.pauseSync('metabase', ['users'], 'acme');
     let s = await status(nango, 'acme');
     assert.equal(s.status, 'PAUSED');
-    assert.equal((await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe()).state.paused, true);
+    assert.equal(
+      (await t.platform.deps.temporal.schedule.getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'acme', 'users')).describe())
+        .state.paused,
+      true,
+    );
     assert.equal(s.nextScheduledSyncAt, null);
     await nango.updateSyncConnectionFrequency('metabase', 'users', 'acme', 'every 2 hours');
     s = await status(nango, 'acme');
     assert.equal(s.frequency, 'every 2 hours');
     // An update keeps the configured catch-up window and re-derives the phase for the new interval.
-    assertTiming(await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe(), 7_200_000);
+    assertTiming(
+      await t.platform.deps.temporal.schedule.getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'acme', 'users')).describe(),
+      7_200_000,
+    );
     const bad = await t.api('/sync/update-connection-frequency', {
       method: 'PUT',
       json: { sync_name: 'users', provider_config_key: 'metabase', connection_id: 'acme', frequency: 'every 5 seconds' },
@@ -145,14 +157,18 @@ describe('syncs and the records cache', () => {
       return metabase.requests.length > runsBefore && st.latestExecutionStatus === 'SUCCESS' ? st : null;
     });
     assert.notEqual(s.status, 'PAUSED');
-    assert.equal((await t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:acme:users').describe()).state.paused, false);
+    assert.equal(
+      (await t.platform.deps.temporal.schedule.getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'acme', 'users')).describe())
+        .state.paused,
+      false,
+    );
   });
 
   test('deactivating the endpoint removes the schedule; deleting the connection removes its schedules', async () => {
     await connect(t, metabase.url, 'temp');
     await waitFor('schedule of temp', async () =>
       t.platform.deps.temporal.schedule
-        .getHandle('sync:dev:metabase:temp:users')
+        .getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'temp', 'users'))
         .describe()
         .then(
           () => true,
@@ -160,8 +176,76 @@ describe('syncs and the records cache', () => {
         ),
     );
     await nango.deleteConnection('metabase', 'temp');
-    await assert.rejects(t.platform.deps.temporal.schedule.getHandle('sync:dev:metabase:temp:users').describe());
-    await assert.rejects(t.platform.deps.temporal.schedule.getHandle('check:dev:metabase:temp').describe());
+    await assert.rejects(
+      t.platform.deps.temporal.schedule.getHandle(syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'temp', 'users')).describe(),
+    );
+    await assert.rejects(
+      t.platform.deps.temporal.schedule.getHandle(checkWorkflowId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'temp')).describe(),
+    );
+  });
+
+  test('two deployments in one Temporal namespace (two task-queue prefixes) keep their own sync schedules', async () => {
+    const { temporal } = t.platform.deps;
+    const timing = syncScheduleTiming(t.config);
+    const own = t.config.SWITCHYARD_TASK_QUEUE_PREFIX;
+    const [a, b] = [new SyncSchedules(temporal, `${own}-a`, timing), new SyncSchedules(temporal, `${own}-b`, timing)];
+    const target = { env: 'dev', connection: { id: 1, integrationKey: 'metabase', connectionId: 'two-deployments' }, syncName: 'users' };
+    await a.ensure(target, '1h', { paused: true, runNow: false });
+    await b.ensure(target, '1h', { paused: false, runNow: false });
+    assert.equal(await a.nextRunAt(target), null, "b's schedule is not a's: a stays paused");
+    assert.ok(await b.nextRunAt(target));
+    await a.remove(target);
+    assert.ok(await b.nextRunAt(target), "removing a's schedule leaves b's");
+    await b.remove(target);
+  });
+
+  test("at start, a deployment's schedules under the former shared ids move to ids with its task queue (spec and state kept; two starts at once; another deployment's left)", async () => {
+    const { temporal } = t.platform.deps;
+    const prefix = `${t.config.SWITCHYARD_TASK_QUEUE_PREFIX}-mig`;
+    const key = `mig-${randomBytes(3).toString('hex')}`;
+    const legacy = { sync: `sync:dev:${key}:c1:users`, check: `check:dev:${key}:c1`, foreign: `sync:dev:${key}:c2:users` };
+    const schedule = (id: string, taskQueue: string, workflowType: string, args: unknown[], workflowId?: string) =>
+      temporal.schedule.create({
+        scheduleId: id,
+        spec: { intervals: [{ every: '2h', offset: '17s' }] },
+        action: { type: 'startWorkflow', workflowType, taskQueue, args, ...(workflowId ? { workflowId } : {}) },
+        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '7m' },
+        state: { paused: true, note: 'paused through the API' },
+      });
+    // As a release before the fix wrote them: the sync's runs named after the schedule, the check's by Temporal's default.
+    await schedule(legacy.sync, `${prefix}-dev`, 'syncWorkflow', [{ connectionPk: 41, syncName: 'users' }], legacy.sync);
+    await schedule(legacy.check, `${prefix}-dev`, 'connectionCheckWorkflow', [{ connectionPk: 41 }]);
+    // Another deployment's, under an id of the same shape.
+    await schedule(legacy.foreign, `${prefix}-elsewhere-dev`, 'syncWorkflow', [{ connectionPk: 7, syncName: 'users' }], legacy.foreign);
+    await waitFor('the schedules to be listed', async () => {
+      const ids = new Set<string>();
+      for await (const x of temporal.schedule.list()) ids.add(x.scheduleId);
+      return Object.values(legacy).every((id) => ids.has(id));
+    });
+
+    const starts = await Promise.all([0, 1].map(() => startTestPlatform({ env: { SWITCHYARD_TASK_QUEUE_PREFIX: prefix }, runWorker: false })));
+    await Promise.all(starts.map((p) => p.stop()));
+
+    const moved = await temporal.schedule.getHandle(syncScheduleId(prefix, 'dev', key, 'c1', 'users')).describe();
+    assert.equal(moved.action.type, 'startWorkflow');
+    assert.equal(moved.action.workflowType, 'syncWorkflow');
+    assert.equal(moved.action.taskQueue, `${prefix}-dev`);
+    assert.equal(moved.action.workflowId, moved.scheduleId, "the sync's runs are named after the new id");
+    assert.deepEqual(moved.action.args, [{ connectionPk: 41, syncName: 'users' }]);
+    assert.deepEqual(
+      moved.spec.intervals?.map((i) => [Number(i.every), Number(i.offset)]),
+      [[7_200_000, 17_000]],
+    );
+    assert.equal(moved.policies.catchupWindow, 7 * 60_000);
+    assert.equal(moved.policies.overlap, ScheduleOverlapPolicy.SKIP);
+    assert.deepEqual([moved.state.paused, moved.state.note], [true, 'paused through the API']);
+    const check = await temporal.schedule.getHandle(checkWorkflowId(prefix, 'dev', key, 'c1')).describe();
+    assert.equal(check.action.type === 'startWorkflow' && check.action.workflowId, `${check.scheduleId}-workflow`);
+    assert.deepEqual(check.action.type === 'startWorkflow' && check.action.args, [{ connectionPk: 41 }]);
+    for (const id of [legacy.sync, legacy.check]) await assert.rejects(temporal.schedule.getHandle(id).describe(), ScheduleNotFoundError, id);
+    const foreign = await temporal.schedule.getHandle(legacy.foreign).describe();
+    assert.equal(foreign.action.type === 'startWorkflow' && foreign.action.taskQueue, `${prefix}-elsewhere-dev`);
+    for (const id of [moved.scheduleId, check.scheduleId, legacy.foreign]) await temporal.schedule.getHandle(id).delete();
   });
 
   test('bad sync requests get clear 4xx answers', async () => {

@@ -31,6 +31,16 @@ describe('user-defined providers through the API', () => {
     return ((await res.json()) as Json).data.token;
   }
   const calls = (fake: GenericProviderFake, path: string) => fake.requests.filter((r) => r.path === path);
+  /** A dev provider row written straight to the table, past the API's checks, as an older release could have. */
+  async function storeAsAnOlderRelease(def: ProviderDefinitionInput): Promise<void> {
+    const db = t.platform.deps.db;
+    const envId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+    await db.query('INSERT INTO providers (environment_id, name, definition) VALUES ($1, $2, $3)', [
+      envId,
+      def.name,
+      JSON.stringify({ categories: [], ...def }),
+    ]);
+  }
 
   before(async () => {
     t = await startTestPlatform();
@@ -156,6 +166,124 @@ describe('user-defined providers through the API', () => {
     assert.equal(prodIntegration.status, 400);
     assert.equal((await define({ ...def, display_name: 'Prod own' }, t.prodKey)).status, 201);
     assert.equal(((await (await t.api('/providers/dev-only')).json()) as Json).data.display_name, 'Dev only');
+  });
+
+  test('docs must be an http(s) URL: javascript: and data: are refused naming the field, and one stored before is not served', async () => {
+    const def: ProviderDefinitionInput = { name: 'docs-check', display_name: 'Docs', auth_mode: 'NONE', proxy: { base_url: 'https://docs.test' }, docs: DOCS };
+    for (const docs of ['javascript:alert(document.cookie)', 'JavaScript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:x']) {
+      const res = await define({ ...def, docs });
+      assert.equal(res.status, 400, `${docs}: ${await res.clone().text()}`);
+      assert.deepEqual(
+        ((await res.json()) as Json).error.errors.map((e: Json) => e.path),
+        [['docs']],
+        docs,
+      );
+    }
+    const connectDocs = await define({ ...def, docs_connect: 'javascript:alert(1)' } as ProviderDefinitionInput);
+    assert.equal(connectDocs.status, 400);
+    assert.deepEqual(((await connectDocs.json()) as Json).error.errors[0].path, ['docs_connect']);
+    // The connect session's own override of that link, shown by Nango's Connect UI.
+    const session = await t.api('/connect/sessions', {
+      method: 'POST',
+      json: { end_user: { id: 'u-1' }, overrides: { 'some-key': { docs_connect: 'javascript:alert(1)' } } },
+    });
+    assert.equal(session.status, 400, await session.clone().text());
+    assert.deepEqual(((await session.json()) as Json).error.errors[0].path, ['overrides', 'some-key', 'docs_connect']);
+    // A definition stored before the check is not served with its javascript: link (the API and the
+    // dashboard's link both read providerFromDefinition's `docs`).
+    await storeAsAnOlderRelease({ ...def, name: 'legacy-docs', docs: 'javascript:alert(1)' });
+    const served = (await (await t.api('/providers/legacy-docs')).json()) as Json;
+    assert.doesNotMatch(served.data.docs, /^javascript:/i);
+  });
+
+  test("an environment's own provider keeps winning when a catalogue update adds its name (no silent switch of its connections)", async () => {
+    const fake = await startGenericProviderFake({ ...CLIENT, apiKey: 'sk-own-1' });
+    fakes.push(fake);
+    // Defined by the environment before the catalogue shipped a provider of the same name (`openai`):
+    // the row is written as an older release did, since the API now refuses catalogue names.
+    const def: ProviderDefinitionInput = {
+      name: 'openai',
+      display_name: 'Our own OpenAI gateway',
+      auth_mode: 'API_KEY',
+      proxy: { base_url: `${fake.url}/api`, verification: { method: 'GET', endpoints: ['/me'] } },
+      docs: DOCS,
+    };
+    fake.define(def);
+    await storeAsAnOlderRelease(def);
+
+    const one = (await (await t.api('/providers/openai')).json()) as Json;
+    assert.equal(one.data.display_name, 'Our own OpenAI gateway');
+    assert.equal(one.data.source, 'user');
+    assert.equal(one.data.shadows_catalog, true, 'the clash is said');
+    const listed = ((await (await t.api('/providers')).json()) as Json).data.filter((p: Json) => p.name === 'openai');
+    assert.deepEqual(
+      listed.map((p: Json) => [p.source, p.display_name, p.shadows_catalog]),
+      [['user', 'Our own OpenAI gateway', true]],
+    );
+    // Prod has no provider of its own by that name: it sees the catalogue's.
+    assert.equal(((await (await t.api('/providers/openai', { key: t.prodKey })).json()) as Json).data.source, 'catalog');
+
+    await nango.createIntegration({ provider: 'openai', unique_key: 'own-openai' } as never);
+    const created = await t.api('/connections', {
+      method: 'POST',
+      json: { provider_config_key: 'own-openai', connection_id: 'gw', credentials: { type: 'API_KEY', apiKey: 'sk-own-1' } },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const proxied = await nango.proxy({ providerConfigKey: 'own-openai', connectionId: 'gw', endpoint: '/me' });
+    assert.equal(proxied.status, 200);
+    assert.equal(calls(fake, '/api/me').at(-1)!.headers.authorization, 'Bearer sk-own-1', "the key went to the environment's own base URL");
+
+    // Its own can be deleted once unused, and the catalogue's takes the name back.
+    await nango.deleteIntegration('own-openai');
+    assert.equal((await t.api('/providers/openai', { method: 'DELETE' })).status, 204);
+    assert.equal(((await (await t.api('/providers/openai')).json()) as Json).data.source, 'catalog');
+    assert.equal((await t.api('/providers/openai', { method: 'DELETE' })).status, 404);
+  });
+
+  test('a connect-session token reads only what the Connect UI needs of a definition (no headers, token_params, webhook settings, URLs)', async () => {
+    const def: ProviderDefinitionInput = {
+      name: 'secretive',
+      display_name: 'Secretive',
+      auth_mode: 'OAUTH2',
+      authorization_url: 'https://secretive.test/oauth/authorize',
+      token_url: 'https://secretive.test/oauth/token',
+      token_params: { audience: 'internal-audience-42' },
+      authorization_params: { prompt: 'consent' },
+      proxy: { base_url: 'https://secretive.test/api', headers: { 'x-internal-route': 'shard-7' }, query: { partner: 'p-123' } },
+      connection_config: { region: { title: 'Region', pattern: '^[a-z]+$' } },
+      webhook: {
+        signature_header: 'x-sig',
+        algorithm: 'hmac-sha256',
+        secret: 'webhook_secret',
+        routing: { body_path: 'account', connection_config_key: 'region' },
+      },
+      docs: DOCS,
+      docs_connect: 'https://example.com/connect-help',
+      internal_note: 'not for end users',
+    } as ProviderDefinitionInput;
+    assert.equal((await define(def)).status, 201);
+    const token = await connectSession();
+    const allowed = ['name', 'display_name', 'logo_url', 'auth_mode', 'categories', 'docs', 'docs_connect', 'connection_config', 'credentials', 'source'];
+    const viaHeader = (await (await fetch(`${t.url}/providers/secretive`, { headers: { authorization: `Bearer ${token}` } })).json()) as Json;
+    const viaQuery = (await (await fetch(`${t.url}/providers/secretive?connect_session_token=${token}`)).json()) as Json;
+    const listed = ((await (await fetch(`${t.url}/providers?connect_session_token=${token}`)).json()) as Json).data as Json[];
+    for (const seen of [viaHeader.data, viaQuery.data, listed.find((p) => p.name === 'secretive')!]) {
+      const stray = Object.keys(seen).filter((k) => !allowed.includes(k));
+      assert.deepEqual(stray, [], `keys a session token must not read: ${stray.join(', ')}`);
+      assert.doesNotMatch(JSON.stringify(seen), /internal-audience-42|shard-7|p-123|x-sig|secretive\.test/);
+      assert.equal(seen.connection_config.region.required, true, 'the form is still there');
+      assert.equal(seen.docs_connect, 'https://example.com/connect-help');
+    }
+    for (const p of listed)
+      assert.deepEqual(
+        Object.keys(p).filter((k) => !allowed.includes(k)),
+        [],
+        p.name,
+      );
+    // The secret key still reads the whole definition.
+    const full = (await (await t.api('/providers/secretive')).json()) as Json;
+    assert.deepEqual(full.data.token_params, { audience: 'internal-audience-42' });
+    assert.equal(full.data.proxy.headers['x-internal-route'], 'shard-7');
   });
 
   test('API_KEY with a templated base URL: POST /providers → integration → connection → proxied call', async () => {

@@ -362,7 +362,7 @@ describe('webhooks to the developer', () => {
     assert.deepEqual(verifyWebhook(inGrace.body, inGrace.headers, oldKey), { ok: true }, 'old key still verifies in the grace window');
 
     await t.platform.deps.db.query(`UPDATE environment_settings SET previous_signing_key_expires_at = now() - interval '1 second'`);
-    await connect('wh-rotated', { connection_config: { domain: metabase.url } }); // re-authorisation: an `override` auth event
+    await connect('wh-rotated', { connection_config: { hostname: metabase.url } }); // re-authorisation: an `override` auth event
     await waitFor('second delivery', async () => receiver.at('/rotated').length === 2);
     const afterGrace = receiver.at('/rotated')[1]!;
     assert.equal((JSON.parse(afterGrace.body) as Json).operation, 'override');

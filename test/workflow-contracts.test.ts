@@ -16,6 +16,7 @@ import {
   checkWorkflowId,
   diagnosticsWorkflowId,
   executeWorkflow,
+  legacyScheduleTarget,
   onEventWorkflowId,
   scheduleAction,
   startWorkflow,
@@ -77,14 +78,32 @@ describe('Temporal contracts', () => {
   test('ids and the task queue keep their formats', () => {
     assert.equal(taskQueueFor('switchyard', 'dev'), 'switchyard-dev');
     assert.equal(actionWorkflowId('dev', 'r1'), 'action:dev:r1');
-    assert.equal(checkWorkflowId('dev', 'metabase', 'c1'), 'check:dev:metabase:c1');
+    assert.equal(checkWorkflowId('switchyard', 'dev', 'metabase', 'c1'), 'check:switchyard-dev:metabase:c1');
     assert.equal(onEventWorkflowId('dev', 'post-connection-creation', 'metabase', 'c1', 7), 'on-event:post-connection-creation:dev:metabase:c1:7');
-    assert.equal(syncScheduleId('dev', 'metabase', 'c1', 'users'), 'sync:dev:metabase:c1:users');
-    assert.equal(syncTriggerWorkflowId('sync:dev:metabase:c1:users', 'u1'), 'sync:dev:metabase:c1:users:trigger-u1');
+    assert.equal(syncScheduleId('switchyard', 'dev', 'metabase', 'c1', 'users'), 'sync:switchyard-dev:metabase:c1:users');
+    assert.equal(syncTriggerWorkflowId('sync:switchyard-dev:metabase:c1:users', 'u1'), 'sync:switchyard-dev:metabase:c1:users:trigger-u1');
     assert.equal(syncWebhookWorkflowId('dev', 'metabase', 'c1', 'users', 'e1'), 'sync-webhook:dev:metabase:c1:users:e1');
     assert.equal(webhookDeliveryWorkflowId('d1'), 'webhook:d1');
     assert.equal(webhookEndpointWorkflowId('dev', '0123abcd'), 'webhook-endpoint:dev:0123abcd');
     assert.equal(diagnosticsWorkflowId('dev', 'u1'), 'diagnostics:dev:u1');
     assert.equal(backgroundCheckWorkflowId('dev', 'c1', 'i1'), 'bgcheck:dev:c1:i1');
+  });
+
+  test('schedule ids hold the task queue: two deployments of one namespace never share one; the former ids map to the current ones', () => {
+    assert.notEqual(syncScheduleId('blue', 'dev', 'metabase', 'c1', 'users'), syncScheduleId('green', 'dev', 'metabase', 'c1', 'users'));
+    assert.notEqual(checkWorkflowId('blue', 'dev', 'metabase', 'c1'), checkWorkflowId('green', 'dev', 'metabase', 'c1'));
+    const envs = ['dev', 'prod'];
+    assert.deepEqual(legacyScheduleTarget('sync:prod:metabase:a:b:users', 'blue', envs), {
+      env: 'prod',
+      taskQueue: 'blue-prod',
+      currentId: syncScheduleId('blue', 'prod', 'metabase', 'a:b', 'users'),
+    });
+    assert.equal(legacyScheduleTarget('check:dev:metabase:c1', 'blue', envs)?.currentId, checkWorkflowId('blue', 'dev', 'metabase', 'c1'));
+    // Current ids (whatever the prefix, even one named like an environment) and other kinds are not former ones.
+    for (const prefix of ['blue', 'dev', 'sync']) {
+      assert.equal(legacyScheduleTarget(syncScheduleId(prefix, 'dev', 'metabase', 'c1', 'users'), 'blue', envs), null);
+      assert.equal(legacyScheduleTarget(checkWorkflowId(prefix, 'dev', 'metabase', 'c1'), 'blue', envs), null);
+    }
+    assert.equal(legacyScheduleTarget('action:dev:r1', 'blue', envs), null);
   });
 });

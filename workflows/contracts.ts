@@ -183,9 +183,13 @@ export function actionWorkflowId(env: string, runId: string): string {
   return `action:${env}:${runId}`;
 }
 
-/** `check:{env}:{integration}:{connection}`: the connection check's schedule and its first run. */
-export function checkWorkflowId(env: string, integration: string, connection: string): string {
-  return `check:${env}:${integration}:${connection}`;
+// Schedule ids hold the task queue (`{prefix}-{env}`), so two deployments sharing a Temporal
+// namespace (two SWITCHYARD_TASK_QUEUE_PREFIX) never share a schedule. Releases before issue 28
+// used the environment alone: `legacyScheduleTarget` maps those ids to these.
+
+/** `check:{prefix}-{env}:{integration}:{connection}`: the connection check's schedule and its first run. */
+export function checkWorkflowId(taskQueuePrefix: string, env: string, integration: string, connection: string): string {
+  return `check:${taskQueueFor(taskQueuePrefix, env)}:${integration}:${connection}`;
 }
 
 /** `on-event:{event}:{env}:{integration}:{connection}:{connection pk}`: once per connection and event. */
@@ -193,9 +197,26 @@ export function onEventWorkflowId(env: string, event: string, integration: strin
   return `on-event:${event}:${env}:${integration}:${connection}:${connectionPk}`;
 }
 
-/** `sync:{env}:{integration}:{connection}:{sync}`: a sync's schedule, and the workflow id of its runs. */
-export function syncScheduleId(env: string, integration: string, connection: string, syncName: string): string {
-  return `sync:${env}:${integration}:${connection}:${syncName}`;
+/** `sync:{prefix}-{env}:{integration}:{connection}:{sync}`: a sync's schedule, and the workflow id of its runs. */
+export function syncScheduleId(taskQueuePrefix: string, env: string, integration: string, connection: string, syncName: string): string {
+  return `sync:${taskQueueFor(taskQueuePrefix, env)}:${integration}:${connection}:${syncName}`;
+}
+
+/**
+ * For a schedule id of the former scheme (`sync:{env}:…` or `check:{env}:…`, `env` one of
+ * `environments`): its environment, the task queue its runs went to if it is this deployment's,
+ * and its id under the current scheme. Null for any other id. The environment part tells the two
+ * schemes apart: a task queue (`{prefix}-{env}`) is never an environment name.
+ */
+export function legacyScheduleTarget(
+  id: string,
+  taskQueuePrefix: string,
+  environments: readonly string[],
+): { env: string; taskQueue: string; currentId: string } | null {
+  const m = /^(sync|check):([^:]+):(.+)$/.exec(id);
+  if (!m || !environments.includes(m[2]!)) return null;
+  const taskQueue = taskQueueFor(taskQueuePrefix, m[2]!);
+  return { env: m[2]!, taskQueue, currentId: `${m[1]}:${taskQueue}:${m[3]}` };
 }
 
 /** A run of a sync started outside its schedule; `unique` tells triggers apart. */

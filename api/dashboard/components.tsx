@@ -47,12 +47,12 @@ export function IntegrationFilter({ id, value, integrations }: { id: string; val
   return <SelectFilter id={id} name="integration" label="Integration" value={value} options={integrations.map((i) => i.uniqueKey)} />;
 }
 
-/** A free-text input of a filter form. */
-export function TextFilter({ id, name, label, value }: { id: string; name: string; label: string; value: string }) {
+/** A free-text input of a filter form (`search`: one the browser offers to clear, and that skips autofill). */
+export function TextFilter({ id, name, label, value, type = 'text' }: { id: string; name: string; label: string; value: string; type?: 'text' | 'search' }) {
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} name={name} type="text" value={value} />
+      <input id={id} name={name} type={type} value={value} autocomplete={type === 'search' ? 'off' : undefined} />
     </div>
   );
 }

@@ -1,5 +1,5 @@
 /* Switchyard dashboard: progressive enhancements only; every page works without this script. */
-/* global navigator, Element, EventSource, CSS */
+/* global navigator, Element, EventSource, CSS, location, history */
 (function () {
   'use strict';
   document.addEventListener('click', async function (event) {
@@ -24,6 +24,38 @@
     }
     if (status) status.textContent = copied ? 'Copied' : 'Press Ctrl+C to copy';
   });
+
+  // "Create an integration": the provider grid filtered as you type, by the same match as the
+  // server's (api/dashboard/provider-grid.tsx); the address holds the filters (and only them), so
+  // Back and a reload show the same list.
+  const grid = document.getElementById('provider-grid');
+  const search = document.getElementById('provider-search');
+  const category = document.getElementById('provider-category');
+  if (grid && search && category) {
+    const count = document.getElementById('provider-count');
+    const none = document.getElementById('provider-none');
+    const items = Array.prototype.map.call(grid.children, function (li) {
+      return { li: li, text: li.getAttribute('data-search') || '', categories: JSON.parse(li.getAttribute('data-categories') || '[]') };
+    });
+    const filter = function () {
+      const q = search.value.trim().toLowerCase();
+      const c = category.value;
+      let shown = 0;
+      for (const item of items) {
+        const match = (!q || item.text.includes(q)) && (!c || item.categories.includes(c));
+        item.li.hidden = !match;
+        if (match) shown++;
+      }
+      if (count) count.textContent = q || c ? shown + ' of ' + items.length + ' providers' : items.length + ' providers';
+      if (none) none.hidden = shown > 0;
+      const url = new URL(location.pathname, location.href);
+      if (q) url.searchParams.set('q', search.value.trim());
+      if (c) url.searchParams.set('category', c);
+      history.replaceState(null, '', url);
+    };
+    search.addEventListener('input', filter);
+    category.addEventListener('change', filter);
+  }
 
   // The Logs page's live tail (server-sent events): new request log rows at the top of the table,
   // runs into the list below it; a run seen again (it finished) replaces its item.

@@ -1,8 +1,9 @@
 /**
- * @module api/dashboard/integrations — the integrations list, creation from the provider
- * catalogue, and an integration's Authorization tab (credentials; secrets shown masked only) and
- * Endpoints tab (activate what its scripts declare). Reads and writes go through the same library
- * functions as api/routes/integrations.ts.
+ * @module api/dashboard/integrations — the integrations list, creation (a provider chosen from the
+ * searchable grid of api/dashboard/provider-grid.tsx at /integrations/new, then its form), and an
+ * integration's Authorization tab (credentials; secrets shown masked only) and Endpoints tab
+ * (activate what its scripts declare). Reads and writes go through the same library functions as
+ * api/routes/integrations.ts.
  */
 import type { Hono } from 'hono';
 import { getCatalogProvider as getProvider } from '../../features/providers/providers.js';
@@ -18,6 +19,7 @@ import { credentialsSummary, endpointsOf, integrationOr404, uniqueKeySchema, typ
 import { field, fields, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
 import { Badge, CopyField, Csrf, Empty, Layout, renderPage, When, withQuery, type Notice, type PageContext } from './layout.js';
 import { ActivityChart, BarChart, type ChartSeries } from './components.js';
+import { gridFilter, ProviderFacts, ProviderGrid, ProviderLogo, type ListedProvider } from './provider-grid.js';
 import { dailyActivity, dailySyncRecords, type DayRecords } from '../../features/dashboard/activity.js';
 
 const CHART_DAYS = 14;
@@ -98,25 +100,35 @@ function IntegrationTabs({ ctx, i, current }: { ctx: PageContext; i: Integration
   );
 }
 
-const AUTH_LABELS = { OAUTH2: 'OAuth 2', OAUTH2_CC: 'OAuth 2 client credentials', API_KEY: 'API key', BASIC: 'Basic', NONE: 'no auth' } as const;
+/** The provider's name as the key, unless an integration has it: then the first free `<name>-<n>`. */
+function suggestedKey(provider: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(provider)) return provider;
+  let n = 2;
+  while (taken.has(`${provider}-${n}`)) n++;
+  return `${provider}-${n}`;
+}
 
 const titleOf = (i: Integration) => i.displayName ?? getProvider(i.provider)?.displayName ?? i.uniqueKey;
 
 export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
-  async function listPage(c: DashContext, status: 200 | 400 = 200, notice: Notice | null = noticeFrom(c), values?: CreateValues) {
+  async function listPage(c: DashContext) {
     const ctx = c.get('page');
     const list = await listIntegrations(deps.db, deps.box, ctx.env.id);
     const rows = await Promise.all(list.map(async (i) => ({ i, endpoints: await endpointsOf(deps, i) })));
-    const catalogue = (await listProviders(deps.db, ctx.env.id)).map((p) => p.provider).sort((a, b) => a.displayName.localeCompare(b.displayName));
     return renderPage(
       c,
-      status,
-      <Layout ctx={ctx} section="integrations" title="Integrations" notice={notice}>
+      200,
+      <Layout ctx={ctx} section="integrations" title="Integrations" notice={noticeFrom(c)}>
+        <p class="actions">
+          <a class="btn btn-primary" href={`${ctx.base}/integrations/new`}>
+            Create an integration
+          </a>
+        </p>
         {await activityChart(deps, ctx)}
         <section aria-labelledby="list-heading">
           <h2 id="list-heading">Integrations in {ctx.env.name}</h2>
           {rows.length === 0 ? (
-            <Empty>No integrations yet. Create one from the catalogue below.</Empty>
+            <Empty>No integrations yet. Create one from the provider catalogue.</Empty>
           ) : (
             <table>
               <thead>
@@ -150,20 +162,58 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
             </table>
           )}
         </section>
+      </Layout>,
+    );
+  }
+
+  /** The grid of providers to choose from (`?q=`, `?category=` filter it without JavaScript). */
+  async function choosePage(c: DashContext, providers: ListedProvider[], status: 200 | 400, notice: Notice | null) {
+    const ctx = c.get('page');
+    const action = `${ctx.base}/integrations/new`;
+    return renderPage(
+      c,
+      status,
+      <Layout ctx={ctx} section="integrations" title="Create an integration" notice={notice} crumbs={[[`${ctx.base}/integrations`, 'Integrations']]}>
+        <p class="lede">Choose the provider to integrate with: search by name or pick a category, then open it.</p>
+        <ProviderGrid
+          providers={providers}
+          filter={gridFilter(c, providers)}
+          action={action}
+          providersHref={`${ctx.base}/providers`}
+          // Relative to this page: 400 entries, each a few bytes shorter.
+          chooseHref={(name) => `?provider=${encodeURIComponent(name)}`}
+        />
+      </Layout>,
+    );
+  }
+
+  /** The create form of one chosen provider; `values` are a refused post's. */
+  async function createForm(c: DashContext, chosen: ListedProvider, status: 200 | 400, notice: Notice | null, values?: CreateValues) {
+    const ctx = c.get('page');
+    const p = chosen.provider;
+    const taken = new Set((await listIntegrations(deps.db, deps.box, ctx.env.id)).map((i) => i.uniqueKey));
+    return renderPage(
+      c,
+      status,
+      <Layout ctx={ctx} section="integrations" title="Create an integration" notice={notice} crumbs={[[`${ctx.base}/integrations`, 'Integrations']]}>
         <section aria-labelledby="create-heading" class="panel">
-          <h2 id="create-heading">Create an integration</h2>
+          <h2 id="create-heading">Create a {p.displayName} integration</h2>
+          <div class="chosen-provider">
+            <ProviderLogo name={p.name} size={48} />
+            <div class="provider-card-text">
+              <span class="provider-name">
+                {p.displayName} <code>{p.name}</code>
+              </span>
+              <ProviderFacts {...chosen} />
+              {/^https?:\/\//i.test(p.docs) && <a href={p.docs}>{p.displayName} API documentation</a>}
+            </div>
+            <a href={`${ctx.base}/integrations/new`} class="btn btn-quiet">
+              Choose another provider
+            </a>
+          </div>
           <form method="post" action={`${ctx.base}/integrations`} class="form-grid">
             <Csrf token={ctx.csrf} />
-            <div class="field">
-              <label for="provider">Provider</label>
-              <select id="provider" name="provider" required>
-                {catalogue.map((p) => (
-                  <option value={p.name} selected={values?.provider === p.name}>
-                    {`${p.displayName} (${AUTH_LABELS[p.authMode]})`}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <input type="hidden" name="provider" value={p.name} />
             <div class="field">
               <label for="unique_key">Unique key</label>
               <input
@@ -172,7 +222,7 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
                 type="text"
                 required
                 maxlength={255}
-                value={values?.unique_key ?? ''}
+                value={values?.unique_key ?? suggestedKey(p.name, taken)}
                 aria-describedby="unique_key-hint"
                 autocomplete="off"
               />
@@ -193,6 +243,16 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
         </section>
       </Layout>,
     );
+  }
+
+  /** `?provider=<name>` (or a refused post's provider): its form; no provider: the grid; an unknown one: the grid, saying so. */
+  async function createPage(c: DashContext, status: 200 | 400 = 200, notice: Notice | null = noticeFrom(c), values?: CreateValues) {
+    const providers = await listProviders(deps.db, c.get('page').env.id);
+    const name = values?.provider ?? c.req.query('provider');
+    if (!name) return choosePage(c, providers, status, notice);
+    const chosen = providers.find((p) => p.provider.name === name);
+    if (!chosen) return choosePage(c, providers, 400, { kind: 'error', text: 'Choose a provider from the catalogue.' });
+    return createForm(c, chosen, status, notice, values);
   }
 
   async function authorizationPage(c: DashContext, i: Integration, status: 200 | 400 = 200, notice: Notice | null = noticeFrom(c)) {
@@ -382,10 +442,12 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
 
   app
     .get('/integrations', (c) => listPage(c))
+    // Before /integrations/:key, which it would otherwise be.
+    .get('/integrations/new', (c) => createPage(c))
     .post('/integrations', async (c) => {
       const env = c.get('page').env;
       const values: CreateValues = { provider: field(c, 'provider'), unique_key: field(c, 'unique_key'), display_name: field(c, 'display_name') };
-      const fail = (text: string) => listPage(c, 400, { kind: 'error', text }, values);
+      const fail = (text: string) => createPage(c, 400, { kind: 'error', text }, values);
       if (!(await findProvider(deps.db, env.id, values.provider))) return fail('Choose a provider from the catalogue.');
       const key = uniqueKeySchema.safeParse(values.unique_key);
       if (!values.unique_key || !key.success) return fail(`Unique key: ${key.success ? 'required' : zodMessage(key.error.issues)}`);

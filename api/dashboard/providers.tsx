@@ -6,13 +6,12 @@
  */
 import type { Hono } from 'hono';
 import { parse } from 'yaml';
-import { createProvider, deleteProvider, findProvider, isCatalogProvider, listProviders, parseProviderDefinition } from '../../features/providers/store.js';
+import { createProvider, deleteProvider, listProviders, lookupProvider, parseProviderDefinition } from '../../features/providers/store.js';
 import { NotFound } from '../../lib/errors.js';
 import type { AppDeps } from '../context.js';
 import { field, messageOf, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
 import { Badge, Csrf, Empty, Json, Layout, renderPage, type Notice } from './layout.js';
-
-const AUTH_LABELS = { OAUTH2: 'OAuth 2', OAUTH2_CC: 'OAuth 2 client credentials', API_KEY: 'API key', BASIC: 'Basic', NONE: 'no auth' } as const;
+import { authModeLabel, categoryLabel } from './labels.js';
 
 const EXAMPLE = [
   'name: my-api',
@@ -42,8 +41,8 @@ export function providerPages(deps: AppDeps, app: Hono<DashEnv>): void {
         <td>
           <code>{p.name}</code>
         </td>
-        <td>{AUTH_LABELS[p.authMode]}</td>
-        <td>{(p.definition.categories ?? []).join(', ')}</td>
+        <td>{authModeLabel(p.authMode)}</td>
+        <td>{(p.definition.categories ?? []).map(categoryLabel).join(', ')}</td>
         <td>{source === 'user' ? <Badge tone="ok">yours</Badge> : <Badge tone="neutral">catalogue</Badge>}</td>
       </tr>
     );
@@ -130,9 +129,10 @@ export function providerPages(deps: AppDeps, app: Hono<DashEnv>): void {
     .get('/providers/:name', async (c) => {
       const ctx = c.get('page');
       const name = c.req.param('name');
-      const p = await findProvider(deps.db, ctx.env.id, name);
-      if (!p) throw new NotFound('not_found', `No provider named ${name} in ${ctx.env.name}`);
-      const own = !isCatalogProvider(p.name);
+      const found = await lookupProvider(deps.db, ctx.env.id, name);
+      if (!found) throw new NotFound('not_found', `No provider named ${name} in ${ctx.env.name}`);
+      const { provider: p, shadowsCatalog } = found;
+      const own = found.source === 'user';
       return renderPage(
         c,
         200,
@@ -143,9 +143,12 @@ export function providerPages(deps: AppDeps, app: Hono<DashEnv>): void {
               <code>{p.name}</code>
             </dd>
             <dt>Source</dt>
-            <dd>{own ? `defined in ${ctx.env.name}` : 'the catalogue'}</dd>
+            <dd>
+              {own ? `defined in ${ctx.env.name}` : 'the catalogue'}
+              {shadowsCatalog && ' (the catalogue has a provider of this name too; this definition is the one used here)'}
+            </dd>
             <dt>Auth</dt>
-            <dd>{AUTH_LABELS[p.authMode]}</dd>
+            <dd>{authModeLabel(p.authMode)}</dd>
             <dt>Base URL</dt>
             <dd>
               <code>{p.baseUrl || '(none)'}</code>
@@ -173,8 +176,7 @@ export function providerPages(deps: AppDeps, app: Hono<DashEnv>): void {
     .post('/providers/:name/delete', async (c) => {
       const ctx = c.get('page');
       const name = c.req.param('name');
-      if (isCatalogProvider(name)) throw new NotFound('not_found', `${name} is a catalogue provider`);
-      // Refused (409, on the error page) while an integration uses it.
+      // 404 for a catalogue provider; refused (409, on the error page) while an integration uses it.
       await deleteProvider(deps.db, ctx.env.id, name);
       return redirectWith(c, `${ctx.base}/providers`, 'provider-deleted');
     });

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { saveConnection } from '../../features/connections/create.js';
 import { authorizeUrl, exchangeCode, OAuthError, pkcePair, tokenMetadata } from '../../features/connections/oauth.js';
 import { pluginFor } from '../../integrations/plugins.js';
+import { linkUrl } from '../../features/providers/definition.js';
 import { endUserSchema, organizationSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
 import { endpointsFor, providerOf, type Endpoints } from '../../features/connections/target.js';
 import { rowAad } from '../../lib/crypto.js';
@@ -47,7 +48,7 @@ const sessionBody = z
     tags: tagsSchema.optional(),
     allowed_integrations: z.array(uniqueKeySchema).max(100).optional(),
     integrations_config_defaults: z.record(uniqueKeySchema, integrationDefaults).optional(),
-    overrides: z.record(uniqueKeySchema, z.object({ docs_connect: z.url().optional() }).strict()).optional(),
+    overrides: z.record(uniqueKeySchema, z.object({ docs_connect: linkUrl.optional() }).strict()).optional(),
     webhook_url_override: z.url({ protocol: /^https?$/ }).optional(),
   })
   .strict()

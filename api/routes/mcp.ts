@@ -9,7 +9,7 @@ import { endUserSchema } from '../../features/connections/tags.js';
 import { BadRequest, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../lib/errors.js';
 import { environmentForSecretKey, bearerToken } from '../middleware/auth.js';
 import { annotate } from '../../lib/otel/attributes.js';
-import { handleMcpRequest, resolveScope, sessionScope, TOOL_SEPARATOR, type ToolScope } from '../mcp.js';
+import { collidingPrefix, handleMcpRequest, resolveScope, sessionScope, TOOL_SEPARATOR, type ToolScope } from '../mcp.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import type { Context } from 'hono';
 import { defineRoute } from '../route.js';
@@ -57,7 +57,7 @@ async function scopeOf(deps: AppDeps, c: Context<AppEnv>): Promise<ToolScope> {
   if (!connectionId || !providerConfigKey) {
     throw new BadRequest('missing_connection', 'With a secret key, /mcp needs the connection-id and provider-config-key headers');
   }
-  return { env, connections: [{ providerConfigKey, connectionId, prefix: '' }], allowed: null };
+  return { env, connections: [{ providerConfigKey, connectionId, prefix: '' }], allowed: null, rowsBound: false };
 }
 
 export const mcpRoute = defineRoute({
@@ -111,6 +111,16 @@ const createSessionBody = z
   .refine((b) => new Set(b.connections.map((x) => x.provider_config_key)).size === b.connections.length, {
     message: 'one connection per provider_config_key (tool names are <provider_config_key>__<action>)',
     path: ['connections'],
+  })
+  .superRefine((b, ctx) => {
+    const keys = b.connections.map((x) => x.provider_config_key);
+    const at = collidingPrefix(keys.map((k) => `${k}${TOOL_SEPARATOR}`));
+    if (at < 0) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['connections', at],
+      message: `'${keys[at]}' and another key of the session start the same tool names (<provider_config_key>__<action>): use one of them per session`,
+    });
   });
 const createSessionResponse = z.object({
   data: z.object({ id: z.string(), token: z.string(), mcp_url: z.string(), expires_at: z.string() }),
@@ -137,9 +147,10 @@ export const createAgentSessionRoute = defineRoute({
       { code: 'custom', path: ['tools', stray], message: `'${tools[stray]}' is not <provider_config_key>__<action> of one of the session's connections` },
     ]);
   }
-  await resolveScope(deps, { env, connections: connections.map((x) => ({ ...x, prefix: '' })), allowed: null });
+  const resolved = await resolveScope(deps, { env, connections: connections.map((x) => ({ ...x, prefix: '' })), allowed: null, rowsBound: false });
+  const bound = connections.map((x, i) => ({ ...x, connectionPk: resolved[i]!.connectionPk }));
   const expiresAt = new Date(deps.clock.now().getTime() + (body.expires_in ?? AGENT_SESSION_DEFAULT_TTL_S) * 1000);
-  const { token, session } = await createAgentSession(deps.db, { environmentId: env.id, endUser: body.end_user, connections, tools, expiresAt });
+  const { token, session } = await createAgentSession(deps.db, { environmentId: env.id, endUser: body.end_user, connections: bound, tools, expiresAt });
   return reply(201, { data: { id: session.id, token, mcp_url: `${deps.config.publicUrl}/mcp`, expires_at: session.expiresAt.toISOString() } });
 });
 

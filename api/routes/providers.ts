@@ -2,22 +2,22 @@
  * @module api/routes/providers — the providers an environment can use: the catalogue
  * (features/providers/catalog/) and its own user-defined ones (features/providers/store.ts),
  * answered in Nango's shape (the definition with `name`, `display_name`, `logo_url`, `auth_mode`,
- * `categories`, `docs`, …). User-defined providers are created, replaced and deleted here; a name
- * may not shadow a catalogue provider, and one is not deleted while an integration uses it.
+ * `categories`, `docs`, …). User-defined providers are created, replaced and deleted here; a new
+ * name may not shadow a catalogue provider, and one is not deleted while an integration uses it.
+ * A connect-session token (the end user's browser) reads only the Connect UI's view of a provider.
  */
 import { z } from 'zod';
-import { providerDefinitionSchema, type ProviderDefinition } from '../../features/providers/definition.js';
+import { providerDefinitionSchema } from '../../features/providers/definition.js';
+import { isLinkUrl, type ProviderDefinition } from '../../features/providers/definition.js';
 import {
   createProvider,
   definitionWarnings,
   deleteProvider,
-  findProvider,
-  isCatalogProvider,
   listProviders,
+  lookupProvider,
   updateProvider,
-  type ProviderSource,
+  type ProviderLookup,
 } from '../../features/providers/store.js';
-import type { Provider } from '../../features/providers/providers.js';
 import { NotFound } from '../../lib/errors.js';
 import type { Context } from 'hono';
 import type { AppDeps, AppEnv } from '../context.js';
@@ -38,6 +38,8 @@ export const providerShape = z
     connection_config: z.record(z.string(), fieldOut),
     /** `catalog`: shipped with Switchyard; `user`: defined in this environment. */
     source: z.enum(['catalog', 'user']),
+    /** True for an own provider defined before the catalogue took its name: the own definition is the one used here. */
+    shadows_catalog: z.boolean().optional(),
   })
   .catchall(z.unknown());
 type ProviderOut = z.output<typeof providerShape>;
@@ -48,15 +50,16 @@ const tokenQuery = { connect_session_token: z.string().max(256).optional() };
 const listQuery = z.object({ search: z.string().max(128).optional(), ...tokenQuery }).strict();
 const getQuery = z.object(tokenQuery).strict();
 
-/** The caller's environment: a secret key or a connect-session token, in the header or (for Nango's clients) the query. */
-async function callerEnvironment(deps: AppDeps, c: Context<AppEnv>, token: string | undefined) {
-  if (token && !c.req.header('authorization')) return (await sessionForToken(deps, token)).environment;
-  return (await secretKeyOrSession(deps, c)).environment;
+/** The caller's environment, and whether it is an end user's connect session (in the header or, for Nango's clients, the query) rather than a secret key. */
+async function caller(deps: AppDeps, c: Context<AppEnv>, token: string | undefined) {
+  if (token && !c.req.header('authorization')) return { environment: (await sessionForToken(deps, token)).environment, endUser: true };
+  const { environment, session } = await secretKeyOrSession(deps, c);
+  return { environment, endUser: session !== null };
 }
 const one = z.object({ data: providerShape });
 const created = z.object({ data: providerShape, warnings: z.array(z.string()) });
 
-export function providerOut(deps: AppDeps, p: Provider, source: ProviderSource): ProviderOut {
+export function providerOut(deps: AppDeps, { provider: p, source, shadowsCatalog }: ProviderLookup): ProviderOut {
   const def: ProviderDefinition = p.definition;
   return {
     ...def,
@@ -74,10 +77,32 @@ export function providerOut(deps: AppDeps, p: Provider, source: ProviderSource):
       ]),
     ),
     source,
+    ...(shadowsCatalog ? { shadows_catalog: true } : {}),
   };
 }
 
-const sourceOf = (name: string): ProviderSource => (isCatalogProvider(name) ? 'catalog' : 'user');
+/**
+ * What an end user's browser may read of a provider: what the Connect UI (ours, or Nango's) draws
+ * its form from. Never the definition's requests (headers, query, token and authorization params,
+ * URLs, webhook settings) nor its unknown keys.
+ */
+function connectUiView(out: ProviderOut): ProviderOut {
+  const { name, display_name, logo_url, auth_mode, categories, docs, connection_config, source, credentials, docs_connect } = out;
+  return {
+    name,
+    display_name,
+    logo_url,
+    auth_mode,
+    categories,
+    docs,
+    connection_config,
+    source,
+    ...(credentials !== undefined ? { credentials } : {}),
+    ...(isLinkUrl(docs_connect) ? { docs_connect } : {}),
+  };
+}
+
+const viewFor = (deps: AppDeps, endUser: boolean) => (p: ProviderLookup) => (endUser ? connectUiView(providerOut(deps, p)) : providerOut(deps, p));
 
 export const listProvidersRoute = defineRoute({
   method: 'get',
@@ -91,13 +116,13 @@ export const listProvidersRoute = defineRoute({
   responses: { 200: z.object({ data: z.array(providerShape) }) },
   errors: [],
 }).handle(async ({ deps, query: q }, c) => {
-  const environment = await callerEnvironment(deps, c, q.connect_session_token);
+  const { environment, endUser } = await caller(deps, c, q.connect_session_token);
   const needle = q.search?.toLowerCase();
   const all = await listProviders(deps.db, environment.id);
   return {
     data: all
       .filter(({ provider }) => !needle || provider.name.toLowerCase().includes(needle) || provider.displayName.toLowerCase().includes(needle))
-      .map(({ provider, source }) => providerOut(deps, provider, source)),
+      .map(viewFor(deps, endUser)),
   };
 });
 
@@ -112,10 +137,10 @@ export const getProviderRoute = defineRoute({
   responses: { 200: one },
   errors: [404],
 }).handle(async ({ deps, params, query: q }, c) => {
-  const environment = await callerEnvironment(deps, c, q.connect_session_token);
-  const p = await findProvider(deps.db, environment.id, params.provider);
+  const { environment, endUser } = await caller(deps, c, q.connect_session_token);
+  const p = await lookupProvider(deps.db, environment.id, params.provider);
   if (!p) throw new NotFound('unknown_provider_template', 'No such provider');
-  return { data: providerOut(deps, p, sourceOf(p.name)) };
+  return { data: viewFor(deps, endUser)(p) };
 });
 
 export const createProviderRoute = defineRoute({
@@ -133,8 +158,8 @@ export const createProviderRoute = defineRoute({
 }).handle(async ({ deps, body: definition, reply }, c) => {
   const env = c.get('environment');
   const stored = await createProvider(deps.db, env.id, definition);
-  const provider = (await findProvider(deps.db, env.id, stored.name))!;
-  return reply(201, { data: providerOut(deps, provider, 'user'), warnings: definitionWarnings(definition) });
+  const provider = (await lookupProvider(deps.db, env.id, stored.name))!;
+  return reply(201, { data: providerOut(deps, provider), warnings: definitionWarnings(definition) });
 });
 
 export const replaceProviderRoute = defineRoute({
@@ -151,8 +176,8 @@ export const replaceProviderRoute = defineRoute({
 }).handle(async ({ deps, params, body: definition }, c) => {
   const env = c.get('environment');
   await updateProvider(deps.db, env.id, params.provider, definition);
-  const provider = (await findProvider(deps.db, env.id, params.provider))!;
-  return { data: providerOut(deps, provider, 'user'), warnings: definitionWarnings(definition) };
+  const provider = (await lookupProvider(deps.db, env.id, params.provider))!;
+  return { data: providerOut(deps, provider), warnings: definitionWarnings(definition) };
 });
 
 export const deleteProviderRoute = defineRoute({
@@ -168,7 +193,6 @@ export const deleteProviderRoute = defineRoute({
   errors: [404, 409],
 }).handle(async ({ deps, params }, c) => {
   const env = c.get('environment');
-  if (isCatalogProvider(params.provider)) throw new NotFound('unknown_provider', `"${params.provider}" is a catalogue provider; only your own can be deleted`);
   await deleteProvider(deps.db, env.id, params.provider);
   return c.body(null, 204);
 });

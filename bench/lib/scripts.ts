@@ -1,6 +1,6 @@
 /**
  * @module bench/lib/scripts — the scripts the benchmarks run, registered in-process as the pre-built
- * scripts of the `metabase` provider (whose base URL is the connection's `domain`, or the
+ * scripts of the `metabase` provider (whose base URL is the connection's `hostname`, or the
  * integration's `base_url` once patched): a no-op action making one HTTP call, a sync of ~1 KB
  * records paged 1000 at a time, and a small sync on a 1-minute schedule.
  */

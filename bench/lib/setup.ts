@@ -20,7 +20,7 @@ export async function createConnection(api: ApiClient, connectionId: string, met
     json: {
       provider_config_key: INTEGRATION,
       connection_id: connectionId,
-      connection_config: { domain: metabaseUrl },
+      connection_config: { hostname: metabaseUrl },
       credentials: { type: 'API_KEY', apiKey: API_KEY },
     },
   });

@@ -15,6 +15,12 @@ export const AGENT_SESSION_DEFAULT_TTL_S = 3600;
 export interface AgentSessionConnection {
   providerConfigKey: string;
   connectionId: string;
+  /**
+   * The connection's row when the session was created: a connection deleted and created again
+   * under the same id is another row, not the session's. Absent only on sessions created before
+   * rows were bound whose connection was re-created since (migration 021), which reach nothing.
+   */
+  connectionPk?: number;
 }
 
 export interface AgentSession {

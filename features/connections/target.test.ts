@@ -48,7 +48,7 @@ test('a value that would move the host is refused, naming the field, wherever th
   const tricks = ['attacker.example#', 'x/..', 'a@attacker.example', 'https://attacker.example', 'attacker.example', 'x?', 'x\\y'];
   const cases: [Provider, string][] = [
     [getCatalogProvider('okta')!, 'domain'],
-    [getCatalogProvider('auth0')!, 'domain'],
+    [getCatalogProvider('auth0')!, 'hostname'],
     [getCatalogProvider('zendesk')!, 'subdomain'],
     [userDefined, 'subdomain'],
   ];
@@ -95,24 +95,24 @@ test("a host name field is held to the provider's documented domains unless the 
   );
   // Several labels where the documented domains allow them (Zoho's com.au, Datadog's us3.datadoghq.com).
   assert.equal(at(getCatalogProvider('zoho-crm')!, { extension: 'com.au' }).tokenUrl('token'), 'https://accounts.zoho.com.au/oauth/v2/token');
-  assert.equal(at(getCatalogProvider('datadog')!, { site: 'us3.datadoghq.com' }).baseUrl(), 'https://api.us3.datadoghq.com');
+  assert.equal(at(getCatalogProvider('datadog')!, { siteParameter: 'us3.datadoghq.com' }).baseUrl(), 'https://api.us3.datadoghq.com/api');
   assert.equal(
-    refusedField(() => at(getCatalogProvider('datadog')!, { site: 'attacker.example' }).baseUrl()),
-    'connection_config.site',
+    refusedField(() => at(getCatalogProvider('datadog')!, { siteParameter: 'attacker.example' }).baseUrl()),
+    'connection_config.siteParameter',
   );
 });
 
 test('a base URL templated with a host or a full URL (a self-hosted tool): any host, https unless allow-listed', () => {
   const metabase = getCatalogProvider('metabase')!;
-  assert.equal(at(metabase, { domain: 'acme.metabaseapp.com' }).baseUrl(), 'https://acme.metabaseapp.com');
-  assert.equal(at(metabase, { domain: 'http://127.0.0.1:3000/base/' }).baseUrl(), 'http://127.0.0.1:3000/base');
-  assert.equal(at(metabase, { domain: 'metabase.acme.com:8443' }).baseUrl(), 'https://metabase.acme.com:8443');
+  assert.equal(at(metabase, { hostname: 'acme.metabaseapp.com' }).baseUrl(), 'https://acme.metabaseapp.com');
+  assert.equal(at(metabase, { hostname: 'http://127.0.0.1:3000/base/' }).baseUrl(), 'http://127.0.0.1:3000/base');
+  assert.equal(at(metabase, { hostname: 'metabase.acme.com:8443' }).baseUrl(), 'https://metabase.acme.com:8443');
   assert.equal(at(metabase, {}, { base_url: 'https://other.test/' }).baseUrl(), 'https://other.test');
   assert.equal(
-    refusedField(() => at(metabase, { domain: 'http://metabase.example.com' }).check()),
-    'connection_config.domain',
+    refusedField(() => at(metabase, { hostname: 'http://metabase.example.com' }).check()),
+    'connection_config.hostname',
   );
-  assert.throws(() => at(metabase, { domain: 'http://metabase.example.com' }).baseUrl(), /connection_config\.domain must use https/);
+  assert.throws(() => at(metabase, { hostname: 'http://metabase.example.com' }).baseUrl(), /connection_config\.hostname must use https/);
   for (const trick of [
     'x/..',
     'a@attacker.example',
@@ -122,8 +122,8 @@ test('a base URL templated with a host or a full URL (a self-hosted tool): any h
     'https://h/%2e%2e/x',
   ]) {
     assert.equal(
-      refusedField(() => at(metabase, { domain: trick }).baseUrl()),
-      'connection_config.domain',
+      refusedField(() => at(metabase, { hostname: trick }).baseUrl()),
+      'connection_config.hostname',
       trick,
     );
   }
@@ -148,10 +148,10 @@ test('values in a path or query are percent-encoded; "." and ".." are refused', 
 
 test("token, refresh and authorization parameters are filled with the connection's values (Auth0's audience)", () => {
   const auth0 = getCatalogProvider('auth0')!;
-  const e = at(auth0, { domain: 'acme.us.auth0.com' });
+  const e = at(auth0, { hostname: 'acme.us.auth0.com' });
   assert.deepEqual(e.params('token'), { audience: 'https://acme.us.auth0.com/api/v2/' });
   assert.equal(e.tokenUrl('token'), 'https://acme.us.auth0.com/oauth/token');
-  assert.throws(() => at(auth0, {}).params('token'), /connection_config\.domain is required by auth0/);
+  assert.throws(() => at(auth0, {}).params('token'), /connection_config\.hostname is required by auth0/);
 });
 
 test("the credentials' origins: the base URL's, the verification URL's and the definition's credential_origins", () => {

@@ -74,7 +74,7 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
   }
 
   async function connectionDeleting(env: Environment, connection: Pick<Connection, 'id' | 'integrationKey' | 'connectionId' | 'integrationId'>): Promise<void> {
-    await deleteSchedule(checkWorkflowId(env.name, connection.integrationKey, connection.connectionId));
+    await deleteSchedule(checkWorkflowId(deps.taskQueuePrefix, env.name, connection.integrationKey, connection.connectionId));
     const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
     if (!integration) return;
     for (const [name, def] of await scriptsOf(deps, integration)) if (def.type === 'sync') await syncs.remove({ env: env.name, connection, syncName: name });
@@ -109,7 +109,7 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
           if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         }
       }
-      const id = checkWorkflowId(env.name, connection.integrationKey, connection.connectionId);
+      const id = checkWorkflowId(deps.taskQueuePrefix, env.name, connection.integrationKey, connection.connectionId);
       const labels = searchAttributesFor({
         environment: env.name,
         integration: connection.integrationKey,

@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { buildUrl } from '../../lib/http/provider-client.js';
 import { CATALOG_DIR, catalog, readCatalogEntry } from './catalog.js';
 import { providerDefinitionSchema, unknownKeys } from './definition.js';
+import { catalogEndpoints } from './catalog-paths-check.js';
+import { getCatalogProvider, type Provider } from './providers.js';
 
 test('every catalogue file is a valid definition named as its file', () => {
   const files = readdirSync(CATALOG_DIR).filter((f) => f.endsWith('.yaml'));
@@ -60,3 +63,203 @@ test('the catalogue README lists every entry as the YAML files say', async () =>
   const readme = readFileSync(path.join(CATALOG_DIR, 'README.md'), 'utf8');
   assert.equal(readme, readmeWithTable(readme), 'run: node --import tsx scripts/catalog-table.ts --write');
 });
+
+/*
+ * Base paths as Nango's (issue 30 item 3, issue 29 item 5). A Nango function calls
+ * `nango.get({ endpoint })` with the API's version or prefix in the endpoint (Notion's `/v1/pages`,
+ * Freshdesk's `/api/v2/contacts`), and the proxy appends it to `proxy.base_url`; so a base URL must
+ * stop where those endpoints begin. Each row: a provider, the connection config it needs, an
+ * endpoint as the provider's API reference writes its path, and the full URL that reference gives;
+ * for an entry whose verification endpoints had to change with its base URL, the URL its verification
+ * request reaches (the provider's documented "who am I" call), unchanged by the move.
+ * The rows were written from each provider's documentation, one family at a time.
+ */
+type BasePathRow = [provider: string, connectionConfig: Record<string, string>, endpoint: string, url: string, verificationUrl?: string];
+const CLOUD_ID = '1324a887-45db-1bf4-1e99-ef0ff456d421';
+const basePaths: Record<string, BasePathRow[]> = {
+  atlassian: [
+    [
+      'jira',
+      { cloudId: CLOUD_ID },
+      `/ex/jira/${CLOUD_ID}/rest/api/3/myself`,
+      `https://api.atlassian.com/ex/jira/${CLOUD_ID}/rest/api/3/myself`,
+      `https://api.atlassian.com/ex/jira/${CLOUD_ID}/rest/api/3/myself`,
+    ],
+    [
+      'confluence',
+      { cloudId: CLOUD_ID },
+      `/ex/confluence/${CLOUD_ID}/wiki/api/v2/pages`,
+      `https://api.atlassian.com/ex/confluence/${CLOUD_ID}/wiki/api/v2/pages`,
+      `https://api.atlassian.com/ex/confluence/${CLOUD_ID}/wiki/rest/api/user/current`,
+    ],
+    ['bitbucket', {}, '/2.0/repositories/acme', 'https://api.bitbucket.org/2.0/repositories/acme', 'https://api.bitbucket.org/2.0/user'],
+    ['trello', { appKey: '0'.repeat(32) }, '/1/members/me/boards', 'https://api.trello.com/1/members/me/boards', 'https://api.trello.com/1/members/me'],
+  ],
+  freshworks: [
+    ['freshdesk', { subdomain: 'acme' }, '/api/v2/tickets', 'https://acme.freshdesk.com/api/v2/tickets', 'https://acme.freshdesk.com/api/v2/agents/me'],
+    [
+      'freshsales',
+      { bundleAlias: 'acme.myfreshworks.com/crm/sales' },
+      '/api/contacts/144',
+      'https://acme.myfreshworks.com/crm/sales/api/contacts/144',
+      'https://acme.myfreshworks.com/crm/sales/api/selector/owners',
+    ],
+  ],
+  accounting: [
+    [
+      'quickbooks',
+      { realmId: '9130348651234567' },
+      '/v3/company/9130348651234567/query?query=select',
+      'https://quickbooks.api.intuit.com/v3/company/9130348651234567/query?query=select',
+      'https://quickbooks.api.intuit.com/v3/company/9130348651234567/query?query=select%20*%20from%20CompanyInfo',
+    ],
+    ['xero', {}, '/api.xro/2.0/Invoices', 'https://api.xero.com/api.xro/2.0/Invoices'],
+    ['ramp', {}, '/developer/v1/transactions', 'https://api.ramp.com/developer/v1/transactions', 'https://api.ramp.com/developer/v1/business'],
+    [
+      'chargebee',
+      { subdomain: 'acme' },
+      '/api/v2/customers',
+      'https://acme.chargebee.com/api/v2/customers',
+      'https://acme.chargebee.com/api/v2/customers?limit=1',
+    ],
+  ],
+  'knowledge and productivity': [
+    ['notion', {}, '/v1/pages', 'https://api.notion.com/v1/pages', 'https://api.notion.com/v1/users/me'],
+    ['airtable', {}, '/v0/meta/bases', 'https://api.airtable.com/v0/meta/bases', 'https://api.airtable.com/v0/meta/whoami'],
+    ['asana', {}, '/api/1.0/users/me', 'https://app.asana.com/api/1.0/users/me', 'https://app.asana.com/api/1.0/users/me'],
+    ['clickup', {}, '/api/v2/team', 'https://api.clickup.com/api/v2/team', 'https://api.clickup.com/api/v2/user'],
+    ['smartsheet', {}, '/2.0/sheets', 'https://api.smartsheet.com/2.0/sheets', 'https://api.smartsheet.com/2.0/users/me'],
+    ['toggl', {}, '/api/v9/me', 'https://api.track.toggl.com/api/v9/me', 'https://api.track.toggl.com/api/v9/me'],
+    ['harvest', { accountId: '123456' }, '/v2/users/me', 'https://api.harvestapp.com/v2/users/me', 'https://api.harvestapp.com/v2/users/me'],
+    ['wordpress', {}, '/me', 'https://public-api.wordpress.com/rest/v1/me', 'https://public-api.wordpress.com/rest/v1.1/me'],
+    ['webflow', {}, '/v2/sites', 'https://api.webflow.com/v2/sites', 'https://api.webflow.com/v2/token/introspect'],
+  ],
+  crm: [
+    ['attio', {}, '/v2/objects', 'https://api.attio.com/v2/objects', 'https://api.attio.com/v2/self'],
+    ['close', {}, '/v1/lead/', 'https://api.close.com/api/v1/lead/', 'https://api.close.com/api/v1/me/'],
+    [
+      'copper',
+      { userEmail: 'owner@example.com' },
+      '/v1/people/search',
+      'https://api.copper.com/developer_api/v1/people/search',
+      'https://api.copper.com/developer_api/v1/account',
+    ],
+    ['active-campaign', { hostname: 'acme.api-us1.com' }, '/3/contacts', 'https://acme.api-us1.com/api/3/contacts', 'https://acme.api-us1.com/api/3/users/me'],
+    ['outreach', {}, '/api/v2/prospects', 'https://api.outreach.io/api/v2/prospects', 'https://api.outreach.io/api/v2/users?page[size]=1'],
+    ['zoho-crm', { extension: 'eu' }, '/crm/v2/Leads', 'https://www.zohoapis.eu/crm/v2/Leads', 'https://www.zohoapis.eu/crm/v8/users?type=CurrentUser'],
+    ['hubspot', {}, '/crm/v3/objects/contacts', 'https://api.hubapi.com/crm/v3/objects/contacts'],
+    ['pipedrive', { api_domain: 'https://acme.pipedrive.com' }, '/v1/deals', 'https://acme.pipedrive.com/api/v1/deals'],
+    [
+      'salesforce',
+      { instance_url: 'https://acme.my.salesforce.com' },
+      '/services/data/v60.0/sobjects',
+      'https://acme.my.salesforce.com/services/data/v60.0/sobjects',
+    ],
+  ],
+  'hr and recruiting': [
+    [
+      'bamboohr',
+      { subdomain: 'acme' },
+      '/v1/employees/directory',
+      'https://api.bamboohr.com/api/gateway.php/acme/v1/employees/directory',
+      'https://api.bamboohr.com/api/gateway.php/acme/v1/employees/0',
+    ],
+    ['hibob-service-user', {}, '/v1/people/search', 'https://api.hibob.com/v1/people/search'],
+    ['deel', {}, '/rest/v2/contracts', 'https://api.letsdeel.com/rest/v2/contracts', 'https://api.letsdeel.com/rest/v2/organizations'],
+    ['lever', {}, '/v1/opportunities', 'https://api.lever.co/v1/opportunities', 'https://api.lever.co/v1/users?limit=1'],
+    ['greenhouse-harvest', {}, '/v1/candidates', 'https://harvest.greenhouse.io/v1/candidates', 'https://harvest.greenhouse.io/v1/users?per_page=1'],
+    ['workable', { subdomain: 'acme' }, '/spi/v3/jobs', 'https://acme.workable.com/spi/v3/jobs', 'https://acme.workable.com/spi/v3/accounts'],
+  ],
+  'support and communication': [
+    ['gorgias', { subdomain: 'acme' }, '/api/tickets', 'https://acme.gorgias.com/api/tickets', 'https://acme.gorgias.com/api/account'],
+    ['helpscout-mailbox', {}, '/v2/conversations', 'https://api.helpscout.net/v2/conversations', 'https://api.helpscout.net/v2/users/me'],
+    ['zendesk', { subdomain: 'acme' }, '/api/v2/tickets', 'https://acme.zendesk.com/api/v2/tickets'],
+    ['discord', {}, '/api/v10/users/@me', 'https://discord.com/api/v10/users/@me', 'https://discord.com/api/v10/users/@me'],
+    ['twilio', {}, '/2010-04-01/Accounts.json', 'https://api.twilio.com/2010-04-01/Accounts.json', 'https://api.twilio.com/2010-04-01/Accounts.json'],
+    ['mailchimp', { dc: 'us6' }, '/3.0/lists', 'https://us6.api.mailchimp.com/3.0/lists', 'https://us6.api.mailchimp.com/3.0/ping'],
+    ['slack', {}, '/chat.postMessage', 'https://slack.com/api/chat.postMessage'],
+    ['zoom', {}, '/users/me', 'https://api.zoom.us/v2/users/me'],
+  ],
+  'storage and documents': [
+    ['box', {}, '/2.0/folders/0', 'https://api.box.com/2.0/folders/0', 'https://api.box.com/2.0/users/me'],
+    ['dropbox', {}, '/2/files/list_folder', 'https://api.dropboxapi.com/2/files/list_folder', 'https://api.dropboxapi.com/2/users/get_current_account'],
+    [
+      'docusign',
+      { baseUri: 'https://na3.docusign.net' },
+      '/restapi/v2.1/accounts/a1/envelopes',
+      'https://na3.docusign.net/restapi/v2.1/accounts/a1/envelopes',
+      'https://account.docusign.com/oauth/userinfo',
+    ],
+    ['google-drive', {}, '/drive/v3/files', 'https://www.googleapis.com/drive/v3/files'],
+    ['one-drive', { tenant: 'common' }, '/v1.0/me/drive', 'https://graph.microsoft.com/v1.0/me/drive'],
+  ],
+  'developer tools': [
+    ['gitlab', {}, '/api/v4/projects', 'https://gitlab.com/api/v4/projects', 'https://gitlab.com/api/v4/user'],
+    ['digitalocean', {}, '/v2/droplets', 'https://api.digitalocean.com/v2/droplets', 'https://api.digitalocean.com/v2/account'],
+    ['netlify', {}, '/api/v1/sites', 'https://api.netlify.com/api/v1/sites', 'https://api.netlify.com/api/v1/user'],
+    ['sentry', {}, '/0/organizations/', 'https://sentry.io/api/0/organizations/', 'https://sentry.io/api/0/organizations/'],
+    ['auth0', { hostname: 'acme.us.auth0.com' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
+    ['github', {}, '/user/repos', 'https://api.github.com/user/repos'],
+  ],
+  analytics: [
+    ['datadog', { siteParameter: 'datadoghq.eu' }, '/v1/validate', 'https://api.datadoghq.eu/api/v1/validate', 'https://api.datadoghq.eu/api/v2/validate_keys'],
+    ['amplitude', {}, '/api/2/events/list', 'https://amplitude.com/api/2/events/list'],
+    ['mixpanel', {}, '/api/app/me', 'https://mixpanel.com/api/app/me', 'https://mixpanel.com/api/app/me'],
+    [
+      'metabase',
+      { hostname: 'acme.metabaseapp.com' },
+      '/api/user/current',
+      'https://acme.metabaseapp.com/api/user/current',
+      'https://acme.metabaseapp.com/api/user/current',
+    ],
+    ['posthog', { domain: 'us.posthog.com' }, '/api/projects/', 'https://us.posthog.com/api/projects/'],
+  ],
+  'commerce and surveys': [
+    [
+      'woocommerce',
+      { storeURL: 'shop.example.com' },
+      '/wp-json/wc/v3/orders',
+      'https://shop.example.com/wp-json/wc/v3/orders',
+      'https://shop.example.com/wp-json/wc/v3/products?per_page=1',
+    ],
+    ['shopify', { subdomain: 'acme' }, '/admin/api/2024-10/products.json', 'https://acme.myshopify.com/admin/api/2024-10/products.json'],
+    ['square', {}, '/v2/customers', 'https://connect.squareup.com/v2/customers'],
+    [
+      'surveymonkey',
+      { access_url: 'https://api.surveymonkey.com' },
+      '/v3/surveys',
+      'https://api.surveymonkey.com/v3/surveys',
+      'https://api.surveymonkey.com/v3/users/me',
+    ],
+    ['pinterest', {}, '/v5/boards', 'https://api.pinterest.com/v5/boards', 'https://api.pinterest.com/v5/user_account'],
+  ],
+};
+
+/** The URL the connection check's first request goes to, as features/connections/service.ts builds it. */
+function verificationUrlOf(provider: Provider, connectionConfig: Record<string, string>): string | undefined {
+  const v = provider.verification;
+  if (!v) return undefined;
+  return buildUrl(catalogEndpoints(provider, connectionConfig).verificationUrl(), v.paths[0]!).toString();
+}
+
+for (const [family, rows] of Object.entries(basePaths)) {
+  test(`base paths as Nango's, ${family}: an endpoint with its API's prefix reaches the documented URL`, () => {
+    const wrong: string[] = [];
+    for (const [name, connectionConfig, endpoint, url, verificationUrl] of rows) {
+      const provider = getCatalogProvider(name);
+      if (!provider) {
+        wrong.push(`${name}: not in the catalogue`);
+        continue;
+      }
+      try {
+        const got = buildUrl(catalogEndpoints(provider, connectionConfig).baseUrl(), endpoint).toString();
+        if (got !== url) wrong.push(`${name}: ${endpoint} → ${got}, want ${url}`);
+        const verifies = verificationUrlOf(provider, connectionConfig);
+        if (verificationUrl !== undefined && verifies !== verificationUrl) wrong.push(`${name}: verification → ${verifies}, want ${verificationUrl}`);
+      } catch (err) {
+        wrong.push(`${name}: ${(err as Error).message}`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+}

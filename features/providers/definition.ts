@@ -13,6 +13,13 @@ export type ProviderAuthMode = (typeof providerAuthModes)[number];
 const template = z.string().min(1).max(2048);
 const templatedUrl = template.regex(/^(?:https?:\/\/|\$\{)/, 'must be an http(s) URL or start with a ${...} placeholder');
 const stringMap = z.record(z.string().min(1).max(256), z.string().max(2048));
+/** A link shown to people (the dashboard, the Connect UI): http(s) only, never `javascript:` or `data:`. */
+export const linkUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/** Whether a stored value is a link safe to show (definitions stored before `linkUrl` was checked). */
+export function isLinkUrl(value: unknown): value is string {
+  return typeof value === 'string' && linkUrl.safeParse(value).success;
+}
 
 /** A field the end user fills in: connection_config (subdomain, region…) or credentials (apiKey, username…). */
 export const providerFieldSchema = z
@@ -112,6 +119,7 @@ const knownKeys = [
   'connection_config',
   'credentials',
   'docs',
+  'docs_connect',
   'webhook',
 ] as const;
 
@@ -172,7 +180,9 @@ export const providerDefinitionSchema = z
     connection_config: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), providerFieldSchema).optional(),
     credentials: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), providerFieldSchema).optional(),
     /** The provider's own documentation page for these facts. */
-    docs: z.url(),
+    docs: linkUrl,
+    /** A page for the end user on how to find what the Connect UI asks (Nango's Connect UI links it). */
+    docs_connect: linkUrl.optional(),
     webhook: providerWebhookSchema.optional(),
   })
   .catchall(z.unknown())

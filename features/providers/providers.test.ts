@@ -13,7 +13,7 @@ test('the shipped providers come from the catalogue with the settings the runtim
   assert.deepEqual(drive.authorizationParams, { access_type: 'offline', prompt: 'consent' });
   assert.deepEqual(drive.verification, { method: 'GET', paths: ['/drive/v3/about?fields=user'] });
   const metabase = getCatalogProvider('metabase')!;
-  assert.equal(metabase.connectionConfig.domain!.required, true);
+  assert.equal(metabase.connectionConfig.hostname!.required, true);
   assert.deepEqual(getCatalogProvider('okta')!.connectionConfig.domain!.domains, ['*.okta.com', '*.oktapreview.com', '*.okta-emea.com', '*.okta-gov.com']);
   for (const name of ['checkr-partner', 'checkr-partner-staging']) assert.equal(getCatalogProvider(name)!.pkce, false);
 });

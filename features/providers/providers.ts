@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { AuthInjection } from '../../lib/http/index.js';
 import type { StoredCredentials } from '../connections/credentials.js';
 import { catalog } from './catalog.js';
-import type { ProviderAuthMode, ProviderDefinition } from './definition.js';
+import { isLinkUrl, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
 
 export type AuthMode = ProviderAuthMode;
 
@@ -131,7 +131,7 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     }),
     ...(proxy?.retry && { retry: proxy.retry }),
     ...(proxy?.paginate && { paginate: proxy.paginate }),
-    docs: def.docs,
+    docs: isLinkUrl(def.docs) ? def.docs : '',
     definition: def,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * @module features/providers/store — user-defined providers, per environment (table `providers`),
- * and `findProvider`, the one lookup every runtime path uses: the catalogue first, then the
- * environment's own definitions. A user-defined name may not shadow a catalogue name, and a
+ * and `findProvider`, the one lookup every runtime path uses: the environment's own definition
+ * first, then the catalogue. A new user-defined provider may not take a catalogue name; one defined
+ * before a catalogue update added its name keeps serving its environment (its connections'
+ * credentials stay with the origins they were issued for) and is listed with `shadowsCatalog`. A
  * provider is not deleted while an integration of its environment uses it.
  */
 import type { Queryable } from '../../lib/db/pool.js';
@@ -88,31 +90,60 @@ export async function updateProvider(db: Queryable, environmentId: number, name:
     name,
     JSON.stringify(definition),
   ]);
-  if (!rows[0]) throw new NotFound('unknown_provider', `No user-defined provider named "${name}" in this environment`);
+  if (!rows[0]) throw unknownOwnProvider(name);
   return fromRow(rows[0]);
 }
 
 /** Deletes a user-defined provider; refused (409) while an integration of the environment uses it. */
 export async function deleteProvider(db: Queryable, environmentId: number, name: string): Promise<void> {
+  if (!(await getStoredProvider(db, environmentId, name))) throw unknownOwnProvider(name);
   const used = await countIntegrationsOfProvider(db, environmentId, name);
   if (used > 0) throw new Conflict('provider_in_use', `${used} integration(s) use provider "${name}"; delete them first`);
   const { rowCount } = await db.query('DELETE FROM providers WHERE environment_id = $1 AND name = $2', [environmentId, name]);
-  if (!rowCount) throw new NotFound('unknown_provider', `No user-defined provider named "${name}" in this environment`);
+  if (!rowCount) throw unknownOwnProvider(name);
 }
 
-/** The provider of this name as the environment sees it: the catalogue's, else the environment's own. */
-export async function findProvider(db: Queryable, environmentId: number, name: string): Promise<Provider | undefined> {
-  const known = getCatalogProvider(name);
-  if (known) return known;
+function unknownOwnProvider(name: string): NotFound {
+  return isCatalogProvider(name)
+    ? new NotFound('unknown_provider', `"${name}" is a catalogue provider; only your own can be replaced or deleted`)
+    : new NotFound('unknown_provider', `No user-defined provider named "${name}" in this environment`);
+}
+
+/** A provider as an environment sees it, where it comes from, and whether it hides a catalogue provider of the same name. */
+export interface ProviderLookup {
+  provider: Provider;
+  source: ProviderSource;
+  shadowsCatalog: boolean;
+}
+
+function ownLookup(stored: StoredProvider): ProviderLookup {
+  return { provider: providerFromDefinition(stored.definition), source: 'user', shadowsCatalog: isCatalogProvider(stored.name) };
+}
+
+/**
+ * The provider of this name as the environment sees it: its own, else the catalogue's. Own first:
+ * a catalogue update that adds the name of an existing own provider must not move that provider's
+ * integrations (and their credentials) to another definition.
+ */
+export async function lookupProvider(db: Queryable, environmentId: number, name: string): Promise<ProviderLookup | undefined> {
   const stored = await getStoredProvider(db, environmentId, name);
-  return stored ? providerFromDefinition(stored.definition) : undefined;
+  if (stored) return ownLookup(stored);
+  const known = getCatalogProvider(name);
+  return known ? { provider: known, source: 'catalog', shadowsCatalog: false } : undefined;
 }
 
-/** Every provider the environment can use: the catalogue, then its own, each with where it comes from. */
-export async function listProviders(db: Queryable, environmentId: number): Promise<{ provider: Provider; source: ProviderSource }[]> {
-  const own = await listStoredProviders(db, environmentId);
+export async function findProvider(db: Queryable, environmentId: number, name: string): Promise<Provider | undefined> {
+  return (await lookupProvider(db, environmentId, name))?.provider;
+}
+
+/** Every provider the environment can use: the catalogue's whose names it has not taken, then its own. */
+export async function listProviders(db: Queryable, environmentId: number): Promise<ProviderLookup[]> {
+  const own = (await listStoredProviders(db, environmentId)).map(ownLookup);
+  const taken = new Set(own.map((p) => p.provider.name));
   return [
-    ...[...catalog().keys()].map((name) => ({ provider: getCatalogProvider(name)!, source: 'catalog' as const })),
-    ...own.map((p) => ({ provider: providerFromDefinition(p.definition), source: 'user' as const })),
+    ...[...catalog().keys()]
+      .filter((name) => !taken.has(name))
+      .map((name) => ({ provider: getCatalogProvider(name)!, source: 'catalog' as const, shadowsCatalog: false })),
+    ...own,
   ];
 }

@@ -236,9 +236,11 @@ export function stripUnknownKeys(value: unknown, schema: unknown, root: unknown 
   if (!isObject(value) || (!props && !isObject(extra))) return value;
   const keepsExtra = !props || (extra !== undefined && extra !== false) || isObject(s.patternProperties);
   const out: Record<string, unknown> = {};
+  // defineProperty, not assignment: a record's own `__proto__` key stays data instead of becoming out's prototype.
+  const keep = (k: string, v: unknown) => Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   for (const [k, v] of Object.entries(value)) {
-    if (props && Object.hasOwn(props, k)) out[k] = next(v, props[k]);
-    else if (keepsExtra) out[k] = isObject(extra) ? next(v, extra) : v;
+    if (props && Object.hasOwn(props, k)) keep(k, next(v, props[k]));
+    else if (keepsExtra) keep(k, isObject(extra) ? next(v, extra) : v);
   }
   return out;
 }

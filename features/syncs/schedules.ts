@@ -9,7 +9,7 @@ import {
   scheduleAction,
   searchAttributesFor,
   startWorkflow,
-  syncScheduleId as scheduleIdOf,
+  syncScheduleId,
   syncTriggerWorkflowId,
   taskQueueFor,
   type SyncWorkflowInput,
@@ -21,10 +21,6 @@ export interface SyncTarget {
   env: string;
   connection: Pick<Connection, 'id' | 'integrationKey' | 'connectionId'>;
   syncName: string;
-}
-
-export function syncScheduleId(t: SyncTarget): string {
-  return scheduleIdOf(t.env, t.connection.integrationKey, t.connection.connectionId, t.syncName);
 }
 
 function labels(t: SyncTarget) {
@@ -63,9 +59,13 @@ export class SyncSchedules {
     private readonly timing: SyncScheduleTiming,
   ) {}
 
+  private idOf(t: SyncTarget): string {
+    return syncScheduleId(this.taskQueuePrefix, t.env, t.connection.integrationKey, t.connection.connectionId, t.syncName);
+  }
+
   private action(t: SyncTarget, input: Pick<SyncWorkflowInput, 'reset' | 'emptyCache'> = {}) {
     return scheduleAction('syncWorkflow', {
-      workflowId: syncScheduleId(t),
+      workflowId: this.idOf(t),
       taskQueue: taskQueueFor(this.taskQueuePrefix, t.env),
       args: [{ connectionPk: t.connection.id, syncName: t.syncName, ...input }],
       typedSearchAttributes: labels(t),
@@ -82,7 +82,7 @@ export class SyncSchedules {
   async ensure(t: SyncTarget, frequency: string, opts: { paused: boolean; runNow: boolean }): Promise<void> {
     const every = parseFrequency(frequency);
     if (!every) throw new Error(`invalid sync frequency "${frequency}"`);
-    const id = syncScheduleId(t);
+    const id = this.idOf(t);
     const spec = { intervals: [intervalSpec(id, every, this.timing.spreadMs)] };
     const catchupWindow = this.timing.catchupWindowMs;
     const handle = this.temporal.schedule.getHandle(id);
@@ -109,23 +109,23 @@ export class SyncSchedules {
 
   async remove(t: SyncTarget): Promise<void> {
     try {
-      await this.temporal.schedule.getHandle(syncScheduleId(t)).delete();
+      await this.temporal.schedule.getHandle(this.idOf(t)).delete();
     } catch (err) {
       if (!(err instanceof ScheduleNotFoundError)) throw err;
     }
   }
 
   async pause(t: SyncTarget): Promise<void> {
-    await this.temporal.schedule.getHandle(syncScheduleId(t)).pause('paused through the API');
+    await this.temporal.schedule.getHandle(this.idOf(t)).pause('paused through the API');
   }
 
   async unpause(t: SyncTarget): Promise<void> {
-    await this.temporal.schedule.getHandle(syncScheduleId(t)).unpause('started through the API');
+    await this.temporal.schedule.getHandle(this.idOf(t)).unpause('started through the API');
   }
 
   async nextRunAt(t: SyncTarget): Promise<Date | null> {
     try {
-      const d = await this.temporal.schedule.getHandle(syncScheduleId(t)).describe();
+      const d = await this.temporal.schedule.getHandle(this.idOf(t)).describe();
       return d.state.paused ? null : (d.info.nextActionTimes[0] ?? null);
     } catch (err) {
       if (err instanceof ScheduleNotFoundError) return null;
@@ -138,7 +138,7 @@ export class SyncSchedules {
 
   /** A run now, outside the schedule. The run itself refuses to overlap another (claimSync). */
   async triggerNow(t: SyncTarget, opts: { reset?: boolean; emptyCache?: boolean } = {}): Promise<string> {
-    const workflowId = syncTriggerWorkflowId(syncScheduleId(t), randomUUID());
+    const workflowId = syncTriggerWorkflowId(this.idOf(t), randomUUID());
     const { type: _type, workflowType: _workflowType, ...action } = this.action(t, { reset: opts.reset, emptyCache: opts.emptyCache });
     await startWorkflow(this.temporal, 'syncWorkflow', { ...action, workflowId });
     return workflowId;

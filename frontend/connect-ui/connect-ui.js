@@ -32,6 +32,12 @@ const el = {
   close: /** @type {HTMLButtonElement} */ ($('close')),
   listView: $('list-view'),
   list: $('integrations'),
+  listFilter: /** @type {HTMLFormElement} */ ($('list-filter')),
+  search: /** @type {HTMLInputElement} */ ($('list-search')),
+  categoryField: $('list-category-field'),
+  category: /** @type {HTMLSelectElement} */ ($('list-category')),
+  listCount: $('list-count'),
+  listNone: $('list-none'),
   formView: $('form-view'),
   formIntro: $('form-intro'),
   form: /** @type {HTMLFormElement} */ ($('connect-form')),
@@ -152,26 +158,122 @@ function applyTheme(settings) {
   if (typeof primary === 'string' && /^#[0-9a-f]{3,8}$/i.test(primary)) document.documentElement.style.setProperty('--primary', primary);
 }
 
-function showList() {
-  el.list.replaceChildren(
-    ...integrations.map((integration) => {
-      const li = document.createElement('li');
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'integration';
-      button.dataset.key = integration.unique_key;
-      const name = document.createElement('span');
-      name.className = 'name';
-      name.textContent = integration.display_name;
-      const provider = document.createElement('span');
-      provider.className = 'provider';
-      provider.textContent = integration.unique_key;
-      button.append(name, provider);
-      button.addEventListener('click', () => void showIntegration(integration));
-      li.append(button);
-      return li;
-    }),
+/** @typedef {{ li: HTMLLIElement, text: string, categories: string[] }} ListItem */
+
+/** @type {ListItem[]} */
+let listItems = [];
+
+/** @type {Record<string, string>} */
+const AUTH_MODES = { OAUTH2: 'OAuth 2', OAUTH2_CC: 'OAuth 2 client credentials', API_KEY: 'API key', BASIC: 'Username and password', NONE: 'No credentials' };
+
+/** @type {Record<string, string>} */
+const CATEGORY_WORDS = { ai: 'AI', ats: 'ATS', cms: 'CMS', crm: 'CRM', erp: 'ERP', hr: 'HR', mcp: 'MCP', 'e-commerce': 'E-commerce' };
+
+/**
+ * `dev-tools` → `Dev tools`, `crm` → `CRM`, as the dashboard names the catalogue's categories.
+ * @param {string} slug
+ */
+function categoryLabel(slug) {
+  if (CATEGORY_WORDS[slug]) return CATEGORY_WORDS[slug];
+  const text = slug
+    .split(/[-_\s]+/)
+    .filter(Boolean)
+    .map((w) => CATEGORY_WORDS[w] ?? w)
+    .join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * @param {string} className
+ * @param {string} text
+ */
+function span(className, text) {
+  const node = document.createElement('span');
+  node.className = className;
+  node.textContent = text;
+  return node;
+}
+
+/**
+ * One entry of the list: logo, name and key at once; the auth mode and categories when the
+ * provider's details arrive (the same request that opening the entry makes).
+ * @param {any} integration
+ * @returns {ListItem}
+ */
+function listItem(integration) {
+  const li = document.createElement('li');
+  li.dataset.key = integration.unique_key;
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'integration';
+  const logo = document.createElement('img');
+  logo.className = 'logo';
+  logo.alt = '';
+  logo.width = 36;
+  logo.height = 36;
+  logo.addEventListener('error', () => (logo.hidden = true));
+  if (typeof integration.logo === 'string' && /^https?:\/\//.test(integration.logo)) logo.src = integration.logo;
+  const details = span('details', '');
+  const text = span('text', '');
+  text.append(span('name', integration.display_name), details);
+  button.append(logo, text, span('provider', integration.unique_key));
+  button.addEventListener('click', () => void showIntegration(integration));
+  li.append(button);
+  /** @type {ListItem} */
+  const item = { li, text: [integration.display_name, integration.unique_key, integration.provider].join('\n').toLowerCase(), categories: [] };
+  providerInfo(integration.provider).then(
+    (provider) => {
+      item.categories = Array.isArray(provider.categories) ? provider.categories.filter((/** @type {unknown} */ c) => typeof c === 'string') : [];
+      const mode = AUTH_MODES[provider.auth_mode] ?? String(provider.auth_mode ?? '');
+      details.textContent = [mode, item.categories.map(categoryLabel).join(', ')].filter(Boolean).join(' · ');
+      showCategories();
+      filterList();
+    },
+    () => undefined,
   );
+  return item;
+}
+
+/** The category select: each category of the listed integrations once, shown when there are two or more. */
+function showCategories() {
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  for (const item of listItems) for (const c of new Set(item.categories)) counts.set(c, (counts.get(c) ?? 0) + 1);
+  const current = el.category.value;
+  const options = [...counts]
+    .sort(([a], [b]) => categoryLabel(a).localeCompare(categoryLabel(b)))
+    .map(([c, n]) => {
+      const option = document.createElement('option');
+      option.value = c;
+      option.textContent = `${categoryLabel(c)} (${n})`;
+      return option;
+    });
+  el.category.replaceChildren(/** @type {HTMLOptionElement} */ (el.category.options[0]), ...options);
+  el.category.value = counts.size > 1 && counts.has(current) ? current : '';
+  el.categoryField.hidden = counts.size < 2;
+}
+
+/** Hides the entries the search (name, display name or key, any case) or the category leave out. */
+function filterList() {
+  const q = el.search.value.trim().toLowerCase();
+  const category = el.category.value;
+  let shown = 0;
+  for (const item of listItems) {
+    const match = (!q || item.text.includes(q)) && (!category || item.categories.includes(category));
+    item.li.hidden = !match;
+    if (match) shown++;
+  }
+  const count = q || category ? `${shown} of ${listItems.length} integrations` : `${listItems.length} integrations`;
+  // Written only when it changes: the line is a live region.
+  if (el.listCount.textContent !== count) el.listCount.textContent = count;
+  el.listNone.hidden = shown > 0;
+}
+
+function showList() {
+  listItems = integrations.map(listItem);
+  el.list.replaceChildren(...listItems.map((item) => item.li));
+  showCategories();
+  filterList();
   showAlert('');
   showView('list', 'Connect an integration');
 }
@@ -348,6 +450,9 @@ function setBusy(on, message) {
 }
 
 el.back.addEventListener('click', () => showList());
+el.search.addEventListener('input', filterList);
+el.category.addEventListener('change', filterList);
+el.listFilter.addEventListener('submit', (event) => event.preventDefault());
 el.close.hidden = !embedded;
 el.close.addEventListener('click', closeUI);
 el.done.addEventListener('click', closeUI);
