@@ -239,6 +239,18 @@ describe('connection-config values cannot steer credentials', () => {
     assertUntouched();
   });
 
+  test("an end user's authorization_params cannot replace the flow's own (redirect_uri, client_id, state, PKCE)", async () => {
+    const own = ['redirect_uri', 'client_id', 'state', 'response_type', 'code_challenge', 'code_challenge_method'];
+    const res = await startOAuth('okta', `${qs({ domain: 'acme.okta.com' })}&${own.map((k) => `authorization_params[${k}]=evil`).join('&')}`);
+    assert.equal(res.status, 302, res.text);
+    const location = new URL(res.location!);
+    assert.equal(location.searchParams.get('redirect_uri'), `${t.config.publicUrl}/oauth/callback`);
+    assert.equal(location.searchParams.get('client_id'), CLIENT.client_id);
+    assert.equal(location.searchParams.get('response_type'), 'code');
+    assert.equal(location.searchParams.get('code_challenge_method'), 'S256');
+    for (const k of own) assert.notEqual(location.searchParams.get(k), 'evil', k);
+  });
+
   test("token_params are filled with the connection's values (Auth0's audience), never sent as the placeholder", async () => {
     const fake = await startGenericProviderFake({ clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret });
     fakes.push(fake);

@@ -37,13 +37,15 @@ export function authorizeUrl(opts: {
   if (!base) throw new OAuthError('invalid_auth_mode', `${provider.name} has no authorization URL`);
   const url = new URL(base);
   const scopes = (opts.credentials.scopes ? opts.credentials.scopes.split(',') : (provider.defaultScopes ?? [])).filter(Boolean);
+  if (scopes.length) url.searchParams.set('scope', scopes.join(provider.scopeSeparator ?? ' '));
+  if (opts.userScopes) url.searchParams.set('user_scope', opts.userScopes);
+  for (const [k, v] of Object.entries({ ...opts.endpoints.params('authorization'), ...opts.extraParams })) url.searchParams.set(k, v);
+  // Set last: the flow's own parameters are not the end user's to replace through authorization_params.
   url.searchParams.set('client_id', opts.credentials.client_id);
   url.searchParams.set('redirect_uri', opts.redirectUri);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('state', opts.state);
-  if (scopes.length) url.searchParams.set('scope', scopes.join(provider.scopeSeparator ?? ' '));
-  if (opts.userScopes) url.searchParams.set('user_scope', opts.userScopes);
-  for (const [k, v] of Object.entries({ ...opts.endpoints.params('authorization'), ...opts.extraParams })) url.searchParams.set(k, v);
+  for (const k of ['code_challenge', 'code_challenge_method']) url.searchParams.delete(k);
   if (opts.codeChallenge) {
     url.searchParams.set('code_challenge', opts.codeChallenge);
     url.searchParams.set('code_challenge_method', 'S256');

@@ -109,6 +109,7 @@ function fillAuthority(template: string, scheme: string, vars: TemplateVars, rul
         return value;
       }
       hostKeys.push(key);
+      // Several labels where the field's domains bound the result, or where the value is the whole name before a port.
       if (rules.domainsOf(key) || part === `\${${key}}`) {
         if (!HOSTNAME.test(value) || value.endsWith('.')) throw new InvalidConfigValue(key, 'must be a host name (letters, digits, hyphens and dots)');
       } else if (!LABEL.test(value)) {
