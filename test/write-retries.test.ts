@@ -22,6 +22,9 @@ import { startWorkerProcess } from './worker-process.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** The messages of an error and its causes (a workflow's failure wraps the activity's). */
+const causes = (err: unknown): string => (err instanceof Error ? [err.message, err.cause ? causes(err.cause) : ''].join(' ') : String(err));
+
 const created = z.object({ id: z.string(), name: z.string() });
 registerPrebuiltScripts('metabase', {
   ...metabaseScripts,
@@ -151,7 +154,7 @@ describe('write retries', () => {
     const outcome = await waitFor('the onWebhook run', () =>
       handle.result().then(
         () => 'completed',
-        (err: Error) => `failed: ${(err.cause as Error | undefined)?.message ?? err.message}`,
+        (err: unknown) => `failed: ${causes(err)}`,
       ),
     );
     assert.equal(posts('from-webhook').length, 1, 'upstream POSTs');
