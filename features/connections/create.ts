@@ -22,6 +22,20 @@ export interface SaveConnectionInput extends Omit<NewConnection, 'environmentId'
   provider: Provider;
 }
 
+/**
+ * The keys of `config` whose value is the one a trusted source gave it (the developer's connect-session
+ * defaults, the provider's token response): the connection's verified keys, by which third-party
+ * webhooks may be routed. A value the end user typed over a trusted one is not verified.
+ */
+export function verifiedConfigKeys(config: Record<string, unknown>, ...trusted: Record<string, unknown>[]): string[] {
+  const keys = new Set<string>();
+  for (const source of trusted)
+    for (const [key, value] of Object.entries(source)) {
+      if (Object.hasOwn(config, key) && JSON.stringify(config[key]) === JSON.stringify(value)) keys.add(key);
+    }
+  return [...keys].sort();
+}
+
 export function checkConnectionConfig(provider: Provider, config: Record<string, unknown>, allowedPrivateHosts: readonly string[]): void {
   for (const [key, field] of Object.entries(provider.connectionConfig)) {
     const value = config[key];
@@ -67,6 +81,7 @@ async function validateConnection(deps: ConnectionDeps, input: SaveConnectionInp
     credentials: input.credentials,
     expiresAt: null,
     connectionConfig: input.connectionConfig,
+    verifiedConfigKeys: input.verifiedConfigKeys,
     metadata: input.metadata ?? null,
     tags: input.tags,
     endUser: input.endUser,
@@ -138,6 +153,7 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
     authMode: input.provider.authMode,
     credentials: input.credentials,
     connectionConfig: input.connectionConfig,
+    verifiedConfigKeys: input.verifiedConfigKeys,
     metadata: input.metadata,
     tags: input.tags,
     endUser: input.endUser,
