@@ -16,23 +16,17 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { bundle, manifestOf } from '../cli/build.js';
-import { CLI_VERSION, findScripts } from '../cli/project.js';
 import type { ProviderDefinitionInput } from '../features/providers/definition.js';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { syncWebhookWorkflowId, workflowHandle } from '../workflows/contracts.js';
 import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { deployScripts } from './deploy-scripts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PCK = 'hooked';
 const CLIENT_SECRET = 'hooked-client-secret';
 const WEBHOOK_SECRET = 'hooked-webhook-secret';
@@ -77,7 +71,6 @@ export default createSync({
 describe('provider webhooks from the definition', () => {
   let t: TestPlatform;
   let receiver: WebhookReceiver;
-  let work: string;
   let webhookUrl: string;
   let signingKey: string;
 
@@ -134,23 +127,11 @@ describe('provider webhooks from the definition', () => {
     assert.match(webhookUrl, /\/webhook\/[0-9a-f-]{36}\/hooked$/);
 
     // Compile the sync as `switchyard compile` does, then deploy it, activated.
-    work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'defined-webhooks-'));
-    await mkdir(path.join(work, 'node_modules'), { recursive: true });
-    await symlink(path.join(ROOT, 'node_modules', 'zod'), path.join(work, 'node_modules', 'zod'), 'dir');
-    await mkdir(path.join(work, PCK, 'syncs'), { recursive: true });
-    await writeFile(path.join(work, PCK, 'syncs', 'tickets.ts'), SYNC);
-    const scripts = [];
-    for (const s of await findScripts(work)) {
-      const code = await bundle(work, s);
-      scripts.push({ integration: s.integration, name: s.name, bundle: code, manifest: await manifestOf(work, s, code) });
-    }
-    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true, cli_version: CLI_VERSION } });
-    assert.equal(deployed.status, 200, await deployed.clone().text());
+    await deployScripts(t, PCK, { 'syncs/tickets.ts': SYNC });
   });
   after(async () => {
     await t?.stop();
     await receiver?.close();
-    if (work) await rm(work, { recursive: true, force: true });
   });
 
   test('a webhook signed as the definition says is routed by its body path to the right connection: sync run and signed forward', async () => {
@@ -281,27 +262,50 @@ describe('provider webhooks from the definition', () => {
           [eventId],
         )
       ).rows.map((r) => r.connection_id);
+    /** A user-defined API-key provider whose webhooks `webhook` describes. */
+    const apiKeyProvider = (
+      name: string,
+      webhook: ProviderDefinitionInput['webhook'],
+      more: Partial<ProviderDefinitionInput> = {},
+    ): ProviderDefinitionInput => ({
+      name,
+      display_name: name,
+      auth_mode: 'API_KEY',
+      proxy: { base_url: `https://${name}.test`, headers: { 'x-api-key': '${apiKey}' } },
+      docs: `https://example.com/${name}/webhooks`,
+      webhook,
+      ...more,
+    });
+    /** A connection made with the secret key: its connection_config is the developer's. */
+    const developerConnection = async (pck: string, connectionId: string, connectionConfig: Json = {}) => {
+      const res = await t.api('/connections', {
+        method: 'POST',
+        json: {
+          provider_config_key: pck,
+          connection_id: connectionId,
+          connection_config: connectionConfig,
+          credentials: { type: 'API_KEY', apiKey: `k-${connectionId}` },
+        },
+      });
+      assert.equal(res.status, 201, await res.clone().text());
+    };
     const webhookErrors = async (pck: string, connectionId: string) =>
       (((await (await t.api(`/connections/${encodeURIComponent(connectionId)}?provider_config_key=${pck}`)).json()) as Json).errors as Json[]).filter(
         (e) => e.type === 'webhook',
       );
 
     test("a routing value the end user typed routes nothing: another customer's account id stays theirs", async () => {
-      const def: ProviderDefinitionInput = {
-        name: 'acct-api',
-        display_name: 'Account API',
-        auth_mode: 'API_KEY',
-        proxy: { base_url: 'https://api.acct.test', headers: { 'x-api-key': '${apiKey}' } },
-        connection_config: { account: { title: 'Account id' } },
-        docs: 'https://example.com/acct/webhooks',
-        webhook: {
+      const def = apiKeyProvider(
+        'acct-api',
+        {
           signature_header: 'X-Acct-Signature',
           algorithm: 'hmac-sha256',
           encoding: 'hex',
           secret: 'webhook_secret',
           routing: { body_path: 'account', connection_config_key: 'account' },
         },
-      };
+        { connection_config: { account: { title: 'Account id' } } },
+      );
       assert.equal((await t.api('/providers', { method: 'POST', json: def })).status, 201);
       assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'acct-api', unique_key: 'acct' } })).status, 200);
       const secret = await generatedSecret('acct');
@@ -315,16 +319,7 @@ describe('provider webhooks from the definition', () => {
         });
       };
       // The customer's connection, made by the developer (secret key).
-      const victim = await t.api('/connections', {
-        method: 'POST',
-        json: {
-          provider_config_key: 'acct',
-          connection_id: 'victim',
-          connection_config: { account: 'acct-1' },
-          credentials: { type: 'API_KEY', apiKey: 'k-v' },
-        },
-      });
-      assert.equal(victim.status, 201, await victim.clone().text());
+      await developerConnection('acct', 'victim', { account: 'acct-1' });
       // Another end user types the customer's account id into their own connection.
       const session = ((await (await t.api('/connect/sessions', { method: 'POST', json: { end_user: { id: 'mallory' } } })).json()) as Json).data.token;
       const typed = await fetch(`${t.url}/api-auth/api-key/acct?connect_session_token=${session}&params[account]=acct-1`, {
@@ -343,16 +338,7 @@ describe('provider webhooks from the definition', () => {
       assert.deepEqual(await webhookErrors('acct', 'victim'), []);
 
       // The developer gives a second connection the same account: both get the event, each says so.
-      const second = await t.api('/connections', {
-        method: 'POST',
-        json: {
-          provider_config_key: 'acct',
-          connection_id: 'victim-2',
-          connection_config: { account: 'acct-1' },
-          credentials: { type: 'API_KEY', apiKey: 'k-2' },
-        },
-      });
-      assert.equal(second.status, 201);
+      await developerConnection('acct', 'victim-2', { account: 'acct-1' });
       assert.equal((await send({ id: 'evt_acct_2', type: 'thing.changed', account: 'acct-1' })).status, 200);
       assert.deepEqual(await forwardsOf('evt_acct_2'), ['victim', 'victim-2']);
       assert.match((await webhookErrors('acct', 'victim'))[0]?.message ?? '', /also go to victim-2: 2 connections claim this value/);
@@ -360,22 +346,15 @@ describe('provider webhooks from the definition', () => {
     });
 
     test('a signed timestamp more than 5 minutes off is refused; the signature covers it', async () => {
-      const def: ProviderDefinitionInput = {
-        name: 'stamped-api',
-        display_name: 'Stamped API',
-        auth_mode: 'API_KEY',
-        proxy: { base_url: 'https://api.stamped.test', headers: { 'x-api-key': '${apiKey}' } },
-        docs: 'https://example.com/stamped/webhooks',
-        webhook: {
-          signature_header: 'X-Stamped-Signature',
-          signature_prefix: 'v0=',
-          algorithm: 'hmac-sha256',
-          encoding: 'hex',
-          secret: 'webhook_secret',
-          timestamp_header: 'X-Stamped-Timestamp',
-          signed_payload: 'v0:${timestamp}:${body}',
-        },
-      };
+      const def = apiKeyProvider('stamped-api', {
+        signature_header: 'X-Stamped-Signature',
+        signature_prefix: 'v0=',
+        algorithm: 'hmac-sha256',
+        encoding: 'hex',
+        secret: 'webhook_secret',
+        timestamp_header: 'X-Stamped-Timestamp',
+        signed_payload: 'v0:${timestamp}:${body}',
+      });
       const unsigned = await t.api('/providers', {
         method: 'POST',
         json: { ...def, name: 'stamped-unsigned', webhook: { ...def.webhook, signed_payload: undefined } },
@@ -385,11 +364,7 @@ describe('provider webhooks from the definition', () => {
       const created = await t.api('/providers', { method: 'POST', json: def });
       assert.equal(created.status, 201, await created.clone().text());
       assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'stamped-api', unique_key: 'stamped' } })).status, 200);
-      const made = await t.api('/connections', {
-        method: 'POST',
-        json: { provider_config_key: 'stamped', connection_id: 'stamped-conn', credentials: { type: 'API_KEY', apiKey: 'k-s' } },
-      });
-      assert.equal(made.status, 201);
+      await developerConnection('stamped', 'stamped-conn');
       const secret = await generatedSecret('stamped');
       const url = ((await (await t.api('/integrations/stamped?include=webhook')).json()) as Json).data.webhook_url as string;
       const send = (id: string, sentAt: number, headerAt = sentAt) => {
