@@ -106,7 +106,8 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
 
   const eventId = typeof event.id === 'string' && event.id !== '' ? event.id : null;
   const type = typeof event.type === 'string' ? event.type : 'unknown';
-  if (eventId && !(await claimWebhookEvent(deps.db, integration.id, eventId))) {
+  const onceKey = eventId && onceKeyOf(eventId, sender);
+  if (onceKey && !(await claimWebhookEvent(deps.db, integration.id, onceKey))) {
     deps.log.info({ integration: integration.uniqueKey, eventId, type }, 'provider webhook event already received: not processed again');
     return { status: 'success' };
   }
@@ -117,11 +118,21 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
     await startSyncWebhooks(deps, env, integration, connections, { type, id: eventId, payload: event, bytes: raw.length });
   } catch (err) {
     // Not processed: the provider's redelivery must run it.
-    if (eventId) await releaseWebhookEvent(deps.db, integration.id, eventId);
+    if (onceKey) await releaseWebhookEvent(deps.db, integration.id, onceKey);
     throw err;
   }
-  if (eventId) await finishWebhookEvent(deps.db, integration.id, eventId);
+  if (onceKey) await finishWebhookEvent(deps.db, integration.id, onceKey);
   return { status: 'success' };
+}
+
+/**
+ * What an event id is remembered by: the id itself when the provider (its signature) or the developer
+ * sent it; within the connection for a connection's URL, whose holder must not be able to use up
+ * another connection's event ids; nothing for the integration-wide URL (it runs nothing).
+ */
+function onceKeyOf(eventId: string, sender: IncomingSender | null): string | null {
+  if (sender?.by === 'integration_token') return null;
+  return sender?.by === 'connection_token' ? `c${sender.connectionPk}:${eventId}` : eventId;
 }
 
 /**
