@@ -91,7 +91,7 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
   else if (!(sender = await verifyIncomingWebhook(deps.db, deps.box, integration.id, raw, { signature: req.header(SIGNATURE_HEADER), urlToken: req.token }))) {
     throw new Unauthorized(
       'webhook_invalid_signature',
-      `The webhook is not proven by the integration's secret: sign the raw body (${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256>) or post to the webhook URL that ends with the secret`,
+      `The webhook is not proven by the integration's secret: sign the raw body (${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256>) or post to the connection's webhook URL (GET /integrations/:key/webhook-secret?connection_id=)`,
     );
   }
 
