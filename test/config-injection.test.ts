@@ -179,6 +179,7 @@ describe('connection-config values cannot steer credentials', () => {
           authMode: 'OAUTH2_CC',
           credentials: { type: 'OAUTH2_CC', token: 'tok', expires_at: expiresAt.toISOString() },
           connectionConfig: { subdomain: value },
+          verifiedConfigKeys: [],
           tags: {},
           endUser: null,
         });

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { saveConnection } from '../../features/connections/create.js';
+import { saveConnection, verifiedConfigKeys } from '../../features/connections/create.js';
 import { authorizeUrl, exchangeCode, OAuthError, pkcePair, tokenMetadata } from '../../features/connections/oauth.js';
 import { pluginFor } from '../../integrations/plugins.js';
 import { linkUrl } from '../../features/providers/definition.js';
@@ -128,6 +128,8 @@ interface FlowTarget {
   integration: Integration;
   connectionId: string;
   connectionConfig: Record<string, unknown>;
+  /** The connectionConfig keys the developer or the provider set (not the end user): store.ts Connection.verifiedConfigKeys. */
+  verifiedConfigKeys: string[];
 }
 
 /**
@@ -179,7 +181,8 @@ async function flowTarget(
   delete connectionConfig.webhook_url;
   const endpoints = await endpointsFor(deps, environment.id, integration, connectionConfig);
   endpoints.check();
-  return { environment, session, integration, connectionId, connectionConfig, endpoints, q };
+  const verified = verifiedConfigKeys(connectionConfig, session.integrationsConfigDefaults?.[providerConfigKey]?.connection_config ?? {});
+  return { environment, session, integration, connectionId, connectionConfig, verifiedConfigKeys: verified, endpoints, q };
 }
 
 async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: StoredCredentials) {
@@ -190,6 +193,7 @@ async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: Store
     connectionId: t.connectionId,
     credentials,
     connectionConfig: t.connectionConfig,
+    verifiedConfigKeys: t.verifiedConfigKeys,
     tags: tagsFrom(t.session.endUser, t.session.tags),
     endUser: t.session.endUser ? { ...t.session.endUser, organization: t.session.endUser.organization ?? t.session.organization ?? null } : null,
     webhookUrlOverride: t.session.webhookUrlOverride,
@@ -505,7 +509,10 @@ export const oauthCallback = defineRoute({
       now: deps.clock.now(),
       context: { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' },
     });
-    const connectSession = session.connectSessionId ? await loadConnectSession(deps, session.connectSessionId) : null;
+    const started = session.connectSessionId ? await getConnectSessionById(deps.db, session.connectSessionId) : null;
+    const connectSession = started && withoutFlowSettings(started);
+    const fromProvider = tokenMetadata(provider, raw);
+    const connectionConfig = { ...session.connectionConfig, ...fromProvider };
     const connection = await finishConnection(
       deps,
       {
@@ -513,7 +520,8 @@ export const oauthCallback = defineRoute({
         session: connectSession ?? emptySession(session.environmentId),
         integration,
         connectionId: session.connectionId,
-        connectionConfig: { ...session.connectionConfig, ...tokenMetadata(provider, raw) },
+        connectionConfig,
+        verifiedConfigKeys: verifiedConfigKeys(connectionConfig, started?.integrationsConfigDefaults?.[pck]?.connection_config ?? {}, fromProvider),
       },
       credentials,
     );
@@ -538,9 +546,8 @@ function describeFailure(err: unknown): { type: string; message: string } {
 }
 
 /** The connect session an OAuth flow started from, without its allow-list, defaults or reconnect target (used up by then). */
-async function loadConnectSession(deps: AppDeps, id: number): Promise<ConnectSession | null> {
-  const session = await getConnectSessionById(deps.db, id);
-  return session && { ...session, allowedIntegrations: null, integrationsConfigDefaults: null, reconnectConnectionPk: null };
+function withoutFlowSettings(session: ConnectSession): ConnectSession {
+  return { ...session, allowedIntegrations: null, integrationsConfigDefaults: null, reconnectConnectionPk: null };
 }
 
 function emptySession(environmentId: number): ConnectSession {

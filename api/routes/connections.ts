@@ -148,6 +148,8 @@ export const createConnection = defineRoute({
     connectionId: input.connection_id ?? randomUUID(),
     credentials: toStored(input.credentials),
     connectionConfig: input.connection_config ?? {},
+    // Set with the secret key: every value is the developer's.
+    verifiedConfigKeys: Object.keys(input.connection_config ?? {}),
     metadata: input.metadata,
     tags: tagsFrom(input.end_user, input.tags),
     endUser: input.end_user ?? null,

@@ -2,7 +2,9 @@
  * @module api/routes/proxy — `ALL /proxy/*`: a raw request to the provider on behalf of a connection,
  * auth injected. Method, path, query and body go upstream unchanged (the body streamed), and the
  * upstream answer comes back unchanged (status, body streamed, headers minus hop-by-hop, CORS and
- * cookies). Retries on network errors, 5xx, 429 and `Retry-On` statuses, when the body can be replayed;
+ * cookies). Retries on network errors, 5xx, 429 and `Retry-On` statuses, when the body can be replayed,
+ * under the write policy (lib/http/retry-policy): a POST or PATCH without an `Idempotency-Key` that
+ * reached the provider (any answer but 429, a timeout or reset after sending) is not sent again;
  * a 401 is tried once more with the stored credentials when they are newer than the cached ones.
  */
 import { ServerResponse } from 'node:http';
@@ -14,6 +16,7 @@ import { z } from 'zod';
 import { newerTarget, providerTarget } from '../../features/connections/target.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
 import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
+import { isUnsafeToRepeat } from '../../lib/http/retry-policy.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { anyContent, defineRoute } from '../route.js';
 import { connectionIdSchema } from './connections.js';
@@ -287,6 +290,8 @@ export const proxy = defineRoute({
   if (body.kind === 'stream' && body.length !== null) headers['content-length'] = body.length;
   const replayable = body.kind !== 'stream';
   const attempts = replayable ? retries + 1 : 1;
+  // The provider may have acted on a write whose answer was a 5xx or was lost: only a 429 or a request that never left is sent again.
+  const unsafe = isUnsafeToRepeat(method, headers);
   const signal = c.req.raw.signal;
 
   const send = () =>
@@ -321,14 +326,14 @@ export const proxy = defineRoute({
           continue;
         }
       }
-      if (last || !shouldRetryStatus(res.status, retryOn)) break;
+      if (last || !shouldRetryStatus(res.status, retryOn) || (unsafe && res.status !== 429)) break;
       const asked = retryAfterMs(res.headers, new Date(), target.provider.retry);
       // A provider asking for a longer pause than this synchronous route holds a request gets its answer back now.
       if (asked !== null && asked > MAX_RETRY_WAIT_MS) break;
       wait = asked ?? backoffMs(attempt);
       discard(res.stream);
     } catch (err) {
-      if (last || !(err instanceof NetworkError) || !err.retryable) throw toApiError(err);
+      if (last || !(err instanceof NetworkError) || !err.retryable || (unsafe && err.sent)) throw toApiError(err);
       wait = backoffMs(attempt);
     }
     await sleep(wait, undefined, { signal });

@@ -23,6 +23,20 @@ export interface SaveConnectionInput extends Omit<NewConnection, 'environmentId'
 }
 
 /**
+ * The keys of `config` whose value is the one a trusted source gave it (the developer's connect-session
+ * defaults, the provider's token response): the connection's verified keys, by which third-party
+ * webhooks may be routed. A value the end user typed over a trusted one is not verified.
+ */
+export function verifiedConfigKeys(config: Record<string, unknown>, ...trusted: Record<string, unknown>[]): string[] {
+  const keys = new Set<string>();
+  for (const source of trusted)
+    for (const [key, value] of Object.entries(source)) {
+      if (Object.hasOwn(config, key) && JSON.stringify(config[key]) === JSON.stringify(value)) keys.add(key);
+    }
+  return [...keys].sort();
+}
+
+/**
  * Runs the integration's validate-connection scripts against the connection about to be saved (not
  * in the database yet: its context reaches the provider with the new credentials; metadata and
  * records calls have nothing to act on). A script that throws refuses the connection.
@@ -40,6 +54,7 @@ async function validateConnection(deps: ConnectionDeps, input: SaveConnectionInp
     credentials: input.credentials,
     expiresAt: null,
     connectionConfig: input.connectionConfig,
+    verifiedConfigKeys: input.verifiedConfigKeys,
     metadata: input.metadata ?? null,
     tags: input.tags,
     endUser: input.endUser,
@@ -101,6 +116,7 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
     authMode: input.provider.authMode,
     credentials: input.credentials,
     connectionConfig: input.connectionConfig,
+    verifiedConfigKeys: input.verifiedConfigKeys,
     metadata: input.metadata,
     tags: input.tags,
     endUser: input.endUser,

@@ -88,13 +88,38 @@ export const providerWebhookSchema = z
     signature_prefix: z.string().max(32).optional(),
     /** Which secret signs: the integration's OAuth client secret, or a webhook secret set on the integration. */
     secret: z.enum(['client_secret', 'webhook_secret']),
-    /** Where in the JSON body the connection is found, matched against `connection_config.<connection_config_key>`. */
+    /**
+     * Where in the JSON body the connection is found, matched against `connection_config.<connection_config_key>`:
+     * only a value the provider returned (`token_response_metadata`) or the developer set routes, never one the end user typed.
+     */
     routing: z
       .object({ body_path: z.string().min(1).max(256), connection_config_key: z.string().min(1).max(128) })
       .strict()
       .optional(),
+    /** A header with the time the provider sent the webhook, in Unix seconds (e.g. `X-Slack-Request-Timestamp`): one more than 5 minutes off is refused as a replay. */
+    timestamp_header: z.string().min(1).max(128).optional(),
+    /** What the HMAC covers: `${body}` (the default), or a template of `${timestamp}` and `${body}`, e.g. `v0:${timestamp}:${body}` (Slack). */
+    signed_payload: z
+      .string()
+      .min(1)
+      .max(256)
+      .refine((t) => t.split('${body}').length === 2, 'must hold ${body} once')
+      .refine((t) => [...t.matchAll(/\$\{([^}]*)\}/g)].every((m) => m[1] === 'body' || m[1] === 'timestamp'), 'may only use ${timestamp} and ${body}')
+      .optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((w, ctx) => {
+    const signsTimestamp = w.signed_payload?.includes('${timestamp}') ?? false;
+    // A timestamp the signature does not cover proves nothing: anyone could replay the body with a fresh one.
+    if (w.timestamp_header && !signsTimestamp)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['signed_payload'],
+        message: 'must hold ${timestamp} when timestamp_header is set, so that the signature covers it',
+      });
+    if (signsTimestamp && !w.timestamp_header)
+      ctx.addIssue({ code: 'custom', path: ['timestamp_header'], message: 'is required when signed_payload uses ${timestamp}' });
+  });
 
 export type ProviderWebhookSettings = z.output<typeof providerWebhookSchema>;
 
