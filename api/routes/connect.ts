@@ -5,11 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { saveConnection, verifiedConfigKeys } from '../../features/connections/create.js';
-import { authorizeUrl, exchangeCode, OAuthError, pkcePair, tokenMetadata } from '../../features/connections/oauth.js';
+import { authorizeUrl, exchangeCode, OAuthError, pkcePair } from '../../features/connections/oauth.js';
 import { pluginFor } from '../../integrations/plugins.js';
 import { linkUrl } from '../../features/providers/definition.js';
 import { endUserSchema, organizationSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
-import { endpointsFor, providerOf, type Endpoints } from '../../features/connections/target.js';
+import { endpoints as endpointsOfConfig, endpointsFor, providerOf, type Endpoints } from '../../features/connections/target.js';
+import { configAfterAuthorization } from '../../features/connections/post-authorization.js';
 import { rowAad } from '../../lib/crypto.js';
 import { findConnectionPkOfIntegration, getConnectionByPk } from '../../features/connections/store.js';
 import {
@@ -498,6 +499,7 @@ export const oauthCallback = defineRoute({
   try {
     const endpoints = await endpointsFor(deps, session.environmentId, integration, session.connectionConfig);
     const provider = endpoints.provider;
+    const context = { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' } as const;
     const environment = (await findEnvironmentByName(deps.db, (await environmentNameById(deps.db, session.environmentId))!))!;
     const { credentials, raw } = await exchangeCode({
       http: deps.http,
@@ -507,12 +509,24 @@ export const oauthCallback = defineRoute({
       redirectUri: session.redirectUri,
       codeVerifier: session.codeVerifierEnc ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id)) : undefined,
       now: deps.clock.now(),
-      context: { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' },
+      context,
+    });
+    const connectionConfig = await configAfterAuthorization({
+      http: deps.http,
+      endpointsOf: (config) => endpointsOfConfig(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, config),
+      config: session.connectionConfig,
+      redirectQuery: q,
+      tokenResponse: raw,
+      credentials,
+      context,
     });
     const started = session.connectSessionId ? await getConnectSessionById(deps.db, session.connectSessionId) : null;
     const connectSession = started && withoutFlowSettings(started);
-    const fromProvider = tokenMetadata(provider, raw);
-    const connectionConfig = { ...session.connectionConfig, ...fromProvider };
+    // Values the provider gave server to server (token response, post-connection call), not the end user or the redirect: webhook routing trusts only these.
+    const redirected = new Set(provider.redirectUriMetadata ?? []);
+    const fromProvider = Object.fromEntries(
+      Object.entries(connectionConfig).filter(([k]) => !Object.hasOwn(session.connectionConfig, k) && !redirected.has(k)),
+    );
     const connection = await finishConnection(
       deps,
       {

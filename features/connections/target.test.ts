@@ -48,7 +48,7 @@ test('a value that would move the host is refused, naming the field, wherever th
   const tricks = ['attacker.example#', 'x/..', 'a@attacker.example', 'https://attacker.example', 'attacker.example', 'x?', 'x\\y'];
   const cases: [Provider, string][] = [
     [getCatalogProvider('okta')!, 'domain'],
-    [getCatalogProvider('auth0')!, 'hostname'],
+    [getCatalogProvider('auth0-cc')!, 'hostname'],
     [getCatalogProvider('zendesk')!, 'subdomain'],
     [userDefined, 'subdomain'],
   ];
@@ -147,11 +147,11 @@ test('values in a path or query are percent-encoded; "." and ".." are refused', 
 });
 
 test("token, refresh and authorization parameters are filled with the connection's values (Auth0's audience)", () => {
-  const auth0 = getCatalogProvider('auth0')!;
+  const auth0 = getCatalogProvider('auth0-cc')!;
   const e = at(auth0, { hostname: 'acme.us.auth0.com' });
   assert.deepEqual(e.params('token'), { audience: 'https://acme.us.auth0.com/api/v2/' });
   assert.equal(e.tokenUrl('token'), 'https://acme.us.auth0.com/oauth/token');
-  assert.throws(() => at(auth0, {}).params('token'), /connection_config\.hostname is required by auth0/);
+  assert.throws(() => at(auth0, {}).params('token'), /connection_config\.hostname is required by auth0-cc/);
 });
 
 test("the credentials' origins: the base URL's, the verification URL's and the definition's credential_origins", () => {

@@ -10,7 +10,7 @@
 import { NotFound, ValidationFailed } from '../../lib/errors.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import type { Queryable } from '../../lib/db/pool.js';
-import type { AuthInjection } from '../../lib/http/index.js';
+import { authHeaders, type AuthInjection } from '../../lib/http/index.js';
 import { credentialsFor } from '../../lib/http/credential-scope.js';
 import { getIntegrationById, type Integration } from '../integrations/store.js';
 import type { Provider, ProviderRuntimeHooks } from '../providers/providers.js';
@@ -35,6 +35,10 @@ export interface Endpoints {
   params(of: 'authorization' | 'token' | 'refresh'): Record<string, string>;
   /** The verification request's base: the definition's `verification.base_url_override`, else the base URL. */
   verificationUrl(): string;
+  /** The post-connection call's base (the integration's `post_connection_base_url`, the definition's override, else the base URL); undefined without one. */
+  postConnectionUrl(): string | undefined;
+  /** The post-connection call with a new token: its base, its headers filled, and the auth (none when its headers place the token). */
+  postConnectionRequest(credentials: StoredCredentials): { baseUrl: string; headers: Record<string, string>; auth: AuthInjection } | undefined;
   /** The origins that may receive the credentials: the base URL's, the verification URL's and the definition's `credential_origins`. */
   origins(): string[];
   /** The credentials as they go on the wire (the definition's templates, else the auth mode's default; a plugin may place them itself). */
@@ -90,11 +94,18 @@ export function endpoints(
   };
   const authorizationTemplate = overrides.authorization_url ?? provider.authorizationUrl;
   const tokenTemplate = (purpose: 'token' | 'refresh') =>
-    overrides.token_url ?? (purpose === 'refresh' ? (provider.refreshUrl ?? provider.tokenUrl) : provider.tokenUrl);
+    purpose === 'refresh'
+      ? (overrides.refresh_url ?? overrides.token_url ?? provider.refreshUrl ?? provider.tokenUrl)
+      : (overrides.token_url ?? provider.tokenUrl);
+  const postConnectionTemplate = provider.postConnection && (overrides.post_connection_base_url ?? provider.postConnection.base_url_override);
   const baseUrl = () => url(overrides.base_url ?? provider.baseUrl).replace(/\/+$/, '');
   const verificationUrl = () => {
     const override = provider.verification?.baseUrlOverride;
     return override ? url(override).replace(/\/+$/, '') : baseUrl();
+  };
+  const postConnectionUrl = () => {
+    if (!provider.postConnection) return undefined;
+    return postConnectionTemplate ? url(postConnectionTemplate).replace(/\/+$/, '') : baseUrl();
   };
   const self: Endpoints = {
     provider,
@@ -115,18 +126,35 @@ export function endpoints(
       }
     },
     verificationUrl,
+    postConnectionUrl,
+    postConnectionRequest(credentials) {
+      const base = postConnectionUrl();
+      if (!base || !provider.postConnection) return undefined;
+      const accessToken = credentials.type === 'OAUTH2' ? credentials.access_token : credentials.type === 'OAUTH2_CC' ? credentials.token : undefined;
+      let headers: Record<string, string>;
+      try {
+        headers = Object.fromEntries(
+          Object.entries(provider.postConnection.headers ?? {}).map(([k, t]) => [k.toLowerCase(), fillText(t, { ...vars, accessToken })]),
+        );
+      } catch (err) {
+        throw configError(provider, err);
+      }
+      const auth = 'authorization' in headers ? withUserAgent({ type: 'none' }, overrides.user_agent) : self.auth(credentials);
+      return { baseUrl: base, headers, auth };
+    },
     origins() {
       const out = new Set<string>();
-      for (const resolve of [baseUrl, verificationUrl, ...provider.credentialOrigins.map((t) => () => url(t))]) {
+      for (const resolve of [baseUrl, verificationUrl, postConnectionUrl, ...provider.credentialOrigins.map((t) => () => url(t))]) {
         try {
-          out.add(new URL(resolve()).origin);
+          const resolved = resolve();
+          if (resolved) out.add(new URL(resolved).origin);
         } catch {
           // An origin this config cannot fill, or fills with a bad value, receives nothing.
         }
       }
       return [...out];
     },
-    auth: (credentials, hooks) => authInjection(provider, credentials, connectionConfig, hooks),
+    auth: (credentials, hooks) => withUserAgent(authInjection(provider, credentials, connectionConfig, hooks), overrides.user_agent),
     check() {
       for (const [key, field] of Object.entries(provider.connectionConfig)) {
         const value = connectionConfig[key];
@@ -143,6 +171,7 @@ export function endpoints(
         tokenTemplate('token'),
         tokenTemplate('refresh'),
         provider.verification?.baseUrlOverride,
+        postConnectionTemplate,
         ...provider.credentialOrigins,
       ];
       for (const template of templates) {
@@ -157,6 +186,13 @@ export function endpoints(
     },
   };
   return self;
+}
+
+/** The integration's User-Agent, sent with the credentials (the client's default goes where they do not). */
+function withUserAgent(auth: AuthInjection, userAgent: string | undefined): AuthInjection {
+  if (!userAgent) return auth;
+  if (auth.type === 'custom') return { ...auth, headers: { ...auth.headers, 'user-agent': userAgent } };
+  return { type: 'custom', headers: { ...authHeaders(auth), 'user-agent': userAgent }, query: {} };
 }
 
 const SECRET_REFS: Record<StoredCredentials['type'], RegExp> = {

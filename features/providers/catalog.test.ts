@@ -198,7 +198,8 @@ const basePaths: Record<string, BasePathRow[]> = {
     ['digitalocean', {}, '/v2/droplets', 'https://api.digitalocean.com/v2/droplets', 'https://api.digitalocean.com/v2/account'],
     ['netlify', {}, '/api/v1/sites', 'https://api.netlify.com/api/v1/sites', 'https://api.netlify.com/api/v1/user'],
     ['sentry', {}, '/0/organizations/', 'https://sentry.io/api/0/organizations/', 'https://sentry.io/api/0/organizations/'],
-    ['auth0', { hostname: 'acme.us.auth0.com' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
+    ['auth0', { subdomain: 'acme.us' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
+    ['auth0-cc', { hostname: 'acme.us.auth0.com' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
     ['github', {}, '/user/repos', 'https://api.github.com/user/repos'],
   ],
   analytics: [

@@ -121,6 +121,29 @@ export const providerWebhookSchema = z
       ctx.addIssue({ code: 'custom', path: ['timestamp_header'], message: 'is required when signed_payload uses ${timestamp}' });
   });
 
+/**
+ * A response path: dot-separated names (`dc`, `0.id`: a number indexes an array), a name may end in
+ * `[field=value]` to pick the first array element whose field has that value (`accounts[is_default=true].base_uri`).
+ */
+const responsePath = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^(?:[A-Za-z0-9_$-]*(?:\[[A-Za-z0-9_$-]+=[^\]]*\])?)(?:\.[A-Za-z0-9_$-]*(?:\[[A-Za-z0-9_$-]+=[^\]]*\])?)*$/, 'must be a dot path');
+
+export const postConnectionSchema = z
+  .object({
+    method: z.enum(['GET', 'POST']).default('GET'),
+    /** Joined to `base_url_override` (else the proxy's base URL), like a verification endpoint. */
+    endpoint: z.string().min(1).max(1024).startsWith('/'),
+    base_url_override: templatedUrl.optional(),
+    /** Headers of this call (`${accessToken}` allowed); without an Authorization header the connection's auth is added. */
+    headers: stringMap.optional(),
+    /** connection_config key → path in the JSON answer. A value the end user gave is kept. */
+    set: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), responsePath).refine((m) => Object.keys(m).length > 0, 'must name at least one key'),
+  })
+  .strict();
+
 export type ProviderWebhookSettings = z.output<typeof providerWebhookSchema>;
 
 const knownKeys = [
@@ -140,6 +163,8 @@ const knownKeys = [
   'token_request_auth_method',
   'body_format',
   'token_response_metadata',
+  'redirect_uri_metadata',
+  'post_connection',
   'proxy',
   'connection_config',
   'credentials',
@@ -173,6 +198,10 @@ export const providerDefinitionSchema = z
     body_format: z.enum(['form', 'json']).optional(),
     /** Token-response fields kept in the connection's config (dot paths, e.g. `team.id`). */
     token_response_metadata: z.array(z.string().min(1).max(256)).max(32).optional(),
+    /** Query parameters of the OAuth redirect kept in the connection's config (QuickBooks' `realmId`). */
+    redirect_uri_metadata: z.array(z.string().min(1).max(128)).max(16).optional(),
+    /** A call made with the new token before the connection is saved, whose answer fills connection_config. */
+    post_connection: postConnectionSchema.optional(),
     proxy: z
       .object({
         base_url: templatedUrl,
@@ -221,6 +250,13 @@ export const providerDefinitionSchema = z
         if (d[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only applies when auth_mode is OAUTH2 or OAUTH2_CC` });
       }
     }
+    const filled: [(string | number)[], string][] = [
+      ...(d.redirect_uri_metadata ?? []).map((k, i): [(string | number)[], string] => [['redirect_uri_metadata', i], k]),
+      ...Object.keys(d.post_connection?.set ?? {}).map((k): [(string | number)[], string] => [['post_connection', 'set', k], k]),
+    ];
+    for (const [where, key] of filled) {
+      if (!d.connection_config?.[key]) ctx.addIssue({ code: 'custom', path: where, message: `fills "${key}" but connection_config has no such field` });
+    }
     for (const [where, value] of placeholderSites(d)) {
       for (const m of value.matchAll(/\$\{([^}]*)\}/g)) {
         const ref = m[1]!;
@@ -243,6 +279,8 @@ const PLACEHOLDERS = new Set(['apiKey', 'username', 'password', 'accessToken', '
 function* placeholderSites(d: z.output<typeof providerDefinitionSchema>): Generator<[(string | number)[], string]> {
   for (const key of ['authorization_url', 'token_url', 'refresh_url'] as const) if (d[key]) yield [[key], d[key]!];
   for (const key of ['authorization_params', 'token_params', 'refresh_params'] as const) for (const [k, v] of Object.entries(d[key] ?? {})) yield [[key, k], v];
+  if (d.post_connection?.base_url_override) yield [['post_connection', 'base_url_override'], d.post_connection.base_url_override];
+  for (const [k, v] of Object.entries(d.post_connection?.headers ?? {})) yield [['post_connection', 'headers', k], v];
   if (!d.proxy) return;
   yield [['proxy', 'base_url'], d.proxy.base_url];
   for (const part of ['headers', 'query'] as const) for (const [k, v] of Object.entries(d.proxy[part] ?? {})) yield [['proxy', part, k], v];

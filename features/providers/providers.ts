@@ -21,6 +21,8 @@ export interface ConnectionConfigField {
   description: string;
   required: boolean;
   pattern?: RegExp;
+  /** Filled after authorization (redirect query, token response, post-connection call), so not asked of the end user beforehand. */
+  automatic?: boolean;
   /** Hosts a URL may have when this value is in its host (`*.okta.com`); an integration's `custom_domains` adds to them. */
   domains?: string[];
 }
@@ -56,6 +58,10 @@ export interface Provider {
   pkce: boolean;
   /** Token-response fields kept in connection_config (e.g. the provider's account id). */
   tokenResponseMetadata?: string[];
+  /** Query parameters of the OAuth redirect kept in connection_config. */
+  redirectUriMetadata?: string[];
+  /** The call made with a new token before the connection is saved, filling connection_config. */
+  postConnection?: NonNullable<ProviderDefinition['post_connection']>;
   /** Header and query templates sent with every request (credentials placeholders included). */
   headers: Record<string, string>;
   query: Record<string, string>;
@@ -89,11 +95,13 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
   const proxy = def.proxy;
   const baseUrl = proxy?.base_url ?? '';
   const connectionConfig: Record<string, ConnectionConfigField> = {};
+  const automatic = new Set([...(def.redirect_uri_metadata ?? []), ...(def.token_response_metadata ?? []), ...Object.keys(def.post_connection?.set ?? {})]);
   for (const [key, f] of Object.entries(def.connection_config ?? {})) {
     connectionConfig[key] = {
       title: f.title,
       description: f.description ?? f.title,
-      required: !f.optional,
+      required: !f.optional && !automatic.has(key),
+      ...(automatic.has(key) ? { automatic: true } : {}),
       ...(f.pattern ? { pattern: new RegExp(f.pattern) } : {}),
       ...(f.domains ? { domains: f.domains } : {}),
     };
@@ -116,6 +124,8 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     tokenRequestAuthMethod: def.token_request_auth_method ?? 'body',
     pkce: def.auth_mode === 'OAUTH2' && !def.disable_pkce,
     ...(def.token_response_metadata && { tokenResponseMetadata: def.token_response_metadata }),
+    ...(def.redirect_uri_metadata && { redirectUriMetadata: def.redirect_uri_metadata }),
+    ...(def.post_connection && { postConnection: def.post_connection }),
     headers: proxy?.headers ?? {},
     query: proxy?.query ?? {},
     credentialOrigins: proxy?.credential_origins ?? [],
@@ -159,6 +169,11 @@ export const integrationConfigSchema = z
     base_url: z.url().optional(),
     authorization_url: z.url().optional(),
     token_url: z.url().optional(),
+    refresh_url: z.url().optional(),
+    /** Replaces the base of the definition's post-connection call (a test fake, a self-hosted tool). */
+    post_connection_base_url: z.url().optional(),
+    /** The User-Agent of every request to the provider (Basecamp and Harvest ask for the app's name and a contact). */
+    user_agent: z.string().min(1).max(512).optional(),
     custom_domains: z
       .string()
       .max(2048)
