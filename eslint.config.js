@@ -81,7 +81,7 @@ const storeModules = [
   'features/records/read.ts',
   'features/syncs/state.ts',
   'features/webhooks/{deliveries,events,settings}.ts',
-  'features/connections/{store,credentials,service,oauth,connect-sessions,oauth-sessions,tags}.ts',
+  'features/connections/{store,credentials,service,oauth,refresh,target,connect-sessions,oauth-sessions,tags}.ts',
 ];
 
 // Workflow code must be deterministic (Temporal replays it): no Node APIs, no I/O, and nothing of

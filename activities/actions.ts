@@ -11,7 +11,8 @@ import { ActionError } from '../integrations/sdk/errors.js';
 import { environmentName } from '../features/alerts/index.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
-import { throwIfRetryable } from './failures.js';
+import { throwIfRetryable, throwIfWrittenBefore } from './failures.js';
+import { openWriteMarks } from '../features/scripts/write-marks.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { heartbeating } from './heartbeat.js';
 
@@ -86,15 +87,15 @@ export function actionActivities(deps: ActivityDeps) {
       const log = (entry: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }) => {
         void appendActionLog(deps.db, runId, entry).catch(() => undefined);
       };
-      let unkeyedWrite: { method: string; endpoint: string } | undefined;
-      const onUnkeyedWrite = (write: { method: string; endpoint: string }) => void (unkeyedWrite ??= write);
-      const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: modelsIn(scripts), log, onUnkeyedWrite });
+      const { marks, previous } = await openWriteMarks(deps.db, `action:${runId}`);
+      throwIfWrittenBefore(previous);
+      const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: modelsIn(scripts), log, writes: marks });
       const stopHeartbeat = heartbeating(5000);
       let output: unknown;
       try {
         output = await script.exec(ctx, script.input.parse(run.input));
       } catch (err) {
-        throwIfRetryable(err, unkeyedWrite);
+        throwIfRetryable(err, marks.landed);
         metric.run('action', labels, false, Date.now() - startedAt);
         return fail(runId, describeFailure(err));
       } finally {

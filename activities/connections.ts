@@ -1,4 +1,5 @@
-import { providerTarget, verifyCredentials } from '../features/connections/service.js';
+import { verifyCredentials } from '../features/connections/service.js';
+import { providerTarget } from '../features/connections/target.js';
 import { getConnectionByPk, recordCheck } from '../features/connections/store.js';
 import { Context } from '@temporalio/activity';
 import { alertHooks } from '../features/alerts/index.js';
@@ -23,16 +24,12 @@ export function connectionActivities(deps: ActivityDeps) {
       let result: { ok: boolean; reason?: string };
       try {
         const target = await providerTarget(deps, connection);
-        result = await verifyCredentials(
-          deps,
-          {
-            provider: target.provider,
-            integration: target.integration,
-            connectionConfig: target.connection.connectionConfig,
-            credentials: target.connection.credentials,
-          },
-          { environmentId: connection.environmentId, integration: connection.integrationKey, connectionId: connection.connectionId, kind: 'check' },
-        );
+        result = await verifyCredentials(deps, target.endpoints, target.connection.credentials, {
+          environmentId: connection.environmentId,
+          integration: connection.integrationKey,
+          connectionId: connection.connectionId,
+          kind: 'check',
+        });
       } catch (err) {
         result = { ok: false, reason: (err as Error).message };
       }

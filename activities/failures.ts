@@ -4,13 +4,14 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { NetworkError, ProviderError, RateLimited, UpstreamHttpError } from '../lib/http/index.js';
+import type { UnkeyedWrite } from '../features/scripts/write-marks.js';
 
 /**
  * Rethrows retryable errors as retryable Temporal failures; returns for final ones. With
  * `unkeyedWrite` (a write without an Idempotency-Key that may have landed), a retry would run the
  * script from the start and repeat that write, so the failure is final: type WriteNotRetried.
  */
-export function throwIfRetryable(err: unknown, unkeyedWrite?: { method: string; endpoint: string }): void {
+export function throwIfRetryable(err: unknown, unkeyedWrite?: UnkeyedWrite): void {
   const retryable = err instanceof RateLimited || ((err instanceof UpstreamHttpError || err instanceof NetworkError) && err.retryable);
   if (retryable && unkeyedWrite) {
     throw ApplicationFailure.create({
@@ -25,6 +26,19 @@ export function throwIfRetryable(err: unknown, unkeyedWrite?: { method: string; 
   if ((err instanceof UpstreamHttpError && err.retryable) || (err instanceof NetworkError && err.retryable)) {
     throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: false });
   }
+}
+
+/**
+ * A new attempt of a run whose earlier attempt marked a write without an Idempotency-Key
+ * (features/scripts/write-marks): that write may have landed, so the script is not run again.
+ */
+export function throwIfWrittenBefore(previous: UnkeyedWrite | null): void {
+  if (!previous) return;
+  throw ApplicationFailure.create({
+    type: 'WriteNotRetried',
+    message: `not run again: an earlier attempt's ${previous.method} ${previous.endpoint} may have reached the provider without an Idempotency-Key (pass retries to let the script context send one)`,
+    nonRetryable: true,
+  });
 }
 
 /** SQLSTATEs of a database that is unreachable for now: connection exceptions, shutdown, not yet accepting, too many connections. */

@@ -15,7 +15,8 @@ import type { ModelResult } from '../features/syncs/state.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import type { OnEventWorkflowInput, SyncWebhookWorkflowInput } from '../workflows/contracts.js';
 import type { ActivityDeps } from './deps.js';
-import { throwIfDatabaseUnavailable, throwIfRetryable } from './failures.js';
+import { throwIfDatabaseUnavailable, throwIfRetryable, throwIfWrittenBefore } from './failures.js';
+import { openWriteMarks } from '../features/scripts/write-marks.js';
 import { heartbeating } from './heartbeat.js';
 
 /** The activity's workflow run, as the run id of the script's logs and errors. */
@@ -35,16 +36,19 @@ export function scriptActivities(deps: ActivityDeps) {
       if (!connection || !integration) return { ran: [] };
       annotate({ integration: connection.integrationKey, connection: connection.connectionId, script: input.event });
       const runId = runRef(input.event);
+      const { marks, previous } = await openWriteMarks(deps.db, `on-event:${runId}`);
+      throwIfWrittenBefore(previous);
       const stop = heartbeating(5000);
       try {
         const ran = await runOnEventScripts(deps, connection, integration, input.event, {
           runId,
           log: (e) => deps.log[e.level]({ runId, ...e.fields }, e.message),
+          writes: marks,
         });
         return { ran };
       } catch (err) {
         const cause = err instanceof OnEventScriptFailed ? err.cause : err;
-        throwIfRetryable(cause);
+        throwIfRetryable(cause, marks.landed);
         throwIfDatabaseUnavailable(cause);
         throw ApplicationFailure.nonRetryable((err as Error).message ?? String(err), 'OnEventScriptError');
       } finally {
@@ -70,6 +74,8 @@ export function scriptActivities(deps: ActivityDeps) {
       if (!connection || !integration || script?.type !== 'sync' || !script.onWebhook) return { results: {} };
       annotate({ integration: connection.integrationKey, connection: connection.connectionId, script: input.syncName });
       const runId = runRef(`webhook-${input.syncName}`);
+      const { marks, previous } = await openWriteMarks(deps.db, `webhook:${runId}`);
+      throwIfWrittenBefore(previous);
       const startedAt = deps.clock.now();
       const results: Record<string, ModelResult> = {};
       const add = (model: string, r: Partial<ModelResult>) => {
@@ -81,6 +87,7 @@ export function scriptActivities(deps: ActivityDeps) {
       const ctx = createScriptContext(deps, connection, {
         kind: 'sync',
         runId,
+        writes: marks,
         models: await modelsOf(deps, integration),
         log: (e) => deps.log[e.level]({ runId, ...e.fields }, e.message),
         onSaved: (model, r) => add(model, { added: r.added, updated: r.updated }),
@@ -90,7 +97,7 @@ export function scriptActivities(deps: ActivityDeps) {
       try {
         await script.onWebhook(ctx, input.payload);
       } catch (err) {
-        throwIfRetryable(err);
+        throwIfRetryable(err, marks.landed);
         throwIfDatabaseUnavailable(err);
         const message = `The onWebhook of ${input.syncName} failed on a ${input.type} webhook: ${(err as Error).message ?? String(err)}`;
         deps.log.warn({ runId, integration: connection.integrationKey, connection: connection.connectionId }, message);

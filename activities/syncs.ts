@@ -32,7 +32,8 @@ import { alertHooks, environmentName } from '../features/alerts/index.js';
 import { environmentNameById } from '../features/environments/store.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
-import { throwIfDatabaseUnavailable, throwIfRetryable } from './failures.js';
+import { throwIfDatabaseUnavailable, throwIfRetryable, throwIfWrittenBefore } from './failures.js';
+import { openWriteMarks } from '../features/scripts/write-marks.js';
 import { heartbeating } from './heartbeat.js';
 
 interface Loaded {
@@ -154,10 +155,13 @@ export function syncActivities(deps: ActivityDeps) {
       const l = await load(run.connectionPk, run.syncName);
       if (!l) throw ApplicationFailure.nonRetryable('the connection or its sync no longer exists');
       annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
+      const { marks, previous } = await openWriteMarks(deps.db, `sync:${runId}`);
+      throwIfWrittenBefore(previous);
       const stopHeartbeat = heartbeating(2000);
       const lane = new WriteLane();
       const ctx = createScriptContext(deps, l.connection, {
         lane,
+        writes: marks,
         kind: 'sync',
         runId,
         models: await modelsOf(deps, l.integration),
@@ -194,7 +198,7 @@ export function syncActivities(deps: ActivityDeps) {
         await lane.drain();
         if (ran) throw ran.err;
       } catch (err) {
-        throwIfRetryable(err);
+        throwIfRetryable(err, marks.landed);
         throwIfDatabaseUnavailable(err);
         throw ApplicationFailure.nonRetryable((err as Error).message ?? String(err), 'SyncScriptError');
       } finally {

@@ -12,26 +12,34 @@
  * A provider without plugin webhooks whose definition has `webhook` settings (catalogue or
  * user-defined) is handled the same way, from its definition (features/webhooks/provider-defined):
  * the signature header is checked against the HMAC of the raw body with the integration's client
- * secret or webhook secret (missing or bad: 401, nothing runs), and the event goes to the
- * connections whose `connection_config[routing.connection_config_key]` equals the value at
- * `routing.body_path` (no `routing`: a `connectionId` at the body's root); nothing is applied and
- * no workflow is signalled.
+ * secret or webhook secret (missing or bad: 401, nothing runs; with `timestamp_header`, one more than
+ * 5 minutes off: 401), and the event goes to the connections whose
+ * `connection_config[routing.connection_config_key]` equals the value at `routing.body_path` (no
+ * `routing`: a `connectionId` at the body's root); nothing is applied and no workflow is signalled.
+ * Routing by a connection_config value (a plugin's or the definition's) only counts values the
+ * provider returned or the developer set (features/webhooks/routing).
  *
  * Syncs whose `webhookSubscriptions` hold the event's `type` (or `*`) get their `onWebhook` run for
  * each routed connection, durably (syncWebhookWorkflow). Providers with neither plugin webhooks nor
  * webhook settings are received only when one of their syncs subscribes, only when proven by the
- * integration's secret (webhooks/incoming: a signature header or the URL's token; else 401 and
- * nothing runs), and are routed by a `connectionId` at the body's root (no connection: nothing runs).
+ * integration's secret (webhooks/incoming: a signature header or a URL token; else 401 and nothing
+ * runs), and are routed by a `connectionId` at the body's root when signed, to the URL's connection
+ * when posted to a connection's URL, and nowhere when posted to the integration-wide URL.
+ *
+ * An event with an `id` at its root is processed once per integration (webhooks/received-events): a
+ * redelivery or replay is answered 200 and nothing runs again.
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { connectionsOfIntegration, getConnection, type Connection } from '../features/connections/store.js';
+import { getConnection, getConnectionByPk, type Connection } from '../features/connections/store.js';
 import { findEnvironmentByUuid, type Environment } from '../features/environments/store.js';
 import { getIntegration, type Integration } from '../features/integrations/store.js';
 import { isScriptEnabled, webhookSyncsOf } from '../features/scripts/catalog.js';
 import { emitEvent } from '../features/webhooks/emit.js';
-import { SIGNATURE_HEADER, storedIncomingWebhookSecret, verifyIncomingWebhook } from '../features/webhooks/incoming.js';
+import { SIGNATURE_HEADER, storedIncomingWebhookSecret, verifyIncomingWebhook, type IncomingSender } from '../features/webhooks/incoming.js';
 import { checkDefinedSignature, definedRoute, definedWebhookSecret, needsGeneratedSecret } from '../features/webhooks/provider-defined.js';
+import { claimWebhookEvent, finishWebhookEvent, releaseWebhookEvent } from '../features/webhooks/received-events.js';
+import { connectionsRoutedBy } from '../features/webhooks/routing.js';
 import type { ProviderWebhookSettings } from '../features/providers/definition.js';
 import { findProvider } from '../features/providers/store.js';
 import type { PluginDeps, ProviderWebhookEvent, ProviderWebhooks } from '../integrations/plugin.js';
@@ -78,11 +86,12 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
   }
   const raw = Buffer.from(await req.body());
   if (raw.length > WEBHOOK_BODY_LIMIT_BYTES) throw new PayloadTooLarge('payload_too_large', `Webhook bodies are limited to ${WEBHOOK_BODY_LIMIT_BYTES} bytes`);
+  let sender: IncomingSender | null = null;
   if (own) await own.verify(deps, { raw, header: req.header }, integration);
-  else if (!(await verifyIncomingWebhook(deps.db, deps.box, integration.id, raw, { signature: req.header(SIGNATURE_HEADER), urlToken: req.token }))) {
+  else if (!(sender = await verifyIncomingWebhook(deps.db, deps.box, integration.id, raw, { signature: req.header(SIGNATURE_HEADER), urlToken: req.token }))) {
     throw new Unauthorized(
       'webhook_invalid_signature',
-      `The webhook is not proven by the integration's secret: sign the raw body (${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256>) or post to the webhook URL that ends with the secret`,
+      `The webhook is not proven by the integration's secret: sign the raw body (${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256>) or post to the connection's webhook URL (GET /integrations/:key/webhook-secret?connection_id=)`,
     );
   }
 
@@ -95,16 +104,64 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
     throw new BadRequest('invalid_json', 'The webhook body is not a JSON object');
   }
 
-  const eventId = typeof event.id === 'string' ? event.id : null;
+  const eventId = typeof event.id === 'string' && event.id !== '' ? event.id : null;
   const type = typeof event.type === 'string' ? event.type : 'unknown';
-  const connections = own
-    ? await receiveOwnWebhook(deps, own, env, integration, event, eventId, req.headers())
-    : await connectionNamedIn(deps, env, integration, event);
-  await startSyncWebhooks(deps, env, integration, connections, { type, id: eventId, payload: event, bytes: raw.length });
+  const onceKey = eventId && onceKeyOf(eventId, sender);
+  if (onceKey && !(await claimWebhookEvent(deps.db, integration.id, onceKey))) {
+    deps.log.info({ integration: integration.uniqueKey, eventId, type }, 'provider webhook event already received: not processed again');
+    return { status: 'success' };
+  }
+  try {
+    const connections = own
+      ? await receiveOwnWebhook(deps, own, env, integration, event, eventId, req.headers())
+      : await connectionsOfSender(deps, env, integration, event, sender!);
+    await startSyncWebhooks(deps, env, integration, connections, { type, id: eventId, payload: event, bytes: raw.length });
+  } catch (err) {
+    // Not processed: the provider's redelivery must run it.
+    if (onceKey) await releaseWebhookEvent(deps.db, integration.id, onceKey);
+    throw err;
+  }
+  if (onceKey) await finishWebhookEvent(deps.db, integration.id, onceKey);
   return { status: 'success' };
 }
 
-/** The generic routing: a `connectionId` at the body's root. */
+/**
+ * What an event id is remembered by: the id itself when the provider (its signature) or the developer
+ * sent it; within the connection for a connection's URL, whose holder must not be able to use up
+ * another connection's event ids; nothing for the integration-wide URL (it runs nothing).
+ */
+function onceKeyOf(eventId: string, sender: IncomingSender | null): string | null {
+  if (sender?.by === 'integration_token') return null;
+  return sender?.by === 'connection_token' ? `c${sender.connectionPk}:${eventId}` : eventId;
+}
+
+/**
+ * The generic routing, by how the webhook was proven: a signed body names its connection; a
+ * connection's URL routes to that connection only; the integration-wide URL, handed to third parties,
+ * to none (else whoever has it could name any connection of the integration).
+ */
+async function connectionsOfSender(
+  deps: AppDeps,
+  env: Environment,
+  integration: Integration,
+  event: ProviderWebhookEvent,
+  sender: IncomingSender,
+): Promise<Connection[]> {
+  if (sender.by === 'signature') return connectionNamedIn(deps, env, integration, event);
+  if (sender.by === 'connection_token') {
+    const connection = await getConnectionByPk(deps.db, deps.box, sender.connectionPk);
+    return connection?.integrationId === integration.id ? [connection] : [];
+  }
+  if (event.connectionId !== undefined) {
+    deps.log.warn(
+      { integration: integration.uniqueKey },
+      "a webhook to the integration-wide URL names a connection: not routed (post to the connection's own URL, or sign the body)",
+    );
+  }
+  return [];
+}
+
+/** A `connectionId` at the body's root. */
 async function connectionNamedIn(deps: PluginDeps, env: Environment, integration: Integration, event: ProviderWebhookEvent): Promise<Connection[]> {
   const connectionId = event.connectionId;
   const connection =
@@ -128,9 +185,14 @@ function definedWebhooks(env: Environment, settings: ProviderWebhookSettings): P
         ? await storedIncomingWebhookSecret(verifyDeps.db, verifyDeps.box, integration.id)
         : null;
       const secret = definedWebhookSecret(settings, integration.credentials, generated);
-      const check = checkDefinedSignature(settings, req.raw, req.header(settings.signature_header), secret);
+      const timestamp = settings.timestamp_header ? req.header(settings.timestamp_header) : undefined;
+      const check = checkDefinedSignature(settings, req.raw, req.header(settings.signature_header), secret, { timestamp, now: verifyDeps.clock.now() });
       if (check.ok) return;
       if (check.reason === 'missing_signature') throw new Unauthorized('webhook_missing_signature', `The ${settings.signature_header} header is missing`);
+      if (check.reason === 'missing_timestamp')
+        throw new Unauthorized('webhook_missing_timestamp', `The ${settings.timestamp_header} header is missing or not a Unix time in seconds`);
+      if (check.reason === 'stale_timestamp')
+        throw new Unauthorized('webhook_stale_timestamp', `The ${settings.timestamp_header} is more than 5 minutes from now: refused as a replay`);
       if (check.reason === 'no_secret')
         throw new Unauthorized(
           'webhook_invalid_signature',
@@ -143,7 +205,7 @@ function definedWebhooks(env: Environment, settings: ProviderWebhookSettings): P
     async route(routeDeps, integration, event) {
       if (!settings.routing) return connectionNamedIn(routeDeps, env, integration, event);
       const where = definedRoute(settings.routing, event);
-      return where ? connectionsOfIntegration(routeDeps.db, routeDeps.box, integration.id, where) : [];
+      return where ? connectionsRoutedBy(routeDeps, integration, where.configKey, where.value) : [];
     },
   };
 }

@@ -84,6 +84,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     allowedPrivateHosts: config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS,
     requestLog: requestLogSinkFor(db),
     defaultTimeoutMs: config.SWITCHYARD_PROVIDER_TIMEOUT_MS,
+    // Names the deployment, as Basecamp and Harvest ask; an integration's `user_agent` replaces it.
+    userAgent: `Switchyard (+${config.publicUrl})`,
   });
   const authSockets = new AuthSocketHub({ maxClients: config.SWITCHYARD_WS_MAX_CLIENTS, idleTimeoutMs: config.SWITCHYARD_WS_IDLE_TIMEOUT_MS });
   let stopLogRetention: (() => void) | null = null;

@@ -11,7 +11,7 @@ import { startMetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, createMetabaseIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 const MIGRATION = '022_catalog_connection_config_keys.sql';
-const NAMES_MIGRATION = '023_catalog_names_as_nango.sql';
+const NAMES_MIGRATION = '025_catalog_names_as_nango.sql';
 const API_KEY = 'key-renames-0123456789';
 
 describe('connection-config keys renamed to Nango’s', () => {
@@ -107,21 +107,26 @@ describe('connection-config keys renamed to Nango’s', () => {
       ['sentry', 'sentry-oauth-app'],
       ['trello', 'trello-api-key'],
       ['github', 'github'],
+      // A connection of the new meaning's auth mode: made under the new meaning, it stays.
+      ['auth0', 'auth0'],
     ];
     const ids: number[] = [];
     for (const [provider] of moved) {
       const { rows } = await db.query<{ id: number }>(`INSERT INTO integrations (environment_id, unique_key, provider) VALUES ($1, $2, $3) RETURNING id`, [
         envId,
-        `old-meaning-${provider}`,
+        `old-meaning-${ids.length}-${provider}`,
         provider,
       ]);
       ids.push(rows[0]!.id);
     }
-    await db.query(
-      `INSERT INTO connections (environment_id, integration_id, connection_id, auth_mode, credentials_enc, connection_config)
-       VALUES ($1, $2, 'm2m', 'OAUTH2_CC', 'unused', $3)`,
-      [envId, ids[0], { hostname: 'acme.us.auth0.com' }],
-    );
+    const connect = (integrationId: number, authMode: string, config: Record<string, string>) =>
+      db.query(
+        `INSERT INTO connections (environment_id, integration_id, connection_id, auth_mode, credentials_enc, connection_config)
+         VALUES ($1, $2, 'c', $3, 'unused', $4)`,
+        [envId, integrationId, authMode, config],
+      );
+    await connect(ids[0]!, 'OAUTH2_CC', { hostname: 'acme.us.auth0.com' });
+    await connect(ids.at(-1)!, 'OAUTH2', { subdomain: 'acme' });
 
     await db.query('DELETE FROM schema_migrations WHERE name = $1', [NAMES_MIGRATION]);
     assert.deepEqual(await migrate(db), [NAMES_MIGRATION]);

@@ -312,6 +312,40 @@ describe('Checkr Partner', () => {
     assert.ok(!receiver.received.slice(before).some((r) => r.body.includes('evt_forged')), 'nothing of the forged event was forwarded');
   });
 
+  test('routing: a connection saved before routing values were tracked counts only the account id of its stored token response', async () => {
+    const db = t.platform.deps.db;
+    const event = (id: string, account: string) =>
+      JSON.stringify({ id, object: 'event', type: 'account.credentialed', account_id: account, data: { object: { id: account, object: 'account' } } });
+    const forwardOf = (id: string) =>
+      waitFor(`the forward of ${id}`, () =>
+        // Routed: wrapped, the event in `payload`; routed nowhere: the event itself.
+        receiver.received.find((r) => (r.json.type === 'forward' ? (r.json.payload as Json)?.id : r.json.id) === id),
+      );
+    const oauthKeys = await db.query(`SELECT verified_config_keys FROM connections WHERE connection_id = $1`, [conn.checkr]);
+    assert.deepEqual(oauthKeys.rows[0].verified_config_keys, ['accountHierarchyEnabled', 'checkr_account_id'], 'both came from Checkr');
+    try {
+      await db.query(`UPDATE connections SET verified_config_keys = NULL WHERE connection_id = $1`, [conn.checkr]);
+      const legacy = event('evt_legacy', ACME);
+      assert.equal((await fetch(`${t.url}${webhookPath}`, { method: 'POST', headers: signed(legacy), body: legacy })).status, 200);
+      assert.equal((await forwardOf('evt_legacy')).json.connectionId, conn.checkr);
+
+      // A value the token response does not hold (typed, as before provenance was kept) routes nothing.
+      await db.query(`UPDATE connections SET connection_config = connection_config || '{"checkr_account_id":"typed-acct"}' WHERE connection_id = $1`, [
+        conn.checkr,
+      ]);
+      const typed = event('evt_typed', 'typed-acct');
+      assert.equal((await fetch(`${t.url}${webhookPath}`, { method: 'POST', headers: signed(typed), body: typed })).status, 200);
+      const unrouted = await forwardOf('evt_typed');
+      assert.equal(unrouted.json.connectionId, undefined, 'forwarded unwrapped: routed to no connection');
+    } finally {
+      await db.query(
+        `UPDATE connections SET connection_config = connection_config || jsonb_build_object('checkr_account_id', $2::text),
+           verified_config_keys = '{accountHierarchyEnabled,checkr_account_id}' WHERE connection_id = $1`,
+        [conn.checkr, ACME],
+      );
+    }
+  });
+
   test('without a webhook, the workflow polls Checkr and follows the check to expired', async () => {
     process.env.SWITCHYARD_BGCHECK_POLL_INTERVAL_MS = '300';
     try {

@@ -321,6 +321,36 @@ describe('Connect UI and browser SDKs', () => {
     }
   });
 
+  test('hosted Connect UI: a value the developer set on the session is shown read-only and is the one saved', async () => {
+    const metabase = await startMetabaseFake({ apiKey: 'mb_fixed_key' });
+    try {
+      await createIntegration({ provider: 'metabase', unique_key: 'metabase-fixed' });
+      const res = await t.api('/connect/sessions', {
+        method: 'POST',
+        json: {
+          end_user: { id: 'fixed-user' },
+          allowed_integrations: ['metabase-fixed'],
+          integrations_config_defaults: { 'metabase-fixed': { connection_config: { hostname: metabase.url } } },
+        },
+      });
+      const session = (await expectJson<{ data: { connect_link: string } }>(res, 201)).data;
+      await withBrowser('connect-ui-fixed-config', async (page) => {
+        await page.goto(session.connect_link);
+        await page.getByRole('heading', { name: 'Connect Metabase' }).waitFor();
+        const domain = page.getByLabel('Metabase domain');
+        assert.equal(await domain.inputValue(), metabase.url);
+        assert.equal(await domain.evaluate((el) => (el as HTMLInputElement).readOnly), true, 'the developer’s value cannot be edited');
+        await page.getByLabel('API key').fill('mb_fixed_key');
+        await page.getByRole('button', { name: 'Connect', exact: true }).click();
+        await page.getByRole('heading', { name: 'Connected' }).waitFor({ timeout: 15_000 });
+      });
+      const listed = await connections('metabase-fixed');
+      assert.equal(listed.length, 1);
+    } finally {
+      await metabase.close();
+    }
+  });
+
   test('hosted Connect UI: the list of integrations shows logos and auth modes, and a search by name or a category narrows it', async () => {
     await createIntegration({ provider: 'github', unique_key: 'github-list' });
     await createIntegration({ provider: 'slack', unique_key: 'slack-list' });

@@ -1,7 +1,8 @@
 /**
  * Credentials only to their provider (issue 14, item 7): a script's `baseUrlOverride` and an
  * absolute pagination link to another origin are requested without the connection's credentials;
- * the provider's own origin still gets them. A Metabase hostname over plain http is refused at
+ * the provider's own origin still gets them, and so do the origins its definition lists in
+ * `proxy.credential_origins` (issue 28, item 6). A Metabase hostname over plain http is refused at
  * connection creation unless its host is in SWITCHYARD_ALLOWED_PRIVATE_HOSTS.
  */
 import assert from 'node:assert/strict';
@@ -17,6 +18,17 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const API_KEY = 'mb_scope_key';
 
 const ids = z.object({ ids: z.array(z.string()) });
+const readAt = createAction({
+  description: 'GETs /pages at a base URL override',
+  endpoint: { method: 'POST', path: '/read-at' },
+  input: z.object({ base: z.string() }),
+  output: ids,
+  async exec(ctx, input) {
+    const res = await ctx.get<{ items: { id: string }[] }>({ endpoint: '/pages', baseUrlOverride: input.base });
+    return { ids: res.data.items.map((i) => i.id) };
+  },
+});
+registerPrebuiltScripts('scoped-api', { 'read-at': readAt });
 registerPrebuiltScripts('metabase', {
   ...metabaseScripts,
   'follow-links': createAction({
@@ -34,16 +46,7 @@ registerPrebuiltScripts('metabase', {
       return { ids: out };
     },
   }),
-  'read-at': createAction({
-    description: 'GETs /pages at a base URL override',
-    endpoint: { method: 'POST', path: '/read-at' },
-    input: z.object({ base: z.string() }),
-    output: ids,
-    async exec(ctx, input) {
-      const res = await ctx.get<{ items: { id: string }[] }>({ endpoint: '/pages', baseUrlOverride: input.base });
-      return { ids: res.data.items.map((i) => i.id) };
-    },
-  }),
+  'read-at': readAt,
 });
 
 describe('credential scope', () => {
@@ -84,6 +87,54 @@ describe('credential scope', () => {
     const own = await trigger('read-at', { base: `${provider.url}/` });
     assert.equal(own.status, 200, JSON.stringify(own.body));
     assert.deepEqual(credentialsSeen(provider), [API_KEY]);
+  });
+
+  test('the origins a definition lists in credential_origins get the credentials at a baseUrlOverride; others still do not', async () => {
+    const files = await startPagesFake();
+    try {
+      const defined = await t.api('/providers', {
+        method: 'POST',
+        json: {
+          name: 'scoped-api',
+          display_name: 'Scoped',
+          auth_mode: 'API_KEY',
+          proxy: {
+            base_url: provider.url,
+            headers: { 'x-api-key': '${apiKey}' },
+            credential_origins: [files.url],
+            verification: { method: 'GET', endpoints: ['/api/user/current'] },
+          },
+          docs: 'https://scoped.test/docs',
+        },
+      });
+      assert.equal(defined.status, 201, await defined.clone().text());
+      assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'scoped-api', unique_key: 'scoped' } })).status, 200);
+      const created = await t.api('/connections', {
+        method: 'POST',
+        json: { provider_config_key: 'scoped', connection_id: 'c1', credentials: { type: 'API_KEY', apiKey: API_KEY } },
+      });
+      assert.equal(created.status, 201, await created.clone().text());
+      const enabled = await t.api('/integrations/scoped/endpoints', {
+        method: 'PATCH',
+        json: { endpoints: [{ method: 'POST', path: '/read-at', enabled: true }] },
+      });
+      assert.equal(enabled.status, 200, await enabled.clone().text());
+      foreign.requests.length = 0;
+      const readAt = async (base: string) => {
+        const res = await t.api('/action/trigger', {
+          method: 'POST',
+          headers: { 'connection-id': 'c1', 'provider-config-key': 'scoped' },
+          json: { action_name: 'read-at', input: { base } },
+        });
+        assert.equal(res.status, 200, await res.clone().text());
+      };
+      await readAt(files.url);
+      assert.deepEqual(credentialsSeen(files), [API_KEY], 'a listed origin gets the key');
+      await readAt(foreign.url);
+      assert.deepEqual(credentialsSeen(foreign), [null], 'an unlisted one does not');
+    } finally {
+      await files.close();
+    }
   });
 
   test('a Metabase hostname over plain http is refused with a 400 naming the field', async () => {

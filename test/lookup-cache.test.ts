@@ -3,15 +3,17 @@
  * processes on one database, as production runs them. A change made through one (a deleted
  * connection, new credentials, a refreshed OAuth token, a new secret key) is honoured by the other
  * on its very next request, and a change made while the other's LISTEN connection was down is not
- * served from its cache once that connection is back.
+ * served from its cache once that connection is back. A token another process refreshed while its
+ * notice is still on the way is picked up on the provider's 401 (issue 28, item 6).
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { findConnectionPk, saveCredentials } from '../features/connections/store.js';
 import { withTransaction } from '../lib/db/pool.js';
-import { startOAuthProviderFake } from './fakes/index.js';
+import { startGenericProviderFake, startOAuthProviderFake, type GenericProviderFake } from './fakes/index.js';
 import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -103,6 +105,13 @@ describe('cached lookups across two API processes', () => {
     await oauth?.close();
   });
 
+  /** An OAuth connection imported through A, its token valid for a day. */
+  async function importOAuth(integration: string, connectionId: string, accessToken: string, refreshToken: string): Promise<void> {
+    const expiresAt = new Date(Date.now() + 24 * 3600_000).toISOString();
+    const credentials = { type: 'OAUTH2', access_token: accessToken, refresh_token: refreshToken, expires_at: expiresAt };
+    await ok(await a.api('/connections', { method: 'POST', json: { provider_config_key: integration, connection_id: connectionId, credentials } }), 201);
+  }
+
   const importKey = (t: TestPlatform, connectionId: string, apiKey: string) =>
     t.api('/connections', { method: 'POST', json: { provider_config_key: 'rec', connection_id: connectionId, credentials: { type: 'API_KEY', apiKey } } });
 
@@ -127,18 +136,7 @@ describe('cached lookups across two API processes', () => {
 
   test('an OAuth token refreshed by the other process is the one the next proxied call carries', async () => {
     oauth.state.refreshTokens.push({ refreshToken: 'rt-seed', scope: 'x', issuedAt: Date.now(), revoked: false, uses: 0 });
-    const expiresAt = new Date(Date.now() + 24 * 3600_000).toISOString();
-    await ok(
-      await a.api('/connections', {
-        method: 'POST',
-        json: {
-          provider_config_key: 'drive',
-          connection_id: 'oauth',
-          credentials: { type: 'OAUTH2', access_token: 'at-old', refresh_token: 'rt-seed', expires_at: expiresAt },
-        },
-      }),
-      201,
-    );
+    await importOAuth('drive', 'oauth', 'at-old', 'rt-seed');
     assert.equal((await proxied(a, 'drive', 'oauth')).auth, 'Bearer at-old');
     assert.equal((await proxied(a, 'drive', 'oauth')).auth, 'Bearer at-old');
     const refreshed = await ok(await b.api('/connections/oauth?provider_config_key=drive&force_refresh=true'));
@@ -149,6 +147,69 @@ describe('cached lookups across two API processes', () => {
     // connection (README, How it scales): at once in practice, not within the same instant.
     await waitFor('process a to carry the refreshed token', async () => (await proxied(a, 'drive', 'oauth')).auth === `Bearer ${fresh}`);
     assert.equal(oauth.state.refreshCount, 1, 'process a used the refreshed token without refreshing again');
+  });
+
+  test('a 401 to a token another process refreshed before its notice arrived is retried once, with the stored token', async () => {
+    const fake: GenericProviderFake = await startGenericProviderFake({ clientId: 'cid', clientSecret: 'csecret' });
+    const holder = new pg.Client({ connectionString: a.databaseUrl });
+    await holder.connect();
+    try {
+      const def = {
+        name: 'rotating',
+        display_name: 'Rotating',
+        auth_mode: 'OAUTH2' as const,
+        authorization_url: `${fake.url}/oauth/authorize`,
+        token_url: `${fake.url}/oauth/token`,
+        proxy: { base_url: `${fake.url}/api` },
+        docs: 'https://rotating.test/docs',
+      };
+      fake.define(def);
+      await ok(await a.api('/providers', { method: 'POST', json: def }), 201);
+      await ok(
+        await a.api('/integrations', {
+          method: 'POST',
+          json: { provider: 'rotating', unique_key: 'rot', credentials: { type: 'OAUTH2', client_id: 'cid', client_secret: 'csecret' } },
+        }),
+      );
+      // The provider issued these before the connection was imported; it revokes an access token once it is refreshed.
+      fake.state.tokens.set('at-first', Date.now() + 3600_000);
+      fake.state.refreshTokens.add('rt-first');
+      await importOAuth('rot', 'rot-1', 'at-first', 'rt-first');
+      const call = () => a.api('/proxy/me', { headers: { 'connection-id': 'rot-1', 'provider-config-key': 'rot' } });
+      const tokensSeen = () => fake.requests.filter((r) => r.path === '/api/me').map((r) => r.headers.authorization);
+      assert.equal((await call()).status, 200);
+      assert.equal((await call()).status, 200); // now served from A's cache
+      fake.requests.length = 0;
+
+      // A's LISTEN connection is kept in a statement (waiting on a lock the test holds): Postgres delivers
+      // notices only between statements, so B's change reaches A's cache only once the test lets go.
+      const lock = 2_028_028;
+      await holder.query('SELECT pg_advisory_lock($1)', [lock]);
+      const feedClient = (a.platform.changeFeed as unknown as { client: pg.Client }).client;
+      const held = feedClient.query('SELECT pg_advisory_xact_lock($1)', [lock]);
+      try {
+        const refreshed = await ok(await b.api('/connections/rot-1?provider_config_key=rot&force_refresh=true'));
+        const fresh = refreshed.credentials.access_token as string;
+        fake.state.tokens.delete('at-first');
+        const res = await call();
+        assert.equal(res.status, 200, await res.text());
+        assert.deepEqual(tokensSeen(), ['Bearer at-first', `Bearer ${fresh}`], 'refused with the cached token, then sent once with the stored one');
+        assert.equal(fake.state.tokenRequests.filter((r) => r.grantType === 'refresh_token').length, 1, 'A did not refresh again');
+      } finally {
+        await holder.query('SELECT pg_advisory_unlock($1)', [lock]);
+        await held;
+      }
+
+      // A 401 to the token the database holds is the provider's answer: no second request.
+      await a.platform.deps.lookups.settled();
+      fake.state.tokens.clear();
+      fake.requests.length = 0;
+      assert.equal((await call()).status, 401);
+      assert.equal(tokensSeen().length, 1);
+    } finally {
+      await holder.end();
+      await fake.close();
+    }
   });
 
   test("a process's own write reaches its caches before it answers: the barrier waits for the write's notice", async () => {

@@ -222,9 +222,9 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
   });
 
   const webhookSecret = async () => {
-    const res = await t.api(`/integrations/${PCK}/webhook-secret`);
+    const res = await t.api(`/integrations/${PCK}/webhook-secret?connection_id=${CONN}`);
     assert.equal(res.status, 200);
-    return ((await res.json()) as Json).data as { webhook_secret: string; webhook_url: string; webhook_url_with_token: string };
+    return ((await res.json()) as Json).data as { webhook_secret: string; webhook_url: string; webhook_url_with_token: string; connection_webhook_url: string };
   };
   const hmac = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
   const post = (url: string, body: Json, headers: Record<string, string> = {}) =>
@@ -259,7 +259,8 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
   });
 
   test('onWebhook: a subscribed event routed by connectionId saves records and emits a WEBHOOK sync event', async () => {
-    const { webhook_secret: secret, webhook_url: url, webhook_url_with_token: tokenUrl } = await webhookSecret();
+    const { webhook_secret: secret, webhook_url: url, webhook_url_with_token: tokenUrl, connection_webhook_url: connectionUrl } = await webhookSecret();
+    assert.match(connectionUrl, new RegExp(`^${url}/c\\d+\\.[0-9a-f]{64}$`));
     const send = (body: Json) => post(url, body, { 'x-switchyard-signature': hmac(secret, JSON.stringify(body)) });
     const ignored = await send({ id: 'evt_0', type: 'item.deleted', connectionId: CONN, data: { id: 'w0', name: 'not subscribed' } });
     assert.equal(ignored.status, 200);
@@ -282,24 +283,34 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
     assert.deepEqual(event.responseResults, { added: 1, updated: 0, deleted: 0 });
     // No connectionId: acknowledged, nothing runs.
     assert.equal((await send({ id: 'evt_2', type: 'item.created', data: { id: 'w2', name: 'nobody' } })).status, 200);
-    // The URL's token proves the sender as well as the signature does.
+    // The integration-wide URL is handed to third parties: a body posted to it names no connection.
     const byToken = await post(tokenUrl, { id: 'evt_3', type: 'item.created', connectionId: CONN, data: { id: 'w3', name: 'by token' } });
     assert.equal(byToken.status, 200);
-    assert.equal(await webhookRunExists('evt_3'), true);
+    assert.equal(await webhookRunExists('evt_3'), false, 'the integration-wide URL routed a body to a connection');
+    // A connection's own URL routes to that connection, whatever the body names.
+    const own = await post(connectionUrl, { id: 'evt_3b', type: 'item.created', connectionId: 'someone-else', data: { id: 'w3b', name: 'by url' } });
+    assert.equal(own.status, 200);
+    assert.equal(await webhookRunExists('evt_3b'), true);
+    const unknown = await t.api(`/integrations/${PCK}/webhook-secret?connection_id=nobody`);
+    assert.equal(unknown.status, 404);
+    // Another connection's id in the URL token without its MAC proves nothing.
+    const forged = connectionUrl.replace(/\/c(\d+)\./, (_, pk: string) => `/c${Number(pk) + 1}.`);
+    assert.equal((await post(forged, { id: 'evt_3c', type: 'item.created', data: { id: 'w3c', name: 'forged' } })).status, 401);
   });
 
   test('onWebhook: rotating the secret refuses the old one at once and accepts the new one', async () => {
     const old = await webhookSecret();
-    const rotated = await t.api(`/integrations/${PCK}/webhook-secret/rotate`, { method: 'POST' });
+    const rotated = await t.api(`/integrations/${PCK}/webhook-secret/rotate?connection_id=${CONN}`, { method: 'POST' });
     assert.equal(rotated.status, 200);
-    const fresh = ((await rotated.json()) as Json).data as { webhook_secret: string; webhook_url_with_token: string };
+    const fresh = ((await rotated.json()) as Json).data as { webhook_secret: string; connection_webhook_url: string };
     assert.notEqual(fresh.webhook_secret, old.webhook_secret);
     assert.equal((await webhookSecret()).webhook_secret, fresh.webhook_secret);
     const body = { id: 'evt_4', type: 'item.created', connectionId: CONN, data: { id: 'w4', name: 'after rotation' } };
     assert.equal((await post(old.webhook_url, body, { 'x-switchyard-signature': hmac(old.webhook_secret, JSON.stringify(body)) })).status, 401);
     assert.equal((await post(old.webhook_url_with_token, body)).status, 401);
+    assert.equal((await post(old.connection_webhook_url, body)).status, 401);
     assert.equal(await webhookRunExists('evt_4'), false);
-    assert.equal((await post(fresh.webhook_url_with_token, body)).status, 200);
+    assert.equal((await post(fresh.connection_webhook_url, body)).status, 200);
     assert.equal(await webhookRunExists('evt_4'), true);
   });
 

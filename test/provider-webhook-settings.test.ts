@@ -8,26 +8,25 @@
  * unwrapped. An API_KEY provider (its integration has no OAuth credentials) signs with the
  * integration's generated webhook secret (hex HMAC-SHA1 here) and, without `routing`, is routed by a
  * `connectionId` at the body's root.
+ *
+ * Security (issue 28, item 3): a routing value the end user typed routes nothing (another customer's
+ * account id stays theirs), one value on several verified connections reaches each and says so on
+ * every one; a signed timestamp more than 5 minutes off is refused; an event id already processed is
+ * acknowledged and not processed again.
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { bundle, manifestOf } from '../cli/build.js';
-import { CLI_VERSION, findScripts } from '../cli/project.js';
 import type { ProviderDefinitionInput } from '../features/providers/definition.js';
 import { verifyWebhook } from '../features/webhooks/verify.js';
 import { syncWebhookWorkflowId, workflowHandle } from '../workflows/contracts.js';
 import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { deployScripts } from './deploy-scripts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PCK = 'hooked';
 const CLIENT_SECRET = 'hooked-client-secret';
 const WEBHOOK_SECRET = 'hooked-webhook-secret';
@@ -72,7 +71,6 @@ export default createSync({
 describe('provider webhooks from the definition', () => {
   let t: TestPlatform;
   let receiver: WebhookReceiver;
-  let work: string;
   let webhookUrl: string;
   let signingKey: string;
 
@@ -129,23 +127,11 @@ describe('provider webhooks from the definition', () => {
     assert.match(webhookUrl, /\/webhook\/[0-9a-f-]{36}\/hooked$/);
 
     // Compile the sync as `switchyard compile` does, then deploy it, activated.
-    work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'defined-webhooks-'));
-    await mkdir(path.join(work, 'node_modules'), { recursive: true });
-    await symlink(path.join(ROOT, 'node_modules', 'zod'), path.join(work, 'node_modules', 'zod'), 'dir');
-    await mkdir(path.join(work, PCK, 'syncs'), { recursive: true });
-    await writeFile(path.join(work, PCK, 'syncs', 'tickets.ts'), SYNC);
-    const scripts = [];
-    for (const s of await findScripts(work)) {
-      const code = await bundle(work, s);
-      scripts.push({ integration: s.integration, name: s.name, bundle: code, manifest: await manifestOf(work, s, code) });
-    }
-    const deployed = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true, cli_version: CLI_VERSION } });
-    assert.equal(deployed.status, 200, await deployed.clone().text());
+    await deployScripts(t, PCK, { 'syncs/tickets.ts': SYNC });
   });
   after(async () => {
     await t?.stop();
     await receiver?.close();
-    if (work) await rm(work, { recursive: true, force: true });
   });
 
   test('a webhook signed as the definition says is routed by its body path to the right connection: sync run and signed forward', async () => {
@@ -205,8 +191,12 @@ describe('provider webhooks from the definition', () => {
       assert.equal(await runExists('conn-a', id), false, id);
       assert.ok(!receiver.received.slice(before).some((r) => r.body.includes(id)), `${id} was not forwarded`);
     }
+    const saved = await waitFor('the record of the valid event', async () => {
+      const r = await records('conn-a');
+      return r.length ? r : null;
+    });
     assert.deepEqual(
-      (await records('conn-a')).map((r) => r.id),
+      saved.map((r) => r.id),
       ['t-evt_after'],
     );
   });
@@ -261,5 +251,164 @@ describe('provider webhooks from the definition', () => {
     const forward = await waitFor('the forward of evt_key', () => receiver.received.find((r) => r.json.type === 'forward' && r.body.includes('evt_key')));
     assert.equal(forward.json.connectionId, 'key-conn');
     assert.equal(forward.json.providerConfigKey, 'hooked-key');
+  });
+
+  describe('security', () => {
+    const generatedSecret = async (pck: string) => ((await (await t.api(`/integrations/${pck}/webhook-secret`)).json()) as Json).data.webhook_secret as string;
+    const forwardsOf = async (eventId: string) =>
+      (
+        await t.platform.deps.db.query<{ connection_id: string | null }>(
+          `SELECT connection_id FROM events WHERE type = 'forward' AND (payload->'payload'->>'id' = $1 OR payload->>'id' = $1) ORDER BY connection_id`,
+          [eventId],
+        )
+      ).rows.map((r) => r.connection_id);
+    /** A user-defined API-key provider whose webhooks `webhook` describes. */
+    const apiKeyProvider = (
+      name: string,
+      webhook: ProviderDefinitionInput['webhook'],
+      more: Partial<ProviderDefinitionInput> = {},
+    ): ProviderDefinitionInput => ({
+      name,
+      display_name: name,
+      auth_mode: 'API_KEY',
+      proxy: { base_url: `https://${name}.test`, headers: { 'x-api-key': '${apiKey}' } },
+      docs: `https://example.com/${name}/webhooks`,
+      webhook,
+      ...more,
+    });
+    /** A connection made with the secret key: its connection_config is the developer's. */
+    const developerConnection = async (pck: string, connectionId: string, connectionConfig: Json = {}) => {
+      const res = await t.api('/connections', {
+        method: 'POST',
+        json: {
+          provider_config_key: pck,
+          connection_id: connectionId,
+          connection_config: connectionConfig,
+          credentials: { type: 'API_KEY', apiKey: `k-${connectionId}` },
+        },
+      });
+      assert.equal(res.status, 201, await res.clone().text());
+    };
+    const webhookErrors = async (pck: string, connectionId: string) =>
+      (((await (await t.api(`/connections/${encodeURIComponent(connectionId)}?provider_config_key=${pck}`)).json()) as Json).errors as Json[]).filter(
+        (e) => e.type === 'webhook',
+      );
+
+    test("a routing value the end user typed routes nothing: another customer's account id stays theirs", async () => {
+      const def = apiKeyProvider(
+        'acct-api',
+        {
+          signature_header: 'X-Acct-Signature',
+          algorithm: 'hmac-sha256',
+          encoding: 'hex',
+          secret: 'webhook_secret',
+          routing: { body_path: 'account', connection_config_key: 'account' },
+        },
+        { connection_config: { account: { title: 'Account id' } } },
+      );
+      assert.equal((await t.api('/providers', { method: 'POST', json: def })).status, 201);
+      assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'acct-api', unique_key: 'acct' } })).status, 200);
+      const secret = await generatedSecret('acct');
+      const url = ((await (await t.api('/integrations/acct?include=webhook')).json()) as Json).data.webhook_url as string;
+      const send = (e: Json) => {
+        const text = JSON.stringify(e);
+        return fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-acct-signature': createHmac('sha256', secret).update(text).digest('hex') },
+          body: text,
+        });
+      };
+      // The customer's connection, made by the developer (secret key).
+      await developerConnection('acct', 'victim', { account: 'acct-1' });
+      // Another end user types the customer's account id into their own connection.
+      const session = ((await (await t.api('/connect/sessions', { method: 'POST', json: { end_user: { id: 'mallory' } } })).json()) as Json).data.token;
+      const typed = await fetch(`${t.url}/api-auth/api-key/acct?connect_session_token=${session}&params[account]=acct-1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ apiKey: 'k-m' }),
+      });
+      assert.equal(typed.status, 200, await typed.clone().text());
+      const mallory = ((await typed.json()) as Json).connectionId as string;
+
+      assert.equal((await send({ id: 'evt_acct_1', type: 'thing.changed', account: 'acct-1' })).status, 200);
+      assert.deepEqual(await forwardsOf('evt_acct_1'), ['victim'], "only the customer's own connection gets the event");
+      const told = await webhookErrors('acct', mallory);
+      assert.equal(told.length, 1, 'the connection whose value was typed says why it gets nothing');
+      assert.match(told[0]!.message, /account acct-1 are not routed to this connection: the value was entered by the end user/);
+      assert.deepEqual(await webhookErrors('acct', 'victim'), []);
+
+      // The developer gives a second connection the same account: both get the event, each says so.
+      await developerConnection('acct', 'victim-2', { account: 'acct-1' });
+      assert.equal((await send({ id: 'evt_acct_2', type: 'thing.changed', account: 'acct-1' })).status, 200);
+      assert.deepEqual(await forwardsOf('evt_acct_2'), ['victim', 'victim-2']);
+      assert.match((await webhookErrors('acct', 'victim'))[0]?.message ?? '', /also go to victim-2: 2 connections claim this value/);
+      assert.match((await webhookErrors('acct', 'victim-2'))[0]?.message ?? '', /also go to victim: 2 connections claim this value/);
+    });
+
+    test('a signed timestamp more than 5 minutes off is refused; the signature covers it', async () => {
+      const def = apiKeyProvider('stamped-api', {
+        signature_header: 'X-Stamped-Signature',
+        signature_prefix: 'v0=',
+        algorithm: 'hmac-sha256',
+        encoding: 'hex',
+        secret: 'webhook_secret',
+        timestamp_header: 'X-Stamped-Timestamp',
+        signed_payload: 'v0:${timestamp}:${body}',
+      });
+      const unsigned = await t.api('/providers', {
+        method: 'POST',
+        json: { ...def, name: 'stamped-unsigned', webhook: { ...def.webhook, signed_payload: undefined } },
+      });
+      assert.equal(unsigned.status, 400, 'a timestamp the signature does not cover is refused');
+      assert.match(await unsigned.text(), /signed_payload/);
+      const created = await t.api('/providers', { method: 'POST', json: def });
+      assert.equal(created.status, 201, await created.clone().text());
+      assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'stamped-api', unique_key: 'stamped' } })).status, 200);
+      await developerConnection('stamped', 'stamped-conn');
+      const secret = await generatedSecret('stamped');
+      const url = ((await (await t.api('/integrations/stamped?include=webhook')).json()) as Json).data.webhook_url as string;
+      const send = (id: string, sentAt: number, headerAt = sentAt) => {
+        const text = JSON.stringify({ id, type: 'thing.changed', connectionId: 'stamped-conn' });
+        const mac = createHmac('sha256', secret).update(`v0:${sentAt}:${text}`).digest('hex');
+        return fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-stamped-signature': `v0=${mac}`, 'x-stamped-timestamp': String(headerAt) },
+          body: text,
+        });
+      };
+      const now = Math.floor(Date.now() / 1000);
+      assert.equal((await send('evt_fresh', now)).status, 200);
+      assert.deepEqual(await forwardsOf('evt_fresh'), ['stamped-conn']);
+      for (const [id, res, code] of [
+        ['evt_old', await send('evt_old', now - 400), 'webhook_stale_timestamp'],
+        ['evt_future', await send('evt_future', now + 400), 'webhook_stale_timestamp'],
+        ['evt_moved', await send('evt_moved', now - 3600, now), 'webhook_invalid_signature'],
+      ] as const) {
+        assert.equal(res.status, 401, id);
+        assert.equal(((await res.json()) as Json).error.code, code, id);
+        assert.deepEqual(await forwardsOf(id), [], id);
+      }
+      const text = JSON.stringify({ id: 'evt_nostamp', type: 'thing.changed', connectionId: 'stamped-conn' });
+      const noStamp = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-stamped-signature': `v0=${createHmac('sha256', secret).update(text).digest('hex')}` },
+        body: text,
+      });
+      assert.equal(noStamp.status, 401);
+      assert.equal(((await noStamp.json()) as Json).error.code, 'webhook_missing_timestamp');
+    });
+
+    test('an event id already processed is acknowledged and not processed again (a redelivery or a replay)', async () => {
+      const body = JSON.stringify(event('evt_once', 'ws-a', 'once'));
+      assert.equal((await post(body, { [HEADER]: sign(body) })).status, 200);
+      const handle = workflowHandle(t.platform.deps.temporal, 'syncWebhookWorkflow', syncWebhookWorkflowId('dev', PCK, 'conn-a', 'tickets', 'evt_once'));
+      await handle.result();
+      const first = (await handle.describe()).runId;
+      const again = await post(body, { [HEADER]: sign(body) });
+      assert.equal(again.status, 200);
+      assert.deepEqual(await again.json(), { status: 'success' });
+      assert.equal((await handle.describe()).runId, first, 'onWebhook did not run again');
+      assert.deepEqual(await forwardsOf('evt_once'), ['conn-a'], 'forwarded once');
+    });
   });
 });

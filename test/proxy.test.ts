@@ -189,6 +189,70 @@ describe('the proxy and the request log', () => {
     assert.equal(generic.requests.length - seen, 3, 'Retries + 1 attempts in all');
   });
 
+  test('a POST or PATCH that reached the provider is retried only with an Idempotency-Key (the write policy)', async () => {
+    const sent = (from: number, method: string) => generic.requests.slice(from).filter((r) => r.method === method && r.path === '/echo');
+    for (const method of ['POST', 'PATCH']) {
+      const payload = JSON.stringify({ name: `unkeyed-${method}` });
+      let seen = generic.requests.length;
+      generic.failNext({ status: 500, body: 'lost answer', headers: { 'retry-after': '0' } });
+      const unkeyed = await proxy('/echo', { method, headers: { Retries: '2', 'content-type': 'application/json' }, body: payload });
+      assert.equal(unkeyed.status, 500, `${method}: the 500 comes back, not a second write`);
+      assert.equal(sent(seen, method).length, 1, `${method} without an Idempotency-Key reaches the provider once`);
+      assert.equal(sent(seen, method)[0]!.headers['idempotency-key'], undefined);
+
+      // A listed Retry-On status also proves the request arrived.
+      seen = generic.requests.length;
+      generic.failNext({ status: 409, body: 'conflict', headers: { 'retry-after': '0' } });
+      const listed = await proxy('/echo', { method, headers: { Retries: '2', 'Retry-On': '409', 'content-type': 'application/json' }, body: payload });
+      assert.equal(listed.status, 409);
+      assert.equal(sent(seen, method).length, 1, `${method} with Retry-On is not repeated without a key`);
+
+      seen = generic.requests.length;
+      generic.failNext({ status: 500, body: 'lost answer', headers: { 'retry-after': '0' } });
+      const keyed = await proxy('/echo', {
+        method,
+        headers: { Retries: '2', 'content-type': 'application/json', 'Nango-Proxy-Idempotency-Key': `key-${method}` },
+        body: payload,
+      });
+      assert.equal(keyed.status, 200, `${method} with an Idempotency-Key is retried`);
+      assert.deepEqual(
+        sent(seen, method).map((r) => [r.status, r.headers['idempotency-key']]),
+        [
+          [500, `key-${method}`],
+          [200, `key-${method}`],
+        ],
+      );
+    }
+  });
+
+  test('a POST whose upstream timed out is not sent again without an Idempotency-Key', async () => {
+    // A server that takes the request and never answers: the proxy's upstream timeout ends the wait.
+    let received = 0;
+    const silent = http.createServer((req) => {
+      received++;
+      req.resume();
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const short = await startTestPlatform({ runWorker: false, env: { SWITCHYARD_PROVIDER_TIMEOUT_MS: '300' } });
+    try {
+      assert.equal((await short.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: PCK } })).status, 200);
+      await addMetabaseConnection(short, metabase.url, API_KEY, { providerConfigKey: PCK, connectionId: CONN });
+      assert.equal((await short.api(`/integrations/${PCK}`, { method: 'PATCH', json: { integration_config: { base_url: base } } })).status, 200);
+      const res = await short.api('/proxy/slow', {
+        method: 'POST',
+        headers: { 'connection-id': CONN, 'provider-config-key': PCK, Retries: '2', 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
+      assert.equal(res.status, 504, await res.clone().text());
+      assert.equal(received, 1, 'the POST left once');
+    } finally {
+      await short.stop();
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
   test('the answer is written as the provider sent it, on a connection that stays usable', async () => {
     // A bare upstream (no fake framework): no content type, a repeated header, a body in two writes,
     // and a body that breaks off midway.

@@ -4,12 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { checkConnectionConfig, saveConnection } from '../../features/connections/create.js';
-import { authorizeUrl, exchangeCode, OAuthError, pkcePair, tokenMetadata } from '../../features/connections/oauth.js';
+import { saveConnection, verifiedConfigKeys } from '../../features/connections/create.js';
+import { authorizeUrl, exchangeCode, OAuthError, pkcePair } from '../../features/connections/oauth.js';
 import { pluginFor } from '../../integrations/plugins.js';
 import { linkUrl } from '../../features/providers/definition.js';
 import { endUserSchema, organizationSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
-import { providerOf } from '../../features/connections/service.js';
+import { endpoints as endpointsOfConfig, endpointsFor, providerOf, type Endpoints } from '../../features/connections/target.js';
+import { configAfterAuthorization } from '../../features/connections/post-authorization.js';
 import { withConfigDefaults } from '../../features/providers/connection-config.js';
 import { rowAad } from '../../lib/crypto.js';
 import { findConnectionPkOfIntegration, getConnectionByPk } from '../../features/connections/store.js';
@@ -129,10 +130,33 @@ interface FlowTarget {
   integration: Integration;
   connectionId: string;
   connectionConfig: Record<string, unknown>;
+  /** The connectionConfig keys the developer or the provider set (not the end user): store.ts Connection.verifiedConfigKeys. */
+  verifiedConfigKeys: string[];
+}
+
+/**
+ * What the developer set on the connect session, with what the end user adds: a value the end user
+ * sends for a key the developer set must be the developer's (400 naming it otherwise).
+ */
+function withDefaults<T>(fixed: Record<string, T> | undefined, given: Record<string, string> | undefined, field: string | null): Record<string, T | string> {
+  const out: Record<string, T | string> = { ...fixed };
+  for (const [key, value] of Object.entries(given ?? {})) {
+    if (fixed && Object.hasOwn(fixed, key) && String(fixed[key]) !== value) {
+      throw new ValidationFailed('invalid_query_params', [
+        { code: 'invalid_value', message: 'was set by the developer on the connect session and cannot be changed', path: field ? [field, key] : [key] },
+      ]);
+    }
+    out[key] = value;
+  }
+  return out;
 }
 
 /** Resolves and checks what an end user's flow is about, before anything is saved. */
-async function flowTarget(deps: AppDeps, q: z.output<typeof flowQuery>, providerConfigKey: string): Promise<FlowTarget & { q: z.output<typeof flowQuery> }> {
+async function flowTarget(
+  deps: AppDeps,
+  q: z.output<typeof flowQuery>,
+  providerConfigKey: string,
+): Promise<FlowTarget & { endpoints: Endpoints; q: z.output<typeof flowQuery> }> {
   const { session, environment } = await sessionForToken(deps, q.connect_session_token);
   if (session.allowedIntegrations && !session.allowedIntegrations.includes(providerConfigKey)) {
     throw new BadRequest('integration_not_allowed', `Integration ${providerConfigKey} is not allowed by this connect session`);
@@ -151,13 +175,15 @@ async function flowTarget(deps: AppDeps, q: z.output<typeof flowQuery>, provider
     connectionId = randomUUID();
   }
   if (!integration) throw new NotFound('unknown_provider_config', `Integration ${providerConfigKey} does not exist`);
-  const defaults = session.integrationsConfigDefaults?.[providerConfigKey]?.connection_config ?? {};
-  const provider = await providerOf(deps.db, environment.id, integration.provider);
-  const given: Record<string, unknown> = { ...defaults, ...q.params };
+  const given: Record<string, unknown> = withDefaults(session.integrationsConfigDefaults?.[providerConfigKey]?.connection_config, q.params, 'params');
   delete given.webhook_url;
+  const provider = await providerOf(deps.db, environment.id, integration.provider);
+  // The provider's defaults where neither the session nor the end user gave a value (a region's usual host).
   const connectionConfig = withConfigDefaults(provider, given);
-  checkConnectionConfig(provider, connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
-  return { environment, session, integration, connectionId, connectionConfig, q };
+  const endpoints = endpointsOfConfig(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, connectionConfig);
+  endpoints.check();
+  const verified = verifiedConfigKeys(connectionConfig, session.integrationsConfigDefaults?.[providerConfigKey]?.connection_config ?? {});
+  return { environment, session, integration, connectionId, connectionConfig, verifiedConfigKeys: verified, endpoints, q };
 }
 
 async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: StoredCredentials) {
@@ -168,6 +194,7 @@ async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: Store
     connectionId: t.connectionId,
     credentials,
     connectionConfig: t.connectionConfig,
+    verifiedConfigKeys: t.verifiedConfigKeys,
     tags: tagsFrom(t.session.endUser, t.session.tags),
     endUser: t.session.endUser ? { ...t.session.endUser, organization: t.session.endUser.organization ?? t.session.organization ?? null } : null,
     webhookUrlOverride: t.session.webhookUrlOverride,
@@ -385,7 +412,7 @@ export const startOAuth = defineRoute({
   const wsClientId = typeof parseQuery(c.req.url).ws_client_id === 'string' ? (parseQuery(c.req.url).ws_client_id as string) : null;
   try {
     const target = await flowTarget(deps, query(c, flowQuery), pck);
-    const provider = await providerOf(deps.db, target.environment.id, target.integration.provider);
+    const provider = target.endpoints.provider;
     if (provider.authMode !== 'OAUTH2')
       throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
     if (!target.integration.credentials)
@@ -394,6 +421,8 @@ export const startOAuth = defineRoute({
     const pkce = provider.pkce ? pkcePair() : null;
     const redirectUri = `${deps.config.publicUrl}/oauth/callback`;
     const defaults = target.session.integrationsConfigDefaults?.[pck];
+    const userScope = (value?: string) => (value === undefined ? undefined : { user_scope: value });
+    const { user_scope: userScopes } = withDefaults(userScope(defaults?.user_scopes), userScope(target.q.user_scope), null);
     await createOAuthSession(
       deps.db,
       {
@@ -411,15 +440,13 @@ export const startOAuth = defineRoute({
     );
     return c.redirect(
       authorizeUrl({
-        provider,
-        integrationConfig: target.integration.integrationConfig,
+        endpoints: target.endpoints,
         credentials: target.integration.credentials,
         redirectUri,
         state,
         codeChallenge: pkce?.challenge,
-        userScopes: target.q.user_scope ?? defaults?.user_scopes,
-        extraParams: { ...defaults?.authorization_params, ...target.q.authorization_params },
-        connectionConfig: target.connectionConfig,
+        userScopes,
+        extraParams: withDefaults(defaults?.authorization_params, target.q.authorization_params, 'authorization_params'),
       }),
       302,
     );
@@ -470,21 +497,36 @@ export const oauthCallback = defineRoute({
     return fail('provider_error', `The provider answered: ${typeof q.error_description === 'string' ? q.error_description : q.error}`);
   if (typeof q.code !== 'string' || !integration?.credentials) return fail('missing_code', 'The provider did not return an authorization code');
   try {
-    const provider = await providerOf(deps.db, session.environmentId, integration.provider);
+    const endpoints = await endpointsFor(deps, session.environmentId, integration, session.connectionConfig);
+    const provider = endpoints.provider;
+    const context = { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' } as const;
     const environment = (await findEnvironmentByName(deps.db, (await environmentNameById(deps.db, session.environmentId))!))!;
     const { credentials, raw } = await exchangeCode({
       http: deps.http,
-      provider,
-      integrationConfig: integration.integrationConfig,
+      endpoints,
       credentials: integration.credentials,
       code: q.code,
       redirectUri: session.redirectUri,
       codeVerifier: session.codeVerifierEnc ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id)) : undefined,
-      connectionConfig: session.connectionConfig,
       now: deps.clock.now(),
-      context: { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' },
+      context,
     });
-    const connectSession = session.connectSessionId ? await loadConnectSession(deps, session.connectSessionId) : null;
+    const connectionConfig = await configAfterAuthorization({
+      http: deps.http,
+      endpointsOf: (config) => endpointsOfConfig(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, config),
+      config: session.connectionConfig,
+      redirectQuery: q,
+      tokenResponse: raw,
+      credentials,
+      context,
+    });
+    const started = session.connectSessionId ? await getConnectSessionById(deps.db, session.connectSessionId) : null;
+    const connectSession = started && withoutFlowSettings(started);
+    // Values the provider gave server to server (token response, post-connection call), not the end user or the redirect: webhook routing trusts only these.
+    const redirected = new Set(provider.redirectUriMetadata ?? []);
+    const fromProvider = Object.fromEntries(
+      Object.entries(connectionConfig).filter(([k]) => !Object.hasOwn(session.connectionConfig, k) && !redirected.has(k)),
+    );
     const connection = await finishConnection(
       deps,
       {
@@ -492,7 +534,8 @@ export const oauthCallback = defineRoute({
         session: connectSession ?? emptySession(session.environmentId),
         integration,
         connectionId: session.connectionId,
-        connectionConfig: { ...session.connectionConfig, ...tokenMetadata(provider, raw) },
+        connectionConfig,
+        verifiedConfigKeys: verifiedConfigKeys(connectionConfig, started?.integrationsConfigDefaults?.[pck]?.connection_config ?? {}, fromProvider),
       },
       credentials,
     );
@@ -517,9 +560,8 @@ function describeFailure(err: unknown): { type: string; message: string } {
 }
 
 /** The connect session an OAuth flow started from, without its allow-list, defaults or reconnect target (used up by then). */
-async function loadConnectSession(deps: AppDeps, id: number): Promise<ConnectSession | null> {
-  const session = await getConnectSessionById(deps.db, id);
-  return session && { ...session, allowedIntegrations: null, integrationsConfigDefaults: null, reconnectConnectionPk: null };
+function withoutFlowSettings(session: ConnectSession): ConnectSession {
+  return { ...session, allowedIntegrations: null, integrationsConfigDefaults: null, reconnectConnectionPk: null };
 }
 
 function emptySession(environmentId: number): ConnectSession {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { dates } from '../../lib/clock.js';
-import { providerOf, withFreshCredentials } from '../../features/connections/service.js';
+import { freshConnection, providerOf } from '../../features/connections/target.js';
 import { saveConnection } from '../../features/connections/create.js';
 import { runPreConnectionDeletion } from '../../features/scripts/on-event.js';
 import { endUserSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
@@ -148,6 +148,8 @@ export const createConnection = defineRoute({
     connectionId: input.connection_id ?? randomUUID(),
     credentials: toStored(input.credentials),
     connectionConfig: input.connection_config ?? {},
+    // Set with the secret key: every value is the developer's.
+    verifiedConfigKeys: Object.keys(input.connection_config ?? {}),
     metadata: input.metadata,
     tags: tagsFrom(input.end_user, input.tags),
     endUser: input.end_user ?? null,
@@ -220,7 +222,7 @@ export const getConnectionRoute = defineRoute({
 }).handle(async ({ deps, params, query: q }, c) => {
   const env = c.get('environment');
   let connection = await connectionOr404(deps, env, q.provider_config_key, params.connectionId);
-  connection = await withFreshCredentials(deps, connection, { force: q.force_refresh ?? false });
+  connection = await freshConnection(deps, connection, { force: q.force_refresh ?? false });
   await markFetched(deps.db, connection.id);
   return fullConnection(connection, { style: '+00:00', includeRefreshToken: q.refresh_token !== false });
 });

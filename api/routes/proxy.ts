@@ -2,7 +2,10 @@
  * @module api/routes/proxy — `ALL /proxy/*`: a raw request to the provider on behalf of a connection,
  * auth injected. Method, path, query and body go upstream unchanged (the body streamed), and the
  * upstream answer comes back unchanged (status, body streamed, headers minus hop-by-hop, CORS and
- * cookies). Retries on network errors, 5xx, 429 and `Retry-On` statuses, when the body can be replayed.
+ * cookies). Retries on network errors, 5xx, 429 and `Retry-On` statuses, when the body can be replayed,
+ * under the write policy (lib/http/retry-policy): a POST or PATCH without an `Idempotency-Key` that
+ * reached the provider (any answer but 429, a timeout or reset after sending) is not sent again;
+ * a 401 is tried once more with the stored credentials when they are newer than the cached ones.
  */
 import { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
@@ -10,9 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
 import type { StatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import { providerTarget } from '../../features/connections/service.js';
+import { newerTarget, providerTarget } from '../../features/connections/target.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
 import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
+import { isUnsafeToRepeat } from '../../lib/http/retry-policy.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { anyContent, defineRoute } from '../route.js';
 import { connectionIdSchema } from './connections.js';
@@ -277,7 +281,7 @@ export const proxy = defineRoute({
       `Connection with connection id ${h['Connection-Id']} and provider config key ${integration.uniqueKey} not found`,
     );
   }
-  const target = await providerTarget(deps, connection, integration);
+  let target = await providerTarget(deps, connection, integration);
 
   const method = c.req.method.toUpperCase();
   const path = upstreamPath(c.req.url);
@@ -286,6 +290,8 @@ export const proxy = defineRoute({
   if (body.kind === 'stream' && body.length !== null) headers['content-length'] = body.length;
   const replayable = body.kind !== 'stream';
   const attempts = replayable ? retries + 1 : 1;
+  // The provider may have acted on a write whose answer was a 5xx or was lost: only a 429 or a request that never left is sent again.
+  const unsafe = isUnsafeToRepeat(method, headers);
   const signal = c.req.raw.signal;
 
   const send = () =>
@@ -302,19 +308,32 @@ export const proxy = defineRoute({
     });
 
   let res: ProviderResponse;
+  let reloaded = false;
   for (let attempt = 0; ; attempt++) {
     const last = attempt === attempts - 1;
     let wait: number;
     try {
       res = await send();
-      if (last || !shouldRetryStatus(res.status, retryOn)) break;
+      if (res.status === 401 && replayable && !reloaded) {
+        // Another process may have refreshed the token after this one cached the connection, its
+        // change notice still on the way: once, the stored credentials, if newer, are tried at once.
+        reloaded = true;
+        const newer = await newerTarget(deps, target);
+        if (newer) {
+          discard(res.stream);
+          target = newer;
+          attempt--;
+          continue;
+        }
+      }
+      if (last || !shouldRetryStatus(res.status, retryOn) || (unsafe && res.status !== 429)) break;
       const asked = retryAfterMs(res.headers, new Date(), target.provider.retry);
       // A provider asking for a longer pause than this synchronous route holds a request gets its answer back now.
       if (asked !== null && asked > MAX_RETRY_WAIT_MS) break;
       wait = asked ?? backoffMs(attempt);
       discard(res.stream);
     } catch (err) {
-      if (last || !(err instanceof NetworkError) || !err.retryable) throw toApiError(err);
+      if (last || !(err instanceof NetworkError) || !err.retryable || (unsafe && err.sent)) throw toApiError(err);
       wait = backoffMs(attempt);
     }
     await sleep(wait, undefined, { signal });

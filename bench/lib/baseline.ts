@@ -46,7 +46,7 @@ export const REVERTS: Revert[] = [
   { name: 'stored-hashes-run', file: 'activities/syncs.ts', why: 'sync runs turn it on' },
   { name: 'paginate-ahead', file: 'features/scripts/paginate.ts', why: 'paginate requests the next page while the caller saves this one' },
   { name: 'delete-unseen', file: 'features/records/store.ts', why: 'deletion detection at the end of a full sync: NOT EXISTS kept a per-row probe (OFFSET 0)' },
-  { name: 'provider-target', file: 'features/connections/service.ts', why: 'providerTarget reuses an integration its caller has just read' },
+  { name: 'provider-target', file: 'features/connections/target.ts', why: 'providerTarget reuses an integration its caller has just read' },
   { name: 'proxy-target', file: 'api/routes/proxy.ts', why: 'the proxy passes its integration to providerTarget' },
   { name: 'request-log-batch', file: 'features/logs/store.ts', why: 'request log entries that queue behind an insert are written together' },
   {

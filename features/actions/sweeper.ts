@@ -10,6 +10,7 @@ import type { Db } from '../../lib/db/pool.js';
 import { finishActionRun, type ActionFailure } from './runs.js';
 import { actionWorkflowId, workflowHandle } from '../../workflows/contracts.js';
 import { runPeriodically } from '../../lib/periodic.js';
+import { pruneWriteMarks, WRITE_MARK_RETENTION_MS } from '../scripts/write-marks.js';
 
 export interface ActionRunSweeperDeps {
   db: Db;
@@ -69,7 +70,11 @@ export async function sweepStrandedActionRuns(deps: ActionRunSweeperDeps, opts: 
   return failed;
 }
 
-/** Runs sweepStrandedActionRuns every 30 s (unref'd). Returns the stop function. */
+/** Runs sweepStrandedActionRuns every 30 s (unref'd), and prunes the script runs' old write marks. Returns the stop function. */
 export function startActionRunSweeper(deps: ActionRunSweeperDeps, opts: ActionRunSweeperOptions = {}): () => void {
-  return runPeriodically(() => sweepStrandedActionRuns(deps, opts), opts.intervalMs ?? 30_000, deps.log, 'action run sweeper pass');
+  const pass = async () => {
+    await pruneWriteMarks(deps.db, new Date(Date.now() - WRITE_MARK_RETENTION_MS));
+    return sweepStrandedActionRuns(deps, opts);
+  };
+  return runPeriodically(pass, opts.intervalMs ?? 30_000, deps.log, 'action run sweeper pass');
 }

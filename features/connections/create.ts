@@ -9,12 +9,12 @@ import { emitEvent } from '../webhooks/emit.js';
 import type { Integration } from '../integrations/store.js';
 import type { Environment } from '../environments/store.js';
 import { BadRequest } from '../../lib/errors.js';
-import { isHostAllowListed } from '../../lib/http/index.js';
 import { ON_EVENT_TIMEOUT_MS, OnEventScriptFailed, runOnEventScripts } from '../scripts/on-event.js';
 import { withConfigDefaults } from '../providers/connection-config.js';
 import type { Provider } from '../providers/providers.js';
 import { verifyCredentials, type ConnectionDeps } from './service.js';
 import { clientCredentialsToken, OAuthError } from './oauth.js';
+import { endpoints as endpointsOf } from './target.js';
 
 /** A new connection's fields (store.ts `NewConnection`), with its environment, integration and provider instead of their ids. */
 export interface SaveConnectionInput extends Omit<NewConnection, 'environmentId' | 'integrationId' | 'authMode'> {
@@ -23,31 +23,18 @@ export interface SaveConnectionInput extends Omit<NewConnection, 'environmentId'
   provider: Provider;
 }
 
-export function checkConnectionConfig(provider: Provider, config: Record<string, unknown>, allowedPrivateHosts: readonly string[]): void {
-  for (const [key, field] of Object.entries(provider.connectionConfig)) {
-    const value = config[key];
-    if (field.required && (value === undefined || value === null || value === '')) {
-      throw new BadRequest('missing_connection_config', `connection_config.${key} is required: ${field.description}`);
+/**
+ * The keys of `config` whose value is the one a trusted source gave it (the developer's connect-session
+ * defaults, the provider's token response): the connection's verified keys, by which third-party
+ * webhooks may be routed. A value the end user typed over a trusted one is not verified.
+ */
+export function verifiedConfigKeys(config: Record<string, unknown>, ...trusted: Record<string, unknown>[]): string[] {
+  const keys = new Set<string>();
+  for (const source of trusted)
+    for (const [key, value] of Object.entries(source)) {
+      if (Object.hasOwn(config, key) && JSON.stringify(config[key]) === JSON.stringify(value)) keys.add(key);
     }
-    if (value !== undefined && field.pattern && !field.pattern.test(String(value))) {
-      throw new BadRequest('invalid_connection_config', `connection_config.${key} is not valid: ${field.description}`);
-    }
-    if (value !== undefined && field.httpsUnlessAllowListed && isPlainHttpElsewhere(String(value), allowedPrivateHosts)) {
-      throw new BadRequest(
-        'invalid_connection_config',
-        `connection_config.${key} must use https: the credentials are sent there (http only for hosts in SWITCHYARD_ALLOWED_PRIVATE_HOSTS)`,
-      );
-    }
-  }
-}
-
-function isPlainHttpElsewhere(value: string, allowedPrivateHosts: readonly string[]): boolean {
-  if (!/^http:\/\//i.test(value)) return false;
-  try {
-    return !isHostAllowListed(new URL(value).hostname, allowedPrivateHosts);
-  } catch {
-    return true;
-  }
+  return [...keys].sort();
 }
 
 /**
@@ -68,6 +55,7 @@ async function validateConnection(deps: ConnectionDeps, input: SaveConnectionInp
     credentials: input.credentials,
     expiresAt: null,
     connectionConfig: input.connectionConfig,
+    verifiedConfigKeys: input.verifiedConfigKeys,
     metadata: input.metadata ?? null,
     tags: input.tags,
     endUser: input.endUser,
@@ -102,21 +90,15 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
     throw new BadRequest('invalid_auth_mode', `Provider ${input.provider.authMode} does not support ${input.credentials.type} auth`);
   }
   input = { ...input, connectionConfig: withConfigDefaults(input.provider, input.connectionConfig) };
-  checkConnectionConfig(input.provider, input.connectionConfig, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+  const endpoints = endpointsOf(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, input.provider, input.integration, input.connectionConfig);
+  endpoints.check();
+  const context = { environmentId: input.environment.id, integration: input.integration.uniqueKey, connectionId: input.connectionId, kind: 'auth' } as const;
   if (input.credentials.type === 'OAUTH2_CC' && !input.credentials.token) {
     // A client-credentials connection given only its client id and secret (or none: the integration's) gets its first token now.
     try {
       input = {
         ...input,
-        credentials: await clientCredentialsToken({
-          http: deps.http,
-          provider: input.provider,
-          integration: input.integration,
-          connectionCredentials: input.credentials,
-          connectionConfig: input.connectionConfig,
-          now: deps.clock.now(),
-          context: { environmentId: input.environment.id, integration: input.integration.uniqueKey, connectionId: input.connectionId, kind: 'auth' },
-        }),
+        credentials: await clientCredentialsToken({ http: deps.http, endpoints, connectionCredentials: input.credentials, now: deps.clock.now(), context }),
       };
     } catch (err) {
       if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Fetching a client-credentials token failed: ${err.message}`);
@@ -124,11 +106,7 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
     }
   }
   if (input.credentials.type !== 'OAUTH2') {
-    const result = await verifyCredentials(
-      deps,
-      { provider: input.provider, integration: input.integration, connectionConfig: input.connectionConfig, credentials: input.credentials },
-      { environmentId: input.environment.id, integration: input.integration.uniqueKey, connectionId: input.connectionId, kind: 'auth' },
-    );
+    const result = await verifyCredentials(deps, endpoints, input.credentials, context);
     if (!result.ok)
       throw new BadRequest('connection_test_failed', `The credentials did not work against ${input.provider.displayName}: ${result.reason ?? 'refused'}`);
   }
@@ -140,6 +118,7 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
     authMode: input.provider.authMode,
     credentials: input.credentials,
     connectionConfig: input.connectionConfig,
+    verifiedConfigKeys: input.verifiedConfigKeys,
     metadata: input.metadata,
     tags: input.tags,
     endUser: input.endUser,

@@ -1,12 +1,13 @@
 /**
- * @module features/connections/oauth — the OAuth 2 authorization-code flow: authorize URLs (with PKCE
- * where the provider allows), code exchange and token refresh.
+ * @module features/connections/oauth — the OAuth 2 requests: authorize URLs (with PKCE where the
+ * provider allows), code exchange, token refresh and client-credentials tokens, at the URLs and with
+ * the parameters the resolver's endpoints give (target.ts), never a template filled here.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IntegrationCredentials, StoredCredentials } from './credentials.js';
-import type { Integration } from '../integrations/store.js';
-import { resolveAuthorizationUrl, resolveTokenUrl, type IntegrationConfig, type Provider } from '../providers/providers.js';
+import type { Provider } from '../providers/providers.js';
 import type { ProviderHttpClient, RequestContext } from '../../lib/http/index.js';
+import type { Endpoints } from './target.js';
 
 export class OAuthError extends Error {
   constructor(
@@ -23,27 +24,28 @@ export function pkcePair(): { verifier: string; challenge: string } {
 }
 
 export function authorizeUrl(opts: {
-  provider: Provider;
-  integrationConfig: IntegrationConfig;
+  endpoints: Endpoints;
   credentials: IntegrationCredentials;
   redirectUri: string;
   state: string;
   codeChallenge?: string;
   userScopes?: string;
   extraParams?: Record<string, string>;
-  connectionConfig?: Record<string, unknown>;
 }): string {
-  const base = resolveAuthorizationUrl(opts.provider, opts.integrationConfig, opts.credentials.client_id, opts.connectionConfig);
-  if (!base) throw new OAuthError('invalid_auth_mode', `${opts.provider.name} has no authorization URL`);
+  const provider = opts.endpoints.provider;
+  const base = opts.endpoints.authorizationUrl(opts.credentials.client_id);
+  if (!base) throw new OAuthError('invalid_auth_mode', `${provider.name} has no authorization URL`);
   const url = new URL(base);
-  const scopes = (opts.credentials.scopes ? opts.credentials.scopes.split(',') : (opts.provider.defaultScopes ?? [])).filter(Boolean);
+  const scopes = (opts.credentials.scopes ? opts.credentials.scopes.split(',') : (provider.defaultScopes ?? [])).filter(Boolean);
+  if (scopes.length) url.searchParams.set('scope', scopes.join(provider.scopeSeparator ?? ' '));
+  if (opts.userScopes) url.searchParams.set('user_scope', opts.userScopes);
+  for (const [k, v] of Object.entries({ ...opts.endpoints.params('authorization'), ...opts.extraParams })) url.searchParams.set(k, v);
+  // Set last: the flow's own parameters are not the end user's to replace through authorization_params.
   url.searchParams.set('client_id', opts.credentials.client_id);
   url.searchParams.set('redirect_uri', opts.redirectUri);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('state', opts.state);
-  if (scopes.length) url.searchParams.set('scope', scopes.join(opts.provider.scopeSeparator ?? ' '));
-  if (opts.userScopes) url.searchParams.set('user_scope', opts.userScopes);
-  for (const [k, v] of Object.entries({ ...opts.provider.authorizationParams, ...opts.extraParams })) url.searchParams.set(k, v);
+  for (const k of ['code_challenge', 'code_challenge_method']) url.searchParams.delete(k);
   if (opts.codeChallenge) {
     url.searchParams.set('code_challenge', opts.codeChallenge);
     url.searchParams.set('code_challenge_method', 'S256');
@@ -54,9 +56,7 @@ export function authorizeUrl(opts: {
 type TokenResponse = Record<string, unknown>;
 
 interface TokenRequest {
-  provider: Provider;
-  integrationConfig: IntegrationConfig;
-  connectionConfig: Record<string, unknown>;
+  endpoints: Endpoints;
   purpose: 'token' | 'refresh';
   client: { id: string; secret: string };
   params: Record<string, string>;
@@ -69,8 +69,8 @@ interface TokenRequest {
  * the body as a form or JSON (`body_format`).
  */
 async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promise<TokenResponse> {
-  const { provider } = req;
-  const tokenUrl = resolveTokenUrl(provider, req.integrationConfig, req.connectionConfig, req.purpose);
+  const provider = req.endpoints.provider;
+  const tokenUrl = req.endpoints.tokenUrl(req.purpose);
   if (!tokenUrl) throw new OAuthError('invalid_auth_mode', `${provider.name} has no token URL`);
   const json = provider.tokenRequestEncoding === 'json';
   const basic = provider.tokenRequestAuthMethod === 'basic';
@@ -122,25 +122,21 @@ export function tokenMetadata(provider: Provider, body: Record<string, unknown>)
 
 export async function exchangeCode(opts: {
   http: ProviderHttpClient;
-  provider: Provider;
-  integrationConfig: IntegrationConfig;
+  endpoints: Endpoints;
   credentials: IntegrationCredentials;
   code: string;
   redirectUri: string;
   codeVerifier?: string;
-  connectionConfig?: Record<string, unknown>;
   now: Date;
   context: RequestContext;
 }): Promise<{ credentials: StoredCredentials; raw: TokenResponse }> {
   const raw = await tokenRequest(opts.http, {
-    provider: opts.provider,
-    integrationConfig: opts.integrationConfig,
-    connectionConfig: opts.connectionConfig ?? {},
+    endpoints: opts.endpoints,
     purpose: 'token',
     client: { id: opts.credentials.client_id, secret: opts.credentials.client_secret },
     params: {
       grant_type: 'authorization_code',
-      ...opts.provider.tokenParams,
+      ...opts.endpoints.params('token'),
       code: opts.code,
       redirect_uri: opts.redirectUri,
       ...(opts.codeVerifier ? { code_verifier: opts.codeVerifier } : {}),
@@ -152,21 +148,17 @@ export async function exchangeCode(opts: {
 
 export async function refreshToken(opts: {
   http: ProviderHttpClient;
-  provider: Provider;
-  integrationConfig: IntegrationConfig;
-  credentials: IntegrationCredentials;
+  endpoints: Endpoints;
+  client: IntegrationCredentials;
   refreshToken: string;
-  connectionConfig?: Record<string, unknown>;
   now: Date;
   context: RequestContext;
 }): Promise<StoredCredentials> {
   const raw = await tokenRequest(opts.http, {
-    provider: opts.provider,
-    integrationConfig: opts.integrationConfig,
-    connectionConfig: opts.connectionConfig ?? {},
+    endpoints: opts.endpoints,
     purpose: 'refresh',
-    client: { id: opts.credentials.client_id, secret: opts.credentials.client_secret },
-    params: { grant_type: 'refresh_token', ...opts.provider.refreshParams, refresh_token: opts.refreshToken },
+    client: { id: opts.client.client_id, secret: opts.client.client_secret },
+    params: { grant_type: 'refresh_token', ...opts.endpoints.params('refresh'), refresh_token: opts.refreshToken },
     context: opts.context,
   });
   return credentialsFrom(raw, opts.now, opts.refreshToken);
@@ -174,31 +166,28 @@ export async function refreshToken(opts: {
 
 /**
  * A client-credentials token (auth_mode OAUTH2_CC), fetched with the connection's own client id and
- * secret, else the integration's; fetched again before it expires (service.ts withFreshCredentials).
+ * secret, else the integration's; fetched again before it expires (refresh.ts).
  */
 export async function clientCredentialsToken(opts: {
   http: ProviderHttpClient;
-  provider: Provider;
-  integration: Integration;
+  endpoints: Endpoints;
   connectionCredentials: { client_id?: string; client_secret?: string };
-  connectionConfig: Record<string, unknown>;
   now: Date;
   context: RequestContext;
 }): Promise<StoredCredentials> {
-  const id = opts.connectionCredentials.client_id ?? opts.integration.credentials?.client_id;
-  const secret = opts.connectionCredentials.client_secret ?? opts.integration.credentials?.client_secret;
+  const { provider, integration } = opts.endpoints;
+  const id = opts.connectionCredentials.client_id ?? integration.credentials?.client_id;
+  const secret = opts.connectionCredentials.client_secret ?? integration.credentials?.client_secret;
   if (!id || !secret) throw new OAuthError('missing_client_credentials', 'Neither the connection nor the integration has a client id and secret');
-  const scopes = (opts.integration.credentials?.scopes ? opts.integration.credentials.scopes.split(',') : (opts.provider.defaultScopes ?? [])).filter(Boolean);
+  const scopes = (integration.credentials?.scopes ? integration.credentials.scopes.split(',') : (provider.defaultScopes ?? [])).filter(Boolean);
   const raw = await tokenRequest(opts.http, {
-    provider: opts.provider,
-    integrationConfig: opts.integration.integrationConfig,
-    connectionConfig: opts.connectionConfig,
+    endpoints: opts.endpoints,
     purpose: 'token',
     client: { id, secret },
     params: {
       grant_type: 'client_credentials',
-      ...(scopes.length ? { scope: scopes.join(opts.provider.scopeSeparator ?? ' ') } : {}),
-      ...opts.provider.tokenParams,
+      ...(scopes.length ? { scope: scopes.join(provider.scopeSeparator ?? ' ') } : {}),
+      ...opts.endpoints.params('token'),
     },
     context: opts.context,
   });

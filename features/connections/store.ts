@@ -19,7 +19,7 @@ export interface EndUser {
 }
 
 export interface ConnectionError {
-  type: 'auth' | 'sync' | 'check' | 'on-event';
+  type: 'auth' | 'sync' | 'check' | 'on-event' | 'webhook';
   log_id: string;
   message?: string;
   at?: string;
@@ -40,6 +40,11 @@ export interface Connection {
   credentials: StoredCredentials;
   expiresAt: Date | null;
   connectionConfig: Record<string, unknown>;
+  /**
+   * The connectionConfig keys whose values the provider returned or the developer set (not typed by
+   * the end user): the only ones third-party webhooks are routed by. Null: saved before this was tracked.
+   */
+  verifiedConfigKeys: string[] | null;
   metadata: Record<string, unknown> | null;
   tags: Record<string, string>;
   endUser: EndUser | null;
@@ -63,6 +68,7 @@ interface Row {
   credentials_enc: string;
   expires_at: Date | null;
   connection_config: Record<string, unknown>;
+  verified_config_keys: string[] | null;
   metadata: Record<string, unknown> | null;
   tags: Record<string, string>;
   end_user: EndUser | null;
@@ -89,6 +95,7 @@ function fromRow(box: SecretBox, r: Row): Connection {
     credentials: box.decryptJson<StoredCredentials>(r.credentials_enc, credentialsAad(r.id)),
     expiresAt: r.expires_at,
     connectionConfig: r.connection_config,
+    verifiedConfigKeys: r.verified_config_keys,
     metadata: r.metadata,
     tags: r.tags,
     endUser: r.end_user,
@@ -139,9 +146,34 @@ export async function connectionsOfIntegration(
   return rows.map((r) => fromRow(box, r));
 }
 
-/** Merges fields into a connection's connection_config (a provider's step after connecting). */
+/**
+ * Merges fields the provider returned (a plugin's step after connecting) into a connection's
+ * connection_config; their keys become verified (a connection of unknown provenance stays so).
+ */
 export async function mergeConnectionConfig(db: Queryable, pk: number, fields: Record<string, unknown>): Promise<void> {
-  await db.query(`UPDATE connections SET connection_config = connection_config || $2::jsonb, updated_at = now() WHERE id = $1`, [pk, JSON.stringify(fields)]);
+  await db.query(
+    `UPDATE connections SET connection_config = connection_config || $2::jsonb,
+       verified_config_keys = CASE WHEN verified_config_keys IS NULL THEN NULL
+         ELSE ARRAY(SELECT DISTINCT k FROM unnest(verified_config_keys || $3::text[]) AS k ORDER BY k) END,
+       updated_at = now()
+     WHERE id = $1`,
+    [pk, JSON.stringify(fields), Object.keys(fields)],
+  );
+}
+
+/**
+ * Puts the connection's one `webhook` error (how third-party webhooks are routed to it), replacing the
+ * previous one, or takes it off (null). Writes only when that changes anything.
+ */
+export async function setWebhookRoutingError(db: Queryable, pk: number, error: ConnectionError | null): Promise<void> {
+  await db.query(
+    `UPDATE connections SET
+       errors = (SELECT COALESCE(jsonb_agg(e), '[]'::jsonb) FROM jsonb_array_elements(errors) e WHERE e->>'type' <> 'webhook')
+                || CASE WHEN $2::jsonb IS NULL THEN '[]'::jsonb ELSE jsonb_build_array($2::jsonb) END
+     WHERE id = $1 AND CASE WHEN $2::jsonb IS NULL THEN errors @> '[{"type":"webhook"}]'::jsonb
+                            ELSE NOT errors @> jsonb_build_array(jsonb_build_object('type', 'webhook', 'message', $2::jsonb->>'message')) END`,
+    [pk, error ? JSON.stringify({ ...error, type: 'webhook' }) : null],
+  );
 }
 
 export interface ConnectionFilters {
@@ -178,6 +210,8 @@ export interface NewConnection {
   authMode: string;
   credentials: StoredCredentials;
   connectionConfig: Record<string, unknown>;
+  /** Which connectionConfig keys the provider returned or the developer set (Connection.verifiedConfigKeys). */
+  verifiedConfigKeys: string[];
   metadata?: Record<string, unknown> | null;
   tags: Record<string, string>;
   endUser: EndUser | null;
@@ -199,11 +233,11 @@ export async function upsertConnection(db: Queryable, box: SecretBox, c: NewConn
   ]);
   const pk = existing.rows[0]?.id ?? (await reserveRowId(db, 'connections'));
   const { rows } = await db.query<{ id: number; created: boolean }>(
-    `INSERT INTO connections (environment_id, integration_id, connection_id, auth_mode, credentials_enc, expires_at, connection_config, metadata, tags, end_user, webhook_url_override, id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO connections (environment_id, integration_id, connection_id, auth_mode, credentials_enc, expires_at, connection_config, metadata, tags, end_user, webhook_url_override, id, verified_config_keys)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (integration_id, connection_id) DO UPDATE SET
        auth_mode = EXCLUDED.auth_mode, credentials_enc = EXCLUDED.credentials_enc, expires_at = EXCLUDED.expires_at,
-       connection_config = EXCLUDED.connection_config,
+       connection_config = EXCLUDED.connection_config, verified_config_keys = EXCLUDED.verified_config_keys,
        metadata = COALESCE(EXCLUDED.metadata, connections.metadata),
        tags = CASE WHEN EXCLUDED.tags = '{}'::jsonb THEN connections.tags ELSE EXCLUDED.tags END,
        end_user = COALESCE(EXCLUDED.end_user, connections.end_user),
@@ -223,6 +257,7 @@ export async function upsertConnection(db: Queryable, box: SecretBox, c: NewConn
       c.endUser ? JSON.stringify(c.endUser) : null,
       c.webhookUrlOverride ?? null,
       pk,
+      [...new Set(c.verifiedConfigKeys)].filter((k) => Object.hasOwn(c.connectionConfig, k)).sort(),
     ],
   );
   const landed = rows[0]!;

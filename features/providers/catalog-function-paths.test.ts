@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildUrl } from '../../lib/http/provider-client.js';
-import { getCatalogProvider, resolveBaseUrl } from './providers.js';
+import { catalogEndpoints } from './catalog-paths-check.js';
+import { getCatalogProvider } from './providers.js';
 
 type Case = { config?: Record<string, string>; endpoint: string; url: string };
 
@@ -83,6 +84,6 @@ for (const [name, c] of Object.entries(cases)) {
   test(`${name}: the function library's endpoint lands on the documented URL`, () => {
     const provider = getCatalogProvider(name);
     assert.ok(provider, `no catalogue entry named ${name}`);
-    assert.equal(buildUrl(resolveBaseUrl(provider, {}, c.config ?? {}), c.endpoint).href, c.url);
+    assert.equal(buildUrl(catalogEndpoints(provider, c.config ?? {}).baseUrl(), c.endpoint).href, c.url);
   });
 }

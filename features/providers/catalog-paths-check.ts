@@ -7,7 +7,27 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildUrl } from '../../lib/http/provider-client.js';
-import { getCatalogProvider, resolveBaseUrl } from './providers.js';
+import { endpoints, type Endpoints } from '../connections/target.js';
+import type { Integration } from '../integrations/store.js';
+import { getCatalogProvider, type Provider } from './providers.js';
+
+/** A catalogue provider's endpoints for one connection config, with the same value checks every caller gets (no custom domains, no private hosts). */
+export function catalogEndpoints(provider: Provider, connectionConfig: Record<string, unknown>): Endpoints {
+  const integration: Integration = {
+    id: 0,
+    environmentId: 0,
+    uniqueKey: provider.name,
+    provider: provider.name,
+    displayName: null,
+    credentials: null,
+    integrationConfig: {},
+    custom: null,
+    forwardWebhooks: false,
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+  };
+  return endpoints([], provider, integration, connectionConfig);
+}
 
 export type PathRow = [provider: string, connectionConfig: Record<string, string>, endpoint: string, url: string];
 
@@ -18,7 +38,7 @@ export function testPathFamilies(families: Record<string, PathRow[]>): void {
       for (const [name, connectionConfig, endpoint, url] of rows) {
         const provider = getCatalogProvider(name);
         assert.ok(provider, `${name} is in the catalogue`);
-        assert.equal(buildUrl(resolveBaseUrl(provider, {}, connectionConfig), endpoint).toString(), url, name);
+        assert.equal(buildUrl(catalogEndpoints(provider, connectionConfig).baseUrl(), endpoint).toString(), url, name);
       }
     });
   }

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import { buildUrl } from '../../lib/http/provider-client.js';
 import { CATALOG_DIR, catalog, readCatalogEntry } from './catalog.js';
 import { ALTERNATIVES, definitionWarnings, providerDefinitionSchema, tokenUrlOf, type ProviderDefinition } from './definition.js';
-import { getCatalogProvider, resolveBaseUrl, resolveUrl, type Provider } from './providers.js';
+import { catalogEndpoints } from './catalog-paths-check.js';
+import { getCatalogProvider, type Provider } from './providers.js';
 
 test('every catalogue file is a valid definition named as its file', () => {
   const files = readdirSync(CATALOG_DIR).filter((f) => f.endsWith('.yaml'));
@@ -116,7 +117,7 @@ test('no two catalogue names for one API and one credential type, unless one is 
 /**
  * Names that meant another API or credential type than Nango's (issue 30): each means what Nango's
  * does (its auth mode and connection-config keys), or is left out until it can (an auth mode or a
- * flow Switchyard lacks); what it meant before has a name of its own (migration 023 moves stored
+ * flow Switchyard lacks); what it meant before has a name of its own (migration 025 moves stored
  * integrations there).
  */
 test("names Nango gives these APIs mean what Nango's mean; what they meant before has its own name", () => {
@@ -366,8 +367,8 @@ const basePaths: Record<string, BasePathRow[]> = {
     ['netlify', {}, '/api/v1/sites', 'https://api.netlify.com/api/v1/sites', 'https://api.netlify.com/api/v1/user'],
     ['sentry', { hostname: 'de.sentry.io' }, '/0/organizations/', 'https://de.sentry.io/api/0/organizations/', 'https://de.sentry.io/api/0/organizations/'],
     ['sentry-oauth-app', {}, '/0/organizations/', 'https://sentry.io/api/0/organizations/', 'https://sentry.io/api/0/organizations/'],
-    ['auth0', { subdomain: 'acme.us' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users', 'https://acme.us.auth0.com/userinfo'],
-    ['auth0-cc', { hostname: 'acme.us.auth0.com', audience: 'https://acme.us.auth0.com/api/v2/' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
+    ['auth0', { subdomain: 'acme.us' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
+    ['auth0-cc', { hostname: 'acme.us.auth0.com' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
     ['github', {}, '/user/repos', 'https://api.github.com/user/repos'],
   ],
   analytics: [
@@ -415,8 +416,7 @@ const basePaths: Record<string, BasePathRow[]> = {
 function verificationUrlOf(provider: Provider, connectionConfig: Record<string, string>): string | undefined {
   const v = provider.verification;
   if (!v) return undefined;
-  const base = v.baseUrlOverride ? resolveUrl(v.baseUrlOverride, { connectionConfig }) : resolveBaseUrl(provider, {}, connectionConfig);
-  return buildUrl(base, v.paths[0]!).toString();
+  return buildUrl(catalogEndpoints(provider, connectionConfig).verificationUrl(), v.paths[0]!).toString();
 }
 
 for (const [family, rows] of Object.entries(basePaths)) {
@@ -429,7 +429,7 @@ for (const [family, rows] of Object.entries(basePaths)) {
         continue;
       }
       try {
-        const got = buildUrl(resolveBaseUrl(provider, {}, connectionConfig), endpoint).toString();
+        const got = buildUrl(catalogEndpoints(provider, connectionConfig).baseUrl(), endpoint).toString();
         if (got !== url) wrong.push(`${name}: ${endpoint} → ${got}, want ${url}`);
         const verifies = verificationUrlOf(provider, connectionConfig);
         if (verificationUrl !== undefined && verifies !== verificationUrl) wrong.push(`${name}: verification → ${verifies}, want ${verificationUrl}`);

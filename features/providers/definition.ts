@@ -68,6 +68,21 @@ export const providerFieldSchema = z
     pattern: z.string().max(1024).optional(),
     optional: flag.optional(),
     secret: flag.optional(),
+    /**
+     * The hosts a URL may have when this value is (part of) its host, as names or `*.`-patterns
+     * (`*.okta.com`): the provider's documented domains. Without it, a value that is the whole host
+     * may name any host, and one that is part of it must be a single label.
+     */
+    domains: z
+      .array(
+        z
+          .string()
+          .max(253)
+          .regex(/^(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/, 'must be a host name or a *.-pattern (*.example.com)'),
+      )
+      .min(1)
+      .max(32)
+      .optional(),
     doc_section: z.string().max(256).optional(),
     enum: z.array(scalar).min(1).max(64).optional(),
     default_value: scalar.optional(),
@@ -110,11 +125,59 @@ export const providerWebhookSchema = z
     signature_prefix: z.string().max(32).optional(),
     /** Which secret signs: the integration's OAuth client secret, or a webhook secret set on the integration. */
     secret: z.enum(['client_secret', 'webhook_secret']),
-    /** Where in the JSON body the connection is found, matched against `connection_config.<connection_config_key>`. */
+    /**
+     * Where in the JSON body the connection is found, matched against `connection_config.<connection_config_key>`:
+     * only a value the provider returned (`token_response_metadata`) or the developer set routes, never one the end user typed.
+     */
     routing: z
       .object({ body_path: z.string().min(1).max(256), connection_config_key: z.string().min(1).max(128) })
       .strict()
       .optional(),
+    /** A header with the time the provider sent the webhook, in Unix seconds (e.g. `X-Slack-Request-Timestamp`): one more than 5 minutes off is refused as a replay. */
+    timestamp_header: z.string().min(1).max(128).optional(),
+    /** What the HMAC covers: `${body}` (the default), or a template of `${timestamp}` and `${body}`, e.g. `v0:${timestamp}:${body}` (Slack). */
+    signed_payload: z
+      .string()
+      .min(1)
+      .max(256)
+      .refine((t) => t.split('${body}').length === 2, 'must hold ${body} once')
+      .refine((t) => [...t.matchAll(/\$\{([^}]*)\}/g)].every((m) => m[1] === 'body' || m[1] === 'timestamp'), 'may only use ${timestamp} and ${body}')
+      .optional(),
+  })
+  .strict()
+  .superRefine((w, ctx) => {
+    const signsTimestamp = w.signed_payload?.includes('${timestamp}') ?? false;
+    // A timestamp the signature does not cover proves nothing: anyone could replay the body with a fresh one.
+    if (w.timestamp_header && !signsTimestamp)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['signed_payload'],
+        message: 'must hold ${timestamp} when timestamp_header is set, so that the signature covers it',
+      });
+    if (signsTimestamp && !w.timestamp_header)
+      ctx.addIssue({ code: 'custom', path: ['timestamp_header'], message: 'is required when signed_payload uses ${timestamp}' });
+  });
+
+/**
+ * A response path: dot-separated names (`dc`, `0.id`: a number indexes an array), a name may end in
+ * `[field=value]` to pick the first array element whose field has that value (`accounts[is_default=true].base_uri`).
+ */
+const responsePath = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^(?:[A-Za-z0-9_$-]*(?:\[[A-Za-z0-9_$-]+=[^\]]*\])?)(?:\.[A-Za-z0-9_$-]*(?:\[[A-Za-z0-9_$-]+=[^\]]*\])?)*$/, 'must be a dot path');
+
+export const postConnectionSchema = z
+  .object({
+    method: z.enum(['GET', 'POST']).default('GET'),
+    /** Joined to `base_url_override` (else the proxy's base URL), like a verification endpoint. */
+    endpoint: z.string().min(1).max(1024).startsWith('/'),
+    base_url_override: templatedUrl.optional(),
+    /** Headers of this call (`${accessToken}` allowed); without an Authorization header the connection's auth is added. */
+    headers: stringMap.optional(),
+    /** connection_config key → path in the JSON answer. A value the end user gave is kept. */
+    set: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), responsePath).refine((m) => Object.keys(m).length > 0, 'must name at least one key'),
   })
   .strict();
 
@@ -159,6 +222,10 @@ export const providerDefinitionSchema = z
     body_format: z.enum(['form', 'json', 'query', 'xml']).optional(),
     /** Token-response fields kept in the connection's config (dot paths, e.g. `team.id`). */
     token_response_metadata: z.array(z.string().min(1).max(256)).max(32).optional(),
+    /** Query parameters of the OAuth redirect kept in the connection's config (QuickBooks' `realmId`). */
+    redirect_uri_metadata: z.array(z.string().min(1).max(128)).max(16).optional(),
+    /** A call made with the new token before the connection is saved, whose answer fills connection_config. */
+    post_connection: postConnectionSchema.optional(),
     proxy: z
       .object({
         base_url: templatedUrl,
@@ -193,6 +260,8 @@ export const providerDefinitionSchema = z
           .catchall(z.unknown())
           .optional(),
         paginate: providerPaginationSchema.optional(),
+        /** Origins besides the base URL's that may receive the credentials (a script's baseUrlOverride, an absolute pagination link). */
+        credential_origins: z.array(templatedUrl).max(16).optional(),
       })
       .catchall(z.unknown())
       .optional(),
@@ -210,6 +279,13 @@ export const providerDefinitionSchema = z
     if (d.auth_mode === 'OAUTH2' && !d.authorization_url)
       ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is OAUTH2' });
     if (oauth && !tokenUrlOf(d)) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    const filled: [(string | number)[], string][] = [
+      ...(d.redirect_uri_metadata ?? []).map((k, i): [(string | number)[], string] => [['redirect_uri_metadata', i], k]),
+      ...Object.keys(d.post_connection?.set ?? {}).map((k): [(string | number)[], string] => [['post_connection', 'set', k], k]),
+    ];
+    for (const [where, key] of filled) {
+      if (!d.connection_config?.[key]) ctx.addIssue({ code: 'custom', path: where, message: `fills "${key}" but connection_config has no such field` });
+    }
     const filledLater = new Set([...(d.token_response_metadata ?? []), ...metadataKeys(d)]);
     const declared = (key: string) => filledLater.has(key) || Object.keys(d.connection_config ?? {}).some((k) => k === key || key.startsWith(`${k}.`));
     for (const [where, ref] of placeholders(d)) {
@@ -261,10 +337,13 @@ function* templateSites(d: ProviderDefinition): Generator<[(string | number)[], 
   if (d.refresh_url) yield [['refresh_url'], d.refresh_url];
   for (const key of ['authorization_params', 'token_params', 'refresh_params'] as const)
     for (const [k, v] of Object.entries(d[key] ?? {})) if (typeof v === 'string') yield [[key, k], v];
+  if (d.post_connection?.base_url_override) yield [['post_connection', 'base_url_override'], d.post_connection.base_url_override];
+  for (const [k, v] of Object.entries(d.post_connection?.headers ?? {})) yield [['post_connection', 'headers', k], v];
   if (!d.proxy) return;
   yield [['proxy', 'base_url'], d.proxy.base_url];
   for (const part of ['headers', 'query'] as const) for (const [k, v] of Object.entries(d.proxy[part] ?? {})) yield [['proxy', part, k], v];
   if (d.proxy.verification?.base_url_override) yield [['proxy', 'verification', 'base_url_override'], d.proxy.verification.base_url_override];
+  for (const [i, origin] of (d.proxy.credential_origins ?? []).entries()) yield [['proxy', 'credential_origins', i], origin];
 }
 
 /** Every `${...}` in the definition's templates, where it stands. A nested one (`${base64(${x})}`) is read from its start. */

@@ -51,7 +51,6 @@ export const nangoKeys: Record<'' | 'proxy' | 'proxy.retry' | 'proxy.verificatio
     'integration_config',
     'post_connection_script',
     'pre_connection_deletion_script',
-    'redirect_uri_metadata',
     'refresh_token_headers',
     'refresh_token_params',
     'refresh_token_response_metadata',

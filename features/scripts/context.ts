@@ -4,12 +4,11 @@
  */
 import type { z } from 'zod';
 import type { ConnectionDeps } from '../connections/service.js';
-import { providerTarget, withFreshCredentials } from '../connections/service.js';
+import { freshConnection, providerTarget } from '../connections/target.js';
 import type { StoredCredentials } from '../connections/credentials.js';
 import { getConnectionByPk, setMetadata, type Connection } from '../connections/store.js';
 import { withTransaction, type Queryable } from '../../lib/db/pool.js';
 import { assertUrlAllowed } from '../../lib/http/index.js';
-import { credentialsFor } from '../../lib/http/credential-scope.js';
 import {
   IDEMPOTENCY_KEY_HEADER,
   idempotencyKey,
@@ -20,6 +19,7 @@ import {
 } from '../../lib/http/retry-policy.js';
 import { deleteRecords, prepareRecords, savePrepared, saveRecords, storedHashes, type SaveResult, type StoredHashes } from '../records/store.js';
 import type { WriteLane } from './write-lane.js';
+import type { WriteMarks } from './write-marks.js';
 import type {
   ConnectionInfo,
   HttpMethod,
@@ -75,8 +75,11 @@ export interface RunHooks {
    * drains the lane when the script ends.
    */
   lane?: WriteLane;
-  /** A write without an Idempotency-Key may have reached the provider: running the script again would repeat it. */
-  onUnkeyedWrite?(write: { method: string; endpoint: string }): void;
+  /**
+   * The run's durable marks of writes without an Idempotency-Key (write-marks.ts): each is marked
+   * before it leaves, so a retry of the run knows it may have landed. Without: runs nobody retries.
+   */
+  writes?: WriteMarks;
 }
 
 function parseBody(body: Buffer | null, headers: Record<string, string | string[]>): unknown {
@@ -116,7 +119,9 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     const headers: Record<string, string> = { accept: 'application/json', ...(isJson ? { 'content-type': 'application/json' } : {}), ...config.headers };
     if (wantsIdempotencyKey(method, config.headers, retries)) headers[IDEMPOTENCY_KEY_HEADER] = idempotencyKey(hooks.runId, position);
     const unsafe = isUnsafeToRepeat(method, headers);
+    const write = { method, endpoint: config.endpoint };
     for (let attempt = 1; ; attempt++) {
+      if (unsafe) await hooks.writes?.before(write);
       try {
         const res = await deps.http.requestOrThrow({
           method,
@@ -125,14 +130,14 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           query,
           headers,
           body: config.data === undefined ? undefined : isJson ? JSON.stringify(config.data) : (config.data as string | Uint8Array),
-          auth: credentialsFor(target.auth, config.baseUrlOverride ?? target.baseUrl, { baseUrl: target.baseUrl, origins: target.provider.credentialOrigins }),
+          auth: target.authAt(config.baseUrlOverride ?? target.baseUrl),
           context,
           ...(target.provider.retry && { rateLimitHeaders: target.provider.retry }),
         });
-        if (unsafe) hooks.onUnkeyedWrite?.({ method, endpoint: config.endpoint });
+        if (unsafe) await hooks.writes?.after(write, true);
         return { status: res.status, headers: res.headers, data: parseBody(res.body, res.headers) as T };
       } catch (err) {
-        if (unsafe && mayHaveReachedProvider(err)) hooks.onUnkeyedWrite?.({ method, endpoint: config.endpoint });
+        if (unsafe) await hooks.writes?.after(write, mayHaveReachedProvider(err));
         // Retried here, briefly, when the policy allows; a 429 is left to Temporal, which waits
         // exactly what the provider asked, durably, even across a worker restart.
         // `retryOn` adds statuses to retry (within `retries`), under the same write policy.
@@ -226,11 +231,11 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     },
     async getConnection() {
       const current = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
-      return connectionInfo(await withFreshCredentials(deps, current));
+      return connectionInfo(await freshConnection(deps, current));
     },
     async getToken() {
       const current = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
-      const credentials = scriptCredentials((await withFreshCredentials(deps, current)).credentials);
+      const credentials = scriptCredentials((await freshConnection(deps, current)).credentials);
       if (credentials.type === 'OAUTH2') return credentials.access_token;
       if (credentials.type === 'OAUTH2_CC') return credentials.token;
       return credentials;

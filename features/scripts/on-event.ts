@@ -33,6 +33,8 @@ export interface OnEventRun {
   /** Wall time per script; unset: the sandbox's action limits. */
   timeoutMs?: number;
   log: RunHooks['log'];
+  /** The run's durable marks of unkeyed writes, when the run may be retried (a workflow's). */
+  writes?: RunHooks['writes'];
 }
 
 /**
@@ -50,7 +52,7 @@ export async function runOnEventScripts(
   if (scripts.length === 0) return [];
   const models = await modelsOf(deps, integration);
   for (const [name, handle] of scripts) {
-    const ctx = createScriptContext(deps, connection, { kind: 'action', runId: run.runId, models, log: run.log });
+    const ctx = createScriptContext(deps, connection, { kind: 'action', runId: run.runId, models, log: run.log, writes: run.writes });
     let timer: NodeJS.Timeout | undefined;
     try {
       const limit = run.timeoutMs;

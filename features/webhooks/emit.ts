@@ -42,6 +42,7 @@ import { endpointKey, ensureEndpoint, overdueEndpoints, requestWake } from './ou
 import { getSettings, type EnvironmentSettings } from './settings.js';
 import { stableStringify } from './sign.js';
 import { runPeriodically } from '../../lib/periodic.js';
+import { pruneWebhookEvents, RECEIVED_EVENT_RETENTION_MS } from './received-events.js';
 
 export interface EmitDeps {
   db: Db;
@@ -377,7 +378,11 @@ export async function sweepPendingDeliveries(deps: Omit<EmitDeps, 'box'>, opts: 
   }
   return started;
 }
-/** Runs sweepPendingDeliveries every 30 s (unref'd, so it never keeps the process alive). Returns the stop function. */
+/** Runs sweepPendingDeliveries every 30 s (unref'd, so it never keeps the process alive), and forgets old received provider events. Returns the stop function. */
 export function startDeliverySweeper(deps: Omit<EmitDeps, 'box'>, opts: SweeperOptions = {}): () => void {
-  return runPeriodically(() => sweepPendingDeliveries(deps, opts), opts.intervalMs ?? 30_000, deps.log, 'webhook sweeper pass');
+  const pass = async () => {
+    await pruneWebhookEvents(deps.db, new Date(Date.now() - RECEIVED_EVENT_RETENTION_MS));
+    return sweepPendingDeliveries(deps, opts);
+  };
+  return runPeriodically(pass, opts.intervalMs ?? 30_000, deps.log, 'webhook sweeper pass');
 }

@@ -61,3 +61,38 @@ test('routing: a dot path into the body, strings and numbers only', () => {
   assert.deepEqual(definedRoute(routing('data.account.n'), event), { configKey: 'account_id', value: '42' });
   for (const p of ['data.account.nested', 'empty', 'nope', 'list']) assert.equal(definedRoute(routing(p), event), null, p);
 });
+
+test('a signed timestamp: covered by the signature (signed_payload), refused more than 5 minutes either way', () => {
+  const slackLike = providerWebhookSchema.parse({
+    signature_header: 'X-Slack-Signature',
+    signature_prefix: 'v0=',
+    algorithm: 'hmac-sha256',
+    secret: 'webhook_secret',
+    timestamp_header: 'X-Slack-Request-Timestamp',
+    signed_payload: 'v0:${timestamp}:${body}',
+  });
+  const now = new Date('2026-01-01T12:00:00Z');
+  const at = (offsetSeconds: number) => String(now.getTime() / 1000 + offsetSeconds);
+  const sign = (ts: string) => `v0=${createHmac('sha256', 'ss').update(`v0:${ts}:${body.toString()}`).digest('hex')}`;
+  assert.deepEqual(checkDefinedSignature(slackLike, body, sign(at(-299)), 'ss', { timestamp: at(-299), now }), { ok: true });
+  assert.deepEqual(checkDefinedSignature(slackLike, body, sign(at(299)), 'ss', { timestamp: at(299), now }), { ok: true });
+  assert.deepEqual(checkDefinedSignature(slackLike, body, sign(at(-301)), 'ss', { timestamp: at(-301), now }), { ok: false, reason: 'stale_timestamp' });
+  assert.deepEqual(checkDefinedSignature(slackLike, body, sign(at(301)), 'ss', { timestamp: at(301), now }), { ok: false, reason: 'stale_timestamp' });
+  assert.deepEqual(checkDefinedSignature(slackLike, body, sign(at(-3600)), 'ss', { timestamp: at(0), now }), { ok: false, reason: 'bad_signature' });
+  assert.deepEqual(checkDefinedSignature(slackLike, body, sign(at(0)), 'ss', { timestamp: undefined, now }), { ok: false, reason: 'missing_timestamp' });
+  assert.deepEqual(checkDefinedSignature(slackLike, body, sign(at(0)), 'ss', { timestamp: 'yesterday', now }), { ok: false, reason: 'missing_timestamp' });
+
+  const unsigned = providerWebhookSchema.safeParse({ signature_header: 'X', algorithm: 'hmac-sha256', secret: 'webhook_secret', timestamp_header: 'X-T' });
+  assert.deepEqual(
+    unsigned.error?.issues.map((i) => i.path),
+    [['signed_payload']],
+    'a timestamp the signature does not cover is refused',
+  );
+  const stray = providerWebhookSchema.safeParse({
+    signature_header: 'X',
+    algorithm: 'hmac-sha256',
+    secret: 'webhook_secret',
+    signed_payload: '${body}${nonce}',
+  });
+  assert.equal(stray.success, false);
+});

@@ -283,7 +283,7 @@ function showList() {
  * A labelled input, or a select when the field has choices (a provider's regions or hosts). An
  * optional select starts with an empty choice; a prefix or suffix (`https://`, `.example.com`) is
  * shown around the input, not sent.
- * @param {{ label: string, description?: string, type?: string, required: boolean, value?: string, autocomplete?: string, choices?: string[], prefix?: string, suffix?: string }} spec
+ * @param {{ label: string, description?: string, type?: string, required: boolean, value?: string, readOnly?: boolean, autocomplete?: string, choices?: string[], prefix?: string, suffix?: string }} spec
  */
 function field(name, spec) {
   const id = `field-${name.replace(/[^\w-]/g, '_')}`;
@@ -316,6 +316,11 @@ function field(name, spec) {
   input.name = name;
   input.required = spec.required;
   if (spec.value) input.value = spec.value;
+  // A select cannot be read-only: disabled, it still holds the value the form sends.
+  if (spec.readOnly) {
+    if (spec.choices) input.disabled = true;
+    else /** @type {HTMLInputElement} */ (input).readOnly = true;
+  }
   const describedBy = [];
   if (spec.prefix || spec.suffix) {
     const row = document.createElement('div');
@@ -375,7 +380,8 @@ async function showIntegration(integration) {
   // In the provider's order; a hidden or automated field is not asked (its default, or a value filled after authorization).
   for (const [key, spec] of Object.entries(provider.connection_config ?? {})) {
     if (spec.hidden || spec.automated) continue;
-    const value = defaults[key] ?? spec.default_value;
+    const fixed = defaults[key];
+    const value = fixed ?? spec.default_value;
     nodes.push(
       field(`params.${key}`, {
         label: spec.title || key,
@@ -385,6 +391,8 @@ async function showIntegration(integration) {
         ...(Array.isArray(spec.enum) ? { choices: spec.enum.map(String) } : {}),
         ...(spec.prefix ? { prefix: spec.prefix } : {}),
         ...(spec.suffix ? { suffix: spec.suffix } : {}),
+        // Set by the developer on the connect session: the API refuses another value.
+        readOnly: fixed !== undefined,
       }),
     );
   }

@@ -6,6 +6,7 @@ export { assertUrlAllowed, isPrivateAddress, isHostAllowListed, normalizeHost } 
 export { DEFAULT_RATE_LIMIT_DELAY_MS, retryAfterMs } from './retry-after.js';
 export { redactUrl, REDACTED } from './redact.js';
 export {
+  authHeaders,
   createProviderHttpClient,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_TIMEOUT_MS,

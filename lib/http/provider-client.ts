@@ -108,7 +108,11 @@ export interface ProviderHttpClientOptions {
   requestLog?: RequestLogSink;
   defaultTimeoutMs?: number;
   now?: () => Date;
+  /** The User-Agent of a request that sets none (GitHub answers 403 without one); default `DEFAULT_USER_AGENT`. */
+  userAgent?: string;
 }
+
+export const DEFAULT_USER_AGENT = 'Switchyard';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
@@ -166,9 +170,9 @@ function isStreamBody(body: ProviderRequest['body']): body is NodeJS.ReadableStr
   return body != null && typeof body !== 'string' && !(body instanceof Uint8Array);
 }
 
-function requestHeaders(req: ProviderRequest): Record<string, string> {
+function requestHeaders(req: ProviderRequest, userAgent: string): Record<string, string> {
   const streamed = isStreamBody(req.body);
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = { 'user-agent': userAgent };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
     const n = name.toLowerCase();
     if (DROPPED_HEADERS.has(n) || (n === 'content-length' && !streamed)) continue;
@@ -268,6 +272,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
   const allowed = [...opts.allowedPrivateHosts];
   const defaultTimeoutMs = opts.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const now = opts.now ?? (() => new Date());
+  const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
   const lookup = createPinnedLookup(allowed);
   const agents = new Map<string, Agent>();
   const pendingLogs = new Set<Promise<void>>();
@@ -350,7 +355,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
-        headers: requestHeaders(req),
+        headers: requestHeaders(req, userAgent),
         body: (req.body ?? null) as string | Buffer | Uint8Array | Readable | null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

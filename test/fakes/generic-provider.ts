@@ -2,7 +2,7 @@
  * @module A generic third party driven by a provider definition (features/providers/definition.ts):
  * whatever the definition says the platform must do, the fake checks. OAuth 2 authorize, token and
  * refresh endpoints (PKCE unless `disable_pkce`, `authorization_params`, `token_params`,
- * `refresh_params`, client authentication by `token_request_auth_method`, body by `body_format`,
+ * `refresh_params` with their placeholders filled, client authentication by `token_request_auth_method`, body by `body_format`,
  * the grant types), a client-credentials token endpoint with expiring tokens, an API under `/api`
  * that accepts only the credentials placed as the definition's `proxy.headers`/`proxy.query`
  * templates say (else the auth mode's default), a verification endpoint, 429s carrying the
@@ -92,7 +92,7 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     if (q.get('response_type') !== 'code') return problem(400, 'authorize: response_type must be code');
     const redirectUri = q.get('redirect_uri');
     if (!redirectUri) return problem(400, 'authorize: no redirect_uri');
-    for (const [k, v] of Object.entries(d.authorization_params ?? {})) if (q.get(k) !== v) return problem(400, `authorize: ${k} must be ${v}`);
+    for (const [k, v] of Object.entries(d.authorization_params ?? {})) if (!filled(v, q.get(k))) return problem(400, `authorize: ${k} must be ${v}`);
     const challenge = q.get('code_challenge');
     if (!d.disable_pkce && (!challenge || q.get('code_challenge_method') !== 'S256')) return problem(400, 'authorize: PKCE (S256) required');
     if (d.disable_pkce && challenge) return problem(400, 'authorize: PKCE sent although disable_pkce');
@@ -139,18 +139,21 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
             .digest('base64url') !== code.challenge
         )
           return problem(400, 'token: code_verifier does not match');
-        for (const [k, v] of Object.entries(d.token_params ?? {})) if (k !== 'grant_type' && body[k] !== v) return problem(400, `token: ${k} must be ${v}`);
+        for (const [k, v] of Object.entries(d.token_params ?? {}))
+          if (k !== 'grant_type' && !filled(v, body[k])) return problem(400, `token: ${k} must be ${v}`);
         return json(200, issue(true));
       }
       case 'refresh_token': {
         if (ctx.path !== refreshPath) return problem(400, `token: refresh sent to ${ctx.path}, not ${refreshPath}`);
         if (!state.refreshTokens.has(body.refresh_token ?? '')) return problem(400, 'token: unknown refresh_token');
-        for (const [k, v] of Object.entries(d.refresh_params ?? {})) if (k !== 'grant_type' && body[k] !== v) return problem(400, `refresh: ${k} must be ${v}`);
+        for (const [k, v] of Object.entries(d.refresh_params ?? {}))
+          if (k !== 'grant_type' && !filled(v, body[k])) return problem(400, `refresh: ${k} must be ${v}`);
         return json(200, issue(false));
       }
       case 'client_credentials':
         if (ctx.path !== new URL(tokenUrlOf(d)!).pathname) return problem(400, 'token: client credentials at the wrong URL');
-        for (const [k, v] of Object.entries(d.token_params ?? {})) if (k !== 'grant_type' && body[k] !== v) return problem(400, `token: ${k} must be ${v}`);
+        for (const [k, v] of Object.entries(d.token_params ?? {}))
+          if (k !== 'grant_type' && !filled(v, body[k])) return problem(400, `token: ${k} must be ${v}`);
         return json(200, issue(false));
       default:
         return problem(400, `token: unsupported grant_type ${body.grant_type}`);
@@ -254,6 +257,21 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
       waitSeconds = seconds;
     },
   });
+}
+
+/**
+ * Whether a parameter the platform sent is its definition's template filled in: literally equal when
+ * the template has no placeholder, else the same text around the placeholders with a value (never the
+ * placeholder itself) in each.
+ */
+function filled(value: string | number | boolean | Record<string, unknown>, actual: string | null | undefined): boolean {
+  if (actual == null) return false;
+  // A YAML scalar is sent as its text; nested parameters belong to auth modes this fake does not speak.
+  if (typeof value === 'object') return false;
+  const template = String(value);
+  if (!template.includes('${')) return actual === template;
+  const parts = template.split(/\$\{[\w.]+\}/).map((lit) => lit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return !actual.includes('${') && new RegExp(`^${parts.join('[^$\\{\\}]+')}$`).test(actual);
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {

@@ -9,3 +9,4 @@ export * from './slack.js';
 export * from './google-drive.js';
 export * from './generic.js';
 export * from './generic-provider.js';
+export * from './post-auth-providers.js';

@@ -49,11 +49,15 @@ export interface OAuthProviderOptions {
   /** Scope granted when the authorize request names none. */
   defaultScope?: string;
   slack?: Partial<SlackIdentity>;
+  /** Query parameters added to the redirect with the code (QuickBooks' `realmId`). */
+  redirectParams?: Record<string, string>;
 }
 
 export interface OAuthPaths {
   authorize: string;
   token: string;
+  /** A separate refresh endpoint (Figma's): the token path then refuses refresh_token grants, and this one accepts only them. */
+  refresh?: string;
   userinfo?: string;
 }
 
@@ -151,7 +155,8 @@ export class OAuthProvider {
   mount(router: Router, paths: OAuthPaths): void {
     router.get(paths.authorize, (ctx) => this.authorize(ctx, paths.authorize));
     router.get(`${paths.authorize}/decision`, (ctx) => this.decide(ctx));
-    router.post(paths.token, (ctx) => this.token(ctx));
+    router.post(paths.token, (ctx) => this.token(ctx, paths.refresh ? 'authorization_code' : undefined));
+    if (paths.refresh) router.post(paths.refresh, (ctx) => this.token(ctx, 'refresh_token'));
     if (paths.userinfo) router.get(paths.userinfo, (ctx) => this.userinfo(ctx));
   }
 
@@ -257,7 +262,7 @@ export class OAuthProvider {
       used: false,
     };
     this.state.codes.push(code);
-    return redirect(withParams(pending.redirectUri, { code: code.code, state: pending.state }));
+    return redirect(withParams(pending.redirectUri, { code: code.code, state: pending.state, ...this.options.redirectParams }));
   }
 
   private redirectAllowed(uri: string): boolean {
@@ -273,11 +278,12 @@ export class OAuthProvider {
   // ------------------------------------------------------------------------------------------
   // Token
 
-  private token(ctx: RequestContext): Reply {
+  private token(ctx: RequestContext, only?: 'authorization_code' | 'refresh_token'): Reply {
     try {
       const body = parseBody(ctx);
       this.authenticateClient(ctx, body);
       const grant = stringField(body, 'grant_type');
+      if (only && grant !== only) throw new TokenError(400, 'unsupported_grant_type', 'invalid_grant_type');
       // Slack's oauth.v2.access defaults to the code grant when grant_type is omitted.
       if (grant === 'authorization_code' || (grant === undefined && this.shape === 'slack')) {
         return this.tokenResponse(this.exchangeCode(body), 'authorization_code');

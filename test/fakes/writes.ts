@@ -2,7 +2,9 @@
  * @module fakes/writes — a third party whose writes land and whose answers get lost: POST /objects
  * creates the object and then, while `failAfterWrite` lasts, answers 502 anyway (a gateway that lost
  * the backend's answer). Like Stripe and Checkr, a POST carrying an `Idempotency-Key` it has seen
- * before creates nothing and replays the first result. Also answers Metabase's credential check.
+ * before creates nothing and replays the first result. While `holdAfterWrite` lasts, a POST creates the
+ * object and then never answers (until the client goes away): a worker killed mid-request. Also
+ * answers Metabase's credential check.
  */
 import { Router, json, startFakeServer, type FakeServer } from './server.js';
 
@@ -18,17 +20,19 @@ export interface WritesState {
   failAfterWrite: number;
   /** How many more GET /objects/:id answers are 503. */
   failReads: number;
+  /** How many more writes get no answer at all after the write was done. */
+  holdAfterWrite: number;
 }
 
 export type WritesFake = FakeServer<WritesState>;
 
 export async function startWritesFake(): Promise<WritesFake> {
-  const state: WritesState = { objects: [], failAfterWrite: 0, failReads: 0 };
+  const state: WritesState = { objects: [], failAfterWrite: 0, failReads: 0, holdAfterWrite: 0 };
   const byKey = new Map<string, WrittenObject>();
 
   const router = new Router()
     .get('/api/user/current', () => json(200, { id: 1, email: 'key@example.com' }))
-    .post('/objects', (ctx) => {
+    .post('/objects', async (ctx) => {
       const key = ctx.headers['idempotency-key'] || null;
       let object = key ? byKey.get(key) : undefined;
       if (!object) {
@@ -36,6 +40,11 @@ export async function startWritesFake(): Promise<WritesFake> {
         object = { id: String(state.objects.length + 1), name: String(body.name ?? ''), idempotencyKey: key };
         state.objects.push(object);
         if (key) byKey.set(key, object);
+      }
+      if (state.holdAfterWrite > 0) {
+        state.holdAfterWrite--;
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+        return json(504, { error: 'gone' });
       }
       if (state.failAfterWrite > 0) {
         state.failAfterWrite--;

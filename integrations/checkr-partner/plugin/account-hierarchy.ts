@@ -5,7 +5,8 @@
  * `connection_config.accountHierarchyEnabled` for the scripts that depend on it.
  */
 import { mergeConnectionConfig, type Connection } from '../../../features/connections/store.js';
-import { providerTarget, type ConnectionDeps } from '../../../features/connections/service.js';
+import type { ConnectionDeps } from '../../../features/connections/service.js';
+import { providerTarget } from '../../../features/connections/target.js';
 
 /** true / false; null when Checkr could not say (429, 5xx, network): the scripts then probe themselves. */
 export async function detectCheckrHierarchy(deps: ConnectionDeps, connection: Connection): Promise<boolean | null> {

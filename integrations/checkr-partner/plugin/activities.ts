@@ -6,7 +6,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActionRun } from '../../../features/actions/runs.js';
 import { MODEL, saveSnapshot, startBackgroundCheckWorkflow } from './background-checks.js';
-import { providerTarget } from '../../../features/connections/service.js';
+import { providerTarget } from '../../../features/connections/target.js';
 import { getConnectionByPk, type Connection } from '../../../features/connections/store.js';
 import { environmentNameById } from '../../../features/environments/store.js';
 import { recordModifiedAt } from '../../../features/records/store.js';

@@ -2,13 +2,15 @@
  * @module integrations/checkr-partner/plugin/webhooks — Checkr's webhooks: the `X-Checkr-Signature` (hex
  * HMAC-SHA256 of the raw body with the integration's client secret, or its webhook secret) is checked
  * in constant time and a bad or missing one is refused with 401 (Nango only logs it); the event is
- * routed by `account_id` to the connections whose `connection_config.checkr_account_id` matches
- * (`token.deauthorized` by its access code); for each, the check's `BackgroundCheck` record is updated
+ * routed by `account_id` to the connections whose `connection_config.checkr_account_id` matches, as
+ * Checkr's token response returned it (features/webhooks/routing: a value the end user typed does not
+ * count) (`token.deauthorized` by its access code); for each, the check's `BackgroundCheck` record is updated
  * and, once the event is forwarded to the developer, the check's backgroundCheckWorkflow is signalled.
  */
 import { constantTimeEqual, hmacSha256Hex } from '../../../lib/crypto.js';
 import { Unauthorized } from '../../../lib/errors.js';
 import { connectionsOfIntegration } from '../../../features/connections/store.js';
+import { connectionsRoutedBy } from '../../../features/webhooks/routing.js';
 import type { Integration } from '../../../features/integrations/store.js';
 import type { ProviderWebhooks, WorkflowSignal } from '../../plugin.js';
 import { backgroundCheckWorkflowId, checkrEventSignal, type CheckrEventSignal } from '../workflows/contracts.js';
@@ -51,7 +53,7 @@ export const checkrWebhooks: ProviderWebhooks = {
       );
     }
     if (typeof event.account_id !== 'string' || event.account_id === '') return [];
-    return connectionsOfIntegration(deps.db, deps.box, integration.id, { configKey: 'checkr_account_id', value: event.account_id });
+    return connectionsRoutedBy(deps, integration, 'checkr_account_id', event.account_id);
   },
 
   async apply(deps, { env, connection }, event) {

@@ -1,0 +1,345 @@
+/**
+ * @module features/connections/target — the resolver: the one way from a connection (or one being
+ * made) to what its requests go to. It loads the provider's definition, the integration (its URL
+ * overrides and custom domains) and the connection (config, and credentials refreshed when due) once,
+ * and gives the base URL, the authorization and token URLs with their parameters, the auth to attach
+ * and the origins that may receive it. Every template is filled here, by providers/templates.ts, so
+ * a connection-config value cannot take a URL off the host its template allows, whoever asks: the
+ * proxy, scripts, verification, the OAuth flows, token refresh and provider plugins.
+ */
+import { NotFound, ValidationFailed } from '../../lib/errors.js';
+import { constantTimeEqual } from '../../lib/crypto.js';
+import type { Queryable } from '../../lib/db/pool.js';
+import { authHeaders, type AuthInjection } from '../../lib/http/index.js';
+import { credentialsFor } from '../../lib/http/credential-scope.js';
+import { getIntegrationById, type Integration } from '../integrations/store.js';
+import type { Provider, ProviderRuntimeHooks } from '../providers/providers.js';
+import { findProvider } from '../providers/store.js';
+import { fillText, fillUrl, InvalidConfigValue, MissingConfigValue, type TemplateVars, type UrlRules } from '../providers/templates.js';
+import type { StoredCredentials } from './credentials.js';
+import { withFreshCredentials } from './refresh.js';
+import type { ConnectionDeps } from './service.js';
+import { getConnectionByPk, type Connection } from './store.js';
+
+/** A provider's URLs, parameters and auth for one connection config, every value checked where it lands. */
+export interface Endpoints {
+  readonly provider: Provider;
+  readonly integration: Integration;
+  readonly connectionConfig: Record<string, unknown>;
+  /** Where requests go: the integration's `base_url`, else the definition's; no trailing slash. */
+  baseUrl(): string;
+  authorizationUrl(clientId: string): string | undefined;
+  /** The token endpoint; for a refresh, the definition's `refresh_url` when it has one. */
+  tokenUrl(purpose: 'token' | 'refresh'): string | undefined;
+  /** The definition's `authorization_params`, `token_params` or `refresh_params`, placeholders filled. */
+  params(of: 'authorization' | 'token' | 'refresh'): Record<string, string>;
+  /** The verification request's base: the definition's `verification.base_url_override`, else the base URL. */
+  verificationUrl(): string;
+  /** The post-connection call's base (the integration's `post_connection_base_url`, the definition's override, else the base URL); undefined without one. */
+  postConnectionUrl(): string | undefined;
+  /** The post-connection call with a new token: its base, its headers filled, and the auth (none when its headers place the token). */
+  postConnectionRequest(credentials: StoredCredentials): { baseUrl: string; headers: Record<string, string>; auth: AuthInjection } | undefined;
+  /** The origins that may receive the credentials: the base URL's, the verification URL's and the definition's `credential_origins`. */
+  origins(): string[];
+  /** The credentials as they go on the wire (the definition's templates, else the auth mode's default; a plugin may place them itself). */
+  auth(credentials: StoredCredentials | null, hooks?: ProviderRuntimeHooks): AuthInjection;
+  /** Checks the config against the definition (required fields, patterns, every URL it fills): a 400 naming the first bad field. */
+  check(): void;
+}
+
+/** A 400 naming a field: `errors[].path` and the message (`connection_config.domain must use https…`). */
+function fieldError(code: 'missing_connection_config' | 'invalid_connection_config', field: string, reason: string): ValidationFailed {
+  return new ValidationFailed(code, [{ code: 'invalid_value', message: reason, path: field.split('.') }], `${field} ${reason}`);
+}
+
+/** The API error for a template that could not be filled. */
+function configError(provider: Provider, err: unknown): unknown {
+  if (!(err instanceof MissingConfigValue || err instanceof InvalidConfigValue)) return err;
+  const field = err.key.replace(/^connectionConfig\./, 'connection_config.');
+  if (err instanceof MissingConfigValue) return fieldError('missing_connection_config', field, `is required by ${provider.name}`);
+  return fieldError('invalid_connection_config', field, err.reason);
+}
+
+function customDomains(integration: Integration): string[] {
+  return (integration.integrationConfig.custom_domains ?? '')
+    .split(',')
+    .map((d) => d.trim())
+    .filter(Boolean);
+}
+
+/** The endpoints of a provider for one connection config (no I/O; see `providerTarget` for a stored connection). */
+export function endpoints(
+  allowedPrivateHosts: readonly string[],
+  provider: Provider,
+  integration: Integration,
+  connectionConfig: Record<string, unknown>,
+): Endpoints {
+  const overrides = integration.integrationConfig;
+  const custom = customDomains(integration);
+  const rules: UrlRules = {
+    allowedPrivateHosts,
+    domainsOf(key) {
+      const name = /^connectionConfig\.(.+)$/.exec(key)?.[1];
+      const own = name !== undefined && Object.hasOwn(provider.connectionConfig, name) ? provider.connectionConfig[name]!.domains : undefined;
+      return own && [...own, ...custom];
+    },
+  };
+  const vars: TemplateVars = { connectionConfig };
+  const url = (template: string, extra: TemplateVars = {}): string => {
+    try {
+      return fillUrl(template, { ...vars, ...extra }, rules);
+    } catch (err) {
+      throw configError(provider, err);
+    }
+  };
+  const authorizationTemplate = overrides.authorization_url ?? provider.authorizationUrl;
+  const tokenTemplate = (purpose: 'token' | 'refresh') =>
+    purpose === 'refresh'
+      ? (overrides.refresh_url ?? overrides.token_url ?? provider.refreshUrl ?? provider.tokenUrl)
+      : (overrides.token_url ?? provider.tokenUrl);
+  const postConnectionTemplate = provider.postConnection && (overrides.post_connection_base_url ?? provider.postConnection.base_url_override);
+  const baseUrl = () => url(overrides.base_url ?? provider.baseUrl).replace(/\/+$/, '');
+  const verificationUrl = () => {
+    const override = provider.verification?.baseUrlOverride;
+    return override ? url(override).replace(/\/+$/, '') : baseUrl();
+  };
+  const postConnectionUrl = () => {
+    if (!provider.postConnection) return undefined;
+    return postConnectionTemplate ? url(postConnectionTemplate).replace(/\/+$/, '') : baseUrl();
+  };
+  const self: Endpoints = {
+    provider,
+    integration,
+    connectionConfig,
+    baseUrl,
+    authorizationUrl: (clientId) => (authorizationTemplate ? url(authorizationTemplate, { clientId }) : undefined),
+    tokenUrl: (purpose) => {
+      const template = tokenTemplate(purpose);
+      return template ? url(template) : undefined;
+    },
+    params(of) {
+      const templates = { authorization: provider.authorizationParams, token: provider.tokenParams, refresh: provider.refreshParams }[of] ?? {};
+      try {
+        return Object.fromEntries(Object.entries(templates).map(([k, t]) => [k, fillText(t, vars)]));
+      } catch (err) {
+        throw configError(provider, err);
+      }
+    },
+    verificationUrl,
+    postConnectionUrl,
+    postConnectionRequest(credentials) {
+      const base = postConnectionUrl();
+      if (!base || !provider.postConnection) return undefined;
+      const accessToken = credentials.type === 'OAUTH2' ? credentials.access_token : credentials.type === 'OAUTH2_CC' ? credentials.token : undefined;
+      let headers: Record<string, string>;
+      try {
+        headers = Object.fromEntries(
+          Object.entries(provider.postConnection.headers ?? {}).map(([k, t]) => [k.toLowerCase(), fillText(t, { ...vars, accessToken })]),
+        );
+      } catch (err) {
+        throw configError(provider, err);
+      }
+      const auth = 'authorization' in headers ? withUserAgent({ type: 'none' }, overrides.user_agent) : self.auth(credentials);
+      return { baseUrl: base, headers, auth };
+    },
+    origins() {
+      const out = new Set<string>();
+      for (const resolve of [baseUrl, verificationUrl, postConnectionUrl, ...provider.credentialOrigins.map((t) => () => url(t))]) {
+        try {
+          const resolved = resolve();
+          if (resolved) out.add(new URL(resolved).origin);
+        } catch {
+          // An origin this config cannot fill, or fills with a bad value, receives nothing.
+        }
+      }
+      return [...out];
+    },
+    auth: (credentials, hooks) => withUserAgent(authInjection(provider, credentials, connectionConfig, hooks), overrides.user_agent),
+    check() {
+      for (const [key, field] of Object.entries(provider.connectionConfig)) {
+        const value = connectionConfig[key];
+        if (field.required && (value === undefined || value === null || value === '')) {
+          throw fieldError('missing_connection_config', `connection_config.${key}`, `is required: ${field.description}`);
+        }
+        if (value !== undefined && field.pattern && !field.pattern.test(String(value))) {
+          throw fieldError('invalid_connection_config', `connection_config.${key}`, `is not valid: ${field.description}`);
+        }
+      }
+      const templates = [
+        overrides.base_url ?? provider.baseUrl,
+        authorizationTemplate,
+        tokenTemplate('token'),
+        tokenTemplate('refresh'),
+        provider.verification?.baseUrlOverride,
+        postConnectionTemplate,
+        ...provider.credentialOrigins,
+      ];
+      for (const template of templates) {
+        if (!template) continue;
+        try {
+          fillUrl(template, { ...vars, clientId: 'client' }, rules);
+        } catch (err) {
+          // A value this config does not have yet (one the token response brings) is checked when it comes.
+          if (!(err instanceof MissingConfigValue)) throw configError(provider, err);
+        }
+      }
+    },
+  };
+  return self;
+}
+
+/** The integration's User-Agent, sent with the credentials (the client's default goes where they do not). */
+function withUserAgent(auth: AuthInjection, userAgent: string | undefined): AuthInjection {
+  if (!userAgent) return auth;
+  if (auth.type === 'custom') return { ...auth, headers: { ...auth.headers, 'user-agent': userAgent } };
+  return { type: 'custom', headers: { ...authHeaders(auth), 'user-agent': userAgent }, query: {} };
+}
+
+const SECRET_REFS: Record<StoredCredentials['type'], RegExp> = {
+  API_KEY: /\$\{(?:credentials\.)?apiKey\}/,
+  BASIC: /\$\{(?:credentials\.)?(?:username|password)\}/,
+  OAUTH2: /\$\{accessToken\}/,
+  OAUTH2_CC: /\$\{accessToken\}/,
+  NONE: /$^/,
+};
+
+/**
+ * How a connection's credentials go on the wire, from the definition: its `proxy.headers` and
+ * `proxy.query` templates (with the connection's values), and, when no template places the secret,
+ * the auth mode's default (Bearer for API_KEY and OAuth tokens, Basic for BASIC).
+ */
+export function authInjection(
+  provider: Provider,
+  credentials: StoredCredentials | null,
+  connectionConfig: Record<string, unknown>,
+  hooks?: ProviderRuntimeHooks,
+): AuthInjection {
+  const own = credentials && hooks?.authorize?.(credentials, provider);
+  if (own) return own;
+  const vars: TemplateVars = { connectionConfig };
+  // Nango's `${credentials.apiKey}`, `${credentials.username}`, `${credentials.password}` too.
+  if (credentials?.type === 'API_KEY') Object.assign(vars, { apiKey: credentials.apiKey, credentials: { apiKey: credentials.apiKey } });
+  if (credentials?.type === 'BASIC') {
+    const { username, password } = credentials;
+    Object.assign(vars, { username, password, credentials: { username, password } });
+  }
+  if (credentials?.type === 'OAUTH2') vars.accessToken = credentials.access_token;
+  if (credentials?.type === 'OAUTH2_CC' && credentials.token) vars.accessToken = credentials.token;
+  const secretRef = SECRET_REFS[credentials?.type ?? 'NONE'];
+  const secret =
+    credentials?.type === 'API_KEY'
+      ? credentials.apiKey
+      : credentials?.type === 'OAUTH2'
+        ? credentials.access_token
+        : credentials?.type === 'OAUTH2_CC'
+          ? (credentials.token ?? null)
+          : null;
+  const placed = [...Object.values(provider.headers), ...Object.values(provider.query)].some((t) => secretRef.test(t));
+  const fill = (map: Record<string, string>) => {
+    const out: Record<string, string> = {};
+    for (const [k, t] of Object.entries(map)) {
+      try {
+        out[k] = fillText(t, vars);
+      } catch (err) {
+        // A template whose value this connection lacks (another auth mode's secret, an optional field) is left out.
+        if (!(err instanceof MissingConfigValue)) throw configError(provider, err);
+      }
+    }
+    return out;
+  };
+  const headers = fill(provider.headers);
+  const query = fill(provider.query);
+  if (!placed && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
+    if (credentials?.type === 'BASIC') headers.authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
+    else if (secret !== null) headers.authorization = `Bearer ${secret}`;
+  }
+  if (Object.keys(query).length === 0) {
+    const names = Object.keys(headers);
+    if (names.length === 0) return { type: 'none' };
+    if (names.length === 1) return { type: 'header', name: names[0]!, value: headers[names[0]!]! };
+  }
+  return { type: 'custom', headers, query };
+}
+
+/** The provider of an integration, as its environment sees it (the catalogue, then the environment's own). */
+export async function providerOf(db: Queryable, environmentId: number, name: string): Promise<Provider> {
+  const provider = await findProvider(db, environmentId, name);
+  if (!provider) throw new NotFound('unknown_provider', `Provider ${name} is neither in the catalogue nor defined in this environment`);
+  return provider;
+}
+
+/** The endpoints of a connection being made (connect flows, imports): its integration's provider, loaded. */
+export async function endpointsFor(
+  deps: Pick<ConnectionDeps, 'db' | 'config'>,
+  environmentId: number,
+  integration: Integration,
+  connectionConfig: Record<string, unknown>,
+): Promise<Endpoints> {
+  const provider = await providerOf(deps.db, environmentId, integration.provider);
+  return endpoints(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, connectionConfig);
+}
+
+export interface ProviderTarget {
+  provider: Provider;
+  integration: Integration;
+  connection: Connection;
+  endpoints: Endpoints;
+  baseUrl: string;
+  auth: AuthInjection;
+  /** The origins that may receive `auth`. */
+  origins: string[];
+  /** `auth` for a request to `url` at one of `origins`; none elsewhere (a CDN, a signed download, a hostile link). */
+  authAt(url: string): AuthInjection;
+}
+
+/**
+ * The connection's endpoints for a config, its integration and provider loaded once. A caller that
+ * has just read the connection's integration passes it, saving a query per call.
+ */
+async function endpointsOfConnection(
+  deps: ConnectionDeps,
+  connection: Connection,
+  loaded?: Integration,
+): Promise<(config: Record<string, unknown>) => Endpoints> {
+  const integration = loaded?.id === connection.integrationId ? loaded : await getIntegrationById(deps.db, deps.box, connection.integrationId);
+  if (!integration) throw new NotFound('unknown_provider_config', 'Integration does not exist');
+  const provider = await providerOf(deps.db, connection.environmentId, integration.provider);
+  return (config) => endpoints(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, config);
+}
+
+/** The connection with credentials valid for at least the refresh margin (refreshed first when due, or when forced). */
+export async function freshConnection(deps: ConnectionDeps, connection: Connection, opts: { force?: boolean } = {}): Promise<Connection> {
+  return withFreshCredentials(deps, connection, await endpointsOfConnection(deps, connection), opts);
+}
+
+/** Everything needed to call the provider on behalf of this connection, credentials fresh. */
+export async function providerTarget(deps: ConnectionDeps, connection: Connection, loaded?: Integration): Promise<ProviderTarget> {
+  const endpointsOf = await endpointsOfConnection(deps, connection, loaded);
+  const fresh = await withFreshCredentials(deps, connection, endpointsOf);
+  const e = endpointsOf(fresh.connectionConfig);
+  const baseUrl = e.baseUrl();
+  const auth = e.auth(fresh.credentials, deps.providerHooks(e.provider.name));
+  const origins = e.origins();
+  return {
+    provider: e.provider,
+    integration: e.integration,
+    connection: fresh,
+    endpoints: e,
+    baseUrl,
+    auth,
+    origins,
+    authAt: (url) => credentialsFor(auth, url, { baseUrl, origins }),
+  };
+}
+
+/**
+ * The target again, from the stored row, when the connection's credentials changed after `target`
+ * read them: another process refreshed the token and its change notice has not reached this
+ * process's cache yet. Null when the stored credentials are the ones `target` has.
+ */
+export async function newerTarget(deps: ConnectionDeps, target: ProviderTarget): Promise<ProviderTarget | null> {
+  const stored = await getConnectionByPk(deps.db, deps.box, target.connection.id);
+  if (!stored || stored.updatedAt.getTime() <= target.connection.updatedAt.getTime()) return null;
+  if (constantTimeEqual(JSON.stringify(stored.credentials), JSON.stringify(target.connection.credentials))) return null;
+  return providerTarget(deps, stored, target.integration);
+}

@@ -1,0 +1,160 @@
+/**
+ * @module Fakes of providers whose connection needs values known only after authorization, each an
+ * OAuth 2 server (oauth-provider.ts) on the provider's documented paths plus the calls that give those
+ * values, as the providers' docs describe them:
+ * - Atlassian (Jira, Confluence): `GET /oauth/token/accessible-resources` lists the sites (`id` is the cloudId).
+ * - QuickBooks: the redirect carries `realmId`; the API is under `/v3/company/{realmId}`.
+ * - Mailchimp: `GET /oauth2/metadata` with `Authorization: OAuth <token>` gives `dc`.
+ * - DocuSign: `GET /oauth/userinfo` lists the accounts, the default one's `base_uri` is the API host.
+ * - Basecamp: `GET /authorization.json` lists the accounts (product `bc3`); every API call needs a User-Agent naming the app.
+ * - Harvest: `GET /api/v2/accounts` lists the accounts (product `harvest`); calls need `Harvest-Account-Id` and a User-Agent.
+ * - Figma: tokens from `/v1/oauth/token`, refreshed at `/v1/oauth/refresh` only.
+ * - Auth0: `/authorize` and `/oauth/token` on the tenant domain, the Management API under `/api/v2`.
+ */
+import { OAuthProvider, type OAuthPaths } from './oauth-provider.js';
+import { Router, bearerToken, json, startFakeServer } from './server.js';
+import type { FakeServer, Handler, RequestContext } from './server.js';
+
+export type PostAuthProviderKind = 'atlassian' | 'quickbooks' | 'mailchimp' | 'docusign' | 'basecamp' | 'harvest' | 'figma' | 'auth0';
+
+export const POST_AUTH_CLIENT = { clientId: 'pa-client', clientSecret: 'pa-secret' };
+export const ATLASSIAN_CLOUD_ID = '1324a887-45db-1bf4-1e99-ef0ff456d421';
+export const QUICKBOOKS_REALM_ID = '9130348651234567';
+export const BASECAMP_ACCOUNT_ID = 999999999;
+export const HARVEST_ACCOUNT_ID = 456789;
+
+export interface PostAuthProviderFake extends FakeServer<unknown> {
+  provider: OAuthProvider;
+  /** Requests the API part answered (not the OAuth endpoints). */
+  apiCalls(path: string): { headers: Record<string, string>; query: Record<string, string> }[];
+}
+
+const PATHS: Record<PostAuthProviderKind, OAuthPaths> = {
+  atlassian: { authorize: '/authorize', token: '/oauth/token' },
+  quickbooks: { authorize: '/connect/oauth2', token: '/oauth2/v1/tokens/bearer' },
+  mailchimp: { authorize: '/oauth2/authorize', token: '/oauth2/token' },
+  docusign: { authorize: '/oauth/auth', token: '/oauth/token' },
+  basecamp: { authorize: '/authorization/new', token: '/authorization/token' },
+  harvest: { authorize: '/oauth2/authorize', token: '/api/v2/oauth2/token' },
+  figma: { authorize: '/oauth', token: '/v1/oauth/token', refresh: '/v1/oauth/refresh' },
+  auth0: { authorize: '/authorize', token: '/oauth/token' },
+};
+
+const unauthorized = () => json(401, { error: 'unauthorized' });
+
+export async function startPostAuthProviderFake(kind: PostAuthProviderKind): Promise<PostAuthProviderFake> {
+  const provider = new OAuthProvider({
+    ...POST_AUTH_CLIENT,
+    autoApprove: true,
+    // Mailchimp's tokens come without a refresh token.
+    ...(kind === 'mailchimp' ? { issueRefreshTokens: false } : {}),
+    ...(kind === 'quickbooks' ? { redirectParams: { realmId: QUICKBOOKS_REALM_ID } } : {}),
+  });
+  const router = new Router();
+  provider.mount(router, PATHS[kind]);
+  const bearer =
+    (handler: Handler): Handler =>
+    (ctx) =>
+      provider.verifyAccessToken(bearerToken(ctx.headers)) ? handler(ctx) : unauthorized();
+  const named = (handler: Handler): Handler =>
+    bearer((ctx) =>
+      /\(.+\)/.test(ctx.headers['user-agent'] ?? '') ? handler(ctx) : json(400, { error: 'a User-Agent naming the app and a contact is required' }),
+    );
+  switch (kind) {
+    case 'atlassian':
+      router.get(
+        '/oauth/token/accessible-resources',
+        bearer(() =>
+          json(200, [
+            {
+              id: ATLASSIAN_CLOUD_ID,
+              url: 'https://acme.atlassian.net',
+              name: 'acme',
+              scopes: ['read:jira-work', 'read:confluence-content.all'],
+              avatarUrl: 'https://site-admin-avatar-cdn.prod.public.atl-paas.net/avatars/240/rocket.png',
+            },
+          ]),
+        ),
+      );
+      break;
+    case 'mailchimp':
+      router.get('/oauth2/metadata', (ctx) => {
+        const token = /^OAuth (.+)$/.exec(ctx.headers.authorization ?? '')?.[1];
+        if (!provider.verifyAccessToken(token)) return json(401, { error: 'invalid_token' });
+        return json(200, {
+          dc: 'us6',
+          role: 'owner',
+          accountname: 'Acme',
+          user_id: 1234,
+          login: { login_id: 1234 },
+          login_url: 'https://login.mailchimp.com',
+          api_endpoint: 'https://us6.api.mailchimp.com',
+        });
+      });
+      break;
+    case 'docusign':
+      router.get(
+        '/oauth/userinfo',
+        bearer(() =>
+          json(200, {
+            sub: 'user-1',
+            name: 'Ann',
+            email: 'ann@example.com',
+            accounts: [
+              { account_id: 'acc-other', is_default: false, account_name: 'Other', base_uri: 'https://eu.docusign.net' },
+              { account_id: 'acc-main', is_default: true, account_name: 'Main', base_uri: 'https://na3.docusign.net' },
+            ],
+          }),
+        ),
+      );
+      break;
+    case 'basecamp':
+      router.get(
+        '/authorization.json',
+        named(() =>
+          json(200, {
+            expires_at: '2030-01-01T00:00:00Z',
+            identity: { id: 9, first_name: 'Ann', last_name: 'Lee', email_address: 'ann@example.com' },
+            accounts: [
+              { product: 'hey', id: 111, name: 'HEY', href: 'https://app.hey.com', app_href: 'https://app.hey.com' },
+              {
+                product: 'bc3',
+                id: BASECAMP_ACCOUNT_ID,
+                name: 'Acme',
+                href: `https://3.basecampapi.com/${BASECAMP_ACCOUNT_ID}`,
+                app_href: `https://3.basecamp.com/${BASECAMP_ACCOUNT_ID}`,
+              },
+            ],
+          }),
+        ),
+      );
+      break;
+    case 'harvest':
+      router.get(
+        '/api/v2/accounts',
+        named(() =>
+          json(200, {
+            user: { id: 1, first_name: 'Ann', last_name: 'Lee', email: 'ann@example.com' },
+            accounts: [
+              { id: 123, name: 'Acme', product: 'forecast' },
+              { id: HARVEST_ACCOUNT_ID, name: 'Acme', product: 'harvest' },
+            ],
+          }),
+        ),
+      );
+      break;
+    default:
+  }
+  const api = (ctx: RequestContext) => {
+    if (!provider.verifyAccessToken(bearerToken(ctx.headers))) return unauthorized();
+    if ((kind === 'basecamp' || kind === 'harvest') && !/\(.+\)/.test(ctx.headers['user-agent'] ?? '')) return json(400, { error: 'User-Agent required' });
+    if (kind === 'harvest' && ctx.headers['harvest-account-id'] !== String(HARVEST_ACCOUNT_ID)) return json(403, { error: 'unknown account' });
+    return json(200, { ok: true, path: ctx.path });
+  };
+  const fake = await startFakeServer<unknown>(provider.state, (ctx) => router.dispatch(ctx) ?? api(ctx));
+  return {
+    ...fake,
+    provider,
+    apiCalls: (path) => fake.requests.filter((r) => r.path === path).map((r) => ({ headers: r.headers, query: r.query })),
+  };
+}

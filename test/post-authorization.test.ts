@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Nango } from '@nangohq/node';
+import {
+  ATLASSIAN_CLOUD_ID,
+  BASECAMP_ACCOUNT_ID,
+  HARVEST_ACCOUNT_ID,
+  POST_AUTH_CLIENT,
+  QUICKBOOKS_REALM_ID,
+  startPostAuthProviderFake,
+  type PostAuthProviderFake,
+  type PostAuthProviderKind,
+} from './fakes/index.js';
+import { startTestPlatform, type TestPlatform } from './harness.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * The catalogue entries whose connection needs values known only after authorization (or a refresh
+ * URL, a User-Agent, an auth mode) connect through the real OAuth flow against fakes that behave as
+ * the providers' docs say, with the integration's URL overrides pointing at the fake.
+ */
+describe('catalogue entries that need values known after authorization', () => {
+  let t: TestPlatform;
+  let nango: Nango;
+  const fakes: PostAuthProviderFake[] = [];
+
+  before(async () => {
+    t = await startTestPlatform();
+    nango = new Nango({ secretKey: t.devKey, host: t.url });
+  });
+  after(async () => {
+    await t?.stop();
+    for (const f of fakes) await f.close();
+  });
+
+  async function connect(
+    provider: string,
+    kind: PostAuthProviderKind,
+    opts: { paths: { authorize: string; token: string; refresh?: string }; config?: Record<string, string>; params?: Record<string, string> },
+  ): Promise<{ fake: PostAuthProviderFake; conn: Json }> {
+    const fake = await startPostAuthProviderFake(kind);
+    fakes.push(fake);
+    await nango.createIntegration({
+      provider,
+      unique_key: provider,
+      credentials: { type: 'OAUTH2', client_id: POST_AUTH_CLIENT.clientId, client_secret: POST_AUTH_CLIENT.clientSecret },
+      integration_config: {
+        authorization_url: `${fake.url}${opts.paths.authorize}`,
+        token_url: `${fake.url}${opts.paths.token}`,
+        refresh_url: `${fake.url}${opts.paths.refresh ?? opts.paths.token}`,
+        base_url: fake.url,
+        post_connection_base_url: fake.url,
+        ...opts.config,
+      },
+    } as never);
+    const res = await t.api('/connect/sessions', { method: 'POST', json: { end_user: { id: 'u-1' } } });
+    const token = ((await res.json()) as Json).data.token as string;
+    const params = Object.entries(opts.params ?? {})
+      .map(([k, v]) => `&params[${k}]=${encodeURIComponent(v)}`)
+      .join('');
+    const start = await fetch(`${t.url}/oauth/connect/${provider}?connect_session_token=${token}${params}`, { redirect: 'manual' });
+    assert.equal(start.status, 302, await start.clone().text());
+    const approved = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+    assert.equal(approved.status, 302, await approved.clone().text());
+    const done = await fetch(approved.headers.get('location')!);
+    assert.equal(done.status, 200, await done.clone().text());
+    const [listed] = ((await nango.listConnections({ integrationId: provider } as never)) as Json).connections;
+    return { fake, conn: (await nango.getConnection(provider, listed.connection_id)) as Json };
+  }
+
+  async function proxied(fake: PostAuthProviderFake, conn: Json, endpoint: string, path = endpoint) {
+    const res = await nango.proxy({ providerConfigKey: conn.provider_config_key, connectionId: conn.connection_id, endpoint });
+    assert.equal(res.status, 200);
+    const call = fake.apiCalls(path).at(-1);
+    assert.ok(call, `the fake received ${path}`);
+    assert.equal(call.headers.authorization, `Bearer ${conn.credentials.access_token}`);
+    return call;
+  }
+
+  const atlassian = { authorize: '/authorize', token: '/oauth/token' };
+
+  test('jira: cloudId and baseUrl from the accessible resources', async () => {
+    const { fake, conn } = await connect('jira', 'atlassian', { paths: atlassian });
+    assert.equal(conn.connection_config.cloudId, ATLASSIAN_CLOUD_ID);
+    assert.equal(conn.connection_config.baseUrl, 'https://acme.atlassian.net');
+    await proxied(fake, conn, `/ex/jira/${ATLASSIAN_CLOUD_ID}/rest/api/3/myself`);
+  });
+
+  test('confluence: cloudId from the accessible resources', async () => {
+    const { fake, conn } = await connect('confluence', 'atlassian', { paths: atlassian });
+    assert.equal(conn.connection_config.cloudId, ATLASSIAN_CLOUD_ID);
+    await proxied(fake, conn, `/ex/confluence/${ATLASSIAN_CLOUD_ID}/wiki/rest/api/user/current`);
+  });
+
+  test('quickbooks: realmId from the redirect', async () => {
+    const { fake, conn } = await connect('quickbooks', 'quickbooks', { paths: { authorize: '/connect/oauth2', token: '/oauth2/v1/tokens/bearer' } });
+    assert.equal(conn.connection_config.realmId, QUICKBOOKS_REALM_ID);
+    await proxied(fake, conn, `/v3/company/${QUICKBOOKS_REALM_ID}/companyinfo/${QUICKBOOKS_REALM_ID}`);
+  });
+
+  test('mailchimp: dc from the OAuth metadata endpoint', async () => {
+    const { fake, conn } = await connect('mailchimp', 'mailchimp', { paths: { authorize: '/oauth2/authorize', token: '/oauth2/token' } });
+    assert.equal(conn.connection_config.dc, 'us6');
+    assert.match(fake.requests.find((r) => r.path === '/oauth2/metadata')!.headers.authorization!, /^OAuth /);
+    await proxied(fake, conn, '/3.0/ping');
+  });
+
+  test('docusign: baseUri and accountId of the default account from userinfo', async () => {
+    const { fake, conn } = await connect('docusign', 'docusign', { paths: { authorize: '/oauth/auth', token: '/oauth/token' } });
+    assert.equal(conn.connection_config.baseUri, 'https://na3.docusign.net');
+    assert.equal(conn.connection_config.accountId, 'acc-main');
+    await proxied(fake, conn, '/restapi/v2.1/accounts/acc-main/envelopes');
+  });
+
+  test("basecamp: accountId from the authorization endpoint, the integration's User-Agent on every call", async () => {
+    const { fake, conn } = await connect('basecamp', 'basecamp', {
+      paths: { authorize: '/authorization/new', token: '/authorization/token' },
+      config: { user_agent: 'AcmeApp (dev@acme.test)' },
+    });
+    assert.equal(String(conn.connection_config.accountId), String(BASECAMP_ACCOUNT_ID));
+    const call = await proxied(fake, conn, '/projects.json');
+    assert.equal(call.headers['user-agent'], 'AcmeApp (dev@acme.test)');
+  });
+
+  test('harvest: accountId from the accounts endpoint, Harvest-Account-Id and the default User-Agent', async () => {
+    const { fake, conn } = await connect('harvest', 'harvest', { paths: { authorize: '/oauth2/authorize', token: '/api/v2/oauth2/token' } });
+    assert.equal(String(conn.connection_config.accountId), String(HARVEST_ACCOUNT_ID));
+    const call = await proxied(fake, conn, '/v2/users/me');
+    assert.equal(call.headers['harvest-account-id'], String(HARVEST_ACCOUNT_ID));
+    assert.match(call.headers['user-agent']!, /^Switchyard \(\+https?:\/\//);
+  });
+
+  test('figma: tokens refreshed at the refresh URL', async () => {
+    const { fake, conn } = await connect('figma', 'figma', { paths: { authorize: '/oauth', token: '/v1/oauth/token', refresh: '/v1/oauth/refresh' } });
+    const refreshed = (await nango.getConnection('figma', conn.connection_id, true)) as Json;
+    assert.notEqual(refreshed.credentials.access_token, conn.credentials.access_token);
+    assert.ok(fake.requests.some((r) => r.path === '/v1/oauth/refresh' && r.status === 200));
+    await proxied(fake, refreshed, '/v1/me');
+  });
+
+  test('auth0: the authorization-code flow on the tenant domain (auth0-cc is the client-credentials entry)', async () => {
+    const { fake, conn } = await connect('auth0', 'auth0', { paths: { authorize: '/authorize', token: '/oauth/token' }, params: { subdomain: 'acme' } });
+    assert.equal(conn.connection_config.subdomain, 'acme');
+    await proxied(fake, conn, '/api/v2/users');
+  });
+});
