@@ -127,7 +127,8 @@ describe('connection-config values cannot steer credentials', () => {
     await integrate('code-trap', { credentials: { type: 'OAUTH2', ...CLIENT, scopes: 'read' } });
     await integrate('key-trap');
     await integrate('okta', { credentials: { type: 'OAUTH2', ...CLIENT, scopes: 'okta.users.read' } });
-    await integrate('auth0', { credentials: { type: 'OAUTH2', ...CLIENT } });
+    // Auth0's client credentials (its Management API token) are `auth0-cc`; `auth0` is a user's OAuth sign-in, as Nango's name means.
+    await integrate('auth0-cc', { credentials: { type: 'OAUTH2', ...CLIENT } });
   });
   after(async () => {
     await t?.stop();
@@ -211,9 +212,10 @@ describe('connection-config values cannot steer credentials', () => {
   });
 
   test('Auth0 (catalogue, OAUTH2_CC): no client-credentials request to a domain outside *.auth0.com', async () => {
-    for (const value of [...tricks(), 'attacker.example']) assertRefused(await connectWith('/oauth2/auth/auth0', { hostname: value }, {}), 'hostname', value);
+    for (const value of [...tricks(), 'attacker.example'])
+      assertRefused(await connectWith('/oauth2/auth/auth0-cc', { hostname: value }, {}), 'hostname', value);
     assertUntouched();
-    const logs = (await (await t.api('/logs?integration=auth0')).json()) as Json;
+    const logs = (await (await t.api('/logs?integration=auth0-cc')).json()) as Json;
     assert.deepEqual(logs.data, [], 'no request was made for the Auth0 integration');
   });
 
