@@ -279,13 +279,6 @@ export const providerDefinitionSchema = z
     if (d.auth_mode === 'OAUTH2' && !d.authorization_url)
       ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is OAUTH2' });
     if (oauth && !tokenUrlOf(d)) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
-    const filled: [(string | number)[], string][] = [
-      ...(d.redirect_uri_metadata ?? []).map((k, i): [(string | number)[], string] => [['redirect_uri_metadata', i], k]),
-      ...Object.keys(d.post_connection?.set ?? {}).map((k): [(string | number)[], string] => [['post_connection', 'set', k], k]),
-    ];
-    for (const [where, key] of filled) {
-      if (!d.connection_config?.[key]) ctx.addIssue({ code: 'custom', path: where, message: `fills "${key}" but connection_config has no such field` });
-    }
     const filledLater = new Set([...(d.token_response_metadata ?? []), ...metadataKeys(d)]);
     const declared = (key: string) => filledLater.has(key) || Object.keys(d.connection_config ?? {}).some((k) => k === key || key.startsWith(`${k}.`));
     for (const [where, ref] of placeholders(d)) {
@@ -375,6 +368,12 @@ export function definitionWarnings(d: ProviderDefinition): string[] {
         out.push(`${part}.${key}.pattern: not a valid regular expression here, so values are not checked against it`);
     }
   }
+  // A value filled after authorization is kept in connection_config all the same; declared, it has a title and is left out of forms.
+  const filled: [string, string][] = [
+    ...(d.redirect_uri_metadata ?? []).map((k, i): [string, string] => [`redirect_uri_metadata.${i}`, k]),
+    ...Object.keys(d.post_connection?.set ?? {}).map((k): [string, string] => [`post_connection.set.${k}`, k]),
+  ];
+  for (const [where, key] of filled) if (!d.connection_config?.[key]) out.push(`${where}: fills "${key}", which connection_config does not declare`);
   if (d.auth_mode !== 'OAUTH2' && d.auth_mode !== 'OAUTH2_CC')
     for (const key of OAUTH_ONLY) if (d[key] !== undefined) out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
   if (d.token_request_auth_method === 'custom' || d.token_request_auth_method === 'private_key_jwt')

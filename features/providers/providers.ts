@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { AuthInjection } from '../../lib/http/index.js';
 import type { StoredCredentials } from '../connections/credentials.js';
 import { catalog } from './catalog.js';
-import { ALTERNATIVES, isLinkUrl, isValidRegExp, tokenUrlOf, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
+import { isLinkUrl, isValidRegExp, tokenUrlOf, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
 
 export type AuthMode = ProviderAuthMode;
 
