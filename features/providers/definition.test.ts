@@ -101,6 +101,7 @@ test('values the runtime cannot act on are accepted with a warning: an invalid p
     token_url: 'https://acme.test/token',
     token_request_auth_method: 'private_key_jwt',
     body_format: 'query',
+    redirect_uri_metadata: ['accounts-server'],
     proxy: { base_url: 'https://acme.test', headers: { 'x-nonce': '${random}', 'x-sig': '${base64(${clientId})}' } },
     credentials: { apiKey: { title: 'Key', pattern: '[z-a]' } },
   });
@@ -111,6 +112,7 @@ test('values the runtime cannot act on are accepted with a warning: an invalid p
     /^body_format: query /,
     /\$\{random\}/,
     /\$\{base64\(/,
+    /^redirect_uri_metadata\.0: fills "accounts-server", which connection_config does not declare/,
   ])
     assert.ok(
       warnings.some((w) => expected.test(w)),
