@@ -97,7 +97,11 @@ export const configSchema = z.object({
     .int()
     .positive()
     .default(4 * 1024 * 1024),
+  // The longest an OAuth token refresh waits for the provider's whole answer (not only between chunks).
+  SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   SWITCHYARD_WS_MAX_CLIENTS: z.coerce.number().int().positive().default(1000),
+  SWITCHYARD_WS_MAX_CLIENTS_PER_ADDRESS: z.coerce.number().int().positive().default(20),
+  SWITCHYARD_WS_CLAIM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   SWITCHYARD_WS_IDLE_TIMEOUT_MS: z.coerce
     .number()
     .int()

@@ -84,7 +84,12 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     requestLog: requestLogSinkFor(db),
     defaultTimeoutMs: config.SWITCHYARD_PROVIDER_TIMEOUT_MS,
   });
-  const authSockets = new AuthSocketHub({ maxClients: config.SWITCHYARD_WS_MAX_CLIENTS, idleTimeoutMs: config.SWITCHYARD_WS_IDLE_TIMEOUT_MS });
+  const authSockets = new AuthSocketHub({
+    maxClients: config.SWITCHYARD_WS_MAX_CLIENTS,
+    maxClientsPerAddress: config.SWITCHYARD_WS_MAX_CLIENTS_PER_ADDRESS,
+    claimTimeoutMs: config.SWITCHYARD_WS_CLAIM_TIMEOUT_MS,
+    idleTimeoutMs: config.SWITCHYARD_WS_IDLE_TIMEOUT_MS,
+  });
   let stopLogRetention: (() => void) | null = null;
   let stopSweeper: (() => void) | null = null;
   let stopConnectionSweeper: (() => void) | null = null;

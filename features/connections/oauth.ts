@@ -61,6 +61,8 @@ interface TokenRequest {
   client: { id: string; secret: string };
   params: Record<string, string>;
   context: RequestContext;
+  /** Ends the whole request (headers and body), not only a pause between chunks. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -83,6 +85,7 @@ async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promis
     body: json ? JSON.stringify(params) : new URLSearchParams(params).toString(),
     auth: basic ? { type: 'basic', username: req.client.id, password: req.client.secret } : { type: 'none' },
     context: req.context,
+    ...(req.signal && { signal: req.signal }),
   });
   const text = res.body?.toString('utf8') ?? '';
   let body: TokenResponse;
@@ -159,6 +162,7 @@ export async function refreshToken(opts: {
   connectionConfig?: Record<string, unknown>;
   now: Date;
   context: RequestContext;
+  signal?: AbortSignal;
 }): Promise<StoredCredentials> {
   const raw = await tokenRequest(opts.http, {
     provider: opts.provider,
@@ -168,6 +172,7 @@ export async function refreshToken(opts: {
     client: { id: opts.credentials.client_id, secret: opts.credentials.client_secret },
     params: { grant_type: 'refresh_token', ...opts.provider.refreshParams, refresh_token: opts.refreshToken },
     context: opts.context,
+    signal: opts.signal,
   });
   return credentialsFrom(raw, opts.now, opts.refreshToken);
 }
@@ -184,6 +189,7 @@ export async function clientCredentialsToken(opts: {
   connectionConfig: Record<string, unknown>;
   now: Date;
   context: RequestContext;
+  signal?: AbortSignal;
 }): Promise<StoredCredentials> {
   const id = opts.connectionCredentials.client_id ?? opts.integration.credentials?.client_id;
   const secret = opts.connectionCredentials.client_secret ?? opts.integration.credentials?.client_secret;
@@ -201,6 +207,7 @@ export async function clientCredentialsToken(opts: {
       ...opts.provider.tokenParams,
     },
     context: opts.context,
+    signal: opts.signal,
   });
   const expiresIn = Number(raw.expires_in);
   return {

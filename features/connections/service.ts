@@ -1,10 +1,11 @@
 /**
  * @module features/connections/service — what api and worker both do with connections: inject their
  * credentials into provider requests, verify them, and refresh OAuth tokens under a per-connection
- * lock so two refreshes never race. What a refresh's outcome sets off (alerts, the `auth` webhook)
+ * lease so two refreshes never race. What a refresh's outcome sets off (alerts, the `auth` webhook)
  * is not done here but by the `onTokenRefresh` listener the caller's deps carry
  * (activities/token-refresh.ts, wired in start/platform.ts).
  */
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Clock } from '../../lib/clock.js';
 import type { Config } from '../../lib/config.js';
@@ -18,6 +19,7 @@ import type { StoredCredentials } from './credentials.js';
 import { authInjection, MissingConfigValue, resolveBaseUrl, resolveUrl, type Provider, type ProviderHooksLookup } from '../providers/providers.js';
 import { findProvider } from '../providers/store.js';
 import { clientCredentialsToken, refreshToken } from './oauth.js';
+import { claimRefreshLease, holdsRefreshLease, releaseRefreshLease, waitForRefreshLease } from './refresh-lease.js';
 
 /** Told of every OAuth token refresh's outcome; never throws (failures are its own to log). */
 export interface TokenRefreshListener {
@@ -123,63 +125,89 @@ function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
   return Boolean(c.credentials.refresh_token && c.expiresAt && c.expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
 }
 
+/** A lease outlives its refresh's deadline by this much (the statements before and after the request). */
+const REFRESH_LEASE_GRACE_MS = 15_000;
+
 /**
  * Returns the connection with credentials valid for at least the refresh margin, refreshing its
- * OAuth token first when needed. The row lock serialises concurrent refreshes of one connection:
- * whoever waits re-reads the row and finds the fresh token.
+ * OAuth token first when needed. A lease (refresh-lease.ts) serialises concurrent refreshes of one
+ * connection: whoever waits re-reads the row and finds the fresh token. No transaction is open while
+ * the provider answers, and its answer has a deadline (SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS) however
+ * slowly it trickles in.
  */
 export async function withFreshCredentials(deps: ConnectionDeps, connection: Connection, opts: { force?: boolean } = {}): Promise<Connection> {
   if (!needsRefresh(connection, deps.clock.now(), opts.force ?? false)) return connection;
-  let refreshed = false;
+  const deadlineMs = deps.config.SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS;
+  let deadline: AbortSignal | undefined;
   try {
-    const result = await withTransaction(deps.db, async (tx) => {
-      const locked = await getConnectionByPk(tx, deps.box, connection.id, true);
-      if (!locked) throw new NotFound('not_found', 'Failed to find connection');
-      if (locked.credentials.type !== 'OAUTH2' && locked.credentials.type !== 'OAUTH2_CC') return locked;
-      const stillNeeded = opts.force ? locked.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(locked, deps.clock.now(), false);
-      if (!stillNeeded) return locked;
-      const integration = await getIntegrationById(tx, deps.box, locked.integrationId);
-      if (!integration) throw new NotFound('not_found', 'Failed to find integration');
-      const provider = await providerOf(tx, locked.environmentId, integration.provider);
-      const context = { environmentId: locked.environmentId, integration: integration.uniqueKey, connectionId: locked.connectionId, kind: 'auth' } as const;
-      let fresh: StoredCredentials;
-      if (locked.credentials.type === 'OAUTH2_CC') {
-        fresh = await clientCredentialsToken({
-          http: deps.http,
-          provider,
-          integration,
-          connectionCredentials: locked.credentials,
-          connectionConfig: locked.connectionConfig,
-          now: deps.clock.now(),
-          context,
-        });
-      } else {
-        if (!integration.credentials) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
-        fresh = await refreshToken({
-          http: deps.http,
-          provider,
-          integrationConfig: integration.integrationConfig,
-          credentials: integration.credentials,
-          refreshToken: locked.credentials.refresh_token!,
-          connectionConfig: locked.connectionConfig,
-          now: deps.clock.now(),
-          context,
-        });
-      }
-      await saveCredentials(tx, deps.box, locked.id, fresh);
-      refreshed = true;
-      return (await getConnectionByPk(tx, deps.box, locked.id))!;
-    });
+    const { result, refreshed } = await refreshUnderLease(deps, connection, opts.force ?? false, () => (deadline = AbortSignal.timeout(deadlineMs)));
     // A successful refresh resolves the connection's auth_refresh_failed alert, if one is open.
     if (refreshed) await deps.onTokenRefresh.refreshed(connection);
     return result;
   } catch (err) {
     if (err instanceof NotFound) throw err;
-    const message = (err as Error).message;
+    const message = deadline?.aborted ? `the token endpoint did not answer within ${deadlineMs} ms` : (err as Error).message;
     await recordCheck(deps.db, connection.id, false, { type: 'auth', log_id: `refresh-${Date.now()}`, message, at: deps.clock.now().toISOString() });
     // Raises the auth_refresh_failed alert and emits the `auth` webhook (refresh, success: false).
     await deps.onTokenRefresh.refreshFailed(connection, message);
     throw new BadRequest('invalid_credentials', `Refreshing the token failed: ${message}`);
+  }
+}
+
+/** The refresh itself, once this process holds the connection's lease; `startDeadline` arms the provider request's deadline. */
+async function refreshUnderLease(
+  deps: ConnectionDeps,
+  connection: Connection,
+  force: boolean,
+  startDeadline: () => AbortSignal,
+): Promise<{ result: Connection; refreshed: boolean }> {
+  const holder = randomUUID();
+  const leaseMs = deps.config.SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS + REFRESH_LEASE_GRACE_MS;
+  while (!(await claimRefreshLease(deps.db, connection.id, holder, leaseMs))) await waitForRefreshLease(deps.db, connection.id);
+  try {
+    const current = await getConnectionByPk(deps.db, deps.box, connection.id);
+    if (!current) throw new NotFound('not_found', 'Failed to find connection');
+    if (current.credentials.type !== 'OAUTH2' && current.credentials.type !== 'OAUTH2_CC') return { result: current, refreshed: false };
+    const stillNeeded = force ? current.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(current, deps.clock.now(), false);
+    if (!stillNeeded) return { result: current, refreshed: false };
+    const integration = await getIntegrationById(deps.db, deps.box, current.integrationId);
+    if (!integration) throw new NotFound('not_found', 'Failed to find integration');
+    const provider = await providerOf(deps.db, current.environmentId, integration.provider);
+    const context = { environmentId: current.environmentId, integration: integration.uniqueKey, connectionId: current.connectionId, kind: 'auth' } as const;
+    let fresh: StoredCredentials;
+    if (current.credentials.type === 'OAUTH2_CC') {
+      fresh = await clientCredentialsToken({
+        http: deps.http,
+        provider,
+        integration,
+        connectionCredentials: current.credentials,
+        connectionConfig: current.connectionConfig,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
+    } else {
+      if (!integration.credentials) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
+      fresh = await refreshToken({
+        http: deps.http,
+        provider,
+        integrationConfig: integration.integrationConfig,
+        credentials: integration.credentials,
+        refreshToken: current.credentials.refresh_token!,
+        connectionConfig: current.connectionConfig,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
+    }
+    await withTransaction(deps.db, async (tx) => {
+      // Taken over after its expiry: the other holder's outcome stands.
+      if (!(await holdsRefreshLease(tx, current.id, holder))) throw new Error('the refresh outlived its lease and another process took over');
+      await saveCredentials(tx, deps.box, current.id, fresh);
+    });
+    return { result: (await getConnectionByPk(deps.db, deps.box, current.id))!, refreshed: true };
+  } finally {
+    await releaseRefreshLease(deps.db, connection.id, holder);
   }
 }
 
