@@ -63,6 +63,8 @@ export const configSchema = z.object({
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_CONNECT_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
+  // The longest a query waits for a free pool connection before it fails (503 database_busy).
+  DATABASE_POOL_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   SWITCHYARD_WORKER_ENVIRONMENTS: commaList.pipe(z.array(workerEnvironment).min(1, 'name at least one environment (dev, prod)')).default(['dev', 'prod']),
   SWITCHYARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),

@@ -75,7 +75,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   });
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (config.SWITCHYARD_NOW ? clockFrom(new Date(config.SWITCHYARD_NOW)) : systemClock);
-  const db: Db = createPool(opts.databaseUrl, config.DATABASE_POOL_SIZE);
+  const db: Db = createPool(opts.databaseUrl, config.DATABASE_POOL_SIZE, config.DATABASE_POOL_WAIT_MS);
   let temporal: Client | null = null;
   let server: ServerType | null = null;
   let workers: RunningWorkers | null = null;

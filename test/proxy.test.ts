@@ -531,13 +531,14 @@ describe('the proxy under concurrent calls', () => {
   /** Turns a call that never gets its answer into a failure instead of a hung run: a hang guard, not a measure. */
   const HANG_GUARD_MS = 60_000;
   const POOL_SIZE = 4;
+  const POOL_WAIT_MS = 2000;
   let t: TestPlatform;
   let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
   let oauth: Awaited<ReturnType<typeof startOAuthProviderFake>>;
 
   before(async () => {
     // A small pool, so that a handful of concurrent calls is enough to fill it.
-    t = await startTestPlatform({ runWorker: false, env: { DATABASE_POOL_SIZE: String(POOL_SIZE) } });
+    t = await startTestPlatform({ runWorker: false, env: { DATABASE_POOL_SIZE: String(POOL_SIZE), DATABASE_POOL_WAIT_MS: String(POOL_WAIT_MS) } });
     metabase = await startMetabaseFake({ apiKey: API_KEY });
     oauth = await startOAuthProviderFake({ clientId: 'cid', clientSecret: 'csecret', accessTokenTtlSeconds: 3600, issueRefreshTokens: true });
     assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } })).status, 200);
@@ -609,5 +610,19 @@ describe('the proxy under concurrent calls', () => {
     } finally {
       release();
     }
+  });
+
+  test('a call that finds every pool connection busy gets 503 database_busy once the pool wait is over, instead of waiting on', async () => {
+    // Whatever holds them (here: the test), the pool's connections stay busy past the wait.
+    const busy = await Promise.all(Array.from({ length: POOL_SIZE }, () => t.platform.deps.db.connect()));
+    try {
+      const res = await fuzzerCall('nobody-either');
+      const body = (await res.json()) as Json;
+      assert.equal(res.status, 503, JSON.stringify(body));
+      assert.equal(body.error.code, 'database_busy');
+    } finally {
+      for (const client of busy) client.release();
+    }
+    assert.equal((await fuzzerCall('nobody-either')).status, 400, 'answered as usual once a connection is free');
   });
 });
