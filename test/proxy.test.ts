@@ -8,7 +8,7 @@ import vm from 'node:vm';
 import { Nango } from '@nangohq/node';
 import { freePort } from '../lib/embedded/temporal.js';
 import { deterministicSha256, startGenericApiFake, startMetabaseFake, startOAuthProviderFake, type GenericApiFake } from './fakes/index.js';
-import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, addOAuthIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -543,16 +543,7 @@ describe('the proxy under concurrent calls', () => {
     oauth = await startOAuthProviderFake({ clientId: 'cid', clientSecret: 'csecret', accessTokenTtlSeconds: 3600, issueRefreshTokens: true });
     assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } })).status, 200);
     await addMetabaseConnection(t, metabase.url, API_KEY);
-    const drive = await t.api('/integrations', {
-      method: 'POST',
-      json: {
-        provider: 'google-drive',
-        unique_key: 'drive',
-        credentials: { type: 'OAUTH2', client_id: 'cid', client_secret: 'csecret', scopes: 'x' },
-        integration_config: { authorization_url: `${oauth.url}/oauth/authorize`, token_url: `${oauth.url}/oauth/token`, base_url: oauth.url },
-      },
-    });
-    assert.equal(drive.status, 200, await drive.text());
+    await addOAuthIntegration(t, { uniqueKey: 'drive', oauthUrl: oauth.url, clientId: 'cid', clientSecret: 'csecret' });
   });
   after(async () => {
     await t?.stop();
