@@ -157,6 +157,27 @@ export async function connectMetabase(
   if (opts.endpoints) await enableMetabaseEndpoints(t, opts.endpoints);
 }
 
+/** A google-drive integration whose OAuth endpoints are those of the fake at `oauthUrl` (test/fakes/oauth-provider.ts), its API at `baseUrl` (default: the same fake). */
+export async function addOAuthIntegration(
+  t: TestPlatform,
+  opts: { uniqueKey: string; oauthUrl: string; clientId: string; clientSecret: string; scopes?: string; baseUrl?: string },
+): Promise<void> {
+  const res = await t.api('/integrations', {
+    method: 'POST',
+    json: {
+      provider: 'google-drive',
+      unique_key: opts.uniqueKey,
+      credentials: { type: 'OAUTH2', client_id: opts.clientId, client_secret: opts.clientSecret, scopes: opts.scopes ?? 'x' },
+      integration_config: {
+        authorization_url: `${opts.oauthUrl}/oauth/authorize`,
+        token_url: `${opts.oauthUrl}/oauth/token`,
+        base_url: opts.baseUrl ?? opts.oauthUrl,
+      },
+    },
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+}
+
 /** Triggers an action on the connection `acme`. */
 export async function triggerAction(t: TestPlatform, action: string, input: Json): Promise<{ status: number; body: Json }> {
   const res = await t.api('/action/trigger', { method: 'POST', headers: ACME, json: { action_name: action, input } });

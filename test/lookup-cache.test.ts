@@ -14,7 +14,7 @@ import pg from 'pg';
 import { findConnectionPk, saveCredentials } from '../features/connections/store.js';
 import { withTransaction } from '../lib/db/pool.js';
 import { startGenericProviderFake, startOAuthProviderFake, type GenericProviderFake } from './fakes/index.js';
-import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { addOAuthIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -87,17 +87,7 @@ describe('cached lookups across two API processes', () => {
       201,
     );
     await ok(await a.api('/integrations', { method: 'POST', json: { provider: 'recorder', unique_key: 'rec' } }));
-    await ok(
-      await a.api('/integrations', {
-        method: 'POST',
-        json: {
-          provider: 'google-drive',
-          unique_key: 'drive',
-          credentials: { type: 'OAUTH2', client_id: 'cid', client_secret: 'csecret', scopes: 'x' },
-          integration_config: { authorization_url: `${oauth.url}/oauth/authorize`, token_url: `${oauth.url}/oauth/token`, base_url: recorder.url },
-        },
-      }),
-    );
+    await addOAuthIntegration(a, { uniqueKey: 'drive', oauthUrl: oauth.url, clientId: 'cid', clientSecret: 'csecret', baseUrl: recorder.url });
   });
   after(async () => {
     for (const t of [...extra, b, a]) await t?.stop().catch(() => undefined);
