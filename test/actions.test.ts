@@ -205,7 +205,11 @@ describe('actions survive a worker killed during a 429 wait', () => {
       assert.equal(res.status, 200);
       assert.equal(((await res.json()) as Json).email, 'di@example.com');
       // Counted where a second write would show (the fake refuses a second user with this e-mail, so its user count cannot).
-      assert.deepEqual(userPosts(metabase, 'di@example.com'), [429, 200], 'POSTs at the provider: the one refused with 429, then the one that created the user');
+      assert.deepEqual(
+        userPosts(metabase, 'di@example.com'),
+        [429, 200],
+        'POSTs at the provider: the one refused with 429, then the one that created the user',
+      );
       assert.equal(await actionRunsFor(t.platform.deps.db, 'di@example.com'), 1, 'one action run');
     } finally {
       await worker.stop();

@@ -12,7 +12,7 @@ test('the browser prerequisite: CHROMIUM_PATH wins; a missing browser is one lin
   assert.match(line, /skipping 1 browser test file\(s\) \(test\/dashboard\.test\.ts\): no Chromium found; install one .* or set CHROMIUM_PATH=/);
 });
 
-test('without a browser a newcomer\'s npm test skips the browser tests in one line; in CI (CI=true) it fails at once', () => {
+test("without a browser a newcomer's npm test skips the browser tests in one line; in CI (CI=true) it fails at once", () => {
   const all = ['test/dashboard.test.ts', 'test/connect-ui.test.ts', 'test/webhooks.test.ts'];
   const missing = { missing: 'no Chromium found' };
 
@@ -27,7 +27,9 @@ test('without a browser a newcomer\'s npm test skips the browser tests in one li
     assert.ok(!ci.line?.includes('\n'));
     assert.match(
       ci.line ?? '',
-      new RegExp(`^\\[test\\] CI=${CI}: 2 browser test file\\(s\\) cannot run \\(test/dashboard\\.test\\.ts, test/connect-ui\\.test\\.ts\\): no Chromium found; install one`),
+      new RegExp(
+        `^\\[test\\] CI=${CI}: 2 browser test file\\(s\\) cannot run \\(test/dashboard\\.test\\.ts, test/connect-ui\\.test\\.ts\\): no Chromium found; install one`,
+      ),
     );
   }
   for (const CI of ['', 'false', '0']) assert.equal(planBrowserTests(all, { named: false, browser: missing, env: { CI } }).stop, false, `CI=${CI}`);

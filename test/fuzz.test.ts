@@ -150,7 +150,11 @@ describe('fuzzing every route with malformed requests', () => {
       Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, html: htmlStatuses(op) })),
     );
     const none = new Set<number>();
-    routes.push({ method: 'GET', path: '/v1/{x}', html: none }, { method: 'POST', path: '/users', html: none }, { method: 'GET', path: '/proxy/{x}', html: none });
+    routes.push(
+      { method: 'GET', path: '/v1/{x}', html: none },
+      { method: 'POST', path: '/users', html: none },
+      { method: 'GET', path: '/proxy/{x}', html: none },
+    );
   });
   after(async () => t?.stop());
 
