@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import os from 'node:os';
 import { loadConfig, type Config } from '../lib/config.js';
 import type { Clock } from '../lib/clock.js';
@@ -93,6 +94,38 @@ export async function startTestPlatform(opts: TestPlatformOptions = {}): Promise
     },
     stop: () => platform.stop(),
   };
+}
+
+/** The routes the API answered, from its `http` log lines: pass `log` to startTestPlatform. */
+export function apiRequestRecorder(): { log: Logger; requests: { method: string; path: string; status: number }[] } {
+  const requests: { method: string; path: string; status: number }[] = [];
+  let partial = '';
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const entry = JSON.parse(line) as { msg?: string; method?: string; path?: string; status?: number };
+        if (entry.msg === 'http') requests.push({ method: entry.method!, path: entry.path!, status: entry.status! });
+      }
+      done();
+    },
+  });
+  return { log: createLogger('info', sink), requests };
+}
+
+/** Requests that changed nothing on the platform: GETs only, the provider reached through the proxy among them. */
+export function assertReadsOnly(requests: { method: string; path: string }[]): void {
+  const calls = requests.map((r) => `${r.method} ${r.path}`);
+  assert.ok(
+    calls.some((c) => c.startsWith('GET /proxy/')),
+    `the provider reached through the proxy, among: ${calls.join(', ')}`,
+  );
+  assert.deepEqual(
+    calls.filter((c) => !c.startsWith('GET ')),
+    [],
+    'requests to routes that write',
+  );
 }
 
 // ---- Metabase: the provider most tests run their scripts against (with test/fakes/metabase.ts) ----
