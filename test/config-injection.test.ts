@@ -128,6 +128,7 @@ describe('connection-config values cannot steer credentials', () => {
     await integrate('key-trap');
     await integrate('okta', { credentials: { type: 'OAUTH2', ...CLIENT, scopes: 'okta.users.read' } });
     await integrate('auth0', { credentials: { type: 'OAUTH2', ...CLIENT } });
+    await integrate('auth0-cc', { credentials: { type: 'OAUTH2', ...CLIENT } });
   });
   after(async () => {
     await t?.stop();
@@ -210,10 +211,11 @@ describe('connection-config values cannot steer credentials', () => {
     assertUntouched();
   });
 
-  test('Auth0 (catalogue, OAUTH2_CC): no client-credentials request to a domain outside *.auth0.com', async () => {
-    for (const value of [...tricks(), 'attacker.example']) assertRefused(await connectWith('/oauth2/auth/auth0', { hostname: value }, {}), 'hostname', value);
+  test('Auth0 client credentials (catalogue auth0-cc, OAUTH2_CC): no client-credentials request to a domain outside *.auth0.com', async () => {
+    for (const value of [...tricks(), 'attacker.example'])
+      assertRefused(await connectWith('/oauth2/auth/auth0-cc', { hostname: value }, {}), 'hostname', value);
     assertUntouched();
-    const logs = (await (await t.api('/logs?integration=auth0')).json()) as Json;
+    const logs = (await (await t.api('/logs?integration=auth0-cc')).json()) as Json;
     assert.deepEqual(logs.data, [], 'no request was made for the Auth0 integration');
   });
 
