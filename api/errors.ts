@@ -7,6 +7,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import { SwitchyardError, UpstreamError, ValidationFailed } from '../lib/errors.js';
 import { isTemporalUnavailable } from '../lib/temporal/unavailable.js';
+import { isPoolBusy } from '../lib/db/pool.js';
 
 const statusOfKind: Record<SwitchyardError['kind'], ContentfulStatusCode> = {
   bad_request: 400,
@@ -51,6 +52,13 @@ export function errorResponse(err: unknown): { status: ContentfulStatusCode; bod
     const body: ErrorBody = { error: { code: err.code, message: err.message } };
     if (err.payload !== undefined) body.error.payload = err.payload;
     return { status: statusOfKind[err.kind], body, unexpected: false };
+  }
+  if (isPoolBusy(err)) {
+    return {
+      status: 503,
+      body: { error: { code: 'database_busy', message: 'Every database connection stayed busy for too long; retry the request' } },
+      unexpected: false,
+    };
   }
   if (isTemporalUnavailable(err)) {
     return {

@@ -63,6 +63,8 @@ export function errorStatuses(spec: RouteSpec): ErrorStatus[] {
   }
   out.add(426);
   out.add(500);
+  // A route that needs a database connection and finds none free within DATABASE_POOL_WAIT_MS: database_busy.
+  out.add(503);
   return [...out].sort((a, b) => a - b);
 }
 

@@ -63,6 +63,8 @@ export const configSchema = z.object({
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_CONNECT_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
+  // The longest a query waits for a free pool connection before it fails (503 database_busy).
+  DATABASE_POOL_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   SWITCHYARD_WORKER_ENVIRONMENTS: commaList.pipe(z.array(workerEnvironment).min(1, 'name at least one environment (dev, prod)')).default(['dev', 'prod']),
   SWITCHYARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
@@ -97,7 +99,11 @@ export const configSchema = z.object({
     .int()
     .positive()
     .default(4 * 1024 * 1024),
+  // The longest an OAuth token refresh waits for the provider's whole answer (not only between chunks).
+  SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   SWITCHYARD_WS_MAX_CLIENTS: z.coerce.number().int().positive().default(1000),
+  SWITCHYARD_WS_MAX_CLIENTS_PER_ADDRESS: z.coerce.number().int().positive().default(20),
+  SWITCHYARD_WS_CLAIM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   SWITCHYARD_WS_IDLE_TIMEOUT_MS: z.coerce
     .number()
     .int()

@@ -76,7 +76,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   });
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? (config.SWITCHYARD_NOW ? clockFrom(new Date(config.SWITCHYARD_NOW)) : systemClock);
-  const db: Db = createPool(opts.databaseUrl, config.DATABASE_POOL_SIZE);
+  const db: Db = createPool(opts.databaseUrl, config.DATABASE_POOL_SIZE, config.DATABASE_POOL_WAIT_MS);
   let temporal: Client | null = null;
   let server: ServerType | null = null;
   let workers: RunningWorkers | null = null;
@@ -87,7 +87,12 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     // Names the deployment, as Basecamp and Harvest ask; an integration's `user_agent` replaces it.
     userAgent: `Switchyard (+${config.publicUrl})`,
   });
-  const authSockets = new AuthSocketHub({ maxClients: config.SWITCHYARD_WS_MAX_CLIENTS, idleTimeoutMs: config.SWITCHYARD_WS_IDLE_TIMEOUT_MS });
+  const authSockets = new AuthSocketHub({
+    maxClients: config.SWITCHYARD_WS_MAX_CLIENTS,
+    maxClientsPerAddress: config.SWITCHYARD_WS_MAX_CLIENTS_PER_ADDRESS,
+    claimTimeoutMs: config.SWITCHYARD_WS_CLAIM_TIMEOUT_MS,
+    idleTimeoutMs: config.SWITCHYARD_WS_IDLE_TIMEOUT_MS,
+  });
   let stopLogRetention: (() => void) | null = null;
   let stopSweeper: (() => void) | null = null;
   let stopConnectionSweeper: (() => void) | null = null;

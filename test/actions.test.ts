@@ -7,8 +7,9 @@ import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { metabaseScripts } from '../integrations/metabase/index.js';
 import { createAction } from '../integrations/sdk/index.js';
 import { startMetabaseFake } from './fakes/index.js';
-import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
+import { connectMetabase, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess } from './worker-process.js';
+import { actionRunsFor, userPosts } from './exactly-once.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const API_KEY = 'mb_actions=';
@@ -193,23 +194,23 @@ describe('actions survive a worker killed during a 429 wait', () => {
         json: { action_name: 'create-user', input: { firstName: 'Di', lastName: 'D', email: 'di@example.com' } },
       })
     ).json()) as Json;
-    for (let i = 0; i < 100 && !metabase.requests.some((r) => r.status === 429); i++) await new Promise((r) => setTimeout(r, 100));
-    assert.ok(
-      metabase.requests.some((r) => r.status === 429),
-      'the worker reached the provider',
-    );
+    await waitFor('the worker to reach the provider (429)', async () => metabase.requests.some((r) => r.status === 429));
     await worker.kill();
     worker = await startWorkerProcess(t);
     try {
-      let res: Response | null = null;
-      for (let i = 0; i < 300; i++) {
-        res = await t.api(`/action/${started.id}`);
-        if (res.status !== 404) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      assert.equal(res!.status, 200);
-      assert.equal(((await res!.json()) as Json).email, 'di@example.com');
-      assert.equal(metabase.state.users.filter((u) => u.email === 'di@example.com').length, 1);
+      const res = await waitFor('the action result', async () => {
+        const r = await t.api(`/action/${started.id}`);
+        return r.status === 404 ? null : r;
+      });
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as Json).email, 'di@example.com');
+      // Counted where a second write would show (the fake refuses a second user with this e-mail, so its user count cannot).
+      assert.deepEqual(
+        userPosts(metabase, 'di@example.com'),
+        [429, 200],
+        'POSTs at the provider: the one refused with 429, then the one that created the user',
+      );
+      assert.equal(await actionRunsFor(t.platform.deps.db, 'di@example.com'), 1, 'one action run');
     } finally {
       await worker.stop();
     }

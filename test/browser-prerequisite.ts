@@ -1,7 +1,9 @@
 /**
  * Which Chromium the browser tests (those importing playwright-core) drive: CHROMIUM_PATH, else a
- * Chromium or Chrome on PATH, else the one `npx playwright-core install chromium` downloads. `npm test`
- * (test/run.ts) skips the browser tests with one line when there is none, instead of failing them.
+ * Chromium or Chrome on PATH, else the one `npx playwright-core install chromium` downloads. Without
+ * one, `npm test` (test/run.ts) skips the browser tests with one line, instead of failing them, for
+ * a newcomer's first run; in CI (`CI` set, as CI services and .ci/run do) it fails at once, so a
+ * green CI run always includes them.
  */
 import { accessSync, constants, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,9 +37,46 @@ export function isBrowserTest(file: string): boolean {
   return /from 'playwright-core'/.test(readFileSync(file, 'utf8'));
 }
 
+const HOW_TO_GET_ONE = 'install one (apt-get install chromium, or npx playwright-core install chromium) or set CHROMIUM_PATH=/path/to/chrome';
+
 export function missingBrowserLine(reason: string, skipped: string[]): string {
-  return (
-    `[test] skipping ${skipped.length} browser test file(s) (${skipped.join(', ')}): ${reason}; ` +
-    'install one (apt-get install chromium, or npx playwright-core install chromium) or set CHROMIUM_PATH=/path/to/chrome'
-  );
+  return `[test] skipping ${skipped.length} browser test file(s) (${skipped.join(', ')}): ${reason}; ${HOW_TO_GET_ONE}`;
+}
+
+/** A CI run: `CI` set to anything but empty, `false` or `0` (GitHub, GitLab and most services set CI=true). */
+export function inCi(env: NodeJS.ProcessEnv): boolean {
+  const value = (env.CI ?? '').trim().toLowerCase();
+  return value !== '' && value !== 'false' && value !== '0';
+}
+
+export interface BrowserPlan {
+  /** The test files to run. */
+  files: string[];
+  /** One line to print: why the run stops, or (at its end) which files were skipped. */
+  line: string | null;
+  /** Stop before running anything: the run fails. */
+  stop: boolean;
+  /** The run fails even when every test it ran passed (browser tests named on the command line were left out). */
+  failAtEnd: boolean;
+}
+
+/** What `npm test` runs given the browser: all of it, all but the browser tests (said in one line), or nothing (CI, or only browser tests asked for). */
+export function planBrowserTests(
+  files: string[],
+  opts: { named: boolean; browser: { path: string } | { missing: string }; env: NodeJS.ProcessEnv },
+): BrowserPlan {
+  const browserFiles = 'missing' in opts.browser ? files.filter(isBrowserTest) : [];
+  if (!('missing' in opts.browser) || browserFiles.length === 0) return { files, line: null, stop: false, failAtEnd: false };
+  const reason = opts.browser.missing;
+  if (inCi(opts.env)) {
+    return {
+      files: [],
+      line: `[test] CI=${opts.env.CI}: ${browserFiles.length} browser test file(s) cannot run (${browserFiles.join(', ')}): ${reason}; ${HOW_TO_GET_ONE}`,
+      stop: true,
+      failAtEnd: true,
+    };
+  }
+  const rest = files.filter((f) => !browserFiles.includes(f));
+  const line = missingBrowserLine(reason, browserFiles);
+  return { files: rest, line, stop: rest.length === 0, failAtEnd: opts.named };
 }

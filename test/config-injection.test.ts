@@ -127,7 +127,7 @@ describe('connection-config values cannot steer credentials', () => {
     await integrate('code-trap', { credentials: { type: 'OAUTH2', ...CLIENT, scopes: 'read' } });
     await integrate('key-trap');
     await integrate('okta', { credentials: { type: 'OAUTH2', ...CLIENT, scopes: 'okta.users.read' } });
-    // Auth0's client credentials (its Management API token) are `auth0-cc`; `auth0` is a user's OAuth sign-in, as Nango's name means.
+    await integrate('auth0', { credentials: { type: 'OAUTH2', ...CLIENT } });
     await integrate('auth0-cc', { credentials: { type: 'OAUTH2', ...CLIENT } });
   });
   after(async () => {
@@ -211,7 +211,7 @@ describe('connection-config values cannot steer credentials', () => {
     assertUntouched();
   });
 
-  test('Auth0 (catalogue, OAUTH2_CC): no client-credentials request to a domain outside *.auth0.com', async () => {
+  test('Auth0 client credentials (catalogue auth0-cc, OAUTH2_CC): no client-credentials request to a domain outside *.auth0.com', async () => {
     for (const value of [...tricks(), 'attacker.example'])
       assertRefused(await connectWith('/oauth2/auth/auth0-cc', { hostname: value }, {}), 'hostname', value);
     assertUntouched();

@@ -3,10 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import pg from 'pg';
 import { startMetabaseFake, startOAuthProviderFake } from './fakes/index.js';
-import { addMetabaseConnection, startTestPlatform, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { checkWorkflowId, executeWorkflow, taskQueueFor } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const REFRESH_DEADLINE_MS = 5000;
 
 describe('integrations, connections and the connect flows', () => {
   let t: TestPlatform;
@@ -16,7 +17,7 @@ describe('integrations, connections and the connect flows', () => {
   const API_KEY = 'mb_goodkey=';
 
   before(async () => {
-    t = await startTestPlatform();
+    t = await startTestPlatform({ env: { SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS: String(REFRESH_DEADLINE_MS) } });
     metabase = await startMetabaseFake({ apiKey: API_KEY });
     oauth = await startOAuthProviderFake({
       clientId: 'gd-client',
@@ -186,6 +187,74 @@ describe('integrations, connections and the connect flows', () => {
     const forced = (await nango.getConnection('drive', conn.connection_id, true)) as Json;
     assert.equal(oauth.state.refreshCount - refreshesBefore, 2);
     assert.notEqual(forced.credentials.access_token, [...tokens][0]);
+  });
+
+  test('while the provider answers a refresh, no transaction holds the connection row: another writer is not blocked', async () => {
+    const conn = ((await nango.listConnections({ integrationId: 'drive' } as never)) as Json).connections[0];
+    const pk = (await t.platform.deps.db.query('SELECT id FROM connections WHERE connection_id = $1', [conn.connection_id])).rows[0].id as number;
+    const tokenRequestsBefore = oauth.requests.filter((r) => r.path === '/oauth/token').length;
+    const release = oauth.provider.holdTokenResponses();
+    let unblocked = false;
+    try {
+      const refreshing = nango.getConnection('drive', conn.connection_id, true);
+      await waitFor('the refresh request to reach the provider', () => oauth.requests.filter((r) => r.path === '/oauth/token').length > tokenRequestsBefore);
+      const client = await t.platform.deps.db.connect();
+      try {
+        await client.query('BEGIN');
+        // NOWAIT: fails at once if any transaction holds the row.
+        await client.query('SELECT id FROM connections WHERE id = $1 FOR UPDATE NOWAIT', [pk]);
+        unblocked = true;
+      } catch (err) {
+        assert.match((err as Error).message, /could not obtain lock/);
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+      release();
+      assert.ok(((await refreshing) as Json).credentials.access_token);
+    } finally {
+      release();
+    }
+    assert.ok(unblocked, 'a transaction held the connection row while the provider was answering the refresh');
+  });
+
+  test('a token endpoint that trickles its answer is cut at the refresh deadline, not kept alive by each chunk', async () => {
+    const conn = ((await nango.listConnections({ integrationId: 'drive' } as never)) as Json).connections[0];
+    // One space every 250 ms, 200 times: 50 s of an answer whose every pause is far below the per-chunk timeout.
+    oauth.provider.trickleTokenResponses({ everyMs: 250, chunks: 200 });
+    try {
+      const res = await t.api(`/connections/${conn.connection_id}?provider_config_key=drive&force_refresh=true`);
+      const body = (await res.json()) as Json;
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(body.error.code, 'invalid_credentials');
+      assert.match(body.error.message, new RegExp(`did not answer within ${REFRESH_DEADLINE_MS} ms`));
+    } finally {
+      oauth.provider.trickleTokenResponses(null);
+    }
+    // The lease is released: the next refresh goes through.
+    assert.ok(((await nango.getConnection('drive', conn.connection_id, true)) as Json).credentials.access_token);
+  });
+
+  test('the real @nangohq/frontend popup flow: its socket, claimed by the session token of the popup, gets the outcome', async () => {
+    // The SDK unchanged, in Node: its WebSocket is Node's (the browser's API), the popup a stand-in
+    // whose location the test follows as the browser would.
+    const popup = { closed: false, location: '' as unknown, close() {} };
+    const globals = globalThis as { window?: unknown };
+    globals.window = { open: () => popup, screen: { width: 1280, height: 800 } };
+    try {
+      const { default: NangoFrontend } = await import('@nangohq/frontend');
+      const frontend = new NangoFrontend({ host: t.url, connectSessionToken: await session() });
+      const outcome = frontend.auth('drive');
+      const href = await waitFor('the popup to be sent to /oauth/connect', () => (popup.location ? String(popup.location) : null));
+      assert.match(href, /\/oauth\/connect\/drive\?.*ws_client_id=/);
+      const page = await fetch(href);
+      assert.equal(page.status, 200, await page.clone().text());
+      const result = await outcome;
+      assert.equal(result.providerConfigKey, 'drive');
+      assert.ok(((await nango.getConnection('drive', result.connectionId)) as Json).credentials.access_token);
+    } finally {
+      delete globals.window;
+    }
   });
 
   test('import connections, metadata on two at once (all or nothing), per-connection end users', async () => {

@@ -21,7 +21,7 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import ts from 'typescript';
 import { sandboxCompilerOptions } from '../cli/build.js';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
-import { addMetabaseConnection, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { addMetabaseConnection, apiRequestRecorder, assertReadsOnly, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { syncScheduleId } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -148,9 +148,10 @@ describe('custom integrations: CLI, deploy, sandbox', () => {
   let cliEnv: Record<string, string>;
   const cli = (...args: string[]) => run([...args, '--dir', proj], cliEnv);
   const unified = { 'connection-id': CONN, 'provider-config-key': PCK };
+  const apiRequests = apiRequestRecorder();
 
   before(async () => {
-    t = await startTestPlatform({ env: { SWITCHYARD_SCRIPT_CPU_LIMIT_MS: '3000', SWITCHYARD_SCRIPT_MEMORY_LIMIT_MB: '128' } });
+    t = await startTestPlatform({ env: { SWITCHYARD_SCRIPT_CPU_LIMIT_MS: '3000', SWITCHYARD_SCRIPT_MEMORY_LIMIT_MB: '128' }, log: apiRequests.log });
     generic = await startGenericApiFake({ apiKey: API_KEY, items: Array.from({ length: 120 }, (_, i) => ({ name: `item ${i + 1}` })) });
     metabase = await startMetabaseFake({ apiKey: API_KEY });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
@@ -199,17 +200,19 @@ describe('custom integrations: CLI, deploy, sandbox', () => {
   });
 
   test('dryrun runs the sync against the connection through the proxy and saves nothing', async () => {
+    const from = apiRequests.requests.length;
     const r = await cli('dryrun', 'items', CONN);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /Item: 120 record\(s\) would be saved/);
     assert.match(r.stdout, /"name": "item 120"/);
     assert.match(r.stdout, /no validation problems/);
     assert.ok(generic.requests.some((q) => q.path === '/items' && q.query.limit === '100'));
-    const stored = await t.platform.deps.db.query('SELECT count(*)::int AS n FROM records');
-    assert.equal(stored.rows[0].n, 0);
     const bad = await cli('dryrun', 'create-item', CONN, '--input', '{"name":""}');
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /Input problems[\s\S]*name/);
+    // Saves nothing: the CLI asks the platform for reads only (a count of records would be 0 anyway:
+    // nothing is deployed yet that could write one).
+    assertReadsOnly(apiRequests.requests.slice(from));
   });
 
   test('deploy dev: new endpoints wait deactivated; once activated the sync is scheduled and fills the cache', async () => {

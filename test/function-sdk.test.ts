@@ -36,7 +36,7 @@ const SCRIPTS: Record<string, string> = {
   'syncs/people.ts': `import { z } from 'zod';
 import { createSync } from 'switchyard/sdk';
 
-const Person = z.object({ id: z.string(), email: z.string() });
+const Person = z.object({ id: z.string(), email: z.string(), name: z.string() });
 
 export default createSync({
   description: 'Active and deactivated users, as two models',
@@ -52,8 +52,8 @@ export default createSync({
     nango.log(\`run \${runs}\`, { level: 'warn' });
     nango.logger.info('lastSyncDate', nango.lastSyncDate instanceof Date ? 'set' : 'unset');
     await nango.trackDeletesStart('ActiveUser');
-    const res = await nango.get<{ data: { id: number; email: string; is_active: boolean }[] }>({ endpoint: '/api/user', params: 'status=all', retries: 2 });
-    const people = (active: boolean) => res.data.data.filter((u) => u.is_active === active).map((u) => ({ id: String(u.id), email: u.email }));
+    const res = await nango.get<{ data: { id: number; email: string; first_name: string; is_active: boolean }[] }>({ endpoint: '/api/user', params: 'status=all', retries: 2 });
+    const people = (active: boolean) => res.data.data.filter((u) => u.is_active === active).map((u) => ({ id: String(u.id), email: u.email, name: u.first_name }));
     await nango.batchSave(people(true), 'ActiveUser');
     await nango.batchSave(people(false), 'InactiveUser');
     await nango.trackDeletesEnd('ActiveUser');
@@ -324,11 +324,16 @@ describe('Nango function SDK: semantics through the platform', () => {
     const [active] = await records('ActiveUser');
     const [inactive] = await records('InactiveUser');
     assert.ok(active && inactive);
+    const stored = async (id: string) => {
+      const page = await nango.listRecords<{ id: string; email: string; name: string }>({ providerConfigKey: PCK, connectionId: CONN, model: 'ActiveUser' });
+      const found = page.records.find((r) => r.id === id);
+      return found && { id: found.id, email: found.email, name: found.name };
+    };
+    const before = await stored(active.id);
+    assert.match(before?.name ?? '', /^P\d$/);
+    // The update names the e-mail only: a merge keeps the name the sync saved, an overwrite would drop it.
     assert.equal(await nango.triggerAction(PCK, CONN, 'edit-records', { rename: { id: active.id, email: 'renamed@example.com' }, forget: inactive.id }), true);
-    assert.deepEqual(
-      (await records('ActiveUser')).find((r) => r.id === active.id),
-      { id: active.id, email: 'renamed@example.com' },
-    );
+    assert.deepEqual(await stored(active.id), { id: active.id, email: 'renamed@example.com', name: before!.name });
     assert.ok(!(await records('InactiveUser')).some((r) => r.id === inactive.id));
   });
 

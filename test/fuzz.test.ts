@@ -114,19 +114,51 @@ function randomQuery(r: () => number): string {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
+interface Operation {
+  responses?: Record<string, { content?: Record<string, unknown> }>;
+}
+
+/** The statuses for which the document declares an HTML page (the OAuth popup's pages), not the JSON envelope. */
+function htmlStatuses(op: Operation): Set<number> {
+  return new Set(
+    Object.entries(op.responses ?? {})
+      .filter(([, r]) => Object.keys(r.content ?? {}).some((type) => type.startsWith('text/html')))
+      .map(([status]) => Number(status)),
+  );
+}
+
+/** Why a 4xx answer is not the error envelope, or null when it is. */
+function notAnEnvelope(status: number, contentType: string, text: string, html: Set<number>): string | null {
+  if (contentType.startsWith('text/html') && html.has(status)) return null;
+  if (!contentType.startsWith('application/json')) return `${contentType || 'no content type'}, not the JSON error envelope`;
+  try {
+    const parsed = JSON.parse(text) as { error?: { code?: unknown } };
+    return typeof parsed.error?.code === 'string' ? null : 'JSON without an error code';
+  } catch {
+    return 'a JSON content type over a body that is not JSON';
+  }
+}
+
 describe('fuzzing every route with malformed requests', () => {
   let t: TestPlatform;
-  let routes: { method: string; path: string }[] = [];
+  let routes: { method: string; path: string; html: Set<number> }[] = [];
   before(async () => {
     t = await startTestPlatform();
     await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } });
-    const doc = (await (await t.api('/openapi.json', { key: null })).json()) as { paths: Record<string, Record<string, unknown>> };
-    routes = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })));
-    routes.push({ method: 'GET', path: '/v1/{x}' }, { method: 'POST', path: '/users' }, { method: 'GET', path: '/proxy/{x}' });
+    const doc = (await (await t.api('/openapi.json', { key: null })).json()) as { paths: Record<string, Record<string, Operation>> };
+    routes = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, html: htmlStatuses(op) })),
+    );
+    const none = new Set<number>();
+    routes.push(
+      { method: 'GET', path: '/v1/{x}', html: none },
+      { method: 'POST', path: '/users', html: none },
+      { method: 'GET', path: '/proxy/{x}', html: none },
+    );
   });
   after(async () => t?.stop());
 
-  test('no 5xx, no hang, every 4xx in the error envelope', async () => {
+  test('no 5xx, no hang, every 4xx in the JSON error envelope (or the HTML page the document declares for it)', async () => {
     const r = prng(20261121);
     // `npm run test:soak` sends ten times as many.
     const perRoute = Number(process.env.FUZZ_PER_ROUTE ?? (process.env.SWITCHYARD_SOAK ? 400 : 40));
@@ -158,10 +190,9 @@ describe('fuzzing every route with malformed requests', () => {
           statuses[res.status] = (statuses[res.status] ?? 0) + 1;
           const text = await res.text();
           if (res.status >= 500) failures.push(`${method} ${url.slice(0, 200)} → ${res.status} ${text.slice(0, 200)}`);
-          else if (res.status >= 400 && res.headers.get('content-type')?.includes('json')) {
-            const parsed = JSON.parse(text) as { error?: { code?: unknown } };
-            if (typeof parsed.error?.code !== 'string')
-              failures.push(`${method} ${url.slice(0, 200)} → ${res.status} without an error code: ${text.slice(0, 200)}`);
+          else if (res.status >= 400) {
+            const wrong = notAnEnvelope(res.status, res.headers.get('content-type') ?? '', text, route.html);
+            if (wrong) failures.push(`${method} ${url.slice(0, 200)} → ${res.status} ${wrong}: ${text.slice(0, 200)}`);
           }
         } catch (err) {
           failures.push(`${method} ${url.slice(0, 200)} → ${(err as Error).message}`);

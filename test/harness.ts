@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import os from 'node:os';
 import { loadConfig, type Config } from '../lib/config.js';
 import type { Clock } from '../lib/clock.js';
@@ -95,6 +96,38 @@ export async function startTestPlatform(opts: TestPlatformOptions = {}): Promise
   };
 }
 
+/** The routes the API answered, from its `http` log lines: pass `log` to startTestPlatform. */
+export function apiRequestRecorder(): { log: Logger; requests: { method: string; path: string; status: number }[] } {
+  const requests: { method: string; path: string; status: number }[] = [];
+  let partial = '';
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const entry = JSON.parse(line) as { msg?: string; method?: string; path?: string; status?: number };
+        if (entry.msg === 'http') requests.push({ method: entry.method!, path: entry.path!, status: entry.status! });
+      }
+      done();
+    },
+  });
+  return { log: createLogger('info', sink), requests };
+}
+
+/** Requests that changed nothing on the platform: GETs only, the provider reached through the proxy among them. */
+export function assertReadsOnly(requests: { method: string; path: string }[]): void {
+  const calls = requests.map((r) => `${r.method} ${r.path}`);
+  assert.ok(
+    calls.some((c) => c.startsWith('GET /proxy/')),
+    `the provider reached through the proxy, among: ${calls.join(', ')}`,
+  );
+  assert.deepEqual(
+    calls.filter((c) => !c.startsWith('GET ')),
+    [],
+    'requests to routes that write',
+  );
+}
+
 // ---- Metabase: the provider most tests run their scripts against (with test/fakes/metabase.ts) ----
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -155,6 +188,27 @@ export async function connectMetabase(
   await createMetabaseIntegration(t);
   await addMetabaseConnection(t, hostname, apiKey, { connectionId: opts.connectionId });
   if (opts.endpoints) await enableMetabaseEndpoints(t, opts.endpoints);
+}
+
+/** A google-drive integration whose OAuth endpoints are those of the fake at `oauthUrl` (test/fakes/oauth-provider.ts), its API at `baseUrl` (default: the same fake). */
+export async function addOAuthIntegration(
+  t: TestPlatform,
+  opts: { uniqueKey: string; oauthUrl: string; clientId: string; clientSecret: string; scopes?: string; baseUrl?: string },
+): Promise<void> {
+  const res = await t.api('/integrations', {
+    method: 'POST',
+    json: {
+      provider: 'google-drive',
+      unique_key: opts.uniqueKey,
+      credentials: { type: 'OAUTH2', client_id: opts.clientId, client_secret: opts.clientSecret, scopes: opts.scopes ?? 'x' },
+      integration_config: {
+        authorization_url: `${opts.oauthUrl}/oauth/authorize`,
+        token_url: `${opts.oauthUrl}/oauth/token`,
+        base_url: opts.baseUrl ?? opts.oauthUrl,
+      },
+    },
+  });
+  assert.equal(res.status, 200, await res.clone().text());
 }
 
 /** Triggers an action on the connection `acme`. */

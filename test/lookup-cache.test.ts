@@ -1,9 +1,10 @@
 /**
  * The API's cached lookups (features/connections/lookups.ts, lib/db/change-feed.ts): two API
- * processes on one database, as production runs them. A change made through one (a deleted
- * connection, new credentials, a refreshed OAuth token, a new secret key) is honoured by the other
- * on its very next request, and a change made while the other's LISTEN connection was down is not
- * served from its cache once that connection is back. A token another process refreshed while its
+ * processes on one database, as production runs them. A lookup is answered from the cache until a
+ * notice for its row arrives; a change made through one process (a deleted connection, new
+ * credentials, a refreshed OAuth token, a new secret key) is honoured by the other on its very next
+ * request, and a change made while the other's LISTEN connection was down is not served from its
+ * cache once that connection is back. A token another process refreshed while its
  * notice is still on the way is picked up on the provider's 401 (issue 28, item 6).
  */
 import assert from 'node:assert/strict';
@@ -12,9 +13,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { findConnectionPk, saveCredentials } from '../features/connections/store.js';
+import { CHANGE_CHANNEL } from '../lib/db/change-feed.js';
 import { withTransaction } from '../lib/db/pool.js';
 import { startGenericProviderFake, startOAuthProviderFake, type GenericProviderFake } from './fakes/index.js';
-import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { addOAuthIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -87,17 +89,7 @@ describe('cached lookups across two API processes', () => {
       201,
     );
     await ok(await a.api('/integrations', { method: 'POST', json: { provider: 'recorder', unique_key: 'rec' } }));
-    await ok(
-      await a.api('/integrations', {
-        method: 'POST',
-        json: {
-          provider: 'google-drive',
-          unique_key: 'drive',
-          credentials: { type: 'OAUTH2', client_id: 'cid', client_secret: 'csecret', scopes: 'x' },
-          integration_config: { authorization_url: `${oauth.url}/oauth/authorize`, token_url: `${oauth.url}/oauth/token`, base_url: recorder.url },
-        },
-      }),
-    );
+    await addOAuthIntegration(a, { uniqueKey: 'drive', oauthUrl: oauth.url, clientId: 'cid', clientSecret: 'csecret', baseUrl: recorder.url });
   });
   after(async () => {
     for (const t of [...extra, b, a]) await t?.stop().catch(() => undefined);
@@ -114,6 +106,25 @@ describe('cached lookups across two API processes', () => {
 
   const importKey = (t: TestPlatform, connectionId: string, apiKey: string) =>
     t.api('/connections', { method: 'POST', json: { provider_config_key: 'rec', connection_id: connectionId, credentials: { type: 'API_KEY', apiKey } } });
+
+  test('a lookup is served from the cache: a change that sends no notice is not seen until a notice for its row arrives', async () => {
+    await ok(await importKey(a, 'cached', 'first-key'), 201);
+    assert.equal((await proxied(a, 'rec', 'cached')).auth, 'Key first-key'); // the connection is now in A's cache
+    const db = b.platform.deps.db;
+    const env = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+    const pk = (await findConnectionPk(db, env, 'rec', 'cached'))!;
+    // New credentials with the row's triggers off (session_replication_role), so no notice is sent:
+    // only an answer from the cache can still carry the old key.
+    await withTransaction(db, async (tx) => {
+      await tx.query('SET LOCAL session_replication_role = replica');
+      await saveCredentials(tx, b.platform.deps.box, pk, { type: 'API_KEY', apiKey: 'unannounced-key' });
+    });
+    assert.equal((await proxied(a, 'rec', 'cached')).auth, 'Key first-key', "served from A's cache, not read again");
+    // The notice the trigger would have sent; A's barrier returns once every earlier notice has reached its caches.
+    await db.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, `connections:${pk}`]);
+    await a.platform.changeFeed!.barrier();
+    assert.equal((await proxied(a, 'rec', 'cached')).auth, 'Key unannounced-key');
+  });
 
   test('a connection deleted through the other process is unknown on the next request', async () => {
     await ok(await importKey(a, 'gone', 'k1'), 201);

@@ -22,7 +22,7 @@ import { registerPrebuiltScripts } from '../integrations/registry.js';
 import { createOnEvent } from '../integrations/sdk/index.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
-import { syncWebhookWorkflowId, workflowHandle } from '../workflows/contracts.js';
+import { onEventWorkflowId, syncWebhookWorkflowId } from '../workflows/contracts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -135,6 +135,17 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
   const connection = async (connectionId: string) => (await (await t.api(`/connections/${connectionId}?provider_config_key=${PCK}`)).json()) as Json;
   const connectionRows = async (connectionId: string) =>
     (await t.platform.deps.db.query('SELECT count(*)::int AS n FROM connections WHERE connection_id = $1', [connectionId])).rows[0].n as number;
+  const connectionPk = async (connectionId: string) =>
+    (await t.platform.deps.db.query('SELECT id FROM connections WHERE connection_id = $1', [connectionId])).rows[0].id as number;
+  const workflowExists = async (workflowId: string) => {
+    try {
+      await t.platform.deps.temporal.workflow.getHandle(workflowId).describe();
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  };
 
   before(async () => {
     t = await startTestPlatform();
@@ -198,9 +209,18 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
     assert.match(metadata.owner as string, /@api-key\.invalid$/);
     assert.deepEqual(seen.created, [CONN]);
 
+    // Not on override. The start of the scripts' workflow, when there is one, happens before the
+    // answer (features/lifecycle); its id is once per connection, so while the first run is
+    // remembered a second start would be refused anyway. Forget it, as Temporal does after the
+    // namespace's retention: only the override itself must then stop a second run.
+    const firstRun = onEventWorkflowId('dev', 'post-connection-creation', PCK, CONN, await connectionPk(CONN));
+    const client = t.platform.deps.temporal;
+    await client.workflow.getHandle(firstRun).result();
+    await client.workflowService.deleteWorkflowExecution({ namespace: client.options.namespace, workflowExecution: { workflowId: firstRun } });
+    await waitFor('the first run to be forgotten', async () => !(await workflowExists(firstRun)));
     const override = await connect(CONN);
     assert.equal(override.status, 201);
-    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await workflowExists(firstRun), false, 'an override starts no post-connection-creation run');
     assert.deepEqual(seen.created, [CONN], 'an override does not run them again');
 
     // A failing one leaves an on-event error on the connection (the connection stays).
@@ -229,15 +249,8 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
   const hmac = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
   const post = (url: string, body: Json, headers: Record<string, string> = {}) =>
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const webhookRunExists = async (eventId: string) => {
-    try {
-      await workflowHandle(t.platform.deps.temporal, 'syncWebhookWorkflow', syncWebhookWorkflowId('dev', PCK, CONN, 'webhook-items', eventId)).describe();
-      return true;
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return false;
-      throw err;
-    }
-  };
+  /** The onWebhook run of an event for a connection: started before the webhook is answered, so its absence after the answer is final. */
+  const webhookRunExists = (eventId: string, connectionId = CONN) => workflowExists(syncWebhookWorkflowId('dev', PCK, connectionId, 'webhook-items', eventId));
 
   test('onWebhook: a webhook not proven by the integration secret gets 401 and runs nothing', async () => {
     const { webhook_secret: secret, webhook_url: url } = await webhookSecret();
@@ -264,14 +277,17 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
     const send = (body: Json) => post(url, body, { 'x-switchyard-signature': hmac(secret, JSON.stringify(body)) });
     const ignored = await send({ id: 'evt_0', type: 'item.deleted', connectionId: CONN, data: { id: 'w0', name: 'not subscribed' } });
     assert.equal(ignored.status, 200);
+    assert.equal(await webhookRunExists('evt_0'), false, 'the unsubscribed event starts no onWebhook run');
     const res = await send({ id: 'evt_1', type: 'item.created', connectionId: CONN, data: { id: 'w1', name: 'from a webhook', extra: 'stripped' } });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { status: 'success' });
-    const records = await waitFor('the webhook record', async () => {
-      const r = (await (await t.api('/records?model=WebhookItem', { headers: unified })).json()) as Json;
-      return r.records?.length ? (r.records as Json[]) : null;
-    });
-    assert.equal(records.length, 1, 'the unsubscribed event saved nothing');
+    await t.platform.deps.temporal.workflow.getHandle(syncWebhookWorkflowId('dev', PCK, CONN, 'webhook-items', 'evt_1')).result();
+    const records = ((await (await t.api('/records?model=WebhookItem', { headers: unified })).json()) as Json).records as Json[];
+    assert.deepEqual(
+      records.map((r) => r.id),
+      ['w1'],
+      'the subscribed event saved its record; the unsubscribed one saved nothing',
+    );
     assert.equal(records[0]!.name, 'from a webhook');
     assert.equal(records[0]!.extra, undefined, 'undeclared keys are stripped as zod does');
     const event = await waitFor('the sync event', async () => {
@@ -281,8 +297,14 @@ describe('on-event scripts, sync webhooks, sandbox web APIs', () => {
     assert.equal(event.syncType, 'WEBHOOK');
     assert.equal(event.model, 'WebhookItem');
     assert.deepEqual(event.responseResults, { added: 1, updated: 0, deleted: 0 });
-    // No connectionId: acknowledged, nothing runs.
+    // No connectionId: acknowledged, nothing runs, for no connection of the integration.
     assert.equal((await send({ id: 'evt_2', type: 'item.created', data: { id: 'w2', name: 'nobody' } })).status, 200);
+    const { rows: connections } = await t.platform.deps.db.query<{ connection_id: string }>(
+      'SELECT c.connection_id FROM connections c JOIN integrations i ON i.id = c.integration_id WHERE i.unique_key = $1',
+      [PCK],
+    );
+    assert.ok(connections.length > 0);
+    for (const { connection_id: c } of connections) assert.equal(await webhookRunExists('evt_2', c), false, `a run for ${c}`);
     // The integration-wide URL is handed to third parties: a body posted to it names no connection.
     const byToken = await post(tokenUrl, { id: 'evt_3', type: 'item.created', connectionId: CONN, data: { id: 'w3', name: 'by token' } });
     assert.equal(byToken.status, 200);

@@ -3,6 +3,7 @@
  * api/main.ts` / `worker/main.ts`), each in its own process group and killed as a group, for the
  * tests that kill or restart them (test/process-faults.test.ts, test/prod-shape.ts).
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -12,6 +13,8 @@ export interface Part {
   name: string;
   child: ChildProcess;
   output(): string;
+  /** Null while the process runs; else how it ended (`exit code 1`, `signal SIGKILL`). */
+  ended(): string | null;
   kill9(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -69,6 +72,7 @@ export async function startPart(role: 'api' | 'worker', env: Record<string, stri
     name,
     child,
     output: () => tail,
+    ended: () => (child.exitCode !== null ? `exit code ${child.exitCode}` : child.signalCode !== null ? `signal ${child.signalCode}` : null),
     async kill9() {
       killGroup(child, 'SIGKILL');
       await exited;
@@ -80,4 +84,13 @@ export async function startPart(role: 'api' | 'worker', env: Record<string, stri
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Every part still running. A process killed by a signal has no exit code (`exitCode` stays null),
+ * so "alive" is neither an exit code nor a signal.
+ */
+export function assertRunning(parts: Part[], message: string): void {
+  const gone = parts.flatMap((p) => (p.ended() ? [`${p.name}: ${p.ended()}`] : []));
+  assert.deepEqual(gone, [], message);
 }

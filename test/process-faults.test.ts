@@ -27,7 +27,8 @@ import { temporalKind } from '../lib/embedded/local-services.js';
 import { freePort, startTemporalDevServer, type EmbeddedTemporal } from '../lib/embedded/temporal.js';
 import { startTemporalServer } from '../lib/embedded/temporal-server.js';
 import { startMetabaseFake, type MetabaseFake } from './fakes/index.js';
-import { killAllParts, startPart, type Part } from './parts.js';
+import { actionRunsFor, renameEveryUser, rewrittenUsers, userPosts } from './exactly-once.js';
+import { assertRunning, killAllParts, startPart, type Part } from './parts.js';
 import { waitFor as waitUntil } from './wait.js';
 import { checkWorkflowId, syncScheduleId } from '../workflows/contracts.js';
 
@@ -325,9 +326,11 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
       return res.status === 200 ? ((await res.json()) as Json) : null;
     });
     assert.equal(result.email, email);
-    assert.equal(small!.state.users.filter((u) => u.email === email).length, 1, 'created exactly once');
+    // Counted where a second write would show (the fake refuses a second user with this e-mail, so its user count cannot).
+    assert.deepEqual(userPosts(small!, email), [429, 200], 'POSTs at the provider: the one refused with 429, then the one that created the user');
+    assert.equal(await actionRunsFor(db!, email), 1, 'one action run');
     say(
-      `1a injected: kill -9 of the API during POST /action/trigger (sync, provider 429 Retry-After 3); checked: client cut (${answer}), run ${run.id} completed after restart, readable at GET /action/:id, user created once`,
+      `1a injected: kill -9 of the API during POST /action/trigger (sync, provider 429 Retry-After 3); checked: client cut (${answer}), run ${run.id} completed after restart, readable at GET /action/:id, user created once (POSTs 429, 200; one run)`,
     );
   });
 
@@ -397,6 +400,8 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
       await waitFor('8 pages fetched', async () => pages().length >= 8);
       await pg!.stop();
       const fetchedWhileUp = pages().length;
+      // From here a page saved again is a rewrite (UPDATED), not an unchanged upsert the cache skips.
+      renameEveryUser(big!);
       await sleep(3000);
       pg = await startEmbeddedPostgres(pgDir, pgPort);
       const state = await waitFor(
@@ -407,10 +412,16 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
         },
         150_000,
       );
-      // Exactly once is counted where a duplicate would show (UNIQUE(external_id) alone cannot):
-      // at the provider, where only the two pages in flight when Postgres went away (the one being
-      // written, whose position follows its records, and the one fetched ahead) may be asked for
-      // again, once each, and in the row versions, where no record was rewritten after its first save.
+      // Exactly once is counted where a duplicate would show (UNIQUE(external_id) alone cannot).
+      // Two pages are in flight when Postgres goes away: the one being written, whose position
+      // follows its records, and the one fetched ahead. In the cache only the first may be saved
+      // again (at most one page of records rewritten); at the provider both may be asked for again, once each.
+      const live = await db!.query(
+        `SELECT count(*)::int AS n FROM records r JOIN connections c ON c.id = r.connection_pk WHERE c.connection_id = 'big' AND r.model = 'User' AND r.deleted_at IS NULL`,
+      );
+      assert.equal(live.rows[0].n, 1950);
+      const rewritten = await rewrittenUsers(db!, 'big');
+      assert.ok(rewritten <= 100, `${rewritten} records saved again after the restart: more than the one page being written when Postgres went away`);
       const asked = new Map<string, number>();
       for (const p of pages()) asked.set(String(p.query.offset), (asked.get(String(p.query.offset)) ?? 0) + 1);
       assert.equal(asked.size, 20, 'every page fetched');
@@ -420,17 +431,10 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
         again.length <= 2 && consecutive && [...asked.values()].every((n) => n <= 2),
         `more than the pages in flight fetched again: ${again.join(', ')}`,
       );
-      const versions = (
-        await db!.query(
-          `SELECT r.last_action, count(*)::int AS n FROM records r JOIN connections c ON c.id = r.connection_pk
-           WHERE c.connection_id = 'big' AND r.model = 'User' AND r.deleted_at IS NULL GROUP BY r.last_action`,
-        )
-      ).rows as Json[];
-      assert.deepEqual(versions, [{ last_action: 'ADDED', n: 1950 }], 'each record written once, none rewritten');
       assert.equal(state.last_result?.User?.added, 1950, JSON.stringify(state.last_result));
-      assert.ok(worker!.child.exitCode === null && api!.child.exitCode === null, 'API and worker survived the database restart');
+      assertRunning([api!, worker!], 'API and worker survived the database restart');
       say(
-        `2 injected: PostgreSQL stopped after ${fetchedWhileUp} of 20 pages, down 3 s, started again; checked: run SUCCESS, 1950 records each written once, added=1950, ${pages().length} page requests for 20 pages (${again.join(', ') || 'none'} again), API and worker alive`,
+        `2 injected: PostgreSQL stopped after ${fetchedWhileUp} of 20 pages, down 3 s, started again; checked: run SUCCESS, 1950 records each added once (${rewritten} saved again), added=1950, ${pages().length} page requests for 20 pages (${again.join(', ') || 'none'} again), API and worker alive`,
       );
     } finally {
       big!.setLatency(0);
@@ -474,7 +478,8 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
       120_000,
     );
     assert.equal(result.email, email);
-    assert.equal(small!.state.users.filter((u) => u.email === email).length, 1, 'the user was created once');
+    assert.deepEqual(userPosts(small!, email), [429, 200], 'POSTs at the provider: the one refused with 429, then the one that created the user');
+    assert.equal(await actionRunsFor(db!, email), 1, 'one action run');
 
     const auth = await waitFor(
       'the auth webhook delivered',
@@ -500,7 +505,7 @@ describe('process faults on a private Postgres + Temporal, API and worker as OS 
     );
     const actionHits = backend!.hits.filter((h) => h.type === 'async_action' && h.body.payload?.id === runId);
     assert.equal(actionHits.filter((h) => h.status < 300).length, 1, 'the async_action webhook reached a 2xx once');
-    assert.ok(worker!.child.exitCode === null && api!.child.exitCode === null, 'API and worker survived the Temporal outage');
+    assertRunning([api!, worker!], 'API and worker survived the Temporal outage');
     say(
       `3 injected: Temporal ${kind} down 5 s during a 429 wait (Retry-After 6) and a webhook retry (503, Retry-After 4); checked: action ${runId} completed (user created once), auth webhook attempts ${authHits.map((h) => h.status).join(',')}, async_action webhook 2xx once`,
     );

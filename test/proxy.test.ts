@@ -7,8 +7,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Nango } from '@nangohq/node';
 import { freePort } from '../lib/embedded/temporal.js';
-import { deterministicSha256, startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
-import { addMetabaseConnection, startTestPlatform, type TestPlatform } from './harness.js';
+import { deterministicSha256, startGenericApiFake, startMetabaseFake, startOAuthProviderFake, type GenericApiFake } from './fakes/index.js';
+import { addMetabaseConnection, addOAuthIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -588,5 +588,96 @@ describe('the proxy and the request log', () => {
     const openapi = (await (await t.api('/openapi.json')).json()) as Json;
     assert.ok(openapi.paths['/logs'].get.parameters.some((p: Json) => p.name === 'cursor'));
     assert.ok(openapi.paths['/proxy/{path}'].post.parameters.some((p: Json) => p.name === 'Retries' && p.in === 'header'));
+  });
+});
+
+describe('the proxy under concurrent calls', () => {
+  /** Turns a call that never gets its answer into a failure instead of a hung run: a hang guard, not a measure. */
+  const HANG_GUARD_MS = 60_000;
+  const POOL_SIZE = 4;
+  const POOL_WAIT_MS = 2000;
+  let t: TestPlatform;
+  let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
+  let oauth: Awaited<ReturnType<typeof startOAuthProviderFake>>;
+
+  before(async () => {
+    // A small pool, so that a handful of concurrent calls is enough to fill it.
+    t = await startTestPlatform({ runWorker: false, env: { DATABASE_POOL_SIZE: String(POOL_SIZE), DATABASE_POOL_WAIT_MS: String(POOL_WAIT_MS) } });
+    metabase = await startMetabaseFake({ apiKey: API_KEY });
+    oauth = await startOAuthProviderFake({ clientId: 'cid', clientSecret: 'csecret', accessTokenTtlSeconds: 3600, issueRefreshTokens: true });
+    assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: 'metabase' } })).status, 200);
+    await addMetabaseConnection(t, metabase.url, API_KEY);
+    await addOAuthIntegration(t, { uniqueKey: 'drive', oauthUrl: oauth.url, clientId: 'cid', clientSecret: 'csecret' });
+  });
+  after(async () => {
+    await t?.stop();
+    await metabase?.close();
+    await oauth?.close();
+  });
+
+  /**
+   * The fuzzer's call, PATCH /proxy/0 with Retry-On: 000: on the Metabase connection its upstream
+   * answers 404; on a connection id nobody has it is a 400 that needs a database read (unknown rows
+   * are not cached).
+   */
+  const fuzzerCall = (connectionId = 'acme') =>
+    t.api('/proxy/0', {
+      method: 'PATCH',
+      headers: { 'connection-id': connectionId, 'provider-config-key': 'metabase', 'retry-on': '000' },
+      signal: AbortSignal.timeout(HANG_GUARD_MS),
+    });
+
+  test('calls on a connection whose token refresh waits on its provider do not stall the calls of other connections', async () => {
+    oauth.state.refreshTokens.push({ refreshToken: 'rt-held', scope: 'x', issuedAt: Date.now(), revoked: false, uses: 0 });
+    const imported = await t.api('/connections', {
+      method: 'POST',
+      json: {
+        provider_config_key: 'drive',
+        connection_id: 'held',
+        // Inside the refresh margin: the next call refreshes first.
+        credentials: { type: 'OAUTH2', access_token: 'at-old', refresh_token: 'rt-held', expires_at: new Date(Date.now() + 60_000).toISOString() },
+      },
+    });
+    assert.equal(imported.status, 201, await imported.text());
+    assert.equal((await fuzzerCall()).status, 404, 'alone, the call is answered');
+
+    const refreshesBefore = oauth.state.refreshCount;
+    const release = oauth.provider.holdTokenResponses();
+    try {
+      // Twice as many calls on the held connection as the pool has clients.
+      const held = Array.from({ length: 2 * POOL_SIZE }, () =>
+        t.api('/proxy/userinfo', { headers: { 'connection-id': 'held', 'provider-config-key': 'drive' }, signal: AbortSignal.timeout(HANG_GUARD_MS) }),
+      );
+      await waitFor('the refresh to reach the provider', () => oauth.requests.some((r) => r.path === '/oauth/token' && r.status === 0));
+      const others = await Promise.all([fuzzerCall(), fuzzerCall('0'), fuzzerCall('nobody')]);
+      assert.deepEqual(
+        others.map((r) => r.status),
+        [404, 400, 400],
+        'answered while the refresh is still held',
+      );
+      release();
+      const answers = await Promise.all(held);
+      assert.deepEqual(
+        answers.map((r) => r.status),
+        Array.from({ length: 2 * POOL_SIZE }, () => 200),
+      );
+      assert.equal(oauth.state.refreshCount - refreshesBefore, 1, 'one refresh for all of them');
+    } finally {
+      release();
+    }
+  });
+
+  test('a call that finds every pool connection busy gets 503 database_busy once the pool wait is over, instead of waiting on', async () => {
+    // Whatever holds them (here: the test), the pool's connections stay busy past the wait.
+    const busy = await Promise.all(Array.from({ length: POOL_SIZE }, () => t.platform.deps.db.connect()));
+    try {
+      const res = await fuzzerCall('nobody-either');
+      const body = (await res.json()) as Json;
+      assert.equal(res.status, 503, JSON.stringify(body));
+      assert.equal(body.error.code, 'database_busy');
+    } finally {
+      for (const client of busy) client.release();
+    }
+    assert.equal((await fuzzerCall('nobody-either')).status, 400, 'answered as usual once a connection is free');
   });
 });

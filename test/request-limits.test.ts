@@ -39,7 +39,12 @@ describe('request limits', () => {
   before(async () => {
     t = await startTestPlatform({
       runWorker: false,
-      env: { SWITCHYARD_REQUEST_BODY_LIMIT_BYTES: String(LIMIT), SWITCHYARD_WS_MAX_CLIENTS: '2', SWITCHYARD_WS_IDLE_TIMEOUT_MS: '1000' },
+      env: {
+        SWITCHYARD_REQUEST_BODY_LIMIT_BYTES: String(LIMIT),
+        SWITCHYARD_WS_MAX_CLIENTS: '2',
+        SWITCHYARD_WS_CLAIM_TIMEOUT_MS: '1000',
+        SWITCHYARD_WS_IDLE_TIMEOUT_MS: '1000',
+      },
     });
   });
   after(async () => t?.stop());
@@ -95,19 +100,28 @@ describe('request limits', () => {
     assert.equal(res.status, 200, await res.text());
   });
 
-  test('WebSocket clients are bounded and closed when idle', async () => {
+  test('WebSocket clients are bounded and closed when no connect session claims them, pings or not', async () => {
     const url = t.url.replace(/^http/, 'ws') + '/';
     const first = await openSocket(url);
     const second = await openSocket(url);
     assert.equal(first.ack.message_type, 'connection_ack');
     await assert.rejects(openSocket(url), /upgrade refused with 503/);
-    // Nothing is sent: the server closes both after the idle timeout, which frees their places.
-    const closed = await Promise.all(
-      [first.ws, second.ws].map((ws) => new Promise<[number, string]>((resolve) => ws.once('close', (code, reason) => resolve([code, String(reason)])))),
+    const closed = [first.ws, second.ws].map(
+      (ws) => new Promise<[number, string]>((resolve) => ws.once('close', (code, reason) => resolve([code, String(reason)]))),
     );
-    assert.deepEqual(closed, [
-      [1000, 'idle timeout'],
-      [1000, 'idle timeout'],
+    // The first pings all along (at most 100 times, the hang guard); the server still closes both once
+    // the claim window is over, which frees their places.
+    let pings = 0;
+    const pinger = setInterval(() => {
+      if (pings >= 100 || first.ws.readyState !== WebSocket.OPEN) return;
+      first.ws.ping();
+      pings++;
+    }, 100);
+    const outcomes = await Promise.all(closed).finally(() => clearInterval(pinger));
+    assert.ok(pings < 100, 'the pinging socket was closed only once it stopped pinging');
+    assert.deepEqual(outcomes, [
+      [1008, 'not claimed by a connect session'],
+      [1008, 'not claimed by a connect session'],
     ]);
     const third = await openSocket(url);
     assert.equal(third.ack.message_type, 'connection_ack');

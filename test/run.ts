@@ -11,7 +11,7 @@ import path from 'node:path';
 import { startLocalServices } from '../lib/embedded/local-services.js';
 import { bundleWorkflows } from '../worker/index.js';
 import { SANDBOX_NODE_FLAGS } from '../lib/sandbox/node-flags.js';
-import { findChromium, isBrowserTest, missingBrowserLine } from './browser-prerequisite.js';
+import { findChromium, planBrowserTests } from './browser-prerequisite.js';
 
 const say = (m: string) => console.log(`[test] ${m}`);
 
@@ -30,22 +30,16 @@ async function testFiles(args: string[]): Promise<string[]> {
 }
 
 async function main(): Promise<number> {
-  // Prerequisites first: without a browser, the browser tests are left out, said in one line at the end (not failed).
+  // Prerequisites first: without a browser, the browser tests are left out, said in one line at the
+  // end (not failed); in CI the run fails at once instead (test/browser-prerequisite.ts).
   const requested = process.argv.slice(2);
-  let files = await testFiles(requested);
   const browser = findChromium();
-  let skippedLine: string | null = null;
-  if ('missing' in browser) {
-    const browserFiles = files.filter(isBrowserTest);
-    if (browserFiles.length > 0) {
-      skippedLine = missingBrowserLine(browser.missing, browserFiles);
-      files = files.filter((f) => !browserFiles.includes(f));
-      if (files.length === 0) {
-        console.log(skippedLine);
-        return 1;
-      }
-    }
+  const plan = planBrowserTests(await testFiles(requested), { named: requested.length > 0, browser, env: process.env });
+  if (plan.stop) {
+    console.log(plan.line);
+    return 1;
   }
+  const { files } = plan;
   const work = await mkdtemp(path.join(os.tmpdir(), 'switchyard-test-'));
   await chmod(work, 0o755);
   const stops: (() => Promise<void>)[] = [];
@@ -75,9 +69,8 @@ async function main(): Promise<number> {
       });
       child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
     });
-    if (skippedLine) console.log(skippedLine);
-    // Browser tests named on the command line but not run are a failure; left out of a full run, not.
-    return skippedLine && requested.length > 0 ? 1 : code;
+    if (plan.line) console.log(plan.line);
+    return plan.failAtEnd ? 1 : code;
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     await rm(work, { recursive: true, force: true }).catch(() => undefined);

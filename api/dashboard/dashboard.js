@@ -91,9 +91,16 @@
       const empty = document.querySelector('[data-runs-empty]');
       if (empty) empty.remove();
     });
+    // The session ended (signed out, expired, key rotated): no reconnecting.
+    source.addEventListener('end', function (event) {
+      source.close();
+      tail.classList.remove('live-on');
+      if (status) status.textContent = 'Live tail stopped: ' + event.data;
+    });
     source.addEventListener('error', function () {
       tail.classList.remove('live-on');
-      if (status) status.textContent = 'Live tail interrupted; reconnecting…';
+      // Refused (e.g. too many tails open for this session): the browser does not retry.
+      if (status) status.textContent = source.readyState === EventSource.CLOSED ? 'Live tail unavailable; reload the page to try again.' : 'Live tail interrupted; reconnecting…';
     });
   }
 })();

@@ -15,6 +15,7 @@ import { Badge, Empty, Json, Layout, renderPage, statusTone, When, withQuery, ty
 import { DataTable, FilterForm, IntegrationFilter, Pager, SelectFilter, TextFilter } from './components.js';
 import { temporalRunUrl } from './runs.js';
 import { getRun, listRuns, type RunFilters, type RunKind, type RunSummary } from '../../features/dashboard/runs.js';
+import { sessionIsLive } from '../../features/dashboard/sessions.js';
 
 const RUN_PAGE_SIZE = 50;
 const LOG_PAGE_SIZE = 50;
@@ -137,6 +138,8 @@ function logFilters(q: ReturnType<typeof logQuery>): { filters: RequestLogFilter
 const TAIL_POLL_MS = 1000;
 /** A tail sends at most this many entries per poll; more than that and the page is better reloaded. */
 const TAIL_BATCH = 200;
+/** Live tails one session may hold open at once (a few tabs); one more is refused with 429. */
+export const TAILS_PER_SESSION = 4;
 
 function TemporalLink({ href }: { href: string | null }) {
   if (!href) return <span class="muted">—</span>;
@@ -154,6 +157,8 @@ function duration(run: RunSummary): string {
 }
 
 export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
+  /** Open live tails by session (the id's hash), in this process. */
+  const openTails = new Map<string, number>();
   app.get('/logs', async (c) => {
     const ctx = c.get('page');
     const q = logQuery(c);
@@ -227,9 +232,14 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
 
   // The live tail of the Logs page: server-sent events, `log` (a table row) for each new request log
   // entry matching the page's filters and `run` (a list item) for each run started since the page
-  // opened, narrowed by integration and connection. Polls the database each second.
+  // opened, narrowed by integration and connection. Polls the database each second, and asks each
+  // time whether the session is still live: after a sign-out, a key rotation or the expiry it sends
+  // `end` and stops.
   app.get('/logs/tail', (c) => {
     const ctx = c.get('page');
+    const session = c.get('session');
+    const held = openTails.get(session.idHash) ?? 0;
+    if (held >= TAILS_PER_SESSION) return c.text(`This session already has ${TAILS_PER_SESSION} live tails open; close a Logs page first.`, 429);
     const q = logQuery(c);
     const { filters, problems } = logFilters(q);
     if (problems.length) throw new BadRequest('invalid_query_params', problems.join(' '));
@@ -241,6 +251,12 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
       connectionId: filters.connectionId,
       startedSince: Number.isNaN(since.getTime()) ? new Date() : since,
     };
+    openTails.set(session.idHash, held + 1);
+    const release = () => {
+      const left = (openTails.get(session.idHash) ?? 1) - 1;
+      if (left > 0) openTails.set(session.idHash, left);
+      else openTails.delete(session.idHash);
+    };
     return streamSSE(
       c,
       async (stream) => {
@@ -248,23 +264,31 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
         stream.onAbort(() => {
           open = false;
         });
-        let lastId = after;
-        const shownRuns = new Set<string>();
-        await stream.writeSSE({ event: 'ready', data: '' });
-        while (open) {
-          const { logs } = await listRequestLogs(deps.db, ctx.env.id, { ...filters, afterId: lastId }, { limit: TAIL_BATCH });
-          for (const l of logs.reverse()) {
-            lastId = Math.max(lastId, l.id);
-            await stream.writeSSE({ event: 'log', id: String(lastId), data: String(await (<RequestLogRow ctx={ctx} l={l} />).toString()) });
+        try {
+          let lastId = after;
+          const shownRuns = new Set<string>();
+          await stream.writeSSE({ event: 'ready', data: '' });
+          while (open) {
+            if (!(await sessionIsLive(deps.db, session))) {
+              await stream.writeSSE({ event: 'end', data: 'Your session has ended. Sign in again.' });
+              break;
+            }
+            const { logs } = await listRequestLogs(deps.db, ctx.env.id, { ...filters, afterId: lastId }, { limit: TAIL_BATCH });
+            for (const l of logs.reverse()) {
+              lastId = Math.max(lastId, l.id);
+              await stream.writeSSE({ event: 'log', id: String(lastId), data: String(await (<RequestLogRow ctx={ctx} l={l} />).toString()) });
+            }
+            const runs = await listRuns(deps.db, ctx.env.id, runFilters, { limit: TAIL_BATCH, offset: 0 });
+            for (const r of runs.reverse()) {
+              const key = `${r.kind}:${r.id}:${r.status}`;
+              if (shownRuns.has(key)) continue;
+              shownRuns.add(key);
+              await stream.writeSSE({ event: 'run', data: String(await (<LiveRunItem ctx={ctx} r={r} />).toString()) });
+            }
+            await stream.sleep(TAIL_POLL_MS);
           }
-          const runs = await listRuns(deps.db, ctx.env.id, runFilters, { limit: TAIL_BATCH, offset: 0 });
-          for (const r of runs.reverse()) {
-            const key = `${r.kind}:${r.id}:${r.status}`;
-            if (shownRuns.has(key)) continue;
-            shownRuns.add(key);
-            await stream.writeSSE({ event: 'run', data: String(await (<LiveRunItem ctx={ctx} r={r} />).toString()) });
-          }
-          await stream.sleep(TAIL_POLL_MS);
+        } finally {
+          release();
         }
       },
       async (err, stream) => {

@@ -417,6 +417,8 @@ export const startOAuth = defineRoute({
       throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
     if (!target.integration.credentials)
       throw new BadRequest('missing_credentials', `Integration ${pck} has no OAuth client id and secret (its Authorization tab)`);
+    // The popup's socket gets this flow's outcome only once this session has claimed it (api/ws.ts).
+    const claimedSocket = wsClientId && deps.authSockets.claim(wsClientId, target.session.id) ? wsClientId : null;
     const state = randomUUID();
     const pkce = provider.pkce ? pkcePair() : null;
     const redirectUri = `${deps.config.publicUrl}/oauth/callback`;
@@ -434,7 +436,7 @@ export const startOAuth = defineRoute({
         connectionConfig: target.connectionConfig,
         codeVerifierEnc: pkce ? deps.box.encrypt(pkce.verifier, rowAad('oauth_sessions', 'code_verifier_enc', state)) : null,
         redirectUri,
-        wsClientId,
+        wsClientId: claimedSocket,
       },
       deps.clock.now(),
     );

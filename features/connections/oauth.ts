@@ -61,6 +61,8 @@ interface TokenRequest {
   client: { id: string; secret: string };
   params: Record<string, string>;
   context: RequestContext;
+  /** Ends the whole request (headers and body), not only a pause between chunks. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -83,6 +85,7 @@ async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promis
     body: json ? JSON.stringify(params) : new URLSearchParams(params).toString(),
     auth: basic ? { type: 'basic', username: req.client.id, password: req.client.secret } : { type: 'none' },
     context: req.context,
+    ...(req.signal && { signal: req.signal }),
   });
   const text = res.body?.toString('utf8') ?? '';
   let body: TokenResponse;
@@ -153,6 +156,7 @@ export async function refreshToken(opts: {
   refreshToken: string;
   now: Date;
   context: RequestContext;
+  signal?: AbortSignal;
 }): Promise<StoredCredentials> {
   const raw = await tokenRequest(opts.http, {
     endpoints: opts.endpoints,
@@ -160,6 +164,7 @@ export async function refreshToken(opts: {
     client: { id: opts.client.client_id, secret: opts.client.client_secret },
     params: { grant_type: 'refresh_token', ...opts.endpoints.params('refresh'), refresh_token: opts.refreshToken },
     context: opts.context,
+    signal: opts.signal,
   });
   return credentialsFrom(raw, opts.now, opts.refreshToken);
 }
@@ -174,6 +179,7 @@ export async function clientCredentialsToken(opts: {
   connectionCredentials: { client_id?: string; client_secret?: string };
   now: Date;
   context: RequestContext;
+  signal?: AbortSignal;
 }): Promise<StoredCredentials> {
   const { provider, integration } = opts.endpoints;
   const id = opts.connectionCredentials.client_id ?? integration.credentials?.client_id;
@@ -190,6 +196,7 @@ export async function clientCredentialsToken(opts: {
       ...opts.endpoints.params('token'),
     },
     context: opts.context,
+    signal: opts.signal,
   });
   const expiresIn = Number(raw.expires_in);
   return {

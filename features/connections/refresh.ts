@@ -1,14 +1,16 @@
 /**
  * @module features/connections/refresh — OAuth tokens refreshed before they expire (or when forced),
- * under a per-connection row lock so two refreshes never race: whoever waits re-reads the row and
+ * under a per-connection lease (no transaction across the provider's answer) so two refreshes never race: whoever waits re-reads the row and
  * finds the fresh token. The token URL and parameters come from the resolver's endpoints
  * (target.ts), checked like every other URL. What a refresh's outcome sets off (alerts, the `auth`
  * webhook) is the `onTokenRefresh` listener's (activities/token-refresh.ts).
  */
+import { randomUUID } from 'node:crypto';
 import { withTransaction } from '../../lib/db/pool.js';
 import { BadRequest, NotFound } from '../../lib/errors.js';
 import type { StoredCredentials } from './credentials.js';
 import { clientCredentialsToken, refreshToken } from './oauth.js';
+import { claimRefreshLease, holdsRefreshLease, releaseRefreshLease, waitForRefreshLease } from './refresh-lease.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, recordCheck, saveCredentials, type Connection } from './store.js';
 import type { Endpoints } from './target.js';
@@ -26,9 +28,15 @@ function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
   return Boolean(c.credentials.refresh_token && c.expiresAt && c.expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
 }
 
+/** A lease outlives its refresh's deadline by this much (the statements before and after the request). */
+const REFRESH_LEASE_GRACE_MS = 15_000;
+
 /**
  * Returns the connection with credentials valid for at least the refresh margin, refreshing its
- * OAuth token first when needed, at the token URL `endpointsOf` resolves for the locked row's config.
+ * OAuth token first when needed, at the token URL `endpointsOf` resolves for the current row's config.
+ * A lease (refresh-lease.ts) serialises concurrent refreshes of one connection: whoever waits re-reads
+ * the row and finds the fresh token. No transaction is open while the provider answers, and its answer
+ * has a deadline (SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS) however slowly it trickles in.
  */
 export async function withFreshCredentials(
   deps: ConnectionDeps,
@@ -37,42 +45,83 @@ export async function withFreshCredentials(
   opts: { force?: boolean } = {},
 ): Promise<Connection> {
   if (!needsRefresh(connection, deps.clock.now(), opts.force ?? false)) return connection;
-  let refreshed = false;
+  const deadlineMs = deps.config.SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS;
+  let deadline: AbortSignal | undefined;
   try {
-    const result = await withTransaction(deps.db, async (tx) => {
-      const locked = await getConnectionByPk(tx, deps.box, connection.id, true);
-      if (!locked) throw new NotFound('not_found', 'Failed to find connection');
-      if (locked.credentials.type !== 'OAUTH2' && locked.credentials.type !== 'OAUTH2_CC') return locked;
-      const stillNeeded = opts.force ? locked.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(locked, deps.clock.now(), false);
-      if (!stillNeeded) return locked;
-      const endpoints = endpointsOf(locked.connectionConfig);
-      const context = {
-        environmentId: locked.environmentId,
-        integration: endpoints.integration.uniqueKey,
-        connectionId: locked.connectionId,
-        kind: 'auth',
-      } as const;
-      let fresh: StoredCredentials;
-      if (locked.credentials.type === 'OAUTH2_CC') {
-        fresh = await clientCredentialsToken({ http: deps.http, endpoints, connectionCredentials: locked.credentials, now: deps.clock.now(), context });
-      } else {
-        const client = endpoints.integration.credentials;
-        if (!client) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
-        fresh = await refreshToken({ http: deps.http, endpoints, client, refreshToken: locked.credentials.refresh_token!, now: deps.clock.now(), context });
-      }
-      await saveCredentials(tx, deps.box, locked.id, fresh);
-      refreshed = true;
-      return (await getConnectionByPk(tx, deps.box, locked.id))!;
-    });
+    const { result, refreshed } = await refreshUnderLease(
+      deps,
+      connection,
+      endpointsOf,
+      opts.force ?? false,
+      () => (deadline = AbortSignal.timeout(deadlineMs)),
+    );
     // A successful refresh resolves the connection's auth_refresh_failed alert, if one is open.
     if (refreshed) await deps.onTokenRefresh.refreshed(connection);
     return result;
   } catch (err) {
     if (err instanceof NotFound) throw err;
-    const message = (err as Error).message;
+    const message = deadline?.aborted ? `the token endpoint did not answer within ${deadlineMs} ms` : (err as Error).message;
     await recordCheck(deps.db, connection.id, false, { type: 'auth', log_id: `refresh-${Date.now()}`, message, at: deps.clock.now().toISOString() });
     // Raises the auth_refresh_failed alert and emits the `auth` webhook (refresh, success: false).
     await deps.onTokenRefresh.refreshFailed(connection, message);
     throw new BadRequest('invalid_credentials', `Refreshing the token failed: ${message}`);
+  }
+}
+
+/** The refresh itself, once this process holds the connection's lease; `startDeadline` arms the provider request's deadline. */
+async function refreshUnderLease(
+  deps: ConnectionDeps,
+  connection: Connection,
+  endpointsOf: (connectionConfig: Record<string, unknown>) => Endpoints,
+  force: boolean,
+  startDeadline: () => AbortSignal,
+): Promise<{ result: Connection; refreshed: boolean }> {
+  const holder = randomUUID();
+  const leaseMs = deps.config.SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS + REFRESH_LEASE_GRACE_MS;
+  while (!(await claimRefreshLease(deps.db, connection.id, holder, leaseMs))) await waitForRefreshLease(deps.db, connection.id);
+  try {
+    const current = await getConnectionByPk(deps.db, deps.box, connection.id);
+    if (!current) throw new NotFound('not_found', 'Failed to find connection');
+    if (current.credentials.type !== 'OAUTH2' && current.credentials.type !== 'OAUTH2_CC') return { result: current, refreshed: false };
+    const stillNeeded = force ? current.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(current, deps.clock.now(), false);
+    if (!stillNeeded) return { result: current, refreshed: false };
+    const endpoints = endpointsOf(current.connectionConfig);
+    const context = {
+      environmentId: current.environmentId,
+      integration: endpoints.integration.uniqueKey,
+      connectionId: current.connectionId,
+      kind: 'auth',
+    } as const;
+    let fresh: StoredCredentials;
+    if (current.credentials.type === 'OAUTH2_CC') {
+      fresh = await clientCredentialsToken({
+        http: deps.http,
+        endpoints,
+        connectionCredentials: current.credentials,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
+    } else {
+      const client = endpoints.integration.credentials;
+      if (!client) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
+      fresh = await refreshToken({
+        http: deps.http,
+        endpoints,
+        client,
+        refreshToken: current.credentials.refresh_token!,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
+    }
+    await withTransaction(deps.db, async (tx) => {
+      // Taken over after its expiry: the other holder's outcome stands.
+      if (!(await holdsRefreshLease(tx, current.id, holder))) throw new Error('the refresh outlived its lease and another process took over');
+      await saveCredentials(tx, deps.box, current.id, fresh);
+    });
+    return { result: (await getConnectionByPk(deps.db, deps.box, current.id))!, refreshed: true };
+  } finally {
+    await releaseRefreshLease(deps.db, connection.id, holder);
   }
 }

@@ -124,8 +124,8 @@ export async function getConnection(
   return rows[0] ? fromRow(box, rows[0]) : null;
 }
 
-export async function getConnectionByPk(db: Queryable, box: SecretBox, id: number, lock = false): Promise<Connection | null> {
-  const { rows } = await db.query<Row>(`${SELECT} WHERE c.id = $1${lock ? ' FOR UPDATE OF c' : ''}`, [id]);
+export async function getConnectionByPk(db: Queryable, box: SecretBox, id: number): Promise<Connection | null> {
+  const { rows } = await db.query<Row>(`${SELECT} WHERE c.id = $1`, [id]);
   return rows[0] ? fromRow(box, rows[0]) : null;
 }
 

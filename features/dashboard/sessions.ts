@@ -10,6 +10,8 @@ import type { Environment } from '../environments/store.js';
 
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 const SESSION_ID = /^[0-9a-f]{64}$/;
+/** A session is live until it expires, is signed out (its row deleted) or its environment gets another key. */
+const LIVE = 's.expires_at > now() AND s.secret_key_hash = e.secret_key_hash';
 
 export interface DashboardSession {
   idHash: string;
@@ -39,12 +41,20 @@ export async function findSession(db: Queryable, id: string | undefined, envName
   const { rows } = await db.query<{ id_hash: string; csrf_token: string; expires_at: Date; env_id: number; uuid: string; name: string }>(
     `SELECT s.id_hash, s.csrf_token, s.expires_at, e.id AS env_id, e.uuid, e.name
        FROM dashboard_sessions s JOIN environments e ON e.id = s.environment_id
-      WHERE s.id_hash = $1 AND e.name = $2 AND s.expires_at > now() AND s.secret_key_hash = e.secret_key_hash`,
+      WHERE s.id_hash = $1 AND e.name = $2 AND ${LIVE}`,
     [idHash, envName],
   );
   const r = rows[0];
   if (!r || !constantTimeEqual(r.id_hash, idHash)) return null;
   return { idHash, environment: { id: r.env_id, uuid: r.uuid, name: r.name }, csrfToken: r.csrf_token, expiresAt: r.expires_at };
+}
+
+/** Whether a session found earlier is still live: a stream that outlasts its request asks again. */
+export async function sessionIsLive(db: Queryable, session: DashboardSession): Promise<boolean> {
+  const { rowCount } = await db.query(`SELECT 1 FROM dashboard_sessions s JOIN environments e ON e.id = s.environment_id WHERE s.id_hash = $1 AND ${LIVE}`, [
+    session.idHash,
+  ]);
+  return rowCount === 1;
 }
 
 export async function deleteSession(db: Queryable, session: DashboardSession): Promise<void> {

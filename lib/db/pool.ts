@@ -10,8 +10,15 @@ export type Queryable = Pick<pg.Pool, 'query'>;
 // Return bigint (int8) columns as numbers: our counters and cursors stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-export function createPool(connectionString: string, max = 10): Db {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
+/** What pg-pool throws when no connection became free (or none could be opened) within the wait. */
+const POOL_WAIT_MESSAGES = new Set(['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout']);
+
+/**
+ * A pool whose callers wait at most `waitMs` for a connection: a pool held by slow work answers
+ * "busy" (isPoolBusy) instead of queueing every other request forever.
+ */
+export function createPool(connectionString: string, max = 10, waitMs = 15_000): Db {
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: waitMs });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on('error', () => undefined);
   return pool;
@@ -38,6 +45,11 @@ export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promi
     client.removeListener('error', onError);
     client.release(lost);
   }
+}
+
+/** The error of a query that got no pool connection within the pool's wait. */
+export function isPoolBusy(err: unknown): boolean {
+  return err instanceof Error && POOL_WAIT_MESSAGES.has(err.message);
 }
 
 /** The database server's clock (the diagnostics probe: proves a round trip). */

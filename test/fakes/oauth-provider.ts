@@ -3,6 +3,7 @@
  * stand-alone or mounted inside another fake so one origin serves both auth and API.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { Readable } from 'node:stream';
 import {
   BodyParseError,
   Router,
@@ -15,6 +16,7 @@ import {
   randomHex,
   randomToken,
   redirect,
+  sleep,
   startFakeServer,
 } from './server.js';
 import type { Body, FakeServer, Handler, Reply, RequestContext } from './server.js';
@@ -152,11 +154,20 @@ export class OAuthProvider {
     };
   }
 
+  /** A gate every token response waits on (a token endpoint that hangs), and a trickled body. */
+  private tokenHold: Promise<void> | null = null;
+  private tokenTrickle: { everyMs: number; chunks: number } | null = null;
+
   mount(router: Router, paths: OAuthPaths): void {
     router.get(paths.authorize, (ctx) => this.authorize(ctx, paths.authorize));
     router.get(`${paths.authorize}/decision`, (ctx) => this.decide(ctx));
-    router.post(paths.token, (ctx) => this.token(ctx, paths.refresh ? 'authorization_code' : undefined));
-    if (paths.refresh) router.post(paths.refresh, (ctx) => this.token(ctx, 'refresh_token'));
+    const tokenRoute = (grant: 'authorization_code' | 'refresh_token' | undefined) => async (ctx: RequestContext) => {
+      if (this.tokenHold) await this.tokenHold;
+      const reply = this.token(ctx, grant);
+      return this.tokenTrickle ? trickled(reply, this.tokenTrickle, ctx.signal) : reply;
+    };
+    router.post(paths.token, tokenRoute(paths.refresh ? 'authorization_code' : undefined));
+    if (paths.refresh) router.post(paths.refresh, tokenRoute('refresh_token'));
     if (paths.userinfo) router.get(paths.userinfo, (ctx) => this.userinfo(ctx));
   }
 
@@ -191,6 +202,24 @@ export class OAuthProvider {
     for (const token of this.state.tokens) {
       if (accessToken === undefined || token.accessToken === accessToken) token.expiresAt = past;
     }
+  }
+
+  /** Later token responses wait until the returned function is called (the token endpoint hangs). */
+  holdTokenResponses(): () => void {
+    let release!: () => void;
+    this.tokenHold = new Promise((resolve) => (release = resolve));
+    return () => {
+      this.tokenHold = null;
+      release();
+    };
+  }
+
+  /**
+   * Later token responses send their headers at once, then one space every `everyMs`, `chunks` times,
+   * before the JSON (whitespace JSON allows): a token endpoint that trickles. null: answer at once again.
+   */
+  trickleTokenResponses(trickle: { everyMs: number; chunks: number } | null): void {
+    this.tokenTrickle = trickle;
   }
 
   /** Revokes one refresh token (or all when omitted), forcing re-authorization. */
@@ -424,6 +453,20 @@ export class OAuthProvider {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
+
+/** The reply with its body sent slowly: spaces first, then the body; stops when the client goes away. */
+function trickled(reply: Reply, trickle: { everyMs: number; chunks: number }, signal: AbortSignal): Reply {
+  const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : '';
+  async function* chunks(): AsyncGenerator<string | Buffer> {
+    for (let i = 0; i < trickle.chunks; i++) {
+      yield ' ';
+      await sleep(trickle.everyMs, signal);
+      if (signal.aborted) return;
+    }
+    yield body;
+  }
+  return { status: reply.status, headers: reply.headers ?? {}, body: Readable.from(chunks()) };
+}
 
 export function pkceChallenge(verifier: string, method: 'S256' | 'plain' | null): string {
   if (method === 'S256') return createHash('sha256').update(verifier).digest('base64url');
