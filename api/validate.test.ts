@@ -35,6 +35,7 @@ test('parseQuery refuses keys naming __proto__, constructor or prototype, with t
 test('parseQuery answers a too deep or too long query string as a bad request, not an error', () => {
   assert.throws(() => parseQuery(at('a[b][c][d][e][f][g][h]=1')), BadRequest);
   assert.throws(() => parseQuery(at(Array.from({ length: 1001 }, (_, i) => `k${i}=1`).join('&'))), BadRequest);
+  assert.equal((parseQuery(at(Array.from({ length: 101 }, (_, i) => `ids=t-${i}`).join('&'))).ids as string[]).length, 101);
 });
 
 test('assertStorable refuses a JSON object key __proto__, naming its path', () => {

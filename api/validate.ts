@@ -91,7 +91,8 @@ interface QueryObject {
 // A key segment that names an object's prototype would, in any code that walks keys into nested
 // objects, add a property every object in the process inherits.
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-const QUERY_LIMITS = { depth: 5, parameterLimit: 1000, arrayLimit: 100 };
+// Repeated keys may gather as many values as the query holds parameters: a schema's own max then names the field.
+const QUERY_LIMITS = { depth: 5, parameterLimit: 1000, arrayLimit: 1000 };
 
 function keySegments(rawKey: string): string[] {
   const m = /^([^[\]]*)((?:\[[^[\]]*\])*)$/.exec(rawKey);
