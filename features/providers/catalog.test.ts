@@ -325,6 +325,7 @@ const basePaths: Record<string, BasePathRow[]> = {
     ],
   ],
   'hr and recruiting': [
+    ['netsuite', { accountId: '1234567-sb1' }, '/customer', 'https://1234567-sb1.suitetalk.api.netsuite.com/services/rest/record/v1/customer'],
     ['gem', {}, '/v0/candidates', 'https://api.gem.com/v0/candidates', 'https://api.gem.com/v0/users'],
     ['hubstaff', {}, '/v2/organizations', 'https://api.hubstaff.com/v2/organizations', 'https://api.hubstaff.com/v2/users/me'],
     ['paycom', {}, '/api/v1/employeedirectory', 'https://api.paycomonline.net/api/v1/employeedirectory'],
