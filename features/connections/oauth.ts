@@ -54,7 +54,7 @@ export function authorizeUrl(opts: {
     const value = url.searchParams.get(from);
     if (value === null) continue;
     url.searchParams.delete(from);
-    url.searchParams.set(to, value);
+    if (to) url.searchParams.set(to, value);
   }
   return url.toString();
 }
@@ -82,7 +82,7 @@ async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promis
   if (!tokenUrl) throw new OAuthError('invalid_auth_mode', `${provider.name} has no token URL`);
   const json = provider.tokenRequestEncoding === 'json';
   const basic = provider.tokenRequestAuthMethod === 'basic';
-  const clientIdName = provider.authorizationParamNames.client_id ?? 'client_id';
+  const clientIdName = provider.authorizationParamNames.client_id || 'client_id';
   const params = { ...req.params, ...(basic ? {} : { [clientIdName]: req.client.id, client_secret: req.client.secret }) };
   const res = await http.request({
     method: 'POST',

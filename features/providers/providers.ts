@@ -143,7 +143,7 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     ...(def.post_connection && { postConnection: def.post_connection }),
     headers: proxy?.headers ?? {},
     query: proxy?.query ?? {},
-    bodyFields: proxy?.body ?? {},
+    bodyFields: Object.fromEntries(Object.entries(proxy?.body ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')),
     authorizationParamNames: def.authorization_url_replacements ?? {},
     credentialOrigins: proxy?.credential_origins ?? [],
     connectionConfig,
