@@ -50,6 +50,12 @@ export function authorizeUrl(opts: {
     url.searchParams.set('code_challenge', opts.codeChallenge);
     url.searchParams.set('code_challenge_method', 'S256');
   }
+  for (const [from, to] of Object.entries(provider.authorizationParamNames)) {
+    const value = url.searchParams.get(from);
+    if (value === null) continue;
+    url.searchParams.delete(from);
+    if (to) url.searchParams.set(to, value);
+  }
   return url.toString();
 }
 
@@ -76,7 +82,8 @@ async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promis
   if (!tokenUrl) throw new OAuthError('invalid_auth_mode', `${provider.name} has no token URL`);
   const json = provider.tokenRequestEncoding === 'json';
   const basic = provider.tokenRequestAuthMethod === 'basic';
-  const params = { ...req.params, ...(basic ? {} : { client_id: req.client.id, client_secret: req.client.secret }) };
+  const clientIdName = provider.authorizationParamNames.client_id || 'client_id';
+  const params = { ...req.params, ...(basic ? {} : { [clientIdName]: req.client.id, client_secret: req.client.secret }) };
   const res = await http.request({
     method: 'POST',
     baseUrl: tokenUrl,

@@ -5,6 +5,7 @@ import { authHeaders } from '../../lib/http/provider-client.js';
 import type { Integration } from '../integrations/store.js';
 import { providerDefinitionSchema } from '../providers/definition.js';
 import { getCatalogProvider, providerFromDefinition, type IntegrationConfig, type Provider } from '../providers/providers.js';
+import { authorizeUrl } from './oauth.js';
 import { authInjection, endpoints } from './target.js';
 
 const def = (extra: Record<string, unknown>) =>
@@ -225,4 +226,26 @@ test("a plugin's authorize hook places the credentials itself", () => {
     { authorize: (c) => (c.type === 'OAUTH2' ? { type: 'basic', username: c.access_token, password: '' } : undefined) },
   );
   assert.deepEqual(a, { type: 'basic', username: 'tok', password: '' });
+});
+
+test("Mandrill's key goes in the JSON body (proxy.body), not in a header", () => {
+  const mandrill = getCatalogProvider('mandrill')!;
+  const a = authInjection(mandrill, { type: 'API_KEY', apiKey: 'md-1' }, {});
+  assert.deepEqual(a, { type: 'custom', headers: {}, query: {}, body: { key: 'md-1' } });
+  assert.deepEqual(authHeaders(a), {});
+});
+
+test("TikTok's client key takes client_id's place in the authorization URL (authorization_url_replacements)", () => {
+  const tiktok = getCatalogProvider('tiktok-personal')!;
+  const url = new URL(
+    authorizeUrl({
+      endpoints: at(tiktok, {}),
+      credentials: { type: 'OAUTH2', client_id: 'awkey123', client_secret: 's', scopes: 'user.info.basic,video.list' },
+      redirectUri: 'https://app.test/oauth/callback',
+      state: 'st',
+    }),
+  );
+  assert.equal(url.searchParams.get('client_key'), 'awkey123');
+  assert.equal(url.searchParams.get('client_id'), null);
+  assert.equal(url.searchParams.get('scope'), 'user.info.basic,video.list');
 });

@@ -206,6 +206,8 @@ export const providerDefinitionSchema = z
     token_url: z.union([templatedUrl, z.record(z.string().min(1).max(32), templatedUrl)]).optional(),
     refresh_url: templatedUrl.optional(),
     authorization_params: params.optional(),
+    /** Parameter names of the authorization URL replaced (TikTok's `client_id: client_key`; empty: left out); the client id's also in token requests. */
+    authorization_url_replacements: z.record(z.string().min(1).max(64), z.string().max(64)).optional(),
     token_params: params.optional(),
     refresh_params: params.optional(),
     scope_separator: z.string().min(1).max(8).optional(),
@@ -231,6 +233,8 @@ export const providerDefinitionSchema = z
         base_url: templatedUrl,
         headers: stringMap.optional(),
         query: stringMap.optional(),
+        /** Fields merged into every JSON request body (Mandrill's `key`), templates like `headers`; nested objects are kept, not sent. */
+        body: z.record(z.string().min(1).max(256), z.union([z.string().max(2048), z.record(z.string(), z.unknown())])).optional(),
         retry: z
           .object({
             /** Headers holding the time (epoch seconds or HTTP date) at which to retry. */

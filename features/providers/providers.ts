@@ -69,6 +69,10 @@ export interface Provider {
   /** Header and query templates sent with every request (credentials placeholders included). */
   headers: Record<string, string>;
   query: Record<string, string>;
+  /** Fields merged into JSON request bodies (`proxy.body`), credentials placeholders included. */
+  bodyFields: Record<string, string>;
+  /** Renamed parameters of the authorization URL (`authorization_url_replacements`). */
+  authorizationParamNames: Record<string, string>;
   /**
    * URL templates of origins besides the base URL's (and the verification URL's) that may receive the
    * credentials (a script's `baseUrlOverride`, an absolute pagination link); requests elsewhere go
@@ -139,6 +143,8 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     ...(def.post_connection && { postConnection: def.post_connection }),
     headers: proxy?.headers ?? {},
     query: proxy?.query ?? {},
+    bodyFields: Object.fromEntries(Object.entries(proxy?.body ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')),
+    authorizationParamNames: def.authorization_url_replacements ?? {},
     credentialOrigins: proxy?.credential_origins ?? [],
     connectionConfig,
     credentialFields: def.credentials ?? {},

@@ -17,7 +17,7 @@ export type AuthInjection =
   | { type: 'basic'; username: string; password: string }
   | { type: 'header'; name: string; value: string }
   /** Several headers and query parameters (a provider definition's templates, filled in). */
-  | { type: 'custom'; headers: Record<string, string>; query: Record<string, string> }
+  | { type: 'custom'; headers: Record<string, string>; query: Record<string, string>; body?: Record<string, string> }
   | { type: 'none' };
 
 /** Response headers that say how long a 429 asks to wait, besides `Retry-After` and `X-RateLimit-Reset`. */
@@ -170,9 +170,28 @@ function isStreamBody(body: ProviderRequest['body']): body is NodeJS.ReadableStr
   return body != null && typeof body !== 'string' && !(body instanceof Uint8Array);
 }
 
-function requestHeaders(req: ProviderRequest, userAgent: string): Record<string, string> {
+/**
+ * The body with the credentials' body fields (`proxy.body`) merged in: into a JSON object body, or as
+ * the whole body when there is none. A stream or a body that is not a JSON object is sent as it is.
+ */
+function bodyWithAuth(req: ProviderRequest): ProviderRequest['body'] {
+  const fields = req.auth.type === 'custom' ? req.auth.body : undefined;
+  if (!fields || Object.keys(fields).length === 0 || ['GET', 'HEAD'].includes(req.method.toUpperCase())) return req.body;
+  if (req.body == null || (typeof req.body === 'string' && req.body.trim() === '')) return JSON.stringify(fields);
+  if (isStreamBody(req.body)) return req.body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof req.body === 'string' ? req.body : Buffer.from(req.body).toString('utf8'));
+  } catch {
+    return req.body;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return req.body;
+  return JSON.stringify({ ...(parsed as Record<string, unknown>), ...fields });
+}
+
+function requestHeaders(req: ProviderRequest, userAgent: string, bodyMadeJson = false): Record<string, string> {
   const streamed = isStreamBody(req.body);
-  const out: Record<string, string> = { 'user-agent': userAgent };
+  const out: Record<string, string> = { 'user-agent': userAgent, ...(bodyMadeJson && { 'content-type': 'application/json' }) };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
     const n = name.toLowerCase();
     if (DROPPED_HEADERS.has(n) || (n === 'content-length' && !streamed)) continue;
@@ -328,7 +347,8 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     const createdAt = now();
     const started = performance.now();
     const { environmentId, integration, connectionId, runId, kind } = req.context;
-    const reqBytes = requestBytes(req.body);
+    const sentBody = bodyWithAuth(req);
+    const reqBytes = requestBytes(sentBody);
     const elapsed = () => Math.round(performance.now() - started);
     const entry = (status: number | null, responseBytes: number | null, error?: string): RequestLogEntry => ({
       environmentId,
@@ -355,8 +375,8 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
-        headers: requestHeaders(req, userAgent),
-        body: (req.body ?? null) as string | Buffer | Uint8Array | Readable | null,
+        headers: requestHeaders(req, userAgent, sentBody !== req.body),
+        body: (sentBody ?? null) as string | Buffer | Uint8Array | Readable | null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         signal: req.signal ?? null,
