@@ -6,7 +6,7 @@ import { createProviderHttpClient } from '../../lib/http/provider-client.js';
 import type { Integration } from '../integrations/store.js';
 import { providerDefinitionSchema } from '../providers/definition.js';
 import { providerFromDefinition } from '../providers/providers.js';
-import { exchangeCode, refreshToken } from './oauth.js';
+import { clientCredentialsToken, exchangeCode, refreshToken } from './oauth.js';
 import { endpoints } from './target.js';
 
 // A token endpoint shaped like TikTok Login Kit's: the app's id is `client_key`, and a request that
@@ -69,6 +69,34 @@ test('authorization_url_replacements names the client id as the provider does in
         ['awkey', false],
         ['awkey', false],
       ],
+    );
+  } finally {
+    await http.close();
+  }
+});
+
+test('a provider that requires a client certificate refuses a client-credentials token without one, naming the fields', async () => {
+  const provider = providerFromDefinition(
+    providerDefinitionSchema.parse({
+      name: 'mtls',
+      auth_mode: 'OAUTH2_CC',
+      token_url: tokenUrl,
+      require_client_certificate: true,
+      proxy: { base_url: 'https://api.test' },
+    }),
+  );
+  const integration = { id: 1, environmentId: 1, uniqueKey: 'm', provider: 'mtls', integrationConfig: {} } as unknown as Integration;
+  const http = createProviderHttpClient({ allowedPrivateHosts: ['127.0.0.1'] });
+  try {
+    await assert.rejects(
+      clientCredentialsToken({
+        http,
+        endpoints: endpoints(['127.0.0.1'], provider, integration, {}),
+        connectionCredentials: { client_id: 'awkey', client_secret: 'sec' },
+        now: new Date(0),
+        context: { environmentId: 1, kind: 'auth' },
+      }),
+      (err: Error & { code?: string }) => err.code === 'missing_client_certificate' && /client_certificate, client_private_key/.test(err.message),
     );
   } finally {
     await http.close();

@@ -6,6 +6,7 @@ import type { Integration } from '../integrations/store.js';
 import { providerDefinitionSchema } from '../providers/definition.js';
 import { getCatalogProvider, providerFromDefinition, type IntegrationConfig, type Provider } from '../providers/providers.js';
 import { authorizeUrl } from './oauth.js';
+import { oauth2CcCredentials } from './credentials.js';
 import { authInjection, endpoints } from './target.js';
 
 const def = (extra: Record<string, unknown>) =>
@@ -248,4 +249,25 @@ test("TikTok's client key takes client_id's place in the authorization URL (auth
   assert.equal(url.searchParams.get('client_key'), 'awkey123');
   assert.equal(url.searchParams.get('client_id'), null);
   assert.equal(url.searchParams.get('scope'), 'user.info.basic,video.list');
+});
+
+test("ADP's client certificate goes with its token wherever the token goes (mutual TLS), and a pasted one-line PEM is re-wrapped", () => {
+  const body = 'MIIB'.padEnd(100, 'A');
+  const parsed = oauth2CcCredentials.parse({
+    type: 'OAUTH2_CC',
+    token: 'tok',
+    client_certificate: `-----BEGIN CERTIFICATE----- ${body} -----END CERTIFICATE-----`,
+    client_private_key: `-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----`,
+  });
+  assert.equal(parsed.client_certificate, `-----BEGIN CERTIFICATE-----\n${body.slice(0, 64)}\n${body.slice(64)}\n-----END CERTIFICATE-----\n`);
+  assert.equal(oauth2CcCredentials.safeParse({ type: 'OAUTH2_CC', client_private_key: 'not a key' }).error?.issues[0]?.path.join('.'), 'client_private_key');
+  const stored = { ...parsed, expires_at: undefined };
+  const a = authInjection(getCatalogProvider('adp')!, stored, {});
+  assert.deepEqual(a, {
+    type: 'custom',
+    headers: { authorization: 'Bearer tok' },
+    query: {},
+    clientCertificate: { cert: parsed.client_certificate, key: parsed.client_private_key },
+  });
+  assert.equal(getCatalogProvider('adp-workforce-now')!.requireClientCertificate, true);
 });

@@ -254,7 +254,12 @@ export function authInjection(
     if (credentials?.type === 'BASIC') headers.authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
     else if (secret !== null) headers.authorization = `Bearer ${secret}`;
   }
-  if (Object.keys(body).length > 0) return { type: 'custom', headers, query, body };
+  const clientCertificate =
+    credentials?.type === 'OAUTH2_CC' && credentials.client_certificate && credentials.client_private_key
+      ? { cert: credentials.client_certificate, key: credentials.client_private_key }
+      : undefined;
+  if (Object.keys(body).length > 0 || clientCertificate)
+    return { type: 'custom', headers, query, ...(Object.keys(body).length > 0 && { body }), ...(clientCertificate && { clientCertificate }) };
   if (Object.keys(query).length === 0) {
     const names = Object.keys(headers);
     if (names.length === 0) return { type: 'none' };

@@ -218,6 +218,8 @@ export const providerDefinitionSchema = z
      * (default): in the body. Nango's `custom` and `private_key_jwt` are kept with a warning.
      */
     token_request_auth_method: z.enum(['basic', 'body', 'custom', 'private_key_jwt']).optional(),
+    /** OAUTH2_CC over mutual TLS (ADP): the connection's `client_certificate` and `client_private_key` are presented to the token endpoint and the API. */
+    require_client_certificate: flag.optional(),
     /** Nango's other name for the same choice: `header` is `basic`. */
     authorization_method: z.enum(['body', 'header']).optional(),
     /** Encoding of the token request body; Nango's `query` and `xml` are kept with a warning. */

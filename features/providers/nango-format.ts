@@ -58,7 +58,6 @@ export const nangoKeys: Record<'' | 'proxy' | 'proxy.retry' | 'proxy.verificatio
     'request_http_method',
     'request_params',
     'request_url',
-    'require_client_certificate',
     'setup_guide_url',
     'signature',
     'signature_method',

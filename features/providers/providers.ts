@@ -59,6 +59,8 @@ export interface Provider {
   tokenRequestEncoding: 'form' | 'json';
   /** Where the client id and secret go in a token request. */
   tokenRequestAuthMethod: 'basic' | 'body';
+  /** The connection presents a TLS client certificate (mutual TLS) to the provider's origins. */
+  requireClientCertificate: boolean;
   pkce: boolean;
   /** Token-response fields kept in connection_config (e.g. the provider's account id). */
   tokenResponseMetadata?: string[];
@@ -136,6 +138,7 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     ...(def.token_params && { tokenParams: textParams(def.token_params) }),
     ...(def.refresh_params && { refreshParams: textParams(def.refresh_params) }),
     tokenRequestEncoding: def.body_format === 'json' ? 'json' : 'form',
+    requireClientCertificate: def.require_client_certificate ?? false,
     tokenRequestAuthMethod: def.token_request_auth_method === 'basic' || def.authorization_method === 'header' ? 'basic' : 'body',
     pkce: def.auth_mode === 'OAUTH2' && !def.disable_pkce,
     ...(def.token_response_metadata && { tokenResponseMetadata: def.token_response_metadata }),

@@ -3,6 +3,8 @@
  * through activities, and the proxy route): auth injection, the address policy, one keep-alive
  * undici Agent per origin, timeouts, typed errors and a request log entry for every call.
  */
+import { createHash } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { assertLiteralHostAllowed, createPinnedLookup } from './address-policy.js';
@@ -17,8 +19,14 @@ export type AuthInjection =
   | { type: 'basic'; username: string; password: string }
   | { type: 'header'; name: string; value: string }
   /** Several headers and query parameters (a provider definition's templates, filled in). */
-  | { type: 'custom'; headers: Record<string, string>; query: Record<string, string>; body?: Record<string, string> }
+  | { type: 'custom'; headers: Record<string, string>; query: Record<string, string>; body?: Record<string, string>; clientCertificate?: ClientCertificate }
   | { type: 'none' };
+
+/** A TLS client certificate and its private key (PEM), for providers that want mutual TLS (ADP). */
+export interface ClientCertificate {
+  cert: string;
+  key: string;
+}
 
 /** Response headers that say how long a 429 asks to wait, besides `Retry-After` and `X-RateLimit-Reset`. */
 export interface RateLimitHeaders {
@@ -59,6 +67,8 @@ export interface ProviderRequest {
   signal?: AbortSignal;
   /** The provider's own rate-limit headers (its definition's `proxy.retry`), read on a 429. */
   rateLimitHeaders?: RateLimitHeaders;
+  /** Mutual TLS outside an auth injection (a token request); an injection's own goes with it. */
+  clientCertificate?: ClientCertificate;
 }
 
 export interface ProviderResponse {
@@ -110,6 +120,8 @@ export interface ProviderHttpClientOptions {
   now?: () => Date;
   /** The User-Agent of a request that sets none (GitHub answers 403 without one); default `DEFAULT_USER_AGENT`. */
   userAgent?: string;
+  /** CA certificates (PEM) trusted besides Node's own, for providers behind a private CA. */
+  extraCaCertificates?: string[];
 }
 
 export const DEFAULT_USER_AGENT = 'Switchyard';
@@ -297,20 +309,26 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
   const pendingLogs = new Set<Promise<void>>();
   let closed = false;
 
-  function agentFor(origin: string): Agent {
-    let agent = agents.get(origin);
+  const ca = opts.extraCaCertificates?.length ? [...rootCertificates, ...opts.extraCaCertificates] : undefined;
+
+  /** One pool per origin, and per client certificate: a connection made with one identity never carries another's requests. */
+  function agentFor(origin: string, clientCertificate?: ClientCertificate): Agent {
+    const key = clientCertificate
+      ? `${origin} ${createHash('sha256').update(clientCertificate.cert).update('\0').update(clientCertificate.key).digest('hex')}`
+      : origin;
+    let agent = agents.get(key);
     if (agent) {
       // Re-insert so the Map's order is least recently used first.
-      agents.delete(origin);
-      agents.set(origin, agent);
+      agents.delete(key);
+      agents.set(key, agent);
       return agent;
     }
     agent = new Agent({
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 10 * 60_000,
-      connect: { lookup, timeout: Math.min(defaultTimeoutMs, MAX_CONNECT_TIMEOUT_MS) },
+      connect: { lookup, timeout: Math.min(defaultTimeoutMs, MAX_CONNECT_TIMEOUT_MS), ...(ca && { ca }), ...clientCertificate },
     });
-    agents.set(origin, agent);
+    agents.set(key, agent);
     if (agents.size > MAX_AGENTS) {
       const [oldestOrigin, oldest] = agents.entries().next().value!;
       agents.delete(oldestOrigin);
@@ -371,7 +389,8 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     const span = providerSpan(method, url, req.context);
     try {
       assertLiteralHostAllowed(url.hostname, allowed);
-      const res = await agentFor(url.origin).request({
+      const clientCertificate = req.clientCertificate ?? (req.auth.type === 'custom' ? req.auth.clientCertificate : undefined);
+      const res = await agentFor(url.origin, clientCertificate).request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
