@@ -96,7 +96,12 @@ export async function typeProblems(dir: string, scripts: ScriptFile[], zodDir: s
   return { byScript, count };
 }
 
-async function checkGroup(dir: string, scripts: ScriptFile[], zodDir: string, tsBuildInfoFile: string): Promise<{ byScript: Map<string, TypeProblem[]>; count: number }> {
+async function checkGroup(
+  dir: string,
+  scripts: ScriptFile[],
+  zodDir: string,
+  tsBuildInfoFile: string,
+): Promise<{ byScript: Map<string, TypeProblem[]>; count: number }> {
   const typescript = (await import('typescript')).default;
   const options = { ...(await compilerOptions(zodDir)), incremental: true, tsBuildInfoFile };
   const builder = typescript.createIncrementalProgram({ rootNames: scripts.map((s) => s.file), options });

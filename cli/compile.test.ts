@@ -71,8 +71,14 @@ describe('compile of a large project: grouped failures, summary line, content ca
         `✗ ${one}: 2 of 10 function\\(s\\) failed\\n    type error TS2322 \\(2\\)\\n      sync contacts-4\\n          ${one}/syncs/contacts-4\\.ts:\\d+:\\d+ [^\\n]+\\n      action update-contact-1\\n          ${one}/actions/update-contact-1\\.ts:\\d+:\\d+ `,
       ),
     );
-    assert.match(out, new RegExp(`✗ ${two}: 1 of 10 function\\(s\\) failed\\n    does not bundle: 'node:fs' is a Node module[^\\n]*\\n      action update-contact-2\\n`));
-    assert.match(out, new RegExp(`✗ ${three}: 1 of 10 function\\(s\\) failed\\n    does not load: [^\\n]*\\n      action update-contact-3\\n[^\\n]*refuses to load`));
+    assert.match(
+      out,
+      new RegExp(`✗ ${two}: 1 of 10 function\\(s\\) failed\\n    does not bundle: 'node:fs' is a Node module[^\\n]*\\n      action update-contact-2\\n`),
+    );
+    assert.match(
+      out,
+      new RegExp(`✗ ${three}: 1 of 10 function\\(s\\) failed\\n    does not load: [^\\n]*\\n      action update-contact-3\\n[^\\n]*refuses to load`),
+    );
     assert.match(out, /Reasons over the project \(functions\):\n\s+2\s+type error TS2322\n\s+1\s+does not/);
     const manifest = await manifestOf(project.dir);
     assert.equal(manifest.scripts.length, 36);

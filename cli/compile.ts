@@ -85,7 +85,7 @@ async function writeManifest(dir: string, compiled: CompiledScript[], failed: Co
 async function removeStale(dir: string, compiled: CompiledScript[]): Promise<void> {
   const file = path.join(dir, 'build', 'manifest.json');
   if (!existsSync(file)) return;
-  let previous: { file?: string }[] = [];
+  let previous: { file?: string }[];
   try {
     previous = (JSON.parse(await readFile(file, 'utf8')) as { scripts?: { file?: string }[] }).scripts ?? [];
   } catch {
@@ -152,7 +152,12 @@ export async function compileProject(dir: string, opts: { integration?: string }
     for (const batch of chunks(toBuild, BUNDLE_BATCH)) {
       const result = await bundleMany(dir, batch);
       for (const f of result.failed) {
-        failed.push({ script: f.script, stage: 'bundle', reason: `does not bundle: ${(f.lines[0] ?? '').replace(/^[^ ]+:\d+:\d+: /, '').slice(0, 100)}`, lines: f.lines });
+        failed.push({
+          script: f.script,
+          stage: 'bundle',
+          reason: `does not bundle: ${(f.lines[0] ?? '').replace(/^[^ ]+:\d+:\d+: /, '').slice(0, 100)}`,
+          lines: f.lines,
+        });
         bar.advance();
       }
       await describing;
