@@ -29,7 +29,7 @@ interface Plan {
 
 const label = (i: PlanItem) => `${i.integration}/${i.name} ${dim(`(${i.type})`)}`;
 
-/** Bytes of one request's scripts: under the platform's deploy limit (75 MB by default), with room to spare. */
+/** Bytes of one request's scripts (SWITCHYARD_DEPLOY_BATCH_BYTES overrides): under the platform's deploy limit (75 MB by default), with room to spare. */
 export const DEPLOY_BATCH_BYTES = 32 * 1024 * 1024;
 
 interface Batch {
@@ -98,7 +98,8 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
     const mine = new Set(outcome.compiled.map((s) => s.integration));
     extra = listed.data.map((i) => i.unique_key).filter((k) => !mine.has(k));
   }
-  const groups = batches(sized, extra, DEPLOY_BATCH_BYTES);
+  const budget = Number(process.env.SWITCHYARD_DEPLOY_BATCH_BYTES) || DEPLOY_BATCH_BYTES;
+  const groups = batches(sized, extra, budget);
   const bodyOfBatch = async (b: Batch) => ({
     scripts: await Promise.all(
       b.scripts.map(async (s) => ({
