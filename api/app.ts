@@ -20,6 +20,8 @@ import { connectUiAssets } from './routes/connect-ui.js';
 export { API_VERSION } from './version.js';
 
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The routes a deploy uploads its bundles to: SWITCHYARD_DEPLOY_BODY_LIMIT_BYTES rather than the general limit. */
+const DEPLOY_PATHS = new Set(['/scripts/deploy', '/scripts/deploy/preview']);
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -53,7 +55,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     if (!READ_ONLY_METHODS.has(c.req.method) && !c.req.path.startsWith('/proxy')) await deps.lookups.settled();
   });
   app.use('*', clientVersion);
-  app.use('*', bodyLimit(deps.config.SWITCHYARD_REQUEST_BODY_LIMIT_BYTES));
+  const bodyLimits = { deploy: bodyLimit(deps.config.SWITCHYARD_DEPLOY_BODY_LIMIT_BYTES), other: bodyLimit(deps.config.SWITCHYARD_REQUEST_BODY_LIMIT_BYTES) };
+  app.use('*', (c, next) => (DEPLOY_PATHS.has(c.req.path) ? bodyLimits.deploy : bodyLimits.other)(c, next));
 
   // The legacy /connection aliases answer through the whole app.
   app.use('*', async (c, next) => {

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { actions } from './actions.js';
+import { compileLarge } from './compile.js';
 import { proxy } from './proxy.js';
 import { schedules } from './schedules.js';
 import { syncs } from './sync.js';
@@ -23,7 +24,7 @@ import type { BenchContext, BenchGroup } from './lib/context.js';
 import { startServices } from './lib/services.js';
 import { formatTable, printResult, round, type BenchResult } from './lib/stats.js';
 
-const GROUPS: BenchGroup[] = [actions, syncs, proxy, webhooks, schedules];
+const GROUPS: BenchGroup[] = [actions, syncs, proxy, webhooks, schedules, compileLarge];
 const ALL = GROUPS.flatMap((g) => g.names);
 const OUT = fileURLToPath(new URL('./out', import.meta.url));
 

@@ -3,17 +3,17 @@
  * no DOM or Node types: scripts run in a sandbox), bundles each script with esbuild into one IIFE
  * (its zod included) and asks the bundle, inside a sandbox, for its manifest: endpoints,
  * frequency, and the JSON Schema of every model, input and output (made by the project's zod).
- * Writes build/<integration>/<kind>s/<name>.js and build/manifest.json.
+ * cli/compile runs these over a whole project and writes build/.
  */
 import { createHash } from 'node:crypto';
 import { builtinModules } from 'node:module';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type ts from 'typescript';
 import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
-import { CLI_VERSION, SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
+import { SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
 import { CliError } from './ui.js';
 
 export interface BuiltScript extends ScriptFile {
@@ -100,31 +100,46 @@ const noNode: esbuild.Plugin = {
   },
 };
 
-export async function bundle(dir: string, script: ScriptFile): Promise<string> {
-  const entry = [
+/** The module esbuild bundles for a script: its definition, with describe() and run() around it. */
+export function entrySource(script: ScriptFile): string {
+  return [
     `import definition from ${JSON.stringify(script.file)};`,
     `import * as z from 'zod';`,
     `import { describeDefinition, runDefinition } from ${JSON.stringify(SDK_RUNTIME)};`,
     `export const describe = () => describeDefinition(definition, z.toJSONSchema);`,
     `export const run = (kind, ctx, arg) => runDefinition(definition, kind, ctx, arg);`,
   ].join('\n');
+}
+
+/** esbuild's options for script bundles (one IIFE each, the project's zod in it, no Node modules). */
+export function bundleOptions(dir: string): esbuild.BuildOptions & { write: false } {
+  return {
+    bundle: true,
+    format: 'iife',
+    globalName: '__switchyard',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    target: 'es2022',
+    write: false,
+    minify: true,
+    keepNames: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+    alias: sdkAliases((f) => f),
+    nodePaths: [path.join(dir, 'node_modules')],
+    plugins: [noNode],
+  };
+}
+
+/** One line per esbuild message: where, then what. */
+export const esbuildLines = (errors: esbuild.Message[]): string[] =>
+  errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ''}${e.text}`);
+
+export async function bundle(dir: string, script: ScriptFile): Promise<string> {
   try {
     const out = await esbuild.build({
-      stdin: { contents: entry, resolveDir: dir, sourcefile: `${script.integration}/${script.name}.entry.ts`, loader: 'ts' },
-      bundle: true,
-      format: 'iife',
-      globalName: '__switchyard',
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      target: 'es2022',
-      write: false,
-      minify: true,
-      keepNames: true,
-      legalComments: 'none',
-      logLevel: 'silent',
-      alias: sdkAliases((f) => f),
-      nodePaths: [path.join(dir, 'node_modules')],
-      plugins: [noNode],
+      ...bundleOptions(dir),
+      stdin: { contents: entrySource(script), resolveDir: dir, sourcefile: `${script.integration}/${script.name}.entry.ts`, loader: 'ts' },
     });
     return out.outputFiles[0]!.text;
   } catch (err) {
@@ -133,7 +148,7 @@ export async function bundle(dir: string, script: ScriptFile): Promise<string> {
     throw new CliError(
       `${relative(dir, script.file)} does not bundle:`,
       zodMissing ? 'run `npm install` in the project (zod is missing), then run the command again' : 'fix the import and run the command again',
-      errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ''}${e.text}`),
+      esbuildLines(errors),
     );
   }
 }
@@ -176,19 +191,4 @@ export async function buildScript(dir: string, script: ScriptFile): Promise<Buil
   const code = await bundle(dir, script);
   const manifest = await manifestOf(dir, script, code);
   return { ...script, bundle: code, sha256: createHash('sha256').update(code).digest('hex'), manifest, source: await readFile(script.file, 'utf8') };
-}
-
-export async function writeBuild(dir: string, built: BuiltScript[]): Promise<string> {
-  const out = path.join(dir, 'build');
-  await rm(out, { recursive: true, force: true });
-  const entries = [];
-  for (const b of built) {
-    const file = path.join(out, b.integration, `${b.kind}s`, `${b.name}.js`);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, b.bundle);
-    entries.push({ integration: b.integration, name: b.name, type: b.kind, file: path.relative(dir, file), sha256: b.sha256, manifest: b.manifest });
-  }
-  const manifestFile = path.join(out, 'manifest.json');
-  await writeFile(manifestFile, `${JSON.stringify({ cli_version: CLI_VERSION, built_at: new Date().toISOString(), scripts: entries }, null, 2)}\n`);
-  return manifestFile;
 }

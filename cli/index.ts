@@ -136,8 +136,7 @@ export async function main(argv: string[]): Promise<number> {
         provider: values.provider,
       });
     case 'compile':
-      await (await import('./deploy.js')).compile(dir, { integration });
-      return 0;
+      return (await import('./compile.js')).compile(dir, { integration });
     case 'dryrun': {
       const [script, connectionId] = args;
       if (!script || !connectionId) throw new CliError('dryrun needs a script name and a connection id', 'run: switchyard dryrun <script> <connection-id>');

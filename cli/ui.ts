@@ -84,3 +84,50 @@ export async function confirm(question: string): Promise<boolean> {
     rl.close();
   }
 }
+
+export interface Progress {
+  /** `n` more of the total are done. */
+  advance(n?: number): void;
+  /** The bar's last state, and the time the whole step took. */
+  done(summary?: string): void;
+}
+
+/**
+ * Progress of a step over many items: a bar redrawn in place on a terminal, otherwise a line at
+ * each tenth of the way (a CI log gets a few lines, not one per item).
+ */
+export function progress(label: string, total: number, out: NodeJS.WriteStream = process.stdout): Progress {
+  const started = performance.now();
+  const isTty = Boolean(out.isTTY);
+  let count = 0;
+  let lastDraw = 0;
+  let lastTenth = 0;
+  const seconds = () => `${((performance.now() - started) / 1000).toFixed(1)}s`;
+  const bar = () => {
+    const width = 24;
+    const filled = total ? Math.round((count / total) * width) : width;
+    return `[${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${count}/${total}`;
+  };
+  if (!isTty) out.write(`${dim('…')} ${label}: 0/${total}\n`);
+  return {
+    advance(n = 1) {
+      count = Math.min(total, count + n);
+      if (isTty) {
+        const now = performance.now();
+        if (now - lastDraw < 80 && count < total) return;
+        lastDraw = now;
+        out.write(`\r${dim('…')} ${label} ${bar()} ${dim(seconds())}`);
+        return;
+      }
+      const tenth = total ? Math.floor((count / total) * 10) : 10;
+      if (tenth > lastTenth && count < total) {
+        lastTenth = tenth;
+        out.write(`${dim('…')} ${label}: ${count}/${total} ${dim(`(${seconds()})`)}\n`);
+      }
+    },
+    done(summary) {
+      const text = `${green('✓')} ${label}: ${summary ?? `${count}/${total}`} ${dim(`(${seconds()})`)}`;
+      out.write(isTty ? `\r\u001b[2K${text}\n` : `${text}\n`);
+    },
+  };
+}

@@ -99,6 +99,13 @@ export const configSchema = z.object({
     .int()
     .positive()
     .default(4 * 1024 * 1024),
+  // POST /scripts/deploy and its preview carry whole integrations, each bundle with its own zod
+  // (~300 KB): 75 MB, Nango's public body limit, holds its largest template integration (152 functions).
+  SWITCHYARD_DEPLOY_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(75 * 1024 * 1024),
   // The longest an OAuth token refresh waits for the provider's whole answer (not only between chunks).
   SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   SWITCHYARD_WS_MAX_CLIENTS: z.coerce.number().int().positive().default(1000),

@@ -41,6 +41,7 @@ describe('request limits', () => {
       runWorker: false,
       env: {
         SWITCHYARD_REQUEST_BODY_LIMIT_BYTES: String(LIMIT),
+        SWITCHYARD_DEPLOY_BODY_LIMIT_BYTES: String(LIMIT),
         SWITCHYARD_WS_MAX_CLIENTS: '2',
         SWITCHYARD_WS_CLAIM_TIMEOUT_MS: '1000',
         SWITCHYARD_WS_IDLE_TIMEOUT_MS: '1000',

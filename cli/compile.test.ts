@@ -1,0 +1,117 @@
+/**
+ * `switchyard compile` of a project in Nango's layout (bench/large-project.ts, 40 functions in 4
+ * integrations, 4 of them written to fail): every failing function is printed, grouped by
+ * integration and reason, with the line `compiled N of M functions`; the exit is 1 and build/
+ * holds what compiled. A second compile reuses every bundle (counted from build/manifest.json
+ * and the summary line); a change to one function, then to one integration's models.ts, rebuilds
+ * those and no more.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { writeLargeProject, integrationKey, type LargeProject } from '../bench/large-project.js';
+import { PACKAGE_ROOT } from './project.js';
+
+function compile(dir: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'cli', 'bin.mjs'), 'compile', '--dir', dir], {
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+interface Manifest {
+  scripts: { integration: string; name: string; sha256: string }[];
+  failed: { integration: string; name: string; stage: string; reason: string }[];
+}
+const manifestOf = async (dir: string) => JSON.parse(await readFile(path.join(dir, 'build', 'manifest.json'), 'utf8')) as Manifest;
+/** How many bundles the compile made rather than reused: the summary line says how many it reused. */
+const reusedIn = (r: { stdout: string; stderr: string }) => Number(/(\d+) unchanged, reused from the cache/.exec(r.stdout + r.stderr)?.[1] ?? 0);
+
+describe('compile of a large project: grouped failures, summary line, content cache', () => {
+  let work: string;
+  let project: LargeProject;
+  before(async () => {
+    work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'compile-scale-'));
+    project = await writeLargeProject(path.join(work, 'proj'), {
+      integrations: 4,
+      functionsPerIntegration: 10,
+      broken: [
+        { integration: 1, fn: 1, as: 'type' },
+        { integration: 1, fn: 4, as: 'type' },
+        { integration: 2, fn: 2, as: 'bundle' },
+        { integration: 3, fn: 3, as: 'load' },
+      ],
+    });
+  });
+  after(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('every failing function is printed under its integration and reason; the rest is written to build/', async () => {
+    const r = await compile(project.dir);
+    const out = r.stdout + r.stderr;
+    assert.equal(r.code, 1, out);
+    assert.match(out, /compiled 36 of 40 functions; 4 failed in 3 integration\(s\)/);
+    const [one, two, three] = [1, 2, 3].map(integrationKey);
+    // app-001: two type errors of one code, grouped together, each function with its file and line.
+    assert.match(
+      out,
+      new RegExp(
+        `✗ ${one}: 2 of 10 function\\(s\\) failed\\n    type error TS2322 \\(2\\)\\n      sync contacts-4\\n          ${one}/syncs/contacts-4\\.ts:\\d+:\\d+ [^\\n]+\\n      action update-contact-1\\n          ${one}/actions/update-contact-1\\.ts:\\d+:\\d+ `,
+      ),
+    );
+    assert.match(
+      out,
+      new RegExp(`✗ ${two}: 1 of 10 function\\(s\\) failed\\n    does not bundle: 'node:fs' is a Node module[^\\n]*\\n      action update-contact-2\\n`),
+    );
+    assert.match(
+      out,
+      new RegExp(`✗ ${three}: 1 of 10 function\\(s\\) failed\\n    does not load: [^\\n]*\\n      action update-contact-3\\n[^\\n]*refuses to load`),
+    );
+    assert.match(out, /Reasons over the project \(functions\):\n\s+2\s+type error TS2322\n\s+1\s+does not/);
+    const manifest = await manifestOf(project.dir);
+    assert.equal(manifest.scripts.length, 36);
+    assert.deepEqual(manifest.failed.map((f) => `${f.integration}/${f.name} ${f.stage}`).sort(), [
+      `${one}/contacts-4 type-check`,
+      `${one}/update-contact-1 type-check`,
+      `${two}/update-contact-2 bundle`,
+      `${three}/update-contact-3 load`,
+    ]);
+    assert.equal(reusedIn(r), 0);
+  });
+
+  test('a second compile reuses the 36 bundles; a changed function, then a changed models.ts, rebuild only what they are in', async () => {
+    const before = await manifestOf(project.dir);
+    const again = await compile(project.dir);
+    assert.equal(again.code, 1);
+    assert.equal(reusedIn(again), 36, again.stdout);
+    // Only the two that failed to bundle and to load are built again: failures are not cached.
+    assert.match(again.stdout, /Bundling and describing 2 function\(s\) \(36 unchanged\)/);
+    assert.deepEqual((await manifestOf(project.dir)).scripts, before.scripts);
+
+    const zero = integrationKey(0);
+    const fn = path.join(project.dir, zero, 'actions', 'update-contact-1.ts');
+    await writeFile(fn, (await readFile(fn, 'utf8')).replace('Updates one contact', 'Updates a contact'));
+    const oneChanged = await compile(project.dir);
+    assert.equal(reusedIn(oneChanged), 35, oneChanged.stdout);
+    assert.match(oneChanged.stdout, /Bundling and describing 3 function\(s\) \(35 unchanged\)/);
+
+    const models = path.join(project.dir, zero, 'models.ts');
+    await writeFile(models, (await readFile(models, 'utf8')).replace("'pending'", "'pending', 'solved'"));
+    const modelsChanged = await compile(project.dir);
+    assert.equal(reusedIn(modelsChanged), 26, modelsChanged.stdout);
+    const tickets = (await manifestOf(project.dir)).scripts.find((s) => s.integration === zero && s.name === 'contacts-0');
+    assert.ok(tickets);
+  });
+});
