@@ -1,6 +1,6 @@
 /**
  * @module GitHub REST API fake (https://docs.github.com/en/rest): the authenticated user's
- * repositories, a repository's issues and labels. Pages as GitHub does: `page` / `per_page`
+ * repositories, a repository's issues (list, create, get, update, set labels) and labels. Pages as GitHub does: `page` / `per_page`
  * (default 30, at most 100) with a `Link` header naming `next`, `last`, `first` and `prev`.
  * Errors as GitHub's: 401 Bad credentials, 404 Not Found, 422 Validation Failed with `errors[]`,
  * and `throttleNext` answers the documented secondary-rate-limit 429 with `retry-after`.
@@ -207,6 +207,17 @@ export async function startGitHubFake(options: GitHubFakeOptions): Promise<GitHu
     .post('/repos/:owner/:repo/issues', (ctx) => withRepo(state, ctx, (repo) => withBody(ctx, (body) => createIssue(state, repo, body))))
     .get('/repos/:owner/:repo/issues/:number', (ctx) => withIssue(state, ctx, (issue) => json(200, issue)))
     .patch('/repos/:owner/:repo/issues/:number', (ctx) => withIssue(state, ctx, (issue) => withBody(ctx, (body) => updateIssue(state, issue, body))))
+    .put('/repos/:owner/:repo/issues/:number/labels', (ctx) =>
+      withIssue(state, ctx, (issue) =>
+        withBody(ctx, (body) => {
+          if (!Array.isArray(body['labels'])) return invalid('Label', 'labels', 'missing_field');
+          const repo = state.repos.find((r) => r.url === issue.repository_url)!;
+          issue.labels = resolveLabels(state, repo, body['labels'])!;
+          issue.updated_at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+          return json(200, issue.labels);
+        }),
+      ),
+    )
     .get('/repos/:owner/:repo/labels', (ctx) => withRepo(state, ctx, (repo) => paged(ctx, state.labels.get(repo.full_name)!)));
 
   const fake = await startFakeServer(state, (ctx) => {

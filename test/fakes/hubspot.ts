@@ -1,5 +1,6 @@
 /**
- * @module HubSpot CRM v3 fake (https://developers.hubspot.com/docs/api/crm): owners and contacts.
+ * @module HubSpot CRM v3 fake (https://developers.hubspot.com/docs/api/crm): owners and contacts
+ * (`archived=true` lists the archived ones, as HubSpot's list endpoints do).
  * Lists page as HubSpot does: `limit` and an opaque `after`, answered as
  * `{ results, paging: { next: { after, link } } }` (no `paging` on the last page). A contact carries
  * only the properties asked for in `properties` (plus HubSpot's defaults). Errors are HubSpot's
@@ -105,7 +106,7 @@ export async function startHubSpotFake(options: HubSpotFakeOptions): Promise<Hub
     .get('/crm/v3/objects/contacts', (ctx) =>
       page(
         ctx,
-        state.contacts.filter((c) => !c.archived),
+        state.contacts.filter((c) => String(c.archived) === (ctx.query.get('archived') ?? 'false')),
         MAX_OBJECTS_LIMIT,
         (c) => view(c, ctx),
       ),
