@@ -97,6 +97,16 @@ export async function startHubSpotFake(options: HubSpotFakeOptions): Promise<Hub
   for (const c of options.contacts ?? []) addContact(c);
 
   const router = new Router()
+    .get('/account-info/v3/details', () =>
+      json(200, {
+        portalId: 4242,
+        accountType: 'STANDARD',
+        timeZone: 'Europe/Paris',
+        companyCurrency: 'EUR',
+        uiDomain: 'app.hubspot.com',
+        dataHostingLocation: 'eu1',
+      }),
+    )
     .get('/crm/v3/owners', (ctx) => {
       const owners = state.owners
         .filter((o) => String(o.archived) === (ctx.query.get('archived') ?? 'false'))
