@@ -9,7 +9,7 @@
  * caller with their payload.
  */
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
@@ -34,6 +34,37 @@ const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'nango-layout');
 const CONN = 'acme';
 const TOKENS = { github: 'gho_layout', hubspot: 'pat-na1-layout', slack: 'xoxb-layout', notion: 'secret_layout', linear: 'lin_oauth_layout' } as const;
 type Provider = keyof typeof TOKENS;
+
+/**
+ * The members of the `nango` object that functions of Nango's template library
+ * (NangoHQ/integration-templates, integrations/ at 3196dff2) use, by how many files use them. The
+ * fixture must use each one Switchyard supports; the rest are refused at compile time or pending
+ * (uncontrolledFetch, getIntegration, listRecords, provider).
+ */
+const CORPUS_MEMBERS = [
+  'ActionError',
+  'get',
+  'post',
+  'batchSave',
+  'trackDeletesStart',
+  'trackDeletesEnd',
+  'paginate',
+  'saveCheckpoint',
+  'getCheckpoint',
+  'getMetadata',
+  'delete',
+  'getConnection',
+  'put',
+  'patch',
+  'clearCheckpoint',
+  'log',
+  'batchDelete',
+  'updateMetadata',
+  'zodValidateInput',
+  'getToken',
+  'proxy',
+  'connectionId',
+];
 
 describe("a Nango-layout project (Nango's template style) deploys and runs against five provider fakes", () => {
   let t: TestPlatform;
@@ -157,6 +188,13 @@ describe("a Nango-layout project (Nango's template style) deploys and runs again
     await t?.stop();
     for (const fake of [github, hubspot, slack, notion, linear]) await fake?.close();
     if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('the project uses every nango member the template library uses that Switchyard supports', async () => {
+    const files = (await readdir(FIXTURE, { recursive: true })).filter((f) => f.endsWith('.ts'));
+    const source = (await Promise.all(files.map((f) => readFile(path.join(FIXTURE, f), 'utf8')))).join('\n');
+    const unused = CORPUS_MEMBERS.filter((m) => !new RegExp(`\\bnango\\.${m}\\b`).test(source));
+    assert.deepEqual(unused, []);
   });
 
   test('compile type-checks and bundles the fifteen functions', async () => {
