@@ -285,7 +285,8 @@ describe("a Nango-layout project (Nango's template style) deploys and runs again
     });
     const ada = hubspot.state.contacts[0]!.id;
     const deleted = await action('hubspot', 'delete-contact', { id: ada });
-    assert.deepEqual(deleted.body, { id: ada, archived: true });
+    assert.deepEqual(deleted.body, { id: ada, email: 'ada@example.com', archived: true });
+    assertActionError(await action('hubspot', 'delete-contact', { id: ada }), { type: 'contact_not_found', message: `No contact ${ada}`, id: ada });
     assert.equal(
       (await t.api('/sync/trigger', { method: 'POST', json: { provider_config_key: 'hubspot', connection_id: CONN, syncs: ['contacts'] } })).status,
       200,
