@@ -18,13 +18,12 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startGitHubFake, startHubSpotFake, startLinearFake, startNotionFake, startSlackFake, type FakeServer } from '../test/fakes/index.js';
+import { ROOT, runCli } from '../test/nango-cli.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONN = 'corpus-run';
 
 interface ActionCall {
@@ -140,21 +139,6 @@ interface Outcome {
   detail: string;
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'cli', 'index.ts'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? 1, out }));
-  });
-}
-
 /** Copies a template file and the relative modules it imports, unchanged. */
 async function copyWithImports(corpus: string, proj: string, rel: string, seen = new Set<string>()): Promise<void> {
   if (seen.has(rel)) return;
@@ -190,12 +174,13 @@ async function compileWhatCompiles(proj: string, functions: string[], outcomes: 
   for (;;) {
     await writeFile(path.join(proj, 'index.ts'), kept.map((f) => `import './${f.replace(/\.ts$/, '.js')}';\n`).join(''));
     if (kept.length === 0) return kept;
-    const r = await runCli(['compile', '--dir', proj], {});
+    const r = await runCli(['compile', '--dir', proj]);
     if (r.code === 0) return kept;
-    const failing = kept.filter((f) => r.out.includes(f));
-    if (failing.length === 0) throw new Error(`compile failed without naming a function:\n${r.out}`);
+    const out = r.stdout + r.stderr;
+    const failing = kept.filter((f) => out.includes(f));
+    if (failing.length === 0) throw new Error(`compile failed without naming a function:\n${out}`);
     for (const f of failing) {
-      const reasons = compileReasons(r.out, f);
+      const reasons = compileReasons(out, f);
       outcomes.push({
         integration: f.split('/')[0]!,
         fn: f,
@@ -321,8 +306,8 @@ async function main(): Promise<void> {
       const mine = compiled.filter((f) => f.startsWith(`${n}/`));
       if (mine.length === 0) continue;
       await connect(host, key, n, plan);
-      const deployed = await runCli(['deploy', 'dev', '--activate', '--yes', '--integration', n, '--dir', proj], {});
-      const lines = deployed.out.trim().split('\n');
+      const deployed = await runCli(['deploy', 'dev', '--activate', '--yes', '--integration', n, '--dir', proj]);
+      const lines = (deployed.stdout + deployed.stderr).trim().split('\n');
       console.log(`${n}: ${lines.filter((l) => /Deployed|✗/.test(l)).join(' | ')}`);
       if (deployed.code !== 0) {
         const reason = lines.filter((l) => l.startsWith('✗')).at(-1) ?? lines.at(-1);
