@@ -7,42 +7,21 @@
  * checkpoint, and an ActionError reaches the caller as a 400 carrying its payload.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake, type MetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, apiRequestRecorder, assertReadsOnly, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { prepareNangoProject, ROOT, runCli } from './nango-cli.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'nango-project');
 const API_KEY = 'mb_nango_project=';
 const CONN = 'acme';
 const PEOPLE = 'metabase-directory';
 const ITEMS = 'items-api';
-
-function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  // Only the project's .env authenticates the CLI: no SWITCHYARD_* or NANGO_* from this process.
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SWITCHYARD_(HOST|SECRET_KEY_)|NANGO_)/.test(k)));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], {
-      cwd: ROOT,
-      env: { ...base, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
 
 /** The ActionError an @nangohq/node call failed with: its HTTP status and error body. */
 async function failure(call: Promise<unknown>): Promise<{ status: number; error: Json }> {
@@ -64,7 +43,7 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
   let work: string;
   let proj: string;
   let packageJson: string;
-  const cli = (...args: string[]) => run([...args, '--dir', proj], {});
+  const cli = (...args: string[]) => runCli([...args, '--dir', proj]);
   const apiRequests = apiRequestRecorder();
 
   async function records(providerConfigKey: string, model: string): Promise<Json[]> {
@@ -100,14 +79,7 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
     // items-api: Metabase's API-key auth, pointed at the generic items API.
     assert.equal((await t.api(`/integrations/${ITEMS}`, { method: 'PATCH', json: { integration_config: { base_url: generic.url } } })).status, 200);
 
-    work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'nango-project-'));
-    proj = path.join(work, 'nango-integrations');
-    await cp(FIXTURE, proj, { recursive: true });
-    // `npm install`, offline: zod from this repository; nothing from Nango is installed.
-    await mkdir(path.join(proj, 'node_modules'));
-    await symlink(path.join(ROOT, 'node_modules', 'zod'), path.join(proj, 'node_modules', 'zod'), 'dir');
-    // The CLI authenticates with Nango's variable names, as a Nango project's .env has them.
-    await writeFile(path.join(proj, '.env'), `NANGO_SECRET_KEY_DEV=${t.devKey}\nNANGO_HOST=${t.url}\n`);
+    ({ work, proj } = await prepareNangoProject(FIXTURE, t));
     // A function file index.ts does not import: Nango would not deploy it, neither does Switchyard.
     await writeFile(
       path.join(proj, ITEMS, 'actions', 'draft.ts'),

@@ -10,3 +10,7 @@ export * from './google-drive.js';
 export * from './generic.js';
 export * from './generic-provider.js';
 export * from './post-auth-providers.js';
+export * from './github.js';
+export * from './hubspot.js';
+export * from './notion.js';
+export * from './linear.js';

@@ -1,6 +1,7 @@
 /**
- * @module Fake Slack Web API (users.list, chat.postMessage, auth.test) plus Slack-shaped OAuth v2
- * on the same origin (FACTS.md §3).
+ * @module Fake Slack Web API (users.list, users.info, chat.postMessage, auth.test) plus Slack-shaped
+ * OAuth v2 on the same origin (FACTS.md §3). `throttleNext` answers Slack's rate limit: HTTP 429
+ * with `Retry-After` and `{ ok: false, error: 'ratelimited' }`.
  */
 import { OAuthProvider, createOAuthProviderState } from './oauth-provider.js';
 import type { OAuthProviderOptions, OAuthProviderState } from './oauth-provider.js';
@@ -91,6 +92,7 @@ export interface SlackFake extends FakeServer<SlackState> {
   oauth: OAuthProvider;
   addMember(seed: SlackMemberSeed): SlackMember;
   expireToken(accessToken?: string): void;
+  throttleNext(times?: number, seconds?: number): void;
 }
 
 export const SLACK_TEAM = { id: 'T0FAKETEAM', name: 'Fake Team', domain: 'fake-team' } as const;
@@ -222,6 +224,8 @@ export async function startSlackFake(options: SlackFakeOptions): Promise<SlackFa
       return member;
     },
     expireToken: (accessToken) => oauth.expireToken(accessToken),
+    throttleNext: (times = 1, seconds = 1) =>
+      fake.failNext({ status: 429, times, headers: { 'retry-after': String(seconds) }, body: JSON.stringify({ ok: false, error: 'ratelimited' }) }),
   };
 }
 
@@ -239,6 +243,11 @@ class SlackApi {
         method,
         '/api/users.list',
         this.authed((ctx) => this.usersList(ctx)),
+      );
+      router.on(
+        method,
+        '/api/users.info',
+        this.authed((ctx) => this.usersInfo(ctx)),
       );
       router.on(
         method,
@@ -289,6 +298,18 @@ class SlackApi {
       cache_ts: Math.floor(Date.now() / 1000),
       response_metadata: { next_cursor: next ? encodeCursor(next.id) : '' },
     });
+  }
+
+  private usersInfo(ctx: RequestContext): Reply {
+    let args: Body;
+    try {
+      args = this.args(ctx);
+    } catch {
+      return slackError('invalid_arguments');
+    }
+    if (typeof args['user'] !== 'string' || args['user'] === '') return slackError('user_not_found');
+    const member = this.state.members.find((m) => m.id === args['user']);
+    return member ? slackOk({ user: member }) : slackError('user_not_found');
   }
 
   private authTest(): Reply {
