@@ -6,13 +6,13 @@
  * Writes build/<integration>/<kind>s/<name>.js and build/manifest.json.
  */
 import { createHash } from 'node:crypto';
-import { builtinModules } from 'node:module';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type ts from 'typescript';
 import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
+import { noNode, SANDBOX_HINT } from '../features/scripts/no-node.js';
 import { CLI_VERSION, SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
 import { CliError } from './ui.js';
 
@@ -56,9 +56,6 @@ function sdkAliases<T>(to: (file: string) => T): Record<string, T> {
   return Object.fromEntries(SDK_IMPORTS.map((name) => [name, to(SDK_INDEX)]));
 }
 
-const SANDBOX_HINT =
-  'scripts run in a sandbox without Node: no process.env, fs, require or Node modules. Keep per-connection settings in metadata (ctx.getMetadata()) and call the provider with ctx.get/post/…';
-
 export async function typecheck(dir: string, files: string[], zodDir: string): Promise<void> {
   const ts = (await import('typescript')).default;
   // Incremental: unchanged files keep their results in .switchyard/tsbuildinfo between runs.
@@ -85,20 +82,6 @@ export async function typecheck(dir: string, files: string[], zodDir: string): P
     lines.slice(0, 60),
   );
 }
-
-const noNode: esbuild.Plugin = {
-  name: 'switchyard-no-node',
-  setup(build) {
-    const builtins = new Set(builtinModules);
-    build.onResolve({ filter: /.*/ }, (args) => {
-      const bare = args.path.replace(/^node:/, '');
-      if (args.path.startsWith('node:') || builtins.has(bare) || builtins.has(bare.split('/')[0]!)) {
-        return { errors: [{ text: `'${args.path}' is a Node module: ${SANDBOX_HINT}` }] };
-      }
-      return undefined;
-    });
-  },
-};
 
 export async function bundle(dir: string, script: ScriptFile): Promise<string> {
   const entry = [

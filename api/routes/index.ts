@@ -51,6 +51,7 @@
  * | GET    | /logs                                             | logs.ts                   |
  * | POST   | /scripts/deploy/preview, /scripts/deploy          | scripts.ts                |
  * | GET    | /scripts/config                                   | scripts.ts                |
+ * | POST   | /sync/deploy/confirmation, /sync/deploy           | nango-deploy.ts           |
  * | GET    | /alerts                                           | alerts.ts                 |
  * | GET    | /integrations/:uniqueKey/status                   | integration-status.ts     |
  * | ALL    | /connection, /connection/* (removed: 410)         | legacy-connection.ts      |
@@ -128,6 +129,7 @@ import { callToolRoute } from './tools.js';
 import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mcp.js';
 import { listRecords } from './records.js';
 import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
+import { nangoDeployConfirmationRoute, nangoDeployRoute } from './nango-deploy.js';
 import { pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
 import { unifiedEndpoint } from './unified-endpoints.js';
 import { listWebhookDeliveries, recoverWebhookDeliveries, replayWebhookDelivery } from './webhook-deliveries.js';
@@ -210,6 +212,8 @@ export const routeTable: readonly RouteDef[] = [
   previewDeployRoute,
   deployRoute,
   scriptsConfig,
+  nangoDeployConfirmationRoute,
+  nangoDeployRoute,
   listAlertsRoute,
   getIntegrationStatus,
   legacyConnection,
