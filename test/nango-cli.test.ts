@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -112,6 +112,39 @@ describe("Nango's CLI from npm deploys a Nango project to Switchyard", () => {
       deployed(warehouse.actions).map((s) => s.name),
       ['relabel'],
     );
+  });
+
+  test("the deployed functions through @nangohq/node's functions methods; their code is the TypeScript the CLI uploaded", async () => {
+    const list = (await nango.listFunctions({ uniqueKey: KEY })) as Json;
+    assert.deepEqual(
+      list.data.map((f: Json) => [f.name, f.type, f.source, f.enabled]),
+      [
+        ['relabel', 'action', 'repo', true],
+        ['stock', 'sync', 'repo', true],
+      ],
+    );
+    assert.deepEqual(list.pagination, { total: 2, page: 0, limit: 20 });
+    assert.deepEqual(((await nango.listFunctions({ uniqueKey: KEY }, { type: 'sync' })) as Json).data.map((f: Json) => f.name), ['stock']);
+
+    const stock = ((await nango.getFunction({ uniqueKey: KEY, name: 'stock' })) as Json).data;
+    assert.deepEqual([stock.runs, stock.auto_start, stock.returns], ['every day', true, ['StockLine']]);
+    assert.deepEqual(Object.keys(stock.json_schema.definitions), ['StockLine']);
+
+    const code = (await nango.getFunctionCode({ uniqueKey: KEY, name: 'relabel' })) as Json;
+    assert.equal(code.type, 'action');
+    assert.equal(code.code, await readFile(path.join(FIXTURE, KEY, 'actions', 'relabel.ts'), 'utf8'));
+
+    const refused = await nango.deleteFunction({ uniqueKey: KEY, name: 'stock' }, { type: 'sync' }).then(
+      () => null,
+      (err: { response: { status: number; data: Json } }) => err.response,
+    );
+    assert.equal(refused?.status, 400);
+    assert.equal(refused?.data.error.code, 'function_managed_by_deploy');
+    const missing = await nango.getFunction({ uniqueKey: KEY, name: 'nope' }).then(
+      () => null,
+      (err: { response: { status: number } }) => err.response.status,
+    );
+    assert.equal(missing, 404);
   });
 
   test('the deployed sync fills the cache and the deployed action runs, through @nangohq/node', async () => {

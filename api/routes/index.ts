@@ -18,6 +18,8 @@
  * | DELETE | /integrations/:uniqueKey                          | integrations.ts           |
  * | GET    | /integrations/:uniqueKey/endpoints                | integrations.ts           |
  * | PATCH  | /integrations/:uniqueKey/endpoints                | integrations.ts           |
+ * | GET    | /integrations/:uniqueKey/functions[/:name[/code]] | functions.ts              |
+ * | DELETE | /integrations/:uniqueKey/functions/:name          | functions.ts              |
  * | POST   | /connections                                      | connections.ts            |
  * | GET    | /connections                                      | connections.ts            |
  * | POST   | /connections/metadata                             | connections.ts            |
@@ -130,6 +132,7 @@ import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mc
 import { listRecords } from './records.js';
 import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
 import { nangoDeployConfirmationRoute, nangoDeployRoute } from './nango-deploy.js';
+import { deleteFunctionRoute, getFunctionCodeRoute, getFunctionRoute, listFunctionsRoute } from './functions.js';
 import { pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
 import { unifiedEndpoint } from './unified-endpoints.js';
 import { listWebhookDeliveries, recoverWebhookDeliveries, replayWebhookDelivery } from './webhook-deliveries.js';
@@ -169,6 +172,10 @@ export const routeTable: readonly RouteDef[] = [
   deleteIntegrationRoute,
   listIntegrationEndpoints,
   updateIntegrationEndpoints,
+  listFunctionsRoute,
+  getFunctionRoute,
+  getFunctionCodeRoute,
+  deleteFunctionRoute,
   createConnection,
   listConnectionsRoute,
   // Before /connections/:connectionId, which would take `metadata` for a connection id.
