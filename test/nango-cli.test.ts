@@ -124,7 +124,10 @@ describe("Nango's CLI from npm deploys a Nango project to Switchyard", () => {
       ],
     );
     assert.deepEqual(list.pagination, { total: 2, page: 0, limit: 20 });
-    assert.deepEqual(((await nango.listFunctions({ uniqueKey: KEY }, { type: 'sync' })) as Json).data.map((f: Json) => f.name), ['stock']);
+    assert.deepEqual(
+      ((await nango.listFunctions({ uniqueKey: KEY }, { type: 'sync' })) as Json).data.map((f: Json) => f.name),
+      ['stock'],
+    );
 
     const stock = ((await nango.getFunction({ uniqueKey: KEY, name: 'stock' })) as Json).data;
     assert.deepEqual([stock.runs, stock.auto_start, stock.returns], ['every day', true, ['StockLine']]);

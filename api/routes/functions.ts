@@ -69,7 +69,8 @@ function shape({ script, row }: Deployed) {
 
 async function oneFunction(deps: AppDeps, env: Environment, params: z.infer<typeof nameParam>, type: string | undefined): Promise<Deployed> {
   const matches = (await deployedFunctions(deps, env, params.uniqueKey)).filter((f) => f.script.name === params.name && (!type || f.row.type === type));
-  if (matches.length === 0) throw new NotFound('not_found', `No function named ${params.name}${type ? ` of type ${type}` : ''} is deployed to ${params.uniqueKey}`);
+  if (matches.length === 0)
+    throw new NotFound('not_found', `No function named ${params.name}${type ? ` of type ${type}` : ''} is deployed to ${params.uniqueKey}`);
   if (matches.length > 1) {
     throw new Conflict('ambiguous_function', `Several functions are named ${params.name}: pass type`, {
       matches: matches.map((m) => ({ type: m.row.type, name: m.row.name })),
@@ -116,7 +117,7 @@ export const getFunctionCodeRoute = defineRoute({
   path: '/integrations/:uniqueKey/functions/:name/code',
   operationId: 'getFunctionCode',
   summary: 'The TypeScript a deployed function was compiled from, as its CLI uploaded it',
-  description: 'The entry file only, as the CLI sent it (Nango\'s CLI sends no other file); 404 `no_source` when the deploy carried none.',
+  description: "The entry file only, as the CLI sent it (Nango's CLI sends no other file); 404 `no_source` when the deploy carried none.",
   tag: 'integrations',
   auth: 'secret_key',
   request: { params: nameParam, query: typeQuery },

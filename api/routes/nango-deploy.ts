@@ -29,7 +29,9 @@ const flowConfig = z.looseObject({
 });
 const onEventScripts = z.looseObject({
   providerConfigKey: key,
-  scripts: z.array(z.looseObject({ name: key, fileBody, event: z.enum(['post-connection-creation', 'pre-connection-deletion', 'validate-connection']) })).max(500),
+  scripts: z
+    .array(z.looseObject({ name: key, fileBody, event: z.enum(['post-connection-creation', 'pre-connection-deletion', 'validate-connection']) }))
+    .max(500),
 });
 
 const deployBody = z.looseObject({

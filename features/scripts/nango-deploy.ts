@@ -32,7 +32,8 @@ export async function nangoDeployRequest(input: NangoDeployInput): Promise<Deplo
   if (input.deployMode === 'single') {
     problems.push({
       code: 'unsupported_deploy_mode',
-      message: 'deploying one sync or action alone (--sync, --action) is not offered: a Switchyard deploy replaces whole integrations; deploy with --integration <key> or the whole project',
+      message:
+        'deploying one sync or action alone (--sync, --action) is not offered: a Switchyard deploy replaces whole integrations; deploy with --integration <key> or the whole project',
       path: ['deployMode'],
     });
     throw new ValidationFailed('invalid_body', problems);
@@ -50,7 +51,11 @@ export async function nangoDeployRequest(input: NangoDeployInput): Promise<Deplo
       scripts.push({ integration: f.integration, name: f.name, bundle, source: f.ts, manifest });
     } catch (err) {
       if (!(err instanceof NangoBundleError || err instanceof SandboxError)) throw err;
-      problems.push({ code: 'invalid_bundle', message: `${label}: the compiled function cannot run in Switchyard's sandbox (${err.message})`, path: [...f.path, 'fileBody', 'js'] });
+      problems.push({
+        code: 'invalid_bundle',
+        message: `${label}: the compiled function cannot run in Switchyard's sandbox (${err.message})`,
+        path: [...f.path, 'fileBody', 'js'],
+      });
     }
   }
   if (problems.length) throw new ValidationFailed('invalid_body', problems);
