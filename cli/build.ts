@@ -12,7 +12,7 @@ import * as esbuild from 'esbuild';
 import type ts from 'typescript';
 import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
-import { noNode, SANDBOX_HINT } from '../features/scripts/no-node.js';
+import { noNode, SANDBOX_BUILD_OPTIONS, SANDBOX_HINT } from '../features/scripts/sandbox-bundle.js';
 import { CLI_VERSION, SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
 import { CliError } from './ui.js';
 
@@ -94,17 +94,7 @@ export async function bundle(dir: string, script: ScriptFile): Promise<string> {
   try {
     const out = await esbuild.build({
       stdin: { contents: entry, resolveDir: dir, sourcefile: `${script.integration}/${script.name}.entry.ts`, loader: 'ts' },
-      bundle: true,
-      format: 'iife',
-      globalName: '__switchyard',
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      target: 'es2022',
-      write: false,
-      minify: true,
-      keepNames: true,
-      legalComments: 'none',
-      logLevel: 'silent',
+      ...SANDBOX_BUILD_OPTIONS,
       alias: sdkAliases((f) => f),
       nodePaths: [path.join(dir, 'node_modules')],
       plugins: [noNode],

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake, type MetabaseFake } from './fakes/index.js';
-import { addMetabaseConnection, apiRequestRecorder, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { addItemsApiIntegration, apiRequestRecorder, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -69,10 +69,7 @@ describe("Nango's CLI from npm deploys a Nango project to Switchyard", () => {
     metabase = await startMetabaseFake({ apiKey: API_KEY, users: [{ email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' }] });
     generic = await startGenericApiFake({ apiKey: API_KEY, items: Array.from({ length: 5 }, (_, i) => ({ name: `bolt ${i + 1}` })) });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
-    assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: KEY } })).status, 200);
-    await addMetabaseConnection(t, metabase.url, API_KEY, { providerConfigKey: KEY, connectionId: CONN });
-    // Metabase's API-key auth, pointed at the generic items API.
-    assert.equal((await t.api(`/integrations/${KEY}`, { method: 'PATCH', json: { integration_config: { base_url: generic.url } } })).status, 200);
+    await addItemsApiIntegration(t, { key: KEY, connectionId: CONN, apiKey: API_KEY, metabaseUrl: metabase.url, itemsUrl: generic.url });
 
     work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'nango-cli-'));
     proj = path.join(work, 'nango-integrations');

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake, type MetabaseFake } from './fakes/index.js';
-import { addMetabaseConnection, apiRequestRecorder, assertReadsOnly, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { addItemsApiIntegration, addMetabaseConnection, apiRequestRecorder, assertReadsOnly, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -93,12 +93,8 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
     });
     generic = await startGenericApiFake({ apiKey: API_KEY, items: Array.from({ length: 7 }, (_, i) => ({ name: `item ${i + 1}` })) });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
-    for (const key of [PEOPLE, ITEMS]) {
-      assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: key } })).status, 200);
-      await addMetabaseConnection(t, metabase.url, API_KEY, { providerConfigKey: key, connectionId: CONN });
-    }
-    // items-api: Metabase's API-key auth, pointed at the generic items API.
-    assert.equal((await t.api(`/integrations/${ITEMS}`, { method: 'PATCH', json: { integration_config: { base_url: generic.url } } })).status, 200);
+    await addItemsApiIntegration(t, { key: PEOPLE, connectionId: CONN, apiKey: API_KEY, metabaseUrl: metabase.url });
+    await addItemsApiIntegration(t, { key: ITEMS, connectionId: CONN, apiKey: API_KEY, metabaseUrl: metabase.url, itemsUrl: generic.url });
 
     work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'nango-project-'));
     proj = path.join(work, 'nango-integrations');

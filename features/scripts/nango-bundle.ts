@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { noNode } from './no-node.js';
+import { noNode, SANDBOX_BUILD_OPTIONS } from './sandbox-bundle.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SDK_INDEX = path.join(ROOT, 'integrations', 'sdk', 'index.ts');
@@ -38,17 +38,7 @@ export async function bundleNangoFunction(label: string, js: string): Promise<st
   try {
     const out = await esbuild.build({
       stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: `${label}.entry.js`, loader: 'js' },
-      bundle: true,
-      format: 'iife',
-      globalName: '__switchyard',
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      target: 'es2022',
-      write: false,
-      minify: true,
-      keepNames: true,
-      legalComments: 'none',
-      logLevel: 'silent',
+      ...SANDBOX_BUILD_OPTIONS,
       alias: { nango: SDK_INDEX },
       plugins: [
         {

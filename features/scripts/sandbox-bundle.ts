@@ -1,7 +1,8 @@
 /**
- * @module features/scripts/no-node — the esbuild plugin that refuses Node modules in a script's
- * bundle, shared by `switchyard compile` and the server-side bundling of Nango CLI uploads: scripts
- * run in an isolated-vm sandbox, which has no Node.
+ * @module features/scripts/sandbox-bundle — how a script is bundled for the isolated-vm sandbox,
+ * shared by `switchyard compile` and the server-side bundling of Nango CLI uploads: one minified
+ * IIFE (`__switchyard`, with describe() and run()), and a plugin refusing Node modules, which the
+ * sandbox does not have.
  */
 import { builtinModules } from 'node:module';
 import type * as esbuild from 'esbuild';
@@ -22,3 +23,18 @@ export const noNode: esbuild.Plugin = {
     });
   },
 };
+
+/** The esbuild options of every sandbox bundle; callers add the entry, aliases and plugins. */
+export const SANDBOX_BUILD_OPTIONS = {
+  bundle: true,
+  format: 'iife',
+  globalName: '__switchyard',
+  platform: 'neutral',
+  mainFields: ['module', 'main'],
+  target: 'es2022',
+  write: false,
+  minify: true,
+  keepNames: true,
+  legalComments: 'none',
+  logLevel: 'silent',
+} as const satisfies esbuild.BuildOptions;
