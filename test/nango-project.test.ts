@@ -15,7 +15,15 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake, type MetabaseFake } from './fakes/index.js';
-import { addItemsApiIntegration, addMetabaseConnection, apiRequestRecorder, assertReadsOnly, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import {
+  addItemsApiIntegration,
+  addMetabaseConnection,
+  apiRequestRecorder,
+  assertReadsOnly,
+  startTestPlatform,
+  waitFor,
+  type TestPlatform,
+} from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
