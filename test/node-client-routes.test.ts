@@ -95,8 +95,8 @@ describe('every method of @nangohq/node reaches a route the platform serves', ()
         interceptors: {
           response: {
             onFulfilled: (r) => (record(r as Answer), r),
-            onRejected: (e: { response?: Answer }) => {
-              record(e.response);
+            onRejected: (e: unknown) => {
+              record((e as { response?: Answer }).response);
               throw e;
             },
           },
