@@ -6,13 +6,13 @@
  * cli/compile runs these over a whole project and writes build/.
  */
 import { createHash } from 'node:crypto';
-import { builtinModules } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type ts from 'typescript';
 import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
+import { noNode, SANDBOX_BUILD_OPTIONS, SANDBOX_HINT } from '../features/scripts/sandbox-bundle.js';
 import { SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
 import { CliError } from './ui.js';
 
@@ -56,9 +56,6 @@ function sdkAliases<T>(to: (file: string) => T): Record<string, T> {
   return Object.fromEntries(SDK_IMPORTS.map((name) => [name, to(SDK_INDEX)]));
 }
 
-const SANDBOX_HINT =
-  'scripts run in a sandbox without Node: no process.env, fs, require or Node modules. Keep per-connection settings in metadata (ctx.getMetadata()) and call the provider with ctx.get/post/…';
-
 export async function typecheck(dir: string, files: string[], zodDir: string): Promise<void> {
   const ts = (await import('typescript')).default;
   // Incremental: unchanged files keep their results in .switchyard/tsbuildinfo between runs.
@@ -86,20 +83,6 @@ export async function typecheck(dir: string, files: string[], zodDir: string): P
   );
 }
 
-const noNode: esbuild.Plugin = {
-  name: 'switchyard-no-node',
-  setup(build) {
-    const builtins = new Set(builtinModules);
-    build.onResolve({ filter: /.*/ }, (args) => {
-      const bare = args.path.replace(/^node:/, '');
-      if (args.path.startsWith('node:') || builtins.has(bare) || builtins.has(bare.split('/')[0]!)) {
-        return { errors: [{ text: `'${args.path}' is a Node module: ${SANDBOX_HINT}` }] };
-      }
-      return undefined;
-    });
-  },
-};
-
 /** The module esbuild bundles for a script: its definition, with describe() and run() around it. */
 export function entrySource(script: ScriptFile): string {
   return [
@@ -114,17 +97,7 @@ export function entrySource(script: ScriptFile): string {
 /** esbuild's options for script bundles (one IIFE each, the project's zod in it, no Node modules). */
 export function bundleOptions(dir: string): esbuild.BuildOptions & { write: false } {
   return {
-    bundle: true,
-    format: 'iife',
-    globalName: '__switchyard',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    target: 'es2022',
-    write: false,
-    minify: true,
-    keepNames: true,
-    legalComments: 'none',
-    logLevel: 'silent',
+    ...SANDBOX_BUILD_OPTIONS,
     alias: sdkAliases((f) => f),
     nodePaths: [path.join(dir, 'node_modules')],
     plugins: [noNode],

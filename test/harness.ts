@@ -178,6 +178,21 @@ export async function addMetabaseConnection(t: TestPlatform, hostname: string, a
   return (await res.json()) as Json;
 }
 
+/**
+ * An integration of Metabase's API-key auth pointed at the generic items API (its base_url), with
+ * one connection: the provider a function project's scripts call in the Nango-project tests.
+ */
+export async function addItemsApiIntegration(
+  t: TestPlatform,
+  opts: { key: string; connectionId: string; apiKey: string; metabaseUrl: string; itemsUrl?: string },
+): Promise<void> {
+  assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: opts.key } })).status, 200);
+  await addMetabaseConnection(t, opts.metabaseUrl, opts.apiKey, { providerConfigKey: opts.key, connectionId: opts.connectionId });
+  if (!opts.itemsUrl) return;
+  const patch = await t.api(`/integrations/${opts.key}`, { method: 'PATCH', json: { integration_config: { base_url: opts.itemsUrl } } });
+  assert.equal(patch.status, 200);
+}
+
 /** The integration `metabase`, an API-key connection to the fake at `hostname`, then the endpoints enabled (none by default). */
 export async function connectMetabase(
   t: TestPlatform,

@@ -12,7 +12,15 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake, type MetabaseFake } from './fakes/index.js';
-import { addMetabaseConnection, apiRequestRecorder, assertReadsOnly, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import {
+  addItemsApiIntegration,
+  addMetabaseConnection,
+  apiRequestRecorder,
+  assertReadsOnly,
+  startTestPlatform,
+  waitFor,
+  type TestPlatform,
+} from './harness.js';
 import { prepareNangoProject, ROOT, runCli } from './nango-cli.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -72,12 +80,8 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
     });
     generic = await startGenericApiFake({ apiKey: API_KEY, items: Array.from({ length: 7 }, (_, i) => ({ name: `item ${i + 1}` })) });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
-    for (const key of [PEOPLE, ITEMS]) {
-      assert.equal((await t.api('/integrations', { method: 'POST', json: { provider: 'metabase', unique_key: key } })).status, 200);
-      await addMetabaseConnection(t, metabase.url, API_KEY, { providerConfigKey: key, connectionId: CONN });
-    }
-    // items-api: Metabase's API-key auth, pointed at the generic items API.
-    assert.equal((await t.api(`/integrations/${ITEMS}`, { method: 'PATCH', json: { integration_config: { base_url: generic.url } } })).status, 200);
+    await addItemsApiIntegration(t, { key: PEOPLE, connectionId: CONN, apiKey: API_KEY, metabaseUrl: metabase.url });
+    await addItemsApiIntegration(t, { key: ITEMS, connectionId: CONN, apiKey: API_KEY, metabaseUrl: metabase.url, itemsUrl: generic.url });
 
     ({ work, proj } = await prepareNangoProject(FIXTURE, t));
     // A function file index.ts does not import: Nango would not deploy it, neither does Switchyard.

@@ -18,6 +18,8 @@
  * | DELETE | /integrations/:uniqueKey                          | integrations.ts           |
  * | GET    | /integrations/:uniqueKey/endpoints                | integrations.ts           |
  * | PATCH  | /integrations/:uniqueKey/endpoints                | integrations.ts           |
+ * | GET    | /integrations/:uniqueKey/functions[/:name[/code]] | functions.ts              |
+ * | DELETE | /integrations/:uniqueKey/functions/:name          | functions.ts              |
  * | POST   | /connections                                      | connections.ts            |
  * | GET    | /connections                                      | connections.ts            |
  * | POST   | /connections/metadata                             | connections.ts            |
@@ -51,6 +53,7 @@
  * | GET    | /logs                                             | logs.ts                   |
  * | POST   | /scripts/deploy/preview, /scripts/deploy          | scripts.ts                |
  * | GET    | /scripts/config                                   | scripts.ts                |
+ * | POST   | /sync/deploy/confirmation, /sync/deploy           | nango-deploy.ts           |
  * | GET    | /alerts                                           | alerts.ts                 |
  * | GET    | /integrations/:uniqueKey/status                   | integration-status.ts     |
  * | ALL    | /connection, /connection/* (removed: 410)         | legacy-connection.ts      |
@@ -128,6 +131,8 @@ import { callToolRoute } from './tools.js';
 import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mcp.js';
 import { listRecords } from './records.js';
 import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
+import { nangoDeployConfirmationRoute, nangoDeployRoute } from './nango-deploy.js';
+import { deleteFunctionRoute, getFunctionCodeRoute, getFunctionRoute, listFunctionsRoute } from './functions.js';
 import { pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
 import { unifiedEndpoint } from './unified-endpoints.js';
 import { listWebhookDeliveries, recoverWebhookDeliveries, replayWebhookDelivery } from './webhook-deliveries.js';
@@ -167,6 +172,10 @@ export const routeTable: readonly RouteDef[] = [
   deleteIntegrationRoute,
   listIntegrationEndpoints,
   updateIntegrationEndpoints,
+  listFunctionsRoute,
+  getFunctionRoute,
+  getFunctionCodeRoute,
+  deleteFunctionRoute,
   createConnection,
   listConnectionsRoute,
   // Before /connections/:connectionId, which would take `metadata` for a connection id.
@@ -210,6 +219,8 @@ export const routeTable: readonly RouteDef[] = [
   previewDeployRoute,
   deployRoute,
   scriptsConfig,
+  nangoDeployConfirmationRoute,
+  nangoDeployRoute,
   listAlertsRoute,
   getIntegrationStatus,
   legacyConnection,

@@ -49,7 +49,10 @@ export const legacyConnection = defineRoute({
     'Every method on /connection and /connection/… From 2026-01-20: 410 Gone naming the replacement. Before: an alias of the /connections path, marked with a Deprecation header.',
   tag: 'connections',
   auth: 'none',
-  responses: { default: anyContent('Before 2026-01-20: the answer of the /connections path it aliases (with Deprecation and Link headers)') },
+  responses: {
+    200: anyContent('Before 2026-01-20 only: the success of the /connections path it aliases, any content type'),
+    default: anyContent('Before 2026-01-20: the answer of the /connections path it aliases (with Deprecation and Link headers)'),
+  },
   errors: [410],
 }).handle(async ({ deps }, c) => {
   const path = c.req.path.replace(/\/+$/, '') || '/connection';

@@ -264,7 +264,10 @@ export const proxy = defineRoute({
   tag: 'proxy',
   auth: 'secret_key',
   request: { headers: proxyHeaders },
-  responses: { default: anyContent("The provider's answer, unchanged (status, headers and body)") },
+  responses: {
+    200: anyContent("The provider's 2xx answer, unchanged: its status, headers and a body of any content type"),
+    default: anyContent("The provider's answer, unchanged (status, headers and body)"),
+  },
   errors: [502, 504],
 }).handle(async ({ deps, headers: h }, c) => {
   const env = c.get('environment');

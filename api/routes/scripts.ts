@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { findEnvironmentBySecretKey, type Environment } from '../../features/environments/store.js';
-import { endpointStates, listIntegrations } from '../../features/integrations/store.js';
+import { endpointStates, listIntegrations, type Integration } from '../../features/integrations/store.js';
 import { UUID_V4 } from '../../lib/crypto.js';
 import { UpgradeRequired } from '../../lib/errors.js';
 import { prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../features/scripts/catalog.js';
@@ -66,21 +66,22 @@ export interface ConfiguredScript {
   enabled: boolean;
 }
 
+/** Every script of an integration, with whether one of its endpoints is active. */
+export async function integrationScripts(deps: AppDeps, integration: Integration): Promise<ConfiguredScript[]> {
+  const enabled = new Set((await endpointStates(deps.db, integration.id)).filter((s) => s.enabled).map(endpointKey));
+  return (await scriptsOf(deps, integration)).map(([name, handle]) => ({
+    integration: integration.uniqueKey,
+    provider: integration.provider,
+    name,
+    handle,
+    enabled: handle.endpoints.some((e) => enabled.has(endpointKey(e))),
+  }));
+}
+
 /** Every script of every integration of the environment, with whether one of its endpoints is active. */
 export async function environmentScripts(deps: AppDeps, env: Environment): Promise<ConfiguredScript[]> {
   const out: ConfiguredScript[] = [];
-  for (const integration of await listIntegrations(deps.db, deps.box, env.id)) {
-    const enabled = new Set((await endpointStates(deps.db, integration.id)).filter((s) => s.enabled).map(endpointKey));
-    for (const [name, handle] of await scriptsOf(deps, integration)) {
-      out.push({
-        integration: integration.uniqueKey,
-        provider: integration.provider,
-        name,
-        handle,
-        enabled: handle.endpoints.some((e) => enabled.has(endpointKey(e))),
-      });
-    }
-  }
+  for (const integration of await listIntegrations(deps.db, deps.box, env.id)) out.push(...(await integrationScripts(deps, integration)));
   return out;
 }
 
@@ -116,7 +117,8 @@ const pascal = (name: string) =>
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join('');
 
-function nangoShape(s: ConfiguredScript) {
+/** A script in Nango's shape (its NangoSyncFunction, NangoActionFunction or NangoOnEventFunction, and more). */
+export function nangoShape(s: ConfiguredScript) {
   const h = s.handle;
   const schemas = h.schemas();
   const definitions: Record<string, unknown> = { ...schemas.models };

@@ -162,3 +162,13 @@ export async function countIntegrationsOfProvider(db: Queryable, environmentId: 
   ]);
   return Number(rows[0]!.n);
 }
+
+/** How many connections each integration of the environment has, by unique key. */
+export async function connectionCounts(db: Queryable, environmentId: number): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ key: string; n: string }>(
+    `SELECT i.unique_key AS key, count(c.id) AS n FROM integrations i LEFT JOIN connections c ON c.integration_id = i.id
+     WHERE i.environment_id = $1 GROUP BY i.unique_key`,
+    [environmentId],
+  );
+  return new Map(rows.map((r) => [r.key, Number(r.n)]));
+}

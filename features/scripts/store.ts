@@ -69,6 +69,12 @@ export async function bundleOf(db: Queryable, id: number): Promise<string | null
   return rows[0]?.bundle ?? null;
 }
 
+/** The TypeScript a deployed script was compiled from, as its CLI uploaded it (null: none was sent). */
+export async function sourceOf(db: Queryable, id: number): Promise<string | null> {
+  const { rows } = await db.query<{ source: string | null }>('SELECT source FROM deployed_scripts WHERE id = $1', [id]);
+  return rows[0]?.source ?? null;
+}
+
 export async function nextDeploymentVersion(db: Queryable, environmentId: number): Promise<number> {
   const { rows } = await db.query<{ v: number }>('SELECT COALESCE(MAX(version), 0) + 1 AS v FROM script_deployments WHERE environment_id = $1', [
     environmentId,
