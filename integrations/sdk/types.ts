@@ -200,7 +200,8 @@ export interface SyncContext<Metadata, Checkpoint> extends ScriptContext<Metadat
 export interface ActionDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType, M extends z.ZodType = z.ZodType> {
   type: 'action';
   description: string;
-  endpoint: Endpoint;
+  /** Optional (deprecated in Nango 0.71): without one, the action is called by its name. */
+  endpoint?: Endpoint;
   input: I;
   output: O;
   metadata?: M;
@@ -235,7 +236,8 @@ export interface SyncDefinition<
   syncType?: 'full' | 'incremental';
   /** Deprecated in Nango; Switchyard's full runs detect deletions anyway. */
   trackDeletes?: boolean;
-  endpoints: Endpoint[];
+  /** Optional (as in Nango 0.71): without them, the records are read by model. */
+  endpoints?: Endpoint[];
   models: Models;
   metadata?: M;
   checkpoint?: C;
