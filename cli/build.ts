@@ -12,6 +12,7 @@ import path from 'node:path';
 import * as esbuild from 'esbuild';
 import type ts from 'typescript';
 import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
+import { SANDBOX_MODULE_FILTER, sandboxModuleOf, sandboxModuleSource } from '../lib/sandbox/modules.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
 import { CLI_VERSION, SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
 import { CliError } from './ui.js';
@@ -100,6 +101,18 @@ const noNode: esbuild.Plugin = {
   },
 };
 
+/** The modules Nango's CLI allows besides the SDK and zod (url, crypto, soap, …), as the sandbox provides them. */
+const sandboxModules: esbuild.Plugin = {
+  name: 'switchyard-sandbox-modules',
+  setup(build) {
+    build.onResolve({ filter: SANDBOX_MODULE_FILTER }, (args) => ({ path: sandboxModuleOf(args.path)!, namespace: 'sandbox-module' }));
+    build.onLoad({ filter: /.*/, namespace: 'sandbox-module' }, (args) => ({
+      contents: sandboxModuleSource(sandboxModuleOf(args.path)!),
+      loader: 'js',
+    }));
+  },
+};
+
 export async function bundle(dir: string, script: ScriptFile): Promise<string> {
   const entry = [
     `import definition from ${JSON.stringify(script.file)};`,
@@ -124,7 +137,7 @@ export async function bundle(dir: string, script: ScriptFile): Promise<string> {
       logLevel: 'silent',
       alias: sdkAliases((f) => f),
       nodePaths: [path.join(dir, 'node_modules')],
-      plugins: [noNode],
+      plugins: [sandboxModules, noNode],
     });
     return out.outputFiles[0]!.text;
   } catch (err) {

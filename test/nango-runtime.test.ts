@@ -7,6 +7,7 @@
  * model); a sync's `nango.log` lines are readable through the API and on the run's dashboard page.
  */
 import assert from 'node:assert/strict';
+import { createHash, createHmac } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,6 +72,63 @@ export default createAction({
 `,
 };
 
+// Type-checking these imports is the type surface's part (issue 29, item 1): these are bundled and run unchecked.
+const MODULES: Record<string, string> = {
+  'actions/digests.ts': `import { z } from 'zod';
+import { createAction } from 'nango';
+import { createHash, createHmac, randomUUID, randomBytes, timingSafeEqual } from 'crypto';
+import crypto from 'node:crypto';
+import { URLSearchParams } from 'url';
+import { URL as NodeURL } from 'node:url';
+
+export default createAction({
+  description: 'The crypto and url of Nango functions, in the sandbox',
+  input: z.object({ text: z.string() }),
+  output: z.record(z.string(), z.unknown()),
+  exec: async (nango, input) => {
+    const kDate = crypto.createHmac('sha256', 'AWS4key').update('20260101').digest();
+    const r = randomBytes(16);
+    let refused = '';
+    try {
+      createHash('whirlpool-9');
+    } catch (err) {
+      refused = String(err);
+    }
+    return {
+      sha256: createHash('sha256').update(input.text).digest('hex'),
+      md5: createHash('md5').update(input.text.toLowerCase(), 'utf8').digest('base64'),
+      sha1Parts: createHash('sha1').update('ab').update('cd').digest('base64url'),
+      hmacChain: createHmac('sha256', Uint8Array.from(kDate)).update('us-east-1').digest('hex'),
+      uuid: randomUUID(),
+      randomLength: r.length,
+      distinct: !timingSafeEqual(r, randomBytes(16)) && timingSafeEqual(r, r),
+      query: new URLSearchParams({ a: '1', b: 'x y' }).toString(),
+      host: new NodeURL('https://example.com:8443/p?q=1').host,
+      refused,
+    };
+  },
+});
+`,
+  'actions/needs-node.ts': `import { z } from 'zod';
+import { createAction } from 'nango';
+import soap from 'soap';
+import { security } from 'soap';
+import unzipper from 'unzipper';
+
+export default createAction({
+  description: 'Modules the sandbox names but cannot run',
+  input: z.object({ use: z.enum(['soap', 'security', 'unzipper']) }),
+  output: z.object({ ok: z.boolean() }),
+  exec: async (nango, input) => {
+    if (input.use === 'soap') await soap.createClientAsync('https://example.com/service?wsdl', {});
+    if (input.use === 'security') new security.WSSecurity('user', 'password');
+    if (input.use === 'unzipper') await unzipper.Open.buffer(new Uint8Array(4));
+    return { ok: true };
+  },
+});
+`,
+};
+
 describe('Nango functions without endpoints, and their log lines, on the platform', () => {
   let t: TestPlatform;
   let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
@@ -78,17 +136,19 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
   let work: string;
 
   /** Type-checks, bundles and deploys the project's files, as `switchyard compile` + `deploy` do. */
-  const deploy = async (files: Record<string, string>, activate: boolean) => {
+  const deploy = async (files: Record<string, string>, activate: boolean, typechecked = true) => {
     for (const [file, code] of Object.entries(files)) {
       await mkdir(path.join(work, PCK, path.dirname(file)), { recursive: true });
       await writeFile(path.join(work, PCK, file), code);
     }
     const found = await findScripts(work);
-    await typecheck(
-      work,
-      found.map((s) => s.file),
-      ZOD,
-    );
+    if (typechecked) {
+      await typecheck(
+        work,
+        found.map((s) => s.file),
+        ZOD,
+      );
+    }
     const scripts = [];
     for (const s of found) {
       const code = await bundle(work, s);
@@ -167,5 +227,52 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
     });
     const personal = metabase.state.users.filter((u) => u.type === 'personal');
     assert.deepEqual(records.map((r) => r.email).sort(), personal.map((u) => u.email).sort());
+  });
+
+  test('the modules Nango allows: crypto and url work as in Node; soap and unzipper fail when used, naming the module and the call', async () => {
+    await deploy(MODULES, true, false);
+    const text = 'Grace.Hopper@Example.com';
+    const res = await trigger('digests', { text });
+    assert.equal(res.status, 200, await res.clone().text());
+    const out = (await res.json()) as Json;
+    const kDate = createHmac('sha256', 'AWS4key').update('20260101').digest();
+    assert.deepEqual(
+      { ...out, uuid: undefined },
+      {
+        sha256: createHash('sha256').update(text).digest('hex'),
+        md5: createHash('md5').update(text.toLowerCase()).digest('base64'),
+        sha1Parts: createHash('sha1').update('abcd').digest('base64url'),
+        hmacChain: createHmac('sha256', kDate).update('us-east-1').digest('hex'),
+        uuid: undefined,
+        randomLength: 16,
+        distinct: true,
+        query: 'a=1&b=x+y',
+        host: 'example.com:8443',
+        refused: 'Error: Digest method not supported: whirlpool-9 (the sandbox offers md5, sha1, sha224, sha256, sha384, sha512, sha512-224, sha512-256, sha3-224, sha3-256, sha3-384, sha3-512)',
+      },
+    );
+    assert.match(out.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+    for (const [use, call] of [
+      ['soap', 'soap.createClientAsync'],
+      ['security', 'soap.security.WSSecurity'],
+      ['unzipper', 'unzipper.Open.buffer'],
+    ] as const) {
+      const failed = await trigger('needs-node', { use });
+      assert.equal(failed.status, 500);
+      const error = ((await failed.json()) as Json).error;
+      assert.equal(error.code, 'action_script_failure');
+      assert.match(error.message, new RegExp(`${call.replace(/\./g, '\\.')}: the module '${use === 'security' ? 'soap' : use}' is not available in Switchyard's sandbox`));
+    }
+  });
+
+  test("nango/experimental's createFunction bundles and is refused when the bundle loads, naming it", async () => {
+    const file = path.join(work, 'experimental', 'actions', 'made-with-create-function.ts');
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, `import { createFunction } from 'nango/experimental';\nexport default createFunction({ description: 'x' });\n`);
+    const script = (await findScripts(work)).find((s) => s.file === file)!;
+    const code = await bundle(work, script);
+    await assert.rejects(manifestOf(work, script, code), /createFunction \(from 'nango\/experimental'\) is not supported by Switchyard/);
+    await rm(path.join(work, 'experimental'), { recursive: true });
   });
 });

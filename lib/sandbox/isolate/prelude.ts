@@ -4,8 +4,10 @@
  * and builds the script's context on top of it: every context method is a JSON message to the host
  * (lib/sandbox/bridge.ts), answered through `__sy_settle`. It also provides console, setTimeout and
  * clearTimeout. There is no process, require, import, fetch or file access in the isolate: plain V8
- * only. `__sy_start` runs one entry point of the bundle and answers with JSON.
+ * only. `__sy_start` runs one entry point of the bundle and answers with JSON. The Node modules
+ * Nango's functions may import are set up first (./node-modules.ts).
  */
+import './node-modules.js';
 
 /** An error of the host, as the bridge sends it. */
 interface HostError {
