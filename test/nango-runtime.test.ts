@@ -127,6 +127,31 @@ export default createAction({
   },
 });
 `,
+  'actions/reach-out.ts': `import { z } from 'zod';
+import { createAction } from 'nango';
+
+export default createAction({
+  description: 'getIntegration, and uncontrolledFetch with and without headers of its own',
+  input: z.object({ url: z.string(), withKey: z.boolean() }),
+  output: z.record(z.string(), z.unknown()),
+  exec: async (nango, input) => {
+    const withCredentials = await nango.getIntegration({ include: ['credentials', 'webhook'] });
+    const plain = await nango.getIntegration();
+    const token = await nango.getToken();
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (input.withKey && typeof token === 'object' && token.type === 'API_KEY') headers['x-api-key'] = token.apiKey;
+    const res = await nango.uncontrolledFetch({ url: new URL(input.url), method: 'GET', headers });
+    return {
+      integration: { unique_key: plain.unique_key, provider: plain.provider, keys: Object.keys(plain).sort() },
+      included: { credentials: 'credentials' in withCredentials, webhook: typeof withCredentials.webhook_url },
+      status: res.status,
+      ok: res.ok,
+      type: res.headers.get('Content-Type'),
+      body: res.status === 200 ? await res.json() : await res.text(),
+    };
+  },
+});
+`,
 };
 
 describe('Nango functions without endpoints, and their log lines, on the platform', () => {
@@ -274,5 +299,37 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
     const code = await bundle(work, script);
     await assert.rejects(manifestOf(work, script, code), /createFunction \(from 'nango\/experimental'\) is not supported by Switchyard/);
     await rm(path.join(work, 'experimental'), { recursive: true });
+  });
+
+  test('uncontrolledFetch goes through the address policy without the connection credentials; getIntegration answers Nango\'s shape', async () => {
+    const current = `${metabase.url}/api/user/current`;
+    const without = await trigger('reach-out', { url: current, withKey: false });
+    assert.equal(without.status, 200, await without.clone().text());
+    const out = (await without.json()) as Json;
+    assert.deepEqual(out.integration, {
+      unique_key: PCK,
+      provider: 'metabase',
+      keys: ['created_at', 'display_name', 'forward_webhooks', 'integration_config', 'logo', 'provider', 'unique_key', 'updated_at'],
+    });
+    assert.deepEqual(out.included, { credentials: true, webhook: 'string' });
+    // The connection's API key is not added: the provider refuses the call.
+    assert.deepEqual({ status: out.status, ok: out.ok, body: out.body }, { status: 401, ok: false, body: 'Unauthenticated' });
+    const sent = metabase.requests.filter((r) => r.path === '/api/user/current');
+    assert.equal(sent.at(-1)?.headers['x-api-key'], undefined);
+
+    // With the key the script sets itself.
+    const withKey = (await (await trigger('reach-out', { url: current, withKey: true })).json()) as Json;
+    assert.equal(withKey.status, 200);
+    assert.match(withKey.type, /json/);
+    assert.equal(typeof withKey.body.id, 'number');
+    const logged = ((await (await t.api(`/logs?connection_id=${CONN}&kind=action`)).json()) as Json).data as Json[];
+    assert.ok(logged.some((l) => l.url.endsWith('/api/user/current') && l.status === 200));
+
+    // An address the policy refuses: Nango's ActionError url_not_allowed.
+    const refused = await trigger('reach-out', { url: 'http://169.254.169.254/latest/meta-data/', withKey: false });
+    assert.equal(refused.status, 500);
+    const error = ((await refused.json()) as Json).error;
+    assert.equal(error.code, 'action_script_runtime_error');
+    assert.deepEqual(error.payload, { code: 'url_not_allowed', message: 'This URL is not allowed by server configuration.' });
   });
 });

@@ -18,6 +18,7 @@ import { NotFound, ValidationFailed } from '../../lib/errors.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
 import { integrationConfigSchema, type Provider } from '../../features/providers/providers.js';
 import { findProvider } from '../../features/providers/store.js';
+import { publicIntegration } from '../../features/integrations/present.js';
 import { endpointKey } from '../../integrations/registry.js';
 import { activationKeys, BY_NAME, scriptsOf } from '../../features/scripts/catalog.js';
 import { SCRIPT_NAME } from '../../features/scripts/manifest.js';
@@ -72,19 +73,7 @@ function mask(secret: string): string {
 }
 
 async function present(deps: AppDeps, env: Environment, i: Integration, include: string[]): Promise<z.infer<typeof integrationResponse>> {
-  const provider = await findProvider(deps.db, env.id, i.provider);
-  return {
-    unique_key: i.uniqueKey,
-    provider: i.provider,
-    display_name: i.displayName ?? provider?.displayName ?? i.provider,
-    logo: `${deps.config.publicUrl}/images/logos/${i.provider}.svg`,
-    forward_webhooks: i.forwardWebhooks,
-    integration_config: Object.fromEntries(Object.entries(i.integrationConfig).filter(([, v]) => v !== undefined)) as Record<string, string>,
-    created_at: i.createdAt.toISOString(),
-    updated_at: i.updatedAt.toISOString(),
-    ...(include.includes('webhook') ? { webhook_url: `${deps.config.publicUrl}/webhook/${env.uuid}/${encodeURIComponent(i.uniqueKey)}` } : {}),
-    ...(include.includes('credentials') ? { credentials: i.credentials } : {}),
-  };
+  return publicIntegration(deps, env, i, include);
 }
 
 /** The Authorization tab never shows secrets back in full except on an explicit include. */

@@ -8,6 +8,7 @@
  * Nango's functions may import are set up first (./node-modules.ts).
  */
 import './node-modules.js';
+import { FetchResponse, type FetchAnswer } from './fetch-response.js';
 
 /** An error of the host, as the bridge sends it. */
 interface HostError {
@@ -143,6 +144,12 @@ const makeContext = (info: RunInfo) => {
     updateMetadata: one('updateMetadata'),
     getEnvironmentVariables: () => call('getEnvironmentVariables'),
     getWebhookURL: () => call('getWebhookURL'),
+    getIntegration: (queries?: unknown) => call('getIntegration', [queries === undefined ? null : queries]),
+    uncontrolledFetch: async (options: { url?: unknown; method?: unknown; headers?: unknown; body?: unknown } | null) => {
+      const o = options || {};
+      const url = o.url !== null && typeof o.url === 'object' && 'href' in o.url ? String(o.url.href) : String(o.url);
+      return new FetchResponse(await call<FetchAnswer>('uncontrolledFetch', [{ url, method: o.method, headers: o.headers, body: o.body }]));
+    },
     batchSave: (records: unknown, model: unknown) => call('batchSave', [records, model]),
     batchUpdate: (records: unknown, model: unknown) => call('batchUpdate', [records, model]),
     batchDelete: (records: unknown, model: unknown) => call('batchDelete', [records, model]),
