@@ -4,7 +4,9 @@
  * 0.71 allows, imported from `nango`: an action without `endpoint` and a sync without `endpoints`
  * deploy, are listed by name on the Endpoints tab, are activated by `deploy --activate` or the tab,
  * and are then called as Nango calls them (POST /action/trigger and tools by name; records by
- * model); a sync's `nango.log` lines are readable through the API and on the run's dashboard page.
+ * model); a sync's `nango.log` lines are readable through the API (GET /logs/scripts) and on the
+ * run's dashboard page; the modules Nango's CLI allows (url, crypto; soap, unzipper, botbuilder named
+ * but refused when used; nango/experimental refused at compile); getIntegration and uncontrolledFetch.
  */
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
@@ -252,6 +254,27 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
     });
     const personal = metabase.state.users.filter((u) => u.type === 'personal');
     assert.deepEqual(records.map((r) => r.email).sort(), personal.map((u) => u.email).sort());
+
+    // Its nango.log lines: through the API, and on the run's page in the dashboard.
+    const lines = await waitFor('the run to finish', async () => {
+      const res = await t.api(`/logs/scripts?integration=${PCK}&connection_id=${CONN}&script=people`);
+      assert.equal(res.status, 200, await res.clone().text());
+      const data = ((await res.json()) as Json).data as Json[];
+      return data.length >= 2 ? data : null;
+    });
+    assert.deepEqual(
+      lines.map((l) => `${l.kind} ${l.script} ${l.level} ${l.message}`),
+      [`sync people info saved ${personal.length} people`, 'sync people warn a warning line'],
+    );
+    const { cookie } = await dashboardSignIn(t, t.devKey, 'dev');
+    const page = await (
+      await fetch(`${t.url}/dashboard/dev/runs/view?kind=sync&id=${encodeURIComponent(lines[0]!.run_id)}`, { headers: { cookie } })
+    ).text();
+    assert.match(page, new RegExp(`saved ${personal.length} people`));
+    assert.match(page, /a warning line/);
+    const refused = await t.api('/logs/scripts?kind=webhook');
+    assert.equal(refused.status, 400);
+    assert.deepEqual(((await refused.json()) as Json).error.errors[0].path, ['kind']);
   });
 
   test('the modules Nango allows: crypto and url work as in Node; soap and unzipper fail when used, naming the module and the call', async () => {
