@@ -190,7 +190,8 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
       throw new Error("a dry run does not read the integration (getIntegration): it runs on the platform's workers");
     },
     // From this machine, as the script asks: no credentials are added.
-    uncontrolledFetch: (o) => fetch(typeof o.url === 'string' ? o.url : o.url.href, { method: o.method, headers: o.headers, body: o.body ?? undefined, redirect: 'manual' }),
+    uncontrolledFetch: (o) =>
+      fetch(typeof o.url === 'string' ? o.url : o.url.href, { method: o.method, headers: o.headers, body: o.body ?? undefined, redirect: 'manual' }),
     batchSave: async (records, model) => ((saved[model] ??= []).push(...validate(model, records)), true),
     batchUpdate: async (records, model) => ((updated[model] ??= []).push(...records), true),
     batchDelete: async (records, model) => ((deleted[model] ??= []).push(...records.map((r) => r.id)), true),

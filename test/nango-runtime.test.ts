@@ -223,7 +223,10 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
     assert.match(tab, /Activate whoami/);
     assert.match(tab, /no endpoint: called by name/);
 
-    const patched = await t.api(`/integrations/${PCK}/endpoints`, { method: 'PATCH', json: { endpoints: [{ method: 'FUNCTION', path: 'whoami', enabled: true }] } });
+    const patched = await t.api(`/integrations/${PCK}/endpoints`, {
+      method: 'PATCH',
+      json: { endpoints: [{ method: 'FUNCTION', path: 'whoami', enabled: true }] },
+    });
     assert.equal(patched.status, 200, await patched.clone().text());
     const user = metabase.state.users.find((u) => u.type === 'personal')!;
     const ok = await trigger('whoami', { id: user.id });
@@ -233,7 +236,10 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
     assert.equal(viaTool.status, 200, await viaTool.clone().text());
     assert.deepEqual(await viaTool.json(), { email: user.email });
 
-    const unknown = await t.api(`/integrations/${PCK}/endpoints`, { method: 'PATCH', json: { endpoints: [{ method: 'FUNCTION', path: 'nope', enabled: true }] } });
+    const unknown = await t.api(`/integrations/${PCK}/endpoints`, {
+      method: 'PATCH',
+      json: { endpoints: [{ method: 'FUNCTION', path: 'nope', enabled: true }] },
+    });
     assert.equal(unknown.status, 400);
     assert.deepEqual(((await unknown.json()) as Json).error.errors[0].path, ['endpoints', 0]);
   });
@@ -245,7 +251,10 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
     const pong = await trigger('ping', {});
     assert.deepEqual(await pong.json(), { pong: true });
 
-    const patched = await t.api(`/integrations/${PCK}/endpoints`, { method: 'PATCH', json: { endpoints: [{ method: 'FUNCTION', path: 'people', enabled: true }] } });
+    const patched = await t.api(`/integrations/${PCK}/endpoints`, {
+      method: 'PATCH',
+      json: { endpoints: [{ method: 'FUNCTION', path: 'people', enabled: true }] },
+    });
     assert.equal(patched.status, 200);
     await nango.triggerSync(PCK, ['people'], CONN);
     const records = await waitFor('the sync to save its records', async () => {
@@ -267,9 +276,7 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
       [`sync people info saved ${personal.length} people`, 'sync people warn a warning line'],
     );
     const { cookie } = await dashboardSignIn(t, t.devKey, 'dev');
-    const page = await (
-      await fetch(`${t.url}/dashboard/dev/runs/view?kind=sync&id=${encodeURIComponent(lines[0]!.run_id)}`, { headers: { cookie } })
-    ).text();
+    const page = await (await fetch(`${t.url}/dashboard/dev/runs/view?kind=sync&id=${encodeURIComponent(lines[0]!.run_id)}`, { headers: { cookie } })).text();
     assert.match(page, new RegExp(`saved ${personal.length} people`));
     assert.match(page, /a warning line/);
     const refused = await t.api('/logs/scripts?kind=webhook');
@@ -296,7 +303,8 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
         distinct: true,
         query: 'a=1&b=x+y',
         host: 'example.com:8443',
-        refused: 'Error: Digest method not supported: whirlpool-9 (the sandbox offers md5, sha1, sha224, sha256, sha384, sha512, sha512-224, sha512-256, sha3-224, sha3-256, sha3-384, sha3-512)',
+        refused:
+          'Error: Digest method not supported: whirlpool-9 (the sandbox offers md5, sha1, sha224, sha256, sha384, sha512, sha512-224, sha512-256, sha3-224, sha3-256, sha3-384, sha3-512)',
       },
     );
     assert.match(out.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -310,7 +318,10 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
       assert.equal(failed.status, 500);
       const error = ((await failed.json()) as Json).error;
       assert.equal(error.code, 'action_script_failure');
-      assert.match(error.message, new RegExp(`${call.replace(/\./g, '\\.')}: the module '${use === 'security' ? 'soap' : use}' is not available in Switchyard's sandbox`));
+      assert.match(
+        error.message,
+        new RegExp(`${call.replace(/\./g, '\\.')}: the module '${use === 'security' ? 'soap' : use}' is not available in Switchyard's sandbox`),
+      );
     }
   });
 
@@ -324,7 +335,7 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
     await rm(path.join(work, 'experimental'), { recursive: true });
   });
 
-  test('uncontrolledFetch goes through the address policy without the connection credentials; getIntegration answers Nango\'s shape', async () => {
+  test("uncontrolledFetch goes through the address policy without the connection credentials; getIntegration answers Nango's shape", async () => {
     const current = `${metabase.url}/api/user/current`;
     const without = await trigger('reach-out', { url: current, withKey: false });
     assert.equal(without.status, 200, await without.clone().text());

@@ -247,7 +247,7 @@ export const listIntegrationEndpoints = defineRoute({
   method: 'get',
   path: '/integrations/:uniqueKey/endpoints',
   operationId: 'listIntegrationEndpoints',
-  summary: "The Endpoints tab: declared endpoints and whether each is activated (a function without endpoints has one row, method FUNCTION, path its name)",
+  summary: 'The Endpoints tab: declared endpoints and whether each is activated (a function without endpoints has one row, method FUNCTION, path its name)',
   tag: 'integrations',
   auth: 'secret_key',
   request: { params: keyParam },

@@ -239,7 +239,8 @@ export async function deploy(deps: DeployDeps, env: Environment, req: DeployRequ
       for (const [name, def] of prebuiltScriptEntries(integration.provider)) {
         for (const e of activationKeys({ name, endpoints: declaredEndpoints(def) })) declared.set(endpointKey(e), e);
       }
-      for (const r of await activeScriptsOf(tx, integration.id)) for (const e of activationKeys({ name: r.name, endpoints: r.manifest.endpoints })) declared.set(endpointKey(e), e);
+      for (const r of await activeScriptsOf(tx, integration.id))
+        for (const e of activationKeys({ name: r.name, endpoints: r.manifest.endpoints })) declared.set(endpointKey(e), e);
       const states = new Map((await endpointStates(tx, integration.id)).map((s) => [endpointKey(s), s]));
       for (const [key, e] of declared) {
         if (states.has(key)) continue;

@@ -31,7 +31,8 @@ export async function uncontrolledFetch(http: ProviderHttpClient, options: Uncon
       context,
     });
     const headers = new Headers();
-    for (const [name, value] of Object.entries(res.headers)) for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) headers.append(name, v);
+    for (const [name, value] of Object.entries(res.headers))
+      for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) headers.append(name, v);
     const body = NO_BODY.has(res.status) ? null : new Uint8Array(res.body ?? Buffer.alloc(0));
     const response = new Response(body, { status: res.status, headers });
     Object.defineProperty(response, 'url', { value: res.url });

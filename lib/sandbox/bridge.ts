@@ -201,7 +201,16 @@ export function createBridge(ctx: Ctx): Bridge {
       } catch (err) {
         const id = ++seq;
         errors.set(id, err);
-        const e = err as { name?: string; message?: string; status?: number; body?: unknown; headers?: unknown; code?: string; retryable?: boolean; payload?: unknown };
+        const e = err as {
+          name?: string;
+          message?: string;
+          status?: number;
+          body?: unknown;
+          headers?: unknown;
+          code?: string;
+          retryable?: boolean;
+          payload?: unknown;
+        };
         return JSON.stringify({
           error: {
             name: e.name ?? 'Error',

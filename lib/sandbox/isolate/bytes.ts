@@ -31,7 +31,10 @@ export const base64Of = (bytes: Uint8Array, url: boolean): string => {
   return url ? out.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') : out;
 };
 export const fromBase64 = (s: string): Uint8Array => {
-  const clean = s.replace(/-/g, '+').replace(/_/g, '/').replace(/[^A-Za-z0-9+/]/g, '');
+  const clean = s
+    .replace(/-/g, '+')
+    .replace(/_/g, '/')
+    .replace(/[^A-Za-z0-9+/]/g, '');
   const out: number[] = [];
   for (let i = 0; i < clean.length; i += 4) {
     const chunk = clean.slice(i, i + 4);
@@ -41,4 +44,3 @@ export const fromBase64 = (s: string): Uint8Array => {
   }
   return new Uint8Array(out);
 };
-
