@@ -23,8 +23,8 @@ export type ActionOutcome = { ok: true } | { ok: false; error: ActionFailure };
 export function describeFailure(err: unknown): ActionFailure {
   if (err instanceof ActionError) {
     const payload = typeof err.payload === 'object' && err.payload !== null && !Array.isArray(err.payload) ? err.payload : { message: err.payload };
-    // A failure the script chose to report (Nango's ActionError): the caller's request, not the platform, is at fault.
-    return { status: 400, code: 'action_script_runtime_error', message: 'The action script failed with a runtime error', payload };
+    // A failure the script chose to report (Nango's ActionError): a 500 with its payload, as Nango's runner answers it.
+    return { status: 500, code: 'action_script_runtime_error', message: 'The action script failed with a runtime error', payload };
   }
   if (err instanceof UpstreamHttpError) {
     return {

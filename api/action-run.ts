@@ -48,7 +48,9 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
   if (!(await isScriptEnabled(deps.db, integration, script))) {
     throw new NotFound(
       'endpoint_not_enabled',
-      `The endpoint ${script.endpoint.method} ${script.endpoint.path} of ${req.actionName} is not activated on ${integration.uniqueKey} (its Endpoints tab)`,
+      script.endpoint
+        ? `The endpoint ${script.endpoint.method} ${script.endpoint.path} of ${req.actionName} is not activated on ${integration.uniqueKey} (its Endpoints tab)`
+        : `The action ${req.actionName} is not activated on ${integration.uniqueKey} (its Endpoints tab)`,
     );
   }
   const parsed = script.input.safeParse(req.input ?? {});

@@ -12,7 +12,7 @@ import * as esbuild from 'esbuild';
 import type ts from 'typescript';
 import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
-import { noNode, SANDBOX_BUILD_OPTIONS, SANDBOX_HINT } from '../features/scripts/sandbox-bundle.js';
+import { noNode, SANDBOX_BUILD_OPTIONS, SANDBOX_HINT, sandboxModules } from '../features/scripts/sandbox-bundle.js';
 import { SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
 import { CliError } from './ui.js';
 
@@ -100,7 +100,7 @@ export function bundleOptions(dir: string): esbuild.BuildOptions & { write: fals
     ...SANDBOX_BUILD_OPTIONS,
     alias: sdkAliases((f) => f),
     nodePaths: [path.join(dir, 'node_modules')],
-    plugins: [noNode],
+    plugins: [sandboxModules, noNode],
   };
 }
 

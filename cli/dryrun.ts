@@ -186,6 +186,12 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
     updateMetadata: async (value) => void (metadataSet = { ...(metadataOverride ?? connection.metadata ?? {}), ...(metadataSet as object), ...value }),
     getEnvironmentVariables: async () => [],
     getWebhookURL: async () => null,
+    getIntegration: async () => {
+      throw new Error("a dry run does not read the integration (getIntegration): it runs on the platform's workers");
+    },
+    // From this machine, as the script asks: no credentials are added.
+    uncontrolledFetch: (o) =>
+      fetch(typeof o.url === 'string' ? o.url : o.url.href, { method: o.method, headers: o.headers, body: o.body ?? undefined, redirect: 'manual' }),
     batchSave: async (records, model) => ((saved[model] ??= []).push(...validate(model, records)), true),
     batchUpdate: async (records, model) => ((updated[model] ??= []).push(...records), true),
     batchDelete: async (records, model) => ((deleted[model] ??= []).push(...records.map((r) => r.id)), true),

@@ -50,8 +50,13 @@ export function prebuiltEntriesOf(provider: string): [string, AnyScriptDefinitio
   return Object.entries(prebuilt[provider] ?? {});
 }
 
+/** The endpoints a sync or action declares (none: it is called by its name, as Nango 0.71 allows). */
+export function declaredEndpoints(def: ScriptDefinition): EndpointDeclaration[] {
+  return def.type === 'action' ? (def.endpoint ? [def.endpoint] : []) : (def.endpoints ?? []);
+}
+
 export function declarationOf(name: string, def: ScriptDefinition): ScriptDeclaration {
-  return { name, type: def.type, endpoints: def.type === 'action' ? [def.endpoint] : def.endpoints };
+  return { name, type: def.type, endpoints: declaredEndpoints(def) };
 }
 
 export function prebuiltScriptsFor(provider: string): ScriptDeclaration[] {

@@ -119,7 +119,7 @@ describe('actions', () => {
     const notFound = await t.api('/v1/users/single?id=9999', { headers: unified() });
     assert.equal(notFound.status, 424);
     const negative = await t.api('/users/single?id=-1', { headers: unified() });
-    assert.equal(negative.status, 400);
+    assert.equal(negative.status, 500);
     assert.equal(((await negative.json()) as Json).error.code, 'action_script_runtime_error');
     const tooBig = await t.api('/action/trigger', {
       method: 'POST',

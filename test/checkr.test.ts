@@ -188,7 +188,7 @@ describe('Checkr Partner', () => {
       required: true,
     });
     const noNode = await trigger('checkr-staging', { country: 'US', state: 'CA', service_key: 'driver_pro', candidate_id: 'x' });
-    assert.equal(noNode.status, 400);
+    assert.equal(noNode.status, 500);
     assert.equal(((await noNode.json()) as Json).error.payload.code, 'missing_node');
   });
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { upsertEnvironmentKey } from '../features/environments/store.js';
 import { TAILS_PER_SESSION } from '../api/dashboard/logs.js';
-import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { dashboardSignIn, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 
 /** Turns a stream that never ends into a failure instead of a hung run: a hang guard, not a measure. */
 const HANG_GUARD_MS = 60_000;
@@ -19,13 +19,6 @@ interface Tail {
   close(): void;
 }
 
-function cookiesOf(res: Response): string {
-  return res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .join('; ');
-}
-
 describe('the dashboard live tail', () => {
   let t: TestPlatform;
   before(async () => {
@@ -33,25 +26,7 @@ describe('the dashboard live tail', () => {
   });
   after(async () => t?.stop());
 
-  /** Signs in with a secret key through the sign-in form; returns the session cookie and the session's CSRF token. */
-  async function signIn(key: string, env: string): Promise<{ cookie: string; csrf: string }> {
-    const form = await fetch(`${t.url}/dashboard/sign-in?env=${env}`);
-    const preCookie = cookiesOf(form);
-    const token = /name="_csrf" value="([0-9a-f]{64})"/.exec(await form.text())![1]!;
-    const res = await fetch(`${t.url}/dashboard/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: preCookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: token, secret_key: key }).toString(),
-    });
-    assert.equal(res.status, 303);
-    const cookie = cookiesOf(res)
-      .split('; ')
-      .filter((c) => c.startsWith(`sy_dash_${env}=`) && c.length > `sy_dash_${env}=`.length)
-      .join('; ');
-    const page = await (await fetch(`${t.url}/dashboard/${env}/logs`, { headers: { cookie } })).text();
-    return { cookie, csrf: /name="_csrf" value="([0-9a-f]{64})"/.exec(page)![1]! };
-  }
+  const signIn = (key: string, env: string) => dashboardSignIn(t, key, env);
 
   async function openTail(env: string, cookie: string): Promise<Tail> {
     const abort = new AbortController();

@@ -6,7 +6,7 @@
  * model only), carries its checkpoint across runs and clears it, sees `lastSyncDate` from its
  * second run, and its log lines land in the run's logs; actions read, set and update metadata,
  * batchUpdate and batchDelete records, and an ActionError (thrown, from `nango.ActionError`, or
- * from zodValidateInput) reaches the caller as a 400 with its payload; environment variables set with
+ * from zodValidateInput) reaches the caller as a 500 with its payload; environment variables set with
  * `POST /environment-variables` reach scripts and @nangohq/node. A call of a Nango member
  * Switchyard does not provide fails the type-check with a message naming it.
  */
@@ -272,21 +272,21 @@ describe('Nango function SDK: semantics through the platform', () => {
     );
   });
 
-  test('an ActionError reaches the caller as a 400 with its payload', async () => {
+  test('an ActionError reaches the caller as a 500 action_script_runtime_error with its payload, as from Nango', async () => {
     const ok = (await nango.triggerAction(PCK, CONN, 'lookup-user', { id: Number(upstream(true)[0]) })) as Json;
     assert.match(ok.email, /@example\.com$/);
 
     const fromContext = await actionError('lookup-user', { id: 0 });
-    assert.equal(fromContext.status, 400);
+    assert.equal(fromContext.status, 500);
     assert.equal(fromContext.error.code, 'action_script_runtime_error');
     assert.deepEqual(fromContext.error.payload, { message: 'there is no user 0', code: 'zero' });
 
     const imported = await actionError('lookup-user', { id: 999 });
-    assert.equal(imported.status, 400);
+    assert.equal(imported.status, 500);
     assert.deepEqual(imported.error.payload, { message: 'user 999 is reserved', code: 'reserved' });
 
     const invalid = await actionError('lookup-user', { id: -3 });
-    assert.equal(invalid.status, 400);
+    assert.equal(invalid.status, 500);
     assert.equal(invalid.error.payload.issues[0].path, 'id');
   });
 

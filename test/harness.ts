@@ -231,3 +231,30 @@ export async function triggerAction(t: TestPlatform, action: string, input: Json
   const res = await t.api('/action/trigger', { method: 'POST', headers: ACME, json: { action_name: action, input } });
   return { status: res.status, body: (await res.json()) as Json };
 }
+
+function cookiesOf(res: Response): string {
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .join('; ');
+}
+
+/** Signs in to the dashboard with a secret key through the sign-in form; returns the session cookie and the session's CSRF token. */
+export async function dashboardSignIn(t: Pick<TestPlatform, 'url'>, key: string, env: string): Promise<{ cookie: string; csrf: string }> {
+  const form = await fetch(`${t.url}/dashboard/sign-in?env=${env}`);
+  const preCookie = cookiesOf(form);
+  const token = /name="_csrf" value="([0-9a-f]{64})"/.exec(await form.text())![1]!;
+  const res = await fetch(`${t.url}/dashboard/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: preCookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: token, secret_key: key }).toString(),
+  });
+  assert.equal(res.status, 303);
+  const cookie = cookiesOf(res)
+    .split('; ')
+    .filter((c) => c.startsWith(`sy_dash_${env}=`) && c.length > `sy_dash_${env}=`.length)
+    .join('; ');
+  const page = await (await fetch(`${t.url}/dashboard/${env}/logs`, { headers: { cookie } })).text();
+  return { cookie, csrf: /name="_csrf" value="([0-9a-f]{64})"/.exec(page)![1]! };
+}

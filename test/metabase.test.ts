@@ -47,7 +47,7 @@ describe('Metabase user management', () => {
 
     const update = { id, email: null, first_name: 'Amazing', last_name: null, is_group_manager: null, locale: null, is_superuser: null };
     const refused = await t.api('/users', { method: 'PUT', headers: h, json: update });
-    assert.equal(refused.status, 400);
+    assert.equal(refused.status, 500);
     const refusal = (await refused.json()) as Json;
     assert.equal(refusal.error.code, 'action_script_runtime_error');
     assert.match(refusal.error.payload.message, /disabled/);

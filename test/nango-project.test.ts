@@ -4,7 +4,7 @@
  * Nango's .env names), compiled and deployed with the real `switchyard` CLI to a running platform,
  * then run against the Metabase and generic API fakes through @nangohq/node: a multi-model full
  * sync keeps and deletes records per model across runs, an incremental sync resumes from its
- * checkpoint, and an ActionError reaches the caller as a 400 carrying its payload.
+ * checkpoint, and an ActionError reaches the caller as a 500 carrying its payload.
  */
 import assert from 'node:assert/strict';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -206,14 +206,14 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
     assert.ok(deactivated.every((r) => !r._nango_metadata.deleted_at));
   });
 
-  test('an ActionError reaches the caller as a 400 with its payload', async () => {
+  test('an ActionError reaches the caller as a 500 action_script_runtime_error with its payload, as from Nango', async () => {
     const missing = await failure(nango.triggerAction(PEOPLE, CONN, 'deactivate-person', { id: '9999' }));
-    assert.equal(missing.status, 400, JSON.stringify(missing.error));
+    assert.equal(missing.status, 500, JSON.stringify(missing.error));
     assert.equal(missing.error.code, 'action_script_runtime_error');
     assert.deepEqual(missing.error.payload, { type: 'person_not_found', message: 'No Metabase user 9999', id: '9999' });
     const ada = metabase.state.users.find((u) => u.email === 'ada@example.com')!;
     const again = await failure(nango.triggerAction(PEOPLE, CONN, 'deactivate-person', { id: String(ada.id) }));
-    assert.equal(again.status, 400);
+    assert.equal(again.status, 500);
     assert.equal(again.error.payload.type, 'already_deactivated');
     // Through the script's own endpoint too.
     const viaEndpoint = await t.api('/catalog/items', {
@@ -221,7 +221,7 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
       headers: { 'connection-id': CONN, 'provider-config-key': ITEMS },
       json: { id: '1', name: 'item 1' },
     });
-    assert.equal(viaEndpoint.status, 400);
+    assert.equal(viaEndpoint.status, 500);
     assert.deepEqual(((await viaEndpoint.json()) as Json).error.payload, { type: 'name_unchanged', message: 'Item 1 is already named item 1', name: 'item 1' });
   });
 

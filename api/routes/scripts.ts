@@ -9,7 +9,7 @@ import { findEnvironmentBySecretKey, type Environment } from '../../features/env
 import { endpointStates, listIntegrations, type Integration } from '../../features/integrations/store.js';
 import { UUID_V4 } from '../../lib/crypto.js';
 import { UpgradeRequired } from '../../lib/errors.js';
-import { prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../features/scripts/catalog.js';
+import { activationKeys, prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../features/scripts/catalog.js';
 import { deploy, previewDeploy, type DeployRequest } from '../../features/scripts/deploy.js';
 import { endpointKey } from '../../integrations/registry.js';
 import { catalogProviderMap } from '../../features/providers/providers.js';
@@ -74,7 +74,7 @@ export async function integrationScripts(deps: AppDeps, integration: Integration
     provider: integration.provider,
     name,
     handle,
-    enabled: handle.endpoints.some((e) => enabled.has(endpointKey(e))),
+    enabled: activationKeys(handle).some((e) => enabled.has(endpointKey(e))),
   }));
 }
 

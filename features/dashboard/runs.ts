@@ -98,5 +98,9 @@ export async function listRuns(db: Queryable, environmentId: number, f: RunFilte
 }
 
 export async function getRun(db: Queryable, environmentId: number, kind: RunKind, id: string): Promise<RunSummary | null> {
-  return (await listRuns(db, environmentId, { kind, id }, { limit: 1, offset: 0 }))[0] ?? null;
+  const run = (await listRuns(db, environmentId, { kind, id }, { limit: 1, offset: 0 }))[0] ?? null;
+  if (!run || kind !== 'sync') return run;
+  // The list leaves a sync run's lines out (up to 2,000 a run); the run's own page shows them.
+  const { rows } = await db.query<{ logs: unknown }>('SELECT logs FROM sync_runs WHERE id = $1', [id]);
+  return { ...run, logs: rows[0]?.logs ?? null };
 }

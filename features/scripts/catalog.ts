@@ -11,7 +11,7 @@ import { endpointStates, type Integration } from '../integrations/store.js';
 import type { Queryable } from '../../lib/db/pool.js';
 import { activeScriptsOf, bundleOf, type DeployedScriptRow } from './store.js';
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, type SandboxLimits } from '../../lib/sandbox/index.js';
-import { endpointKey, prebuiltEntriesOf } from '../../integrations/registry.js';
+import { declaredEndpoints, endpointKey, prebuiltEntriesOf } from '../../integrations/registry.js';
 import type { AnyScriptDefinition, ConnectionEvent, Endpoint, SyncContext } from '../../integrations/sdk/types.js';
 
 type Ctx = SyncContext<Record<string, unknown>, unknown>;
@@ -64,7 +64,8 @@ export interface ActionHandle extends HandleBase {
   /** A `createTool` script's title and annotations, shown to agents (MCP). */
   title?: string;
   annotations?: ToolAnnotations;
-  endpoint: Endpoint;
+  /** Null for a function without one: called by its name only. */
+  endpoint: Endpoint | null;
   input: z.ZodType;
   output: z.ZodType;
   validateInput(input: unknown): ReturnType<z.ZodType['safeParse']>;
@@ -132,8 +133,8 @@ function prebuiltHandle(name: string, def: AnyScriptDefinition): ScriptHandle {
       ...base,
       type: 'action',
       ...toolHints(def),
-      endpoint: def.endpoint,
-      endpoints: [def.endpoint],
+      endpoint: def.endpoint ?? null,
+      endpoints: declaredEndpoints(def),
       modelNames: [],
       input: def.input,
       output: def.output,
@@ -144,7 +145,7 @@ function prebuiltHandle(name: string, def: AnyScriptDefinition): ScriptHandle {
   return {
     ...base,
     type: 'sync',
-    endpoints: def.endpoints,
+    endpoints: declaredEndpoints(def),
     modelNames: Object.keys(def.models),
     frequency: def.frequency,
     autoStart: def.autoStart ?? false,
@@ -318,7 +319,7 @@ function deployedHandle(deps: CatalogDeps, row: DeployedScriptRow): ScriptHandle
     return {
       ...base,
       type: 'action',
-      endpoint: m.endpoints[0]!,
+      endpoint: m.endpoints[0] ?? null,
       modelNames: [],
       input,
       output: validator(key('output'), m.output),
@@ -405,8 +406,19 @@ export function endpointsOfScript(s: Pick<ScriptHandle, 'endpoints'>): Endpoint[
   return s.endpoints;
 }
 
-/** A script may run only when one of its endpoints is activated on the integration. */
-export async function isScriptEnabled(db: Queryable, integration: Pick<Integration, 'id'>, s: Pick<ScriptHandle, 'endpoints'>): Promise<boolean> {
+/**
+ * The method of the Endpoints tab's row that activates a function declaring no endpoint (Nango 0.71
+ * makes them optional); its path is the function's name. No HTTP method has this name.
+ */
+export const BY_NAME = 'FUNCTION';
+
+/** What activates a script on an integration: its endpoints, or its name when it declares none. */
+export function activationKeys(s: { name: string; endpoints: readonly Endpoint[] }): { method: string; path: string }[] {
+  return s.endpoints.length > 0 ? [...s.endpoints] : [{ method: BY_NAME, path: s.name }];
+}
+
+/** A script may run only when one of its endpoints (or its name, when it declares none) is activated on the integration. */
+export async function isScriptEnabled(db: Queryable, integration: Pick<Integration, 'id'>, s: Pick<ScriptHandle, 'name' | 'endpoints'>): Promise<boolean> {
   const enabled = new Set((await endpointStates(db, integration.id)).filter((e) => e.enabled).map(endpointKey));
-  return s.endpoints.some((e) => enabled.has(endpointKey(e)));
+  return activationKeys(s).some((e) => enabled.has(endpointKey(e)));
 }

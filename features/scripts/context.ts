@@ -34,6 +34,9 @@ import { logLine, withHelpers, type Helpers } from '../../integrations/sdk/helpe
 import { paginate, withPaginateDefaults, type PagePosition, type PageResume } from './paginate.js';
 import { findProvider } from '../providers/store.js';
 import { findEnvironmentById } from '../environments/store.js';
+import { getIntegration } from '../integrations/store.js';
+import { publicIntegration } from '../integrations/present.js';
+import { uncontrolledFetch } from './uncontrolled-fetch.js';
 import { getEnvironmentVariables } from '../environments/variables.js';
 
 export class InvalidRecords extends Error {
@@ -256,6 +259,13 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const env = await findEnvironmentById(deps.db, connection.environmentId);
       return env ? `${deps.config.publicUrl}/webhook/${env.uuid}/${encodeURIComponent(connection.integrationKey)}` : null;
     },
+    async getIntegration(queries) {
+      const env = await findEnvironmentById(deps.db, connection.environmentId);
+      const integration = await getIntegration(deps.db, deps.box, connection.environmentId, connection.integrationKey);
+      if (!env || !integration) throw new Error(`the integration ${connection.integrationKey} no longer exists`);
+      return publicIntegration(deps, env, integration, queries?.include ?? []);
+    },
+    uncontrolledFetch: (options) => uncontrolledFetch(deps.http, options, context),
     async batchSave(records, model) {
       const good = validated(model, records);
       const prepared = prepareRecords(good);

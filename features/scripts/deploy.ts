@@ -14,8 +14,9 @@ import { activeScriptsOf, deactivateScript, insertDeployment, insertScriptVersio
 import { ValidationFailed, type FieldProblem } from '../../lib/errors.js';
 import { describeBundle, SandboxError } from '../../lib/sandbox/index.js';
 import type { Lifecycle } from '../lifecycle/lifecycle.js';
-import { endpointKey, prebuiltScriptEntries } from '../../integrations/registry.js';
+import { declaredEndpoints, endpointKey, prebuiltScriptEntries } from '../../integrations/registry.js';
 import { manifestProblems, type ScriptManifest } from './manifest.js';
+import { activationKeys } from './catalog.js';
 
 export interface UploadedScript {
   integration: string;
@@ -137,7 +138,7 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
     const owners = new Map<string, string>();
     for (const [name, def] of prebuiltScriptEntries(integration.provider)) {
       if (names.has(name)) continue;
-      for (const e of def.type === 'action' ? [def.endpoint] : def.endpoints) owners.set(endpointKey(e), `the pre-built script ${name}`);
+      for (const e of declaredEndpoints(def)) owners.set(endpointKey(e), `the pre-built script ${name}`);
     }
     for (const p of mine) {
       for (const e of p.manifest.endpoints) {
@@ -235,10 +236,11 @@ export async function deploy(deps: DeployDeps, env: Environment, req: DeployRequ
     // states of endpoints no script declares any more go.
     for (const integration of scope) {
       const declared = new Map<string, { method: string; path: string }>();
-      for (const [, def] of prebuiltScriptEntries(integration.provider)) {
-        for (const e of def.type === 'action' ? [def.endpoint] : def.endpoints) declared.set(endpointKey(e), e);
+      for (const [name, def] of prebuiltScriptEntries(integration.provider)) {
+        for (const e of activationKeys({ name, endpoints: declaredEndpoints(def) })) declared.set(endpointKey(e), e);
       }
-      for (const r of await activeScriptsOf(tx, integration.id)) for (const e of r.manifest.endpoints) declared.set(endpointKey(e), e);
+      for (const r of await activeScriptsOf(tx, integration.id))
+        for (const e of activationKeys({ name: r.name, endpoints: r.manifest.endpoints })) declared.set(endpointKey(e), e);
       const states = new Map((await endpointStates(tx, integration.id)).map((s) => [endpointKey(s), s]));
       for (const [key, e] of declared) {
         if (states.has(key)) continue;

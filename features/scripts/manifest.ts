@@ -56,8 +56,9 @@ export const scriptManifestSchema = z
       }
       if (Object.keys(m.models).length === 0) ctx.addIssue({ code: 'custom', path: ['models'], message: 'a sync declares at least one model' });
     }
-    if (m.type === 'action' && m.endpoints.length !== 1) {
-      ctx.addIssue({ code: 'custom', path: ['endpoints'], message: 'an action declares exactly one endpoint, e.g. { method: "POST", path: "/items" }' });
+    // Nango 0.71 makes `endpoint(s)` optional: such a function is called by its name (POST /action/trigger, MCP, tools; records by model).
+    if (m.type === 'action' && m.endpoints.length > 1) {
+      ctx.addIssue({ code: 'custom', path: ['endpoints'], message: 'an action declares at most one endpoint, e.g. { method: "POST", path: "/items" }' });
     }
     if (m.type === 'on-event' && !m.event) ctx.addIssue({ code: 'custom', path: ['event'], message: 'an on-event script names its event' });
     const seen = new Set<string>();

@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { noNode, SANDBOX_BUILD_OPTIONS } from './sandbox-bundle.js';
+import { noNode, SANDBOX_BUILD_OPTIONS, sandboxModules } from './sandbox-bundle.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SDK_INDEX = path.join(ROOT, 'integrations', 'sdk', 'index.ts');
@@ -48,6 +48,7 @@ export async function bundleNangoFunction(label: string, js: string): Promise<st
             build.onLoad({ filter: /.*/, namespace: UPLOAD }, () => ({ contents: code, loader: 'js', resolveDir: ROOT }));
           },
         },
+        sandboxModules,
         noNode,
       ],
     });

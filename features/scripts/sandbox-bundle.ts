@@ -6,6 +6,7 @@
  */
 import { builtinModules } from 'node:module';
 import type * as esbuild from 'esbuild';
+import { SANDBOX_MODULE_FILTER, sandboxModuleOf, sandboxModuleSource } from '../../lib/sandbox/modules.js';
 
 export const SANDBOX_HINT =
   'scripts run in a sandbox without Node: no process.env, fs, require or Node modules. Keep per-connection settings in metadata (ctx.getMetadata()) and call the provider with ctx.get/post/…';
@@ -21,6 +22,18 @@ export const noNode: esbuild.Plugin = {
       }
       return undefined;
     });
+  },
+};
+
+/** The modules Nango's CLI allows besides the SDK and zod (url, crypto, soap, …), as the sandbox provides them. */
+export const sandboxModules: esbuild.Plugin = {
+  name: 'switchyard-sandbox-modules',
+  setup(build) {
+    build.onResolve({ filter: SANDBOX_MODULE_FILTER }, (args) => ({ path: sandboxModuleOf(args.path)!, namespace: 'sandbox-module' }));
+    build.onLoad({ filter: /.*/, namespace: 'sandbox-module' }, (args) => ({
+      contents: sandboxModuleSource(sandboxModuleOf(args.path)!),
+      loader: 'js',
+    }));
   },
 };
 

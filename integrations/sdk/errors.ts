@@ -2,7 +2,7 @@
  * @module sdk/errors — errors a script can throw on purpose.
  */
 
-/** A structured failure of an action: the caller gets a 400 `action_script_runtime_error` with this payload. */
+/** A structured failure of an action: the caller gets a 500 `action_script_runtime_error` (as from Nango) with this payload. */
 export class ActionError<P = unknown> extends Error {
   readonly payload: P;
   constructor(payload: P) {

@@ -59,7 +59,7 @@ export function loggerOf(log: ScriptLogger): ScriptLoggerMethods {
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/** Validates an action's input against a zod schema; on failure, an ActionError naming each field (a 400 to the caller). */
+/** Validates an action's input against a zod schema; on failure, an ActionError naming each field (a 500 `action_script_runtime_error` to the caller, as Nango's). */
 export async function zodValidateInput<S extends z.ZodType>({
   zodSchema,
   input,

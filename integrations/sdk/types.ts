@@ -133,14 +133,45 @@ export interface UnsupportedMembers {
   setMergingStrategy?: Unsupported<'setMergingStrategy is not supported by Switchyard: batchSave replaces, batchUpdate merges'>;
   getFieldMapping?: Unsupported<'getFieldMapping is not supported by Switchyard (deprecated in Nango): use getMetadata'>;
   setFieldMapping?: Unsupported<'setFieldMapping is not supported by Switchyard (deprecated in Nango): use setMetadata'>;
-  getIntegration?: Unsupported<"getIntegration is not supported by Switchyard: an integration's secrets are not given to scripts">;
   getFlowAttributes?: Unsupported<'getFlowAttributes is not supported by Switchyard'>;
   getObjectsFromModel?: Unsupported<'getObjectsFromModel is not supported by Switchyard'>;
-  uncontrolledFetch?: Unsupported<'uncontrolledFetch is not supported by Switchyard: scripts reach the network through get/post/… only'>;
   tryAcquireLock?: Unsupported<'tryAcquireLock is not supported by Switchyard: a sync never runs twice at once for a connection'>;
   releaseLock?: Unsupported<'releaseLock is not supported by Switchyard'>;
   releaseAllLocks?: Unsupported<'releaseAllLocks is not supported by Switchyard'>;
   setRetryHeaders?: Unsupported<"setRetryHeaders is not supported by Switchyard: a provider's rate-limit headers are read from its definition">;
+}
+
+/** What `uncontrolledFetch` answers: the parts of a fetch Response a function reads (the body is buffered). */
+export interface FetchResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly url: string;
+  readonly headers: { get(name: string): string | null; has(name: string): boolean; forEach(fn: (value: string, name: string) => void): void };
+  text(): Promise<string>;
+  json(): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- as fetch's
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+export interface UncontrolledFetchOptions {
+  url: string | { readonly href: string };
+  method?: HttpMethod;
+  headers?: Record<string, string> | undefined;
+  body?: string | null;
+}
+
+/** An integration as `GET /integrations/:uniqueKey` shows it (Nango's shape). */
+export interface IntegrationInfo {
+  unique_key: string;
+  provider: string;
+  display_name: string;
+  logo: string;
+  forward_webhooks: boolean;
+  integration_config: Record<string, string>;
+  created_at: string;
+  updated_at: string;
+  webhook_url?: string;
+  credentials?: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- Nango's is a union scripts narrow themselves
 }
 
 export interface ScriptContext<Metadata = Record<string, unknown>> extends UnsupportedMembers {
@@ -165,6 +196,13 @@ export interface ScriptContext<Metadata = Record<string, unknown>> extends Unsup
   getEnvironmentVariables(): Promise<EnvironmentVariable[] | null>;
   /** The URL third-party webhooks for this integration are sent to. */
   getWebhookURL(): Promise<string | null | undefined>;
+  /** The connection's integration; its credentials and webhook URL with `include`. */
+  getIntegration(queries?: { include?: ('webhook' | 'credentials')[] }): Promise<IntegrationInfo>;
+  /**
+   * A request to any URL the outbound address policy allows, without the connection's credentials
+   * (add your own headers); a URL the policy refuses is an ActionError `url_not_allowed`.
+   */
+  uncontrolledFetch(options: UncontrolledFetchOptions): Promise<FetchResponse>;
   /** Saves records into the cache (actions may save too, so a write shows in the cache at once). */
   batchSave<T extends { id: string | number }>(records: T[], model: string): Promise<boolean | null>;
   /** Merges partial records into the cached ones. */
@@ -200,7 +238,8 @@ export interface SyncContext<Metadata, Checkpoint> extends ScriptContext<Metadat
 export interface ActionDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType, M extends z.ZodType = z.ZodType> {
   type: 'action';
   description: string;
-  endpoint: Endpoint;
+  /** Optional (deprecated in Nango 0.71): without one, the action is called by its name. */
+  endpoint?: Endpoint;
   input: I;
   output: O;
   metadata?: M;
@@ -235,7 +274,8 @@ export interface SyncDefinition<
   syncType?: 'full' | 'incremental';
   /** Deprecated in Nango; Switchyard's full runs detect deletions anyway. */
   trackDeletes?: boolean;
-  endpoints: Endpoint[];
+  /** Optional (as in Nango 0.71): without them, the records are read by model. */
+  endpoints?: Endpoint[];
   models: Models;
   metadata?: M;
   checkpoint?: C;

@@ -6,7 +6,7 @@
  * id, so the original (an UpstreamHttpError, a 429 for Temporal to wait out) comes back out of the
  * run when the script does not catch it.
  */
-import type { HttpMethod, PaginateConfig, ProxyConfig, SyncContext } from '../../integrations/sdk/types.js';
+import type { HttpMethod, PaginateConfig, ProxyConfig, SyncContext, UncontrolledFetchOptions } from '../../integrations/sdk/types.js';
 
 const METHODS = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** Longest single setTimeout inside a script; the run's wall-time limit still applies. */
@@ -41,6 +41,17 @@ function records(v: unknown): { id: string }[] {
 function model(v: unknown): string {
   if (typeof v !== 'string' || v === '') throw new BridgeArgumentError('model must be a non-empty string');
   return v;
+}
+
+function fetchOptions(v: unknown): UncontrolledFetchOptions {
+  const o = object(v, 'the fetch options');
+  if (typeof o.url !== 'string') throw new BridgeArgumentError('url must be a URL or a string');
+  const method = o.method === undefined || o.method === null ? 'GET' : String(o.method).toUpperCase();
+  if (!METHODS.has(method as HttpMethod)) throw new BridgeArgumentError(`unsupported HTTP method ${method}`);
+  const headers = o.headers === undefined || o.headers === null ? {} : object(o.headers, 'headers');
+  if (!Object.values(headers).every((h) => typeof h === 'string')) throw new BridgeArgumentError('header values must be strings');
+  if (o.body !== undefined && o.body !== null && typeof o.body !== 'string') throw new BridgeArgumentError('body must be a string or null');
+  return { url: o.url, method: method as HttpMethod, headers: headers as Record<string, string>, body: (o.body as string | null | undefined) ?? null };
 }
 
 /** JSON-safe copy of an upstream body (Buffers become text). */
@@ -123,6 +134,20 @@ export function createBridge(ctx: Ctx): Bridge {
     updateMetadata: async (m) => (await ctx.updateMetadata(object(m, 'metadata')), null),
     getEnvironmentVariables: () => ctx.getEnvironmentVariables(),
     getWebhookURL: () => ctx.getWebhookURL(),
+    getIntegration: (queries) => {
+      const include = queries === null || queries === undefined ? undefined : object(queries, 'the queries').include;
+      if (include !== undefined && !(Array.isArray(include) && include.every((i) => i === 'webhook' || i === 'credentials')))
+        throw new BridgeArgumentError("include must be a list of 'webhook' and 'credentials'");
+      return ctx.getIntegration(include ? { include } : undefined);
+    },
+    async uncontrolledFetch(options) {
+      const o = fetchOptions(options);
+      const res = await ctx.uncontrolledFetch(o);
+      const headers: [string, string][] = [];
+      res.headers.forEach((value, name) => headers.push([name, value]));
+      const body = Buffer.from(await res.arrayBuffer()).toString('base64');
+      return { status: res.status, statusText: res.statusText, url: res.url, headers, body };
+    },
     batchSave: (r, m) => ctx.batchSave(records(r), model(m)),
     batchUpdate: (r, m) => ctx.batchUpdate(records(r), model(m)),
     batchDelete: (r, m) => ctx.batchDelete(records(r), model(m)),
@@ -176,7 +201,16 @@ export function createBridge(ctx: Ctx): Bridge {
       } catch (err) {
         const id = ++seq;
         errors.set(id, err);
-        const e = err as { name?: string; message?: string; status?: number; body?: unknown; headers?: unknown; code?: string; retryable?: boolean };
+        const e = err as {
+          name?: string;
+          message?: string;
+          status?: number;
+          body?: unknown;
+          headers?: unknown;
+          code?: string;
+          retryable?: boolean;
+          payload?: unknown;
+        };
         return JSON.stringify({
           error: {
             name: e.name ?? 'Error',
@@ -186,6 +220,7 @@ export function createBridge(ctx: Ctx): Bridge {
             headers: e.headers,
             code: e.code,
             retryable: e.retryable,
+            payload: e.payload,
             hostErrorId: id,
           },
         });

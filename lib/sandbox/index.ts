@@ -6,7 +6,9 @@
  * isolate runs on its own thread, so a script that spins does not block the worker's event loop,
  * and it is disposed after every run. URL, URLSearchParams and TextEncoder/TextDecoder are pure-JS
  * polyfills; they and the prelude are typed modules in lib/sandbox/isolate/, bundled once per
- * process (lib/sandbox/isolate-scripts.ts).
+ * process (lib/sandbox/isolate-scripts.ts). The Node modules Nango's functions may import (`url`,
+ * `crypto`, …) are lib/sandbox/isolate/node-modules.ts; crypto's digests are the host's
+ * (./host-crypto.ts), through one synchronous callback.
  */
 import { createHash } from 'node:crypto';
 import type ivm from 'isolated-vm';
@@ -14,6 +16,7 @@ import { ActionError } from '../../integrations/sdk/errors.js';
 import type { SyncContext } from '../../integrations/sdk/types.js';
 import { createBridge } from './bridge.js';
 import { isolateScripts } from './isolate-scripts.js';
+import { hostCrypto } from './host-crypto.js';
 
 export interface SandboxLimits {
   /** Heap limit of the isolate. */
@@ -136,6 +139,8 @@ export async function runSandboxed(bundle: string, run: SandboxRun, limits: Sand
         { ignored: true },
       ),
     );
+    // Synchronous: a script's digest() returns at once, as in Node.
+    await context.global.set('__sy_crypto', new IVM.Callback(hostCrypto));
     await context.eval(polyfills, { timeout: 1000 });
     await context.eval(prelude, { timeout: 1000 });
     settle = await context.global.get('__sy_settle', { reference: true });

@@ -4,8 +4,11 @@
  * and builds the script's context on top of it: every context method is a JSON message to the host
  * (lib/sandbox/bridge.ts), answered through `__sy_settle`. It also provides console, setTimeout and
  * clearTimeout. There is no process, require, import, fetch or file access in the isolate: plain V8
- * only. `__sy_start` runs one entry point of the bundle and answers with JSON.
+ * only. `__sy_start` runs one entry point of the bundle and answers with JSON. The Node modules
+ * Nango's functions may import are set up first (./node-modules.ts).
  */
+import './node-modules.js';
+import { FetchResponse, type FetchAnswer } from './fetch-response.js';
 
 /** An error of the host, as the bridge sends it. */
 interface HostError {
@@ -141,6 +144,12 @@ const makeContext = (info: RunInfo) => {
     updateMetadata: one('updateMetadata'),
     getEnvironmentVariables: () => call('getEnvironmentVariables'),
     getWebhookURL: () => call('getWebhookURL'),
+    getIntegration: (queries?: unknown) => call('getIntegration', [queries === undefined ? null : queries]),
+    uncontrolledFetch: async (options: { url?: unknown; method?: unknown; headers?: unknown; body?: unknown } | null) => {
+      const o = options || {};
+      const url = o.url !== null && typeof o.url === 'object' && 'href' in o.url ? String(o.url.href) : String(o.url);
+      return new FetchResponse(await call<FetchAnswer>('uncontrolledFetch', [{ url, method: o.method, headers: o.headers, body: o.body }]));
+    },
     batchSave: (records: unknown, model: unknown) => call('batchSave', [records, model]),
     batchUpdate: (records: unknown, model: unknown) => call('batchUpdate', [records, model]),
     batchDelete: (records: unknown, model: unknown) => call('batchDelete', [records, model]),
