@@ -15,6 +15,7 @@ import type { Provider } from '../providers/providers.js';
 import { verifyCredentials, type ConnectionDeps } from './service.js';
 import { clientCredentialsToken, OAuthError } from './oauth.js';
 import { endpoints as endpointsOf } from './target.js';
+import { jwtToken } from './jwt.js';
 
 /** A new connection's fields (store.ts `NewConnection`), with its environment, integration and provider instead of their ids. */
 export interface SaveConnectionInput extends Omit<NewConnection, 'environmentId' | 'integrationId' | 'authMode'> {
@@ -105,7 +106,16 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
       throw err;
     }
   }
-  if (input.credentials.type !== 'OAUTH2') {
+  if (input.credentials.type === 'JWT') {
+    // The entered key signs the first token now; a key that cannot sign is the end user's to correct.
+    try {
+      input = { ...input, credentials: jwtToken({ endpoints, credentials: input.credentials, now: deps.clock.now() }) };
+    } catch (err) {
+      if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Signing a token with these credentials failed: ${err.message}`);
+      throw err;
+    }
+  }
+  if (input.credentials.type !== 'OAUTH2' && input.credentials.type !== 'APP') {
     const result = await verifyCredentials(deps, endpoints, input.credentials, context);
     if (!result.ok)
       throw new BadRequest('connection_test_failed', `The credentials did not work against ${input.provider.displayName}: ${result.reason ?? 'refused'}`);

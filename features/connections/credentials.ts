@@ -31,6 +31,31 @@ export const apiKeyCredentials = z.object({ type: z.literal('API_KEY'), apiKey: 
 
 export const basicCredentials = z.object({ type: z.literal('BASIC'), username: z.string(), password: z.string() }).strict();
 
+/** JWT: the fields the end user entered (the definition's `credentials`, flat as Nango has them) and the token signed from them. */
+export const jwtCredentials = z
+  .object({ type: z.literal('JWT'), token: z.string().min(1).optional(), expires_at: z.coerce.date().optional() })
+  .catchall(z.string().max(8192));
+
+/** APP (a GitHub App installation): the installation access token, fetched with the app's own signed JWT and renewed before it expires. */
+export const appCredentials = z
+  .object({
+    type: z.literal('APP'),
+    access_token: z.string().min(1).optional(),
+    expires_at: z.coerce.date().optional(),
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/** AWS_SIGV4: an access key (and a session token for temporary credentials) every request is signed with. */
+export const awsSigV4Credentials = z
+  .object({
+    type: z.literal('AWS_SIGV4'),
+    access_key_id: z.string().min(16).max(128),
+    secret_access_key: z.string().min(1).max(256),
+    session_token: z.string().min(1).max(4096).optional(),
+  })
+  .strict();
+
 /** A provider that needs no credentials (auth_mode NONE). */
 export const noneCredentials = z.object({ type: z.literal('NONE') }).strict();
 
@@ -40,6 +65,9 @@ export const connectionCredentials = z.discriminatedUnion('type', [
   apiKeyCredentials,
   basicCredentials,
   noneCredentials,
+  jwtCredentials,
+  appCredentials,
+  awsSigV4Credentials,
 ]);
 export type ConnectionCredentials = z.infer<typeof connectionCredentials>;
 
@@ -49,9 +77,20 @@ export type StoredCredentials =
   | (Omit<z.infer<typeof oauth2CcCredentials>, 'expires_at'> & { expires_at?: string })
   | z.infer<typeof apiKeyCredentials>
   | z.infer<typeof basicCredentials>
-  | z.infer<typeof noneCredentials>;
+  | z.infer<typeof noneCredentials>
+  | StoredJwtCredentials
+  | (Omit<z.infer<typeof appCredentials>, 'expires_at'> & { expires_at?: string })
+  | z.infer<typeof awsSigV4Credentials>;
 
-export const integrationCredentials = z
+/** JWT as stored: the token and the entered fields side by side. */
+export interface StoredJwtCredentials {
+  type: 'JWT';
+  token?: string;
+  expires_at?: string;
+  [field: string]: unknown;
+}
+
+const clientCredentials = z
   .object({
     type: z.enum(['OAUTH2', 'OAUTH1', 'TBA']),
     client_id: z.string().min(1).max(255),
@@ -63,4 +102,24 @@ export const integrationCredentials = z
     webhook_secret: z.string().max(2048).optional(),
   })
   .strict();
-export type IntegrationCredentials = z.infer<typeof integrationCredentials>;
+
+/** A GitHub App (auth_mode APP), as Nango takes it: its id, public link and private key; kept as the client id and secret. */
+const appIntegrationCredentials = z
+  .object({
+    type: z.literal('APP'),
+    app_id: z.string().regex(/^\d{1,20}$/, 'the numeric app id'),
+    app_link: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(512),
+    private_key: z.string().min(64).max(8192),
+    webhook_secret: z.string().max(2048).optional(),
+  })
+  .strict()
+  .transform(({ app_id, app_link, private_key, webhook_secret }) => ({
+    type: 'APP' as const,
+    client_id: app_id,
+    client_secret: private_key,
+    app_link: app_link.replace(/\/+$/, ''),
+    ...(webhook_secret !== undefined && { webhook_secret }),
+  }));
+
+export const integrationCredentials = z.union([clientCredentials, appIntegrationCredentials]);
+export type IntegrationCredentials = z.infer<typeof clientCredentials> | (Omit<z.output<typeof appIntegrationCredentials>, 'scopes'> & { scopes?: undefined });

@@ -45,6 +45,8 @@ export interface Endpoints {
   auth(credentials: StoredCredentials | null, hooks?: ProviderRuntimeHooks): AuthInjection;
   /** Checks the config against the definition (required fields, patterns, every URL it fills): a 400 naming the first bad field. */
   check(): void;
+  /** A header, claim or key template filled with the connection config and the entered fields (`${credentials.x}`); undefined when a value is missing. */
+  fillWithCredentials(template: string, credentials: Record<string, unknown>): string | undefined;
 }
 
 /** A 400 naming a field: `errors[].path` and the message (`connection_config.domain must use https…`). */
@@ -155,6 +157,14 @@ export function endpoints(
       return [...out];
     },
     auth: (credentials, hooks) => withUserAgent(authInjection(provider, credentials, connectionConfig, hooks), overrides.user_agent),
+    fillWithCredentials(template, credentials) {
+      try {
+        return fillText(template, { ...vars, credentials: credentials as Record<string, string> });
+      } catch (err) {
+        if (err instanceof MissingConfigValue) return undefined;
+        throw configError(provider, err);
+      }
+    },
     check() {
       for (const [key, field] of Object.entries(provider.connectionConfig)) {
         const value = connectionConfig[key];
@@ -191,6 +201,7 @@ export function endpoints(
 /** The integration's User-Agent, sent with the credentials (the client's default goes where they do not). */
 function withUserAgent(auth: AuthInjection, userAgent: string | undefined): AuthInjection {
   if (!userAgent) return auth;
+  if (auth.type === 'aws-sigv4') return { ...auth, headers: { ...auth.headers, 'user-agent': userAgent } };
   if (auth.type === 'custom') return { ...auth, headers: { ...auth.headers, 'user-agent': userAgent } };
   return { type: 'custom', headers: { ...authHeaders(auth), 'user-agent': userAgent }, query: {} };
 }
@@ -200,6 +211,9 @@ const SECRET_REFS: Record<StoredCredentials['type'], RegExp> = {
   BASIC: /\$\{(?:credentials\.)?(?:username|password)\}/,
   OAUTH2: /\$\{accessToken\}/,
   OAUTH2_CC: /\$\{accessToken\}/,
+  JWT: /\$\{accessToken\}/,
+  APP: /\$\{accessToken\}/,
+  AWS_SIGV4: /$^/,
   NONE: /$^/,
 };
 
@@ -217,6 +231,7 @@ export function authInjection(
   const own = credentials && hooks?.authorize?.(credentials, provider);
   if (own) return own;
   const vars: TemplateVars = { connectionConfig };
+  if (credentials?.type === 'AWS_SIGV4') return awsSigV4Injection(provider, credentials, connectionConfig);
   // Nango's `${credentials.apiKey}`, `${credentials.username}`, `${credentials.password}` too.
   if (credentials?.type === 'API_KEY') Object.assign(vars, { apiKey: credentials.apiKey, credentials: { apiKey: credentials.apiKey } });
   if (credentials?.type === 'BASIC') {
@@ -225,15 +240,19 @@ export function authInjection(
   }
   if (credentials?.type === 'OAUTH2') vars.accessToken = credentials.access_token;
   if (credentials?.type === 'OAUTH2_CC' && credentials.token) vars.accessToken = credentials.token;
+  if (credentials?.type === 'JWT' && credentials.token) vars.accessToken = credentials.token;
+  if (credentials?.type === 'APP' && credentials.access_token) vars.accessToken = credentials.access_token;
   const secretRef = SECRET_REFS[credentials?.type ?? 'NONE'];
   const secret =
     credentials?.type === 'API_KEY'
       ? credentials.apiKey
       : credentials?.type === 'OAUTH2'
         ? credentials.access_token
-        : credentials?.type === 'OAUTH2_CC'
+        : credentials?.type === 'OAUTH2_CC' || credentials?.type === 'JWT'
           ? (credentials.token ?? null)
-          : null;
+          : credentials?.type === 'APP'
+            ? (credentials.access_token ?? null)
+            : null;
   const placed = [...Object.values(provider.headers), ...Object.values(provider.query)].some((t) => secretRef.test(t));
   const fill = (map: Record<string, string>) => {
     const out: Record<string, string> = {};
@@ -259,6 +278,34 @@ export function authInjection(
     if (names.length === 1) return { type: 'header', name: names[0]!, value: headers[names[0]!]! };
   }
   return { type: 'custom', headers, query };
+}
+
+/**
+ * AWS_SIGV4: the access key, and the region and service from the connection config (else their
+ * defaults); the provider client signs each request with them as it is sent. The definition's own
+ * headers go along, and are signed when they are `x-amz-*` or content-type.
+ */
+function awsSigV4Injection(
+  provider: Provider,
+  credentials: Extract<StoredCredentials, { type: 'AWS_SIGV4' }>,
+  connectionConfig: Record<string, unknown>,
+): AuthInjection {
+  const setting = (key: 'region' | 'service') => {
+    const value = connectionConfig[key] ?? provider.definition.connection_config?.[key]?.default_value;
+    if (value === undefined || value === '') throw fieldError('missing_connection_config', `connection_config.${key}`, `is required by ${provider.name}`);
+    return String(value);
+  };
+  const headers: Record<string, string> = {};
+  for (const [k, t] of Object.entries(provider.headers)) headers[k.toLowerCase()] = fillText(t, { connectionConfig });
+  return {
+    type: 'aws-sigv4',
+    accessKeyId: credentials.access_key_id,
+    secretAccessKey: credentials.secret_access_key,
+    ...(credentials.session_token && { sessionToken: credentials.session_token }),
+    region: setting('region'),
+    service: setting('service'),
+    headers,
+  };
 }
 
 /** The provider of an integration, as its environment sees it (the catalogue, then the environment's own). */

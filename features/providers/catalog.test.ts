@@ -59,6 +59,9 @@ const CREDENTIAL_PLACEHOLDERS: Record<string, string[]> = {
   BASIC: ['username', 'password', 'credentials.username', 'credentials.password'],
   OAUTH2: ['accessToken', 'clientId'],
   OAUTH2_CC: ['accessToken', 'clientId'],
+  JWT: ['accessToken'],
+  APP: ['accessToken'],
+  AWS_SIGV4: [],
   NONE: [],
 };
 

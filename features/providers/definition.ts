@@ -5,9 +5,10 @@
  * Unknown keys are kept and reported as warnings rather than refused, so newer Nango fields pass.
  */
 import { z } from 'zod';
+import { jwtAlgorithms } from '../../lib/jwt.js';
 import { isNangoOnlyPlaceholder, nangoAuthModes, nangoKeys } from './nango-format.js';
 
-export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE'] as const;
+export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE', 'JWT', 'APP', 'AWS_SIGV4'] as const;
 export type ProviderAuthMode = (typeof providerAuthModes)[number];
 
 /**
@@ -183,6 +184,22 @@ export const postConnectionSchema = z
 
 export type ProviderWebhookSettings = z.output<typeof providerWebhookSchema>;
 
+/** JWT: how the token is signed (Nango's `signature`): HMAC (the secret hex, or `utf8`), RSA or EC. */
+export const jwtSignatureSchema = z
+  .object({ protocol: z.enum(['HMAC', 'RSA', 'EC']), hmac_secret_encoding: z.enum(['hex', 'utf8']).optional() })
+  .catchall(z.unknown());
+
+/** JWT: the token Switchyard signs (Nango's `token`): its key, lifetime, header and claims, templates of `${credentials.x}` and `${connectionConfig.x}`. */
+export const jwtTokenSchema = z
+  .object({
+    signing_key: template,
+    expires_in_ms: z.number().int().positive().max(366 * 24 * 3600 * 1000),
+    header: z.object({ alg: z.enum(jwtAlgorithms), typ: z.string().max(64).optional(), kid: template.optional() }).catchall(scalar),
+    payload: z.record(z.string().min(1).max(128), z.union([scalar, z.array(z.string().max(2048)).max(32)])).default({}),
+  })
+  .catchall(z.unknown());
+
+
 export const providerDefinitionSchema = z
   .object({
     name: z
@@ -265,6 +282,10 @@ export const providerDefinitionSchema = z
       })
       .catchall(z.unknown())
       .optional(),
+    /** JWT: how the token is signed. */
+    signature: jwtSignatureSchema.optional(),
+    /** JWT: the token signed from the entered fields, renewed before it expires. */
+    token: jwtTokenSchema.optional(),
     connection_config: z.record(fieldKey, providerFieldSchema).optional(),
     credentials: z.record(fieldKey, providerFieldSchema).optional(),
     /** The provider's own documentation page for these facts (every catalogue entry has one; catalog.test.ts). */
@@ -278,7 +299,18 @@ export const providerDefinitionSchema = z
     const oauth = d.auth_mode === 'OAUTH2' || d.auth_mode === 'OAUTH2_CC';
     if (d.auth_mode === 'OAUTH2' && !d.authorization_url)
       ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is OAUTH2' });
-    if (oauth && !tokenUrlOf(d)) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    if ((oauth || d.auth_mode === 'APP') && !tokenUrlOf(d))
+      ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    if (d.auth_mode === 'APP' && !d.authorization_url)
+      ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is APP (the installation page)' });
+    if (d.auth_mode === 'JWT')
+      for (const key of ['signature', 'token'] as const)
+        if (!d[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when auth_mode is JWT' });
+    // The signed token's templates name entered fields and connection config the definition declares.
+    for (const m of JSON.stringify(d.token ?? {}).matchAll(/\$\{(credentials|connectionConfig)\.([A-Za-z][\w-]*)/g)) {
+      const part = m[1] === 'credentials' ? 'credentials' : 'connection_config';
+      if (!d[part]?.[m[2]!]) ctx.addIssue({ code: 'custom', path: ['token'], message: `uses \${${m[1]}.${m[2]}} but ${part} has no "${m[2]}" field` });
+    }
     const filledLater = new Set([...(d.token_response_metadata ?? []), ...metadataKeys(d)]);
     const declared = (key: string) => filledLater.has(key) || Object.keys(d.connection_config ?? {}).some((k) => k === key || key.startsWith(`${k}.`));
     for (const [where, ref] of placeholders(d)) {
@@ -374,8 +406,10 @@ export function definitionWarnings(d: ProviderDefinition): string[] {
     ...Object.keys(d.post_connection?.set ?? {}).map((k): [string, string] => [`post_connection.set.${k}`, k]),
   ];
   for (const [where, key] of filled) if (!d.connection_config?.[key]) out.push(`${where}: fills "${key}", which connection_config does not declare`);
+  const usesUrls = (key: (typeof OAUTH_ONLY)[number]) => d.auth_mode === 'APP' && (key === 'authorization_url' || key === 'token_url');
   if (d.auth_mode !== 'OAUTH2' && d.auth_mode !== 'OAUTH2_CC')
-    for (const key of OAUTH_ONLY) if (d[key] !== undefined) out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
+    for (const key of OAUTH_ONLY)
+      if (d[key] !== undefined && !usesUrls(key)) out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
   if (d.token_request_auth_method === 'custom' || d.token_request_auth_method === 'private_key_jwt')
     out.push(`token_request_auth_method: ${d.token_request_auth_method} is not supported; the client id and secret go in the body`);
   if (d.body_format === 'query' || d.body_format === 'xml') out.push(`body_format: ${d.body_format} is not supported; token requests are form-encoded`);

@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
+import { payloadHash, signAwsV4, type AwsSigV4Credentials } from './aws-sigv4.js';
 import { assertLiteralHostAllowed, createPinnedLookup } from './address-policy.js';
 import { InvalidUrl, NetworkError, ProviderError, RateLimited, ResponseTooLarge, UpstreamHttpError, type ResponseHeaders } from './errors.js';
 import { redactUrl } from './redact.js';
@@ -18,6 +19,8 @@ export type AuthInjection =
   | { type: 'header'; name: string; value: string }
   /** Several headers and query parameters (a provider definition's templates, filled in). */
   | { type: 'custom'; headers: Record<string, string>; query: Record<string, string> }
+  /** Signed with AWS Signature Version 4 as it is sent; `headers` go along (and are signed when `x-amz-*` or content-type). */
+  | ({ type: 'aws-sigv4'; headers?: Record<string, string> } & AwsSigV4Credentials)
   | { type: 'none' };
 
 /** Response headers that say how long a 429 asks to wait, besides `Retry-After` and `X-RateLimit-Reset`. */
@@ -160,7 +163,8 @@ export function authHeaders(auth: AuthInjection): Record<string, string> {
     case 'header':
       return { [auth.name.toLowerCase()]: auth.value };
     case 'custom':
-      return Object.fromEntries(Object.entries(auth.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    case 'aws-sigv4':
+      return Object.fromEntries(Object.entries(auth.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     case 'none':
       return {};
   }
@@ -170,7 +174,7 @@ function isStreamBody(body: ProviderRequest['body']): body is NodeJS.ReadableStr
   return body != null && typeof body !== 'string' && !(body instanceof Uint8Array);
 }
 
-function requestHeaders(req: ProviderRequest, userAgent: string): Record<string, string> {
+function requestHeaders(req: ProviderRequest, userAgent: string, url: URL, now: Date): Record<string, string> {
   const streamed = isStreamBody(req.body);
   const out: Record<string, string> = { 'user-agent': userAgent };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
@@ -178,7 +182,10 @@ function requestHeaders(req: ProviderRequest, userAgent: string): Record<string,
     if (DROPPED_HEADERS.has(n) || (n === 'content-length' && !streamed)) continue;
     out[n] = value;
   }
-  return { ...out, ...authHeaders(req.auth) };
+  const headers = { ...out, ...authHeaders(req.auth) };
+  if (req.auth.type !== 'aws-sigv4') return headers;
+  const hash = payloadHash(streamed ? { stream: true } : (req.body as string | Uint8Array | null | undefined));
+  return { ...headers, ...signAwsV4({ method: req.method, url, headers, payloadHash: hash }, req.auth, now) };
 }
 
 function requestBytes(body: ProviderRequest['body']): number | null {
@@ -355,7 +362,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
-        headers: requestHeaders(req, userAgent),
+        headers: requestHeaders(req, userAgent, url, now()),
         body: (req.body ?? null) as string | Buffer | Uint8Array | Readable | null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

@@ -165,7 +165,7 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     const d = def();
     const headers = d.proxy?.headers ?? {};
     const query = d.proxy?.query ?? {};
-    const ref = { API_KEY: 'apiKey', BASIC: 'username', OAUTH2: 'accessToken', OAUTH2_CC: 'accessToken', NONE: null }[d.auth_mode];
+    const ref = { API_KEY: 'apiKey', BASIC: 'username', OAUTH2: 'accessToken', OAUTH2_CC: 'accessToken', JWT: 'accessToken', APP: 'accessToken', AWS_SIGV4: null, NONE: null }[d.auth_mode];
     if (ref === null) return true;
     const templated = [...Object.values(headers), ...Object.values(query)].some(
       (t) => t.includes(`\${${ref}}`) || (ref === 'username' && t.includes('${password}')),
