@@ -1,5 +1,5 @@
 /**
- * @module features/connections/refresh — OAuth tokens refreshed before they expire (or when forced),
+ * @module features/connections/refresh — OAuth and TWO_STEP tokens refreshed before they expire (or when forced),
  * under a per-connection row lock so two refreshes never race: whoever waits re-reads the row and
  * finds the fresh token. The token URL and parameters come from the resolver's endpoints
  * (target.ts), checked like every other URL. What a refresh's outcome sets off (alerts, the `auth`
@@ -9,6 +9,7 @@ import { withTransaction } from '../../lib/db/pool.js';
 import { BadRequest, NotFound } from '../../lib/errors.js';
 import type { StoredCredentials } from './credentials.js';
 import { clientCredentialsToken, refreshToken } from './oauth.js';
+import { twoStepToken } from './two-step.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, recordCheck, saveCredentials, type Connection } from './store.js';
 import type { Endpoints } from './target.js';
@@ -16,8 +17,8 @@ import type { Endpoints } from './target.js';
 export const REFRESH_MARGIN_MS = 15 * 60 * 1000;
 
 function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
-  if (c.credentials.type === 'OAUTH2_CC') {
-    // A client-credentials token is fetched again (no refresh token) when it is about to expire.
+  if (c.credentials.type === 'OAUTH2_CC' || c.credentials.type === 'TWO_STEP') {
+    // A client-credentials or TWO_STEP token is fetched again (no refresh token) when it is about to expire.
     const expiresAt = c.expiresAt ?? (c.credentials.expires_at ? new Date(c.credentials.expires_at) : null);
     return force || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
   }
@@ -42,7 +43,7 @@ export async function withFreshCredentials(
     const result = await withTransaction(deps.db, async (tx) => {
       const locked = await getConnectionByPk(tx, deps.box, connection.id, true);
       if (!locked) throw new NotFound('not_found', 'Failed to find connection');
-      if (locked.credentials.type !== 'OAUTH2' && locked.credentials.type !== 'OAUTH2_CC') return locked;
+      if (locked.credentials.type !== 'OAUTH2' && locked.credentials.type !== 'OAUTH2_CC' && locked.credentials.type !== 'TWO_STEP') return locked;
       const stillNeeded = opts.force ? locked.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(locked, deps.clock.now(), false);
       if (!stillNeeded) return locked;
       const endpoints = endpointsOf(locked.connectionConfig);
@@ -53,7 +54,9 @@ export async function withFreshCredentials(
         kind: 'auth',
       } as const;
       let fresh: StoredCredentials;
-      if (locked.credentials.type === 'OAUTH2_CC') {
+      if (locked.credentials.type === 'TWO_STEP') {
+        fresh = await twoStepToken({ http: deps.http, endpoints, credentials: locked.credentials, now: deps.clock.now(), context });
+      } else if (locked.credentials.type === 'OAUTH2_CC') {
         fresh = await clientCredentialsToken({ http: deps.http, endpoints, connectionCredentials: locked.credentials, now: deps.clock.now(), context });
       } else {
         const client = endpoints.integration.credentials;

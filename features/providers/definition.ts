@@ -6,10 +6,13 @@
  */
 import { z } from 'zod';
 
-export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE'] as const;
+export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE', 'TWO_STEP'] as const;
 export type ProviderAuthMode = (typeof providerAuthModes)[number];
 
-/** A URL, header value or query value that may hold `${connectionConfig.x}`, `${apiKey}`, `${username}`, `${password}`, `${accessToken}`. */
+/**
+ * A URL, header value or query value that may hold `${connectionConfig.x}`, `${apiKey}`, `${username}`, `${password}`, `${accessToken}`,
+ * `${credentials.x}` (a declared credentials field) and `${base64(...)}` around any of them.
+ */
 const template = z.string().min(1).max(2048);
 const templatedUrl = template.regex(/^(?:https?:\/\/|\$\{)/, 'must be an http(s) URL or start with a ${...} placeholder');
 const stringMap = z.record(z.string().min(1).max(256), z.string().max(2048));
@@ -96,6 +99,19 @@ export const providerWebhookSchema = z
   })
   .strict();
 
+/**
+ * TWO_STEP (Nango's keys): where the token is in the token request's response, and its expiry, a
+ * number of seconds (`expireIn`) or a date or epoch time (`expireAt`, the default).
+ */
+export const providerTokenResponseSchema = z
+  .object({
+    token: z.string().min(1).max(256),
+    token_expiration: z.string().min(1).max(256).optional(),
+    token_expiration_strategy: z.enum(['expireIn', 'expireAt']).optional(),
+    refresh_token: z.string().min(1).max(256).optional(),
+  })
+  .catchall(z.unknown());
+
 export type ProviderWebhookSettings = z.output<typeof providerWebhookSchema>;
 
 const knownKeys = [
@@ -115,6 +131,10 @@ const knownKeys = [
   'token_request_auth_method',
   'body_format',
   'token_response_metadata',
+  'token_headers',
+  'token_response',
+  'token_expires_in_ms',
+  'token_request_method',
   'proxy',
   'connection_config',
   'credentials',
@@ -148,6 +168,14 @@ export const providerDefinitionSchema = z
     body_format: z.enum(['form', 'json']).optional(),
     /** Token-response fields kept in the connection's config (dot paths, e.g. `team.id`). */
     token_response_metadata: z.array(z.string().min(1).max(256)).max(32).optional(),
+    /** TWO_STEP: headers of the token request (templates, e.g. `Basic ${base64(${credentials.id}:${credentials.key})}`). */
+    token_headers: stringMap.optional(),
+    /** TWO_STEP: where the token and its expiry are in the token request's response. */
+    token_response: providerTokenResponseSchema.optional(),
+    /** TWO_STEP: the token's lifetime when the response does not give one (0: none). */
+    token_expires_in_ms: z.number().int().nonnegative().optional(),
+    /** TWO_STEP: the token request's method (default POST). */
+    token_request_method: z.enum(['GET', 'POST']).optional(),
     proxy: z
       .object({
         base_url: templatedUrl,
@@ -188,21 +216,28 @@ export const providerDefinitionSchema = z
   .catchall(z.unknown())
   .superRefine((d, ctx) => {
     const oauth = d.auth_mode === 'OAUTH2' || d.auth_mode === 'OAUTH2_CC';
+    const twoStep = d.auth_mode === 'TWO_STEP';
     if (d.auth_mode === 'OAUTH2' && !d.authorization_url)
       ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is OAUTH2' });
-    if (oauth && !d.token_url) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    if ((oauth || twoStep) && !d.token_url) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    if (twoStep && !d.token_response) ctx.addIssue({ code: 'custom', path: ['token_response'], message: 'is required when auth_mode is TWO_STEP' });
     if (!oauth) {
       for (const key of ['authorization_url', 'token_url', 'refresh_url', 'default_scopes'] as const) {
-        if (d[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only applies when auth_mode is OAUTH2 or OAUTH2_CC` });
+        if (d[key] !== undefined && !(twoStep && key === 'token_url'))
+          ctx.addIssue({ code: 'custom', path: [key], message: `only applies when auth_mode is OAUTH2 or OAUTH2_CC` });
       }
     }
     for (const [where, value] of placeholderSites(d)) {
-      for (const m of value.matchAll(/\$\{([^}]*)\}/g)) {
+      for (const m of value.replace(BASE64, '$1').matchAll(/\$\{([^}]*)\}/g)) {
         const ref = m[1]!;
         const configKey = /^connectionConfig\.([A-Za-z][A-Za-z0-9_]*)$/.exec(ref)?.[1];
+        const credentialKey = /^credentials\.([A-Za-z][A-Za-z0-9_]*)$/.exec(ref)?.[1];
         if (configKey !== undefined) {
           if (!d.connection_config?.[configKey])
             ctx.addIssue({ code: 'custom', path: where, message: `uses \${${ref}} but connection_config has no "${configKey}" field` });
+        } else if (credentialKey !== undefined) {
+          if (!d.credentials?.[credentialKey])
+            ctx.addIssue({ code: 'custom', path: where, message: `uses \${${ref}} but credentials has no "${credentialKey}" field` });
         } else if (!PLACEHOLDERS.has(ref)) {
           ctx.addIssue({ code: 'custom', path: where, message: `unknown placeholder \${${ref}}` });
         }
@@ -214,10 +249,13 @@ export type ProviderDefinition = z.output<typeof providerDefinitionSchema>;
 export type ProviderDefinitionInput = z.input<typeof providerDefinitionSchema>;
 
 const PLACEHOLDERS = new Set(['apiKey', 'username', 'password', 'accessToken', 'clientId']);
+/** `${base64(...)}`: its content is a template like any other (checked without the wrapper). */
+const BASE64 = /\$\{base64\(([^()]*)\)\}/g;
 
 function* placeholderSites(d: z.output<typeof providerDefinitionSchema>): Generator<[(string | number)[], string]> {
   for (const key of ['authorization_url', 'token_url', 'refresh_url'] as const) if (d[key]) yield [[key], d[key]!];
-  for (const key of ['authorization_params', 'token_params', 'refresh_params'] as const) for (const [k, v] of Object.entries(d[key] ?? {})) yield [[key, k], v];
+  for (const key of ['authorization_params', 'token_params', 'refresh_params', 'token_headers'] as const)
+    for (const [k, v] of Object.entries(d[key] ?? {})) yield [[key, k], v];
   if (!d.proxy) return;
   yield [['proxy', 'base_url'], d.proxy.base_url];
   for (const part of ['headers', 'query'] as const) for (const [k, v] of Object.entries(d.proxy[part] ?? {})) yield [['proxy', part, k], v];

@@ -56,6 +56,14 @@ export interface Provider {
   pkce: boolean;
   /** Token-response fields kept in connection_config (e.g. the provider's account id). */
   tokenResponseMetadata?: string[];
+  /** TWO_STEP: the token request's headers, method, and where its response has the token and expiry. */
+  twoStep?: {
+    headers: Record<string, string>;
+    method: 'GET' | 'POST';
+    response: NonNullable<ProviderDefinition['token_response']>;
+    /** The token's lifetime when the response gives none. */
+    expiresInMs?: number;
+  };
   /** Header and query templates sent with every request (credentials placeholders included). */
   headers: Record<string, string>;
   query: Record<string, string>;
@@ -112,10 +120,20 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     ...(def.authorization_params && { authorizationParams: def.authorization_params }),
     ...(def.token_params && { tokenParams: def.token_params }),
     ...(def.refresh_params && { refreshParams: def.refresh_params }),
-    tokenRequestEncoding: def.body_format ?? 'form',
+    // Nango's TWO_STEP token requests are JSON unless the definition says otherwise.
+    tokenRequestEncoding: def.body_format ?? (def.auth_mode === 'TWO_STEP' ? 'json' : 'form'),
     tokenRequestAuthMethod: def.token_request_auth_method ?? 'body',
     pkce: def.auth_mode === 'OAUTH2' && !def.disable_pkce,
     ...(def.token_response_metadata && { tokenResponseMetadata: def.token_response_metadata }),
+    ...(def.auth_mode === 'TWO_STEP' &&
+      def.token_response && {
+        twoStep: {
+          headers: def.token_headers ?? {},
+          method: def.token_request_method ?? 'POST',
+          response: def.token_response,
+          ...(def.token_expires_in_ms ? { expiresInMs: def.token_expires_in_ms } : {}),
+        },
+      }),
     headers: proxy?.headers ?? {},
     query: proxy?.query ?? {},
     credentialOrigins: proxy?.credential_origins ?? [],

@@ -25,8 +25,8 @@ export class InvalidConfigValue extends Error {
   }
 }
 
-/** Values a template may use: `connectionConfig.x`, `apiKey`, `username`, `password`, `accessToken`, `clientId`. */
-export type TemplateVars = { connectionConfig?: Record<string, unknown> } & Partial<
+/** Values a template may use: `connectionConfig.x`, `credentials.x`, `apiKey`, `username`, `password`, `accessToken`, `clientId`. */
+export type TemplateVars = { connectionConfig?: Record<string, unknown>; credentials?: Record<string, unknown> } & Partial<
   Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId', string>
 >;
 
@@ -53,9 +53,16 @@ function valueOf(vars: TemplateVars, key: string): string {
   return String(value);
 }
 
+/** `${base64(...)}` around text and placeholders (an HTTP Basic header of entered fields). */
+const BASE64 = /\$\{base64\(([^()]*)\)\}/g;
+
 /** Fills a header, query or parameter template as text; a missing or empty value throws MissingConfigValue naming it. */
 export function fillText(template: string, vars: TemplateVars): string {
-  return template.replace(PLACEHOLDER, (_, key: string) => valueOf(vars, key));
+  const fill = (text: string) => text.replace(PLACEHOLDER, (_, key: string) => valueOf(vars, key));
+  return template
+    .split(BASE64)
+    .map((part, i) => (i % 2 ? Buffer.from(fill(part), 'utf8').toString('base64') : fill(part)))
+    .join('');
 }
 
 /** Whether a host is one of the patterns: an exact name, `*.name` (any name under it), or `*`. */
