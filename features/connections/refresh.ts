@@ -1,5 +1,5 @@
 /**
- * @module features/connections/refresh — OAuth tokens refreshed before they expire (or when forced),
+ * @module features/connections/refresh — OAuth and TWO_STEP tokens refreshed before they expire (or when forced),
  * under a per-connection lease (no transaction across the provider's answer) so two refreshes never race: whoever waits re-reads the row and
  * finds the fresh token. The token URL and parameters come from the resolver's endpoints
  * (target.ts), checked like every other URL. What a refresh's outcome sets off (alerts, the `auth`
@@ -11,6 +11,7 @@ import { BadRequest, NotFound } from '../../lib/errors.js';
 import type { StoredCredentials } from './credentials.js';
 import { clientCredentialsToken, refreshToken } from './oauth.js';
 import { claimRefreshLease, holdsRefreshLease, releaseRefreshLease, waitForRefreshLease } from './refresh-lease.js';
+import { twoStepToken } from './two-step.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, recordCheck, saveCredentials, type Connection } from './store.js';
 import type { Endpoints } from './target.js';
@@ -18,8 +19,8 @@ import type { Endpoints } from './target.js';
 export const REFRESH_MARGIN_MS = 15 * 60 * 1000;
 
 function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
-  if (c.credentials.type === 'OAUTH2_CC') {
-    // A client-credentials token is fetched again (no refresh token) when it is about to expire.
+  if (c.credentials.type === 'OAUTH2_CC' || c.credentials.type === 'TWO_STEP') {
+    // A client-credentials or TWO_STEP token is fetched again (no refresh token) when it is about to expire.
     const expiresAt = c.expiresAt ?? (c.credentials.expires_at ? new Date(c.credentials.expires_at) : null);
     return force || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
   }
@@ -82,7 +83,8 @@ async function refreshUnderLease(
   try {
     const current = await getConnectionByPk(deps.db, deps.box, connection.id);
     if (!current) throw new NotFound('not_found', 'Failed to find connection');
-    if (current.credentials.type !== 'OAUTH2' && current.credentials.type !== 'OAUTH2_CC') return { result: current, refreshed: false };
+    if (current.credentials.type !== 'OAUTH2' && current.credentials.type !== 'OAUTH2_CC' && current.credentials.type !== 'TWO_STEP')
+      return { result: current, refreshed: false };
     const stillNeeded = force ? current.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(current, deps.clock.now(), false);
     if (!stillNeeded) return { result: current, refreshed: false };
     const endpoints = endpointsOf(current.connectionConfig);
@@ -93,7 +95,16 @@ async function refreshUnderLease(
       kind: 'auth',
     } as const;
     let fresh: StoredCredentials;
-    if (current.credentials.type === 'OAUTH2_CC') {
+    if (current.credentials.type === 'TWO_STEP') {
+      fresh = await twoStepToken({
+        http: deps.http,
+        endpoints,
+        credentials: current.credentials,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
+    } else if (current.credentials.type === 'OAUTH2_CC') {
       fresh = await clientCredentialsToken({
         http: deps.http,
         endpoints,

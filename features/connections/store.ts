@@ -219,7 +219,9 @@ export interface NewConnection {
 }
 
 function expiryOf(credentials: StoredCredentials): string | null {
-  return (credentials.type === 'OAUTH2' || credentials.type === 'OAUTH2_CC') && credentials.expires_at ? credentials.expires_at : null;
+  return (credentials.type === 'OAUTH2' || credentials.type === 'OAUTH2_CC' || credentials.type === 'TWO_STEP') && credentials.expires_at
+    ? credentials.expires_at
+    : null;
 }
 
 /**
