@@ -1,6 +1,6 @@
 /**
  * @module api/routes/connect — connect sessions and the end user's flows: OAuth 2 authorization
- * code (popup, state, PKCE), API key and basic credentials.
+ * code (popup, state, PKCE), API key, basic, client and TWO_STEP credentials.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -74,6 +74,12 @@ const apiKeyBody = z.object({ apiKey: z.string().min(1).max(1024) }).strict();
 const basicBody = z.object({ username: z.string().max(1024), password: z.string().max(1024) }).strict();
 /** OAuth 2 client credentials of the end user's own client; none: the integration's. */
 const clientCredentialsBody = z.object({ client_id: z.string().min(1).max(255).optional(), client_secret: z.string().min(1).max(2048).optional() }).strict();
+
+/** TWO_STEP: the fields the definition's `credentials` declares, flat (Nango's frontend sends `type` with them). */
+const twoStepBody = z
+  .object({ type: z.literal('TWO_STEP').optional() })
+  .catchall(z.string().max(4096))
+  .refine((b) => Object.keys(b).length <= 33, { message: 'at most 32 fields' });
 
 /** Query of the frontend auth routes: the session token plus connection config in `params[...]`. */
 const flowQuery = z
@@ -377,6 +383,14 @@ export const connectWithClientCredentials = credentialsFlow({
   summary: 'Connect with OAuth 2 client credentials (the token is fetched at once)',
   body: clientCredentialsBody,
   credentials: (input) => ({ type: 'OAUTH2_CC', ...input }),
+});
+
+export const connectWithTwoStep = credentialsFlow({
+  path: '/auth/two-step/:providerConfigKey',
+  operationId: 'connectWithTwoStep',
+  summary: 'Connect with the fields a TWO_STEP provider asks (exchanged for a token at once)',
+  body: twoStepBody,
+  credentials: (input) => ({ ...input, type: 'TWO_STEP' }),
 });
 
 export const connectUnauthenticated = defineRoute({

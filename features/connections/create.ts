@@ -16,6 +16,7 @@ import { verifyCredentials, type ConnectionDeps } from './service.js';
 import { clientCredentialsToken, OAuthError } from './oauth.js';
 import { endpoints as endpointsOf } from './target.js';
 import { jwtToken } from './jwt.js';
+import { twoStepToken } from './two-step.js';
 
 /** A new connection's fields (store.ts `NewConnection`), with its environment, integration and provider instead of their ids. */
 export interface SaveConnectionInput extends Omit<NewConnection, 'environmentId' | 'integrationId' | 'authMode'> {
@@ -103,6 +104,15 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
       };
     } catch (err) {
       if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Fetching a client-credentials token failed: ${err.message}`);
+      throw err;
+    }
+  }
+  if (input.credentials.type === 'TWO_STEP' && !input.credentials.token) {
+    // The entered fields are exchanged for the first token now; a refusal is the end user's to correct.
+    try {
+      input = { ...input, credentials: await twoStepToken({ http: deps.http, endpoints, credentials: input.credentials, now: deps.clock.now(), context }) };
+    } catch (err) {
+      if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Fetching a token with these credentials failed: ${err.message}`);
       throw err;
     }
   }

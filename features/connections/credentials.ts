@@ -31,6 +31,28 @@ export const apiKeyCredentials = z.object({ type: z.literal('API_KEY'), apiKey: 
 
 export const basicCredentials = z.object({ type: z.literal('BASIC'), username: z.string(), password: z.string() }).strict();
 
+/**
+ * TWO_STEP: the fields the end user entered (the definition's `credentials`, flat as Nango has them)
+ * and the token the definition's token request gave for them, requested again before it expires.
+ */
+export const twoStepCredentials = z
+  .object({
+    type: z.literal('TWO_STEP'),
+    token: z.string().min(1).optional(),
+    refresh_token: z.string().min(1).optional(),
+    expires_at: z.coerce.date().optional(),
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .catchall(z.string().max(4096));
+
+/** The fields an end user entered for a TWO_STEP or JWT connection (its credentials without the token). */
+export function twoStepFields(c: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(c)) if (!TWO_STEP_OWN.has(k) && typeof v === 'string') out[k] = v;
+  return out;
+}
+const TWO_STEP_OWN = new Set(['type', 'token', 'refresh_token', 'expires_at', 'raw']);
+
 /** JWT: the fields the end user entered (the definition's `credentials`, flat as Nango has them) and the token signed from them. */
 export const jwtCredentials = z
   .object({ type: z.literal('JWT'), token: z.string().min(1).optional(), expires_at: z.coerce.date().optional() })
@@ -65,6 +87,7 @@ export const connectionCredentials = z.discriminatedUnion('type', [
   apiKeyCredentials,
   basicCredentials,
   noneCredentials,
+  twoStepCredentials,
   jwtCredentials,
   appCredentials,
   awsSigV4Credentials,
@@ -78,9 +101,20 @@ export type StoredCredentials =
   | z.infer<typeof apiKeyCredentials>
   | z.infer<typeof basicCredentials>
   | z.infer<typeof noneCredentials>
+  | StoredTwoStepCredentials
   | StoredJwtCredentials
   | (Omit<z.infer<typeof appCredentials>, 'expires_at'> & { expires_at?: string })
   | z.infer<typeof awsSigV4Credentials>;
+
+/** TWO_STEP as stored: the token and the entered fields side by side (Nango's flat shape). */
+export interface StoredTwoStepCredentials {
+  type: 'TWO_STEP';
+  token?: string;
+  refresh_token?: string;
+  expires_at?: string;
+  raw?: Record<string, unknown>;
+  [field: string]: unknown;
+}
 
 /** JWT as stored: the token and the entered fields side by side. */
 export interface StoredJwtCredentials {

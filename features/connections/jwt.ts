@@ -9,25 +9,9 @@
 import { ValidationFailed } from '../../lib/errors.js';
 import { InvalidSigningKey, jwtAlgorithms, signJwt, type JwtAlgorithm } from '../../lib/jwt.js';
 import type { ProviderDefinition } from '../providers/definition.js';
+import { twoStepFields, type StoredJwtCredentials } from './credentials.js';
 import { OAuthError } from './oauth.js';
 import type { Endpoints } from './target.js';
-
-/** JWT as stored: the entered fields, and the token signed from them (Nango's flat shape). */
-export interface StoredJwtCredentials {
-  type: 'JWT';
-  token?: string;
-  expires_at?: string;
-  [field: string]: unknown;
-}
-
-const OWN = new Set(['type', 'token', 'expires_at']);
-
-/** The fields an end user entered (credentials without the token). */
-export function jwtFields(c: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(c)) if (!OWN.has(k) && typeof v === 'string') out[k] = v;
-  return out;
-}
 
 type TokenSpec = NonNullable<ProviderDefinition['token']>;
 
@@ -57,7 +41,7 @@ export function jwtToken(opts: { endpoints: Endpoints; credentials: Record<strin
   const d = endpoints.provider.definition;
   const spec = d.token;
   if (d.auth_mode !== 'JWT' || !spec?.signing_key || !d.signature) throw new OAuthError('invalid_auth_mode', `${d.name} has no JWT signing settings`);
-  const fields = jwtFields(opts.credentials);
+  const fields = twoStepFields(opts.credentials);
   for (const [key, field] of Object.entries(d.credentials ?? {})) {
     if (!field.optional && !fields[key])
       throw new ValidationFailed(

@@ -1,5 +1,5 @@
 /**
- * @module features/connections/refresh — OAuth, JWT and GitHub App installation tokens refreshed before they expire (or when forced),
+ * @module features/connections/refresh — OAuth, TWO_STEP, JWT and GitHub App installation tokens refreshed before they expire (or when forced),
  * under a per-connection lease (no transaction across the provider's answer) so two refreshes never race: whoever waits re-reads the row and
  * finds the fresh token. The token URL and parameters come from the resolver's endpoints
  * (target.ts), checked like every other URL. What a refresh's outcome sets off (alerts, the `auth`
@@ -13,6 +13,7 @@ import { installationToken } from './github-app.js';
 import { jwtToken } from './jwt.js';
 import { clientCredentialsToken, refreshToken } from './oauth.js';
 import { claimRefreshLease, holdsRefreshLease, releaseRefreshLease, waitForRefreshLease } from './refresh-lease.js';
+import { twoStepToken } from './two-step.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, recordCheck, saveCredentials, type Connection } from './store.js';
 import type { Endpoints } from './target.js';
@@ -27,8 +28,8 @@ function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
     const expiresAt = c.expiresAt ?? (typeof c.credentials.expires_at === 'string' ? new Date(c.credentials.expires_at) : null);
     return force || !c.credentials.token || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < JWT_MARGIN_MS);
   }
-  if (c.credentials.type === 'OAUTH2_CC' || c.credentials.type === 'APP') {
-    // A client-credentials token is fetched again (no refresh token) when it is about to expire.
+  if (c.credentials.type === 'OAUTH2_CC' || c.credentials.type === 'TWO_STEP' || c.credentials.type === 'APP') {
+    // A client-credentials, TWO_STEP or installation token is fetched again (no refresh token) when it is about to expire.
     const expiresAt = c.expiresAt ?? (c.credentials.expires_at ? new Date(c.credentials.expires_at) : null);
     return force || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
   }
@@ -38,7 +39,7 @@ function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
 }
 
 /** Credentials that expire and that Switchyard can renew. */
-const RENEWABLE = new Set<StoredCredentials['type']>(['OAUTH2', 'OAUTH2_CC', 'JWT', 'APP']);
+const RENEWABLE = new Set<StoredCredentials['type']>(['OAUTH2', 'OAUTH2_CC', 'TWO_STEP', 'JWT', 'APP']);
 
 /** A lease outlives its refresh's deadline by this much (the statements before and after the request). */
 const REFRESH_LEASE_GRACE_MS = 15_000;
@@ -109,6 +110,15 @@ async function refreshUnderLease(
       fresh = jwtToken({ endpoints, credentials: current.credentials, now: deps.clock.now() });
     } else if (current.credentials.type === 'APP') {
       fresh = await installationToken({ http: deps.http, endpoints, config: current.connectionConfig, now: deps.clock.now(), context, signal: startDeadline() });
+    } else if (current.credentials.type === 'TWO_STEP') {
+      fresh = await twoStepToken({
+        http: deps.http,
+        endpoints,
+        credentials: current.credentials,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
     } else if (current.credentials.type === 'OAUTH2_CC') {
       fresh = await clientCredentialsToken({
         http: deps.http,

@@ -16,7 +16,7 @@ import { getIntegrationById, type Integration } from '../integrations/store.js';
 import type { Provider, ProviderRuntimeHooks } from '../providers/providers.js';
 import { findProvider } from '../providers/store.js';
 import { fillText, fillUrl, InvalidConfigValue, MissingConfigValue, type TemplateVars, type UrlRules } from '../providers/templates.js';
-import type { StoredCredentials } from './credentials.js';
+import { twoStepFields, type StoredCredentials } from './credentials.js';
 import { withFreshCredentials } from './refresh.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, type Connection } from './store.js';
@@ -31,8 +31,10 @@ export interface Endpoints {
   authorizationUrl(clientId: string): string | undefined;
   /** The token endpoint; for a refresh, the definition's `refresh_url` when it has one. */
   tokenUrl(purpose: 'token' | 'refresh'): string | undefined;
-  /** The definition's `authorization_params`, `token_params` or `refresh_params`, placeholders filled. */
-  params(of: 'authorization' | 'token' | 'refresh'): Record<string, string>;
+  /** The definition's `authorization_params`, `token_params` or `refresh_params`, placeholders filled (`${credentials.x}`: the entered fields). */
+  params(of: 'authorization' | 'token' | 'refresh', credentials?: Record<string, string>): Record<string, string>;
+  /** TWO_STEP: the definition's `token_headers`, filled with the entered fields. */
+  tokenHeaders(credentials: Record<string, string>): Record<string, string>;
   /** The verification request's base: the definition's `verification.base_url_override`, else the base URL. */
   verificationUrl(): string;
   /** The post-connection call's base (the integration's `post_connection_base_url`, the definition's override, else the base URL); undefined without one. */
@@ -109,6 +111,13 @@ export function endpoints(
     if (!provider.postConnection) return undefined;
     return postConnectionTemplate ? url(postConnectionTemplate).replace(/\/+$/, '') : baseUrl();
   };
+  const fillAll = (templates: Record<string, string>, with_: TemplateVars) => {
+    try {
+      return Object.fromEntries(Object.entries(templates).map(([k, t]) => [k, fillText(t, with_)]));
+    } catch (err) {
+      throw configError(provider, err);
+    }
+  };
   const self: Endpoints = {
     provider,
     integration,
@@ -119,20 +128,22 @@ export function endpoints(
       const template = tokenTemplate(purpose);
       return template ? url(template) : undefined;
     },
-    params(of) {
+    params(of, credentials) {
       const templates = { authorization: provider.authorizationParams, token: provider.tokenParams, refresh: provider.refreshParams }[of] ?? {};
-      try {
-        return Object.fromEntries(Object.entries(templates).map(([k, t]) => [k, fillText(t, vars)]));
-      } catch (err) {
-        throw configError(provider, err);
-      }
+      return fillAll(templates, { ...vars, ...(credentials && { credentials }) });
     },
+    tokenHeaders: (credentials) => fillAll(provider.twoStep?.headers ?? {}, { ...vars, credentials }),
     verificationUrl,
     postConnectionUrl,
     postConnectionRequest(credentials) {
       const base = postConnectionUrl();
       if (!base || !provider.postConnection) return undefined;
-      const accessToken = credentials.type === 'OAUTH2' ? credentials.access_token : credentials.type === 'OAUTH2_CC' ? credentials.token : undefined;
+      const accessToken =
+        credentials.type === 'OAUTH2'
+          ? credentials.access_token
+          : credentials.type === 'OAUTH2_CC' || credentials.type === 'TWO_STEP'
+            ? credentials.token
+            : undefined;
       let headers: Record<string, string>;
       try {
         headers = Object.fromEntries(
@@ -211,6 +222,7 @@ const SECRET_REFS: Record<StoredCredentials['type'], RegExp> = {
   BASIC: /\$\{(?:credentials\.)?(?:username|password)\}/,
   OAUTH2: /\$\{accessToken\}/,
   OAUTH2_CC: /\$\{accessToken\}/,
+  TWO_STEP: /\$\{accessToken\}/,
   JWT: /\$\{accessToken\}/,
   APP: /\$\{accessToken\}/,
   AWS_SIGV4: /$^/,
@@ -240,6 +252,10 @@ export function authInjection(
   }
   if (credentials?.type === 'OAUTH2') vars.accessToken = credentials.access_token;
   if (credentials?.type === 'OAUTH2_CC' && credentials.token) vars.accessToken = credentials.token;
+  if (credentials?.type === 'TWO_STEP') {
+    if (credentials.token) vars.accessToken = credentials.token;
+    vars.credentials = twoStepFields(credentials);
+  }
   if (credentials?.type === 'JWT' && credentials.token) vars.accessToken = credentials.token;
   if (credentials?.type === 'APP' && credentials.access_token) vars.accessToken = credentials.access_token;
   const secretRef = SECRET_REFS[credentials?.type ?? 'NONE'];
@@ -248,7 +264,7 @@ export function authInjection(
       ? credentials.apiKey
       : credentials?.type === 'OAUTH2'
         ? credentials.access_token
-        : credentials?.type === 'OAUTH2_CC' || credentials?.type === 'JWT'
+        : credentials?.type === 'OAUTH2_CC' || credentials?.type === 'TWO_STEP' || credentials?.type === 'JWT'
           ? (credentials.token ?? null)
           : credentials?.type === 'APP'
             ? (credentials.access_token ?? null)

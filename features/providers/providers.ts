@@ -66,6 +66,14 @@ export interface Provider {
   redirectUriMetadata?: string[];
   /** The call made with a new token before the connection is saved, filling connection_config. */
   postConnection?: NonNullable<ProviderDefinition['post_connection']>;
+  /** TWO_STEP: the token request's headers, method, and where its response has the token and expiry. */
+  twoStep?: {
+    headers: Record<string, string>;
+    method: 'GET' | 'POST';
+    response: NonNullable<ProviderDefinition['token_response']>;
+    /** The token's lifetime when the response gives none. */
+    expiresInMs?: number;
+  };
   /** Header and query templates sent with every request (credentials placeholders included). */
   headers: Record<string, string>;
   query: Record<string, string>;
@@ -131,12 +139,22 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     ...(def.authorization_params && { authorizationParams: textParams(def.authorization_params) }),
     ...(def.token_params && { tokenParams: textParams(def.token_params) }),
     ...(def.refresh_params && { refreshParams: textParams(def.refresh_params) }),
-    tokenRequestEncoding: def.body_format === 'json' ? 'json' : 'form',
+    // Nango's TWO_STEP token requests are JSON unless the definition says otherwise.
+    tokenRequestEncoding: def.body_format === 'json' || (def.auth_mode === 'TWO_STEP' && def.body_format === undefined) ? 'json' : 'form',
     tokenRequestAuthMethod: def.token_request_auth_method === 'basic' || def.authorization_method === 'header' ? 'basic' : 'body',
     pkce: def.auth_mode === 'OAUTH2' && !def.disable_pkce,
     ...(def.token_response_metadata && { tokenResponseMetadata: def.token_response_metadata }),
     ...(def.redirect_uri_metadata && { redirectUriMetadata: def.redirect_uri_metadata }),
     ...(def.post_connection && { postConnection: def.post_connection }),
+    ...(def.auth_mode === 'TWO_STEP' &&
+      def.token_response && {
+        twoStep: {
+          headers: def.token_headers ?? {},
+          method: def.token_request_method ?? 'POST',
+          response: def.token_response,
+          ...(def.token_expires_in_ms ? { expiresInMs: def.token_expires_in_ms } : {}),
+        },
+      }),
     headers: proxy?.headers ?? {},
     query: proxy?.query ?? {},
     credentialOrigins: proxy?.credential_origins ?? [],
