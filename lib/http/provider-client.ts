@@ -188,6 +188,18 @@ function requestHeaders(req: ProviderRequest, userAgent: string, url: URL, now: 
   return { ...headers, ...signAwsV4({ method: req.method, url, headers, payloadHash: hash }, req.auth, now) };
 }
 
+/**
+ * A streamed body read whole when the request is signed with SigV4: every AWS service but S3
+ * (which takes UNSIGNED-PAYLOAD) needs the body's hash in the signature. Callers bound the body
+ * (the proxy's request size limit).
+ */
+async function signableBody(req: ProviderRequest): Promise<ProviderRequest> {
+  if (req.auth.type !== 'aws-sigv4' || req.auth.service === 's3' || !isStreamBody(req.body)) return req;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req.body as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
+  return { ...req, body: Buffer.concat(chunks) };
+}
+
 function requestBytes(body: ProviderRequest['body']): number | null {
   if (body == null) return 0;
   if (typeof body === 'string') return Buffer.byteLength(body);
@@ -323,8 +335,9 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     }
   }
 
-  async function request(req: ProviderRequest): Promise<ProviderResponse> {
+  async function request(original: ProviderRequest): Promise<ProviderResponse> {
     if (closed) throw new Error('the provider HTTP client is closed');
+    const req = await signableBody(original);
     const url = buildUrl(
       req.baseUrl,
       req.path,
