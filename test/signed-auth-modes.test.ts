@@ -110,7 +110,11 @@ describe('signed auth modes', () => {
     assert.equal(await proxy('apple-app-store', 'asc', '/v1/apps'), 200);
     const bad = await t.api('/connections', {
       method: 'POST',
-      json: { provider_config_key: 'apple-app-store', connection_id: 'asc-bad', credentials: { type: 'JWT', issuerId: 'i', privateKeyId: 'k', privateKey: 'nope' } },
+      json: {
+        provider_config_key: 'apple-app-store',
+        connection_id: 'asc-bad',
+        credentials: { type: 'JWT', issuerId: 'i', privateKeyId: 'k', privateKey: 'nope' },
+      },
     });
     assert.equal(bad.status, 400);
     assert.match(((await bad.json()) as Json).error.message, /private key cannot sign/);

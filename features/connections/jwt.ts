@@ -60,7 +60,9 @@ export function jwtToken(opts: { endpoints: Endpoints; credentials: Record<strin
         const filled = fill(v);
         if (filled !== undefined) out[k] = filled;
       } else if (Array.isArray(v)) {
-        const items = v.flatMap((item) => (typeof item === 'string' ? (fill(item)?.split(',') ?? []) : [item])).map((s) => (typeof s === 'string' ? s.trim() : s));
+        const items = v
+          .flatMap((item) => (typeof item === 'string' ? (fill(item)?.split(',') ?? []) : [item]))
+          .map((s) => (typeof s === 'string' ? s.trim() : s));
         const present = items.filter((s) => s !== '');
         if (present.length) out[k] = present;
       } else out[k] = v;

@@ -109,7 +109,14 @@ async function refreshUnderLease(
     if (current.credentials.type === 'JWT') {
       fresh = jwtToken({ endpoints, credentials: current.credentials, now: deps.clock.now() });
     } else if (current.credentials.type === 'APP') {
-      fresh = await installationToken({ http: deps.http, endpoints, config: current.connectionConfig, now: deps.clock.now(), context, signal: startDeadline() });
+      fresh = await installationToken({
+        http: deps.http,
+        endpoints,
+        config: current.connectionConfig,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
     } else if (current.credentials.type === 'TWO_STEP') {
       fresh = await twoStepToken({
         http: deps.http,

@@ -207,12 +207,15 @@ export const jwtSignatureSchema = z
 export const jwtTokenSchema = z
   .object({
     signing_key: template,
-    expires_in_ms: z.number().int().positive().max(366 * 24 * 3600 * 1000),
+    expires_in_ms: z
+      .number()
+      .int()
+      .positive()
+      .max(366 * 24 * 3600 * 1000),
     header: z.object({ alg: z.enum(jwtAlgorithms), typ: z.string().max(64).optional(), kid: template.optional() }).catchall(scalar),
     payload: z.record(z.string().min(1).max(128), z.union([scalar, z.array(z.string().max(2048)).max(32)])).default({}),
   })
   .catchall(z.unknown());
-
 
 export const providerDefinitionSchema = z
   .object({

@@ -18,7 +18,10 @@ const authz = (signedHeaders: string, signature: string) =>
 test('get-vanilla-query-order-key-case: parameters sorted in the canonical request, and its Authorization header', () => {
   const url = new URL('https://example.amazonaws.com/?Param2=value2&Param1=value1');
   const { canonical } = canonicalRequest({ method: 'GET', url, headers: { 'X-Amz-Date': '20150830T123600Z' }, payloadHash: payloadHash(null) }, 'service');
-  assert.equal(canonical, ['GET', '/', 'Param1=value1&Param2=value2', 'host:example.amazonaws.com', 'x-amz-date:20150830T123600Z', '', 'host;x-amz-date', EMPTY].join('\n'));
+  assert.equal(
+    canonical,
+    ['GET', '/', 'Param1=value1&Param2=value2', 'host:example.amazonaws.com', 'x-amz-date:20150830T123600Z', '', 'host;x-amz-date', EMPTY].join('\n'),
+  );
   const signed = signAwsV4({ method: 'GET', url, payloadHash: payloadHash(null) }, creds, at);
   assert.equal(signed['x-amz-date'], '20150830T123600Z');
   assert.equal(signed.authorization, authz('host;x-amz-date', 'b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500'));
@@ -46,7 +49,11 @@ test('a session token is sent and signed; S3 gets x-amz-content-sha256, a stream
   const signed = signAwsV4({ method: 'GET', url, payloadHash: payloadHash(null) }, { ...creds, sessionToken: 'tok' }, at);
   assert.equal(signed['x-amz-security-token'], 'tok');
   assert.match(signed.authorization!, /SignedHeaders=host;x-amz-date;x-amz-security-token,/);
-  const s3 = signAwsV4({ method: 'PUT', url: new URL('https://b.s3.us-east-1.amazonaws.com/a%20b'), payloadHash: payloadHash({ stream: true }) }, { ...creds, service: 's3' }, at);
+  const s3 = signAwsV4(
+    { method: 'PUT', url: new URL('https://b.s3.us-east-1.amazonaws.com/a%20b'), payloadHash: payloadHash({ stream: true }) },
+    { ...creds, service: 's3' },
+    at,
+  );
   assert.equal(s3['x-amz-content-sha256'], UNSIGNED_PAYLOAD);
   assert.match(s3.authorization!, /SignedHeaders=host;x-amz-content-sha256;x-amz-date,/);
 });

@@ -92,7 +92,10 @@ export function canonicalRequest(req: AwsSignable, service: string): { canonical
 
 /** `20150830T123600Z` */
 export function amzDate(now: Date): string {
-  return now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 export function stringToSign(canonical: string, amzDateTime: string, scope: string): string {
@@ -108,7 +111,11 @@ export function signingKey(secret: string, date: string, region: string, service
  * `x-amz-content-sha256` (S3, which requires it) and `authorization`. The request's own headers
  * must be sent as given, since those named in `SignedHeaders` are covered.
  */
-export function signAwsV4(req: Omit<AwsSignable, 'headers'> & { headers?: Record<string, string> }, creds: AwsSigV4Credentials, now: Date): Record<string, string> {
+export function signAwsV4(
+  req: Omit<AwsSignable, 'headers'> & { headers?: Record<string, string> },
+  creds: AwsSigV4Credentials,
+  now: Date,
+): Record<string, string> {
   const dateTime = amzDate(now);
   const date = dateTime.slice(0, 8);
   const added: Record<string, string> = { 'x-amz-date': dateTime };

@@ -19,7 +19,11 @@ import type { FakeServer, RequestContext } from './server.js';
 const unauthorized = (message: string) => json(401, { message });
 
 /** The header and payload of a compact JWT whose signature `key` verifies; a reason otherwise. */
-export function verifiedJwt(token: string, alg: string, key: KeyObject | Buffer): { header: Record<string, unknown>; payload: Record<string, unknown> } | string {
+export function verifiedJwt(
+  token: string,
+  alg: string,
+  key: KeyObject | Buffer,
+): { header: Record<string, unknown>; payload: Record<string, unknown> } | string {
   const parts = token.split('.');
   if (parts.length !== 3) return 'not a compact JWT';
   const [h, p, s] = parts as [string, string, string];
@@ -37,7 +41,9 @@ export function verifiedJwt(token: string, alg: string, key: KeyObject | Buffer)
   const hash = `sha${alg.slice(2)}`;
   let ok: boolean;
   if (alg.startsWith('HS')) {
-    const expected = createHmac(hash, key as Buffer).update(input).digest();
+    const expected = createHmac(hash, key as Buffer)
+      .update(input)
+      .digest();
     ok = expected.length === signature.length && timingSafeEqual(expected, signature);
   } else {
     ok = verify(hash, input, alg.startsWith('ES') ? { key: key as KeyObject, dsaEncoding: 'ieee-p1363' } : (key as KeyObject), signature);
@@ -59,7 +65,7 @@ export interface JwtApiFakeOptions {
   now?: () => number;
 }
 
-export interface JwtApiFake extends FakeServer<{ accepted: string[]; refused: string[] }> {}
+export type JwtApiFake = FakeServer<{ accepted: string[]; refused: string[] }>;
 
 /** Any `GET /...` answered 200 when its JWT holds. */
 export async function startJwtApiFake(opts: JwtApiFakeOptions): Promise<JwtApiFake> {
@@ -75,7 +81,8 @@ export async function startJwtApiFake(opts: JwtApiFakeOptions): Promise<JwtApiFa
     const jwt = verifiedJwt(token, opts.alg, opts.key);
     if (typeof jwt === 'string') return refuse(jwt);
     for (const [k, v] of Object.entries(opts.header ?? {})) if (jwt.header[k] !== v) return refuse(`header ${k} must be ${String(v)}`);
-    for (const [k, v] of Object.entries(opts.claims ?? {})) if (JSON.stringify(jwt.payload[k]) !== JSON.stringify(v)) return refuse(`claim ${k} must be ${JSON.stringify(v)}`);
+    for (const [k, v] of Object.entries(opts.claims ?? {}))
+      if (JSON.stringify(jwt.payload[k]) !== JSON.stringify(v)) return refuse(`claim ${k} must be ${JSON.stringify(v)}`);
     const { iat, exp } = jwt.payload as { iat?: number; exp?: number };
     if (typeof iat !== 'number' || typeof exp !== 'number') return refuse('iat and exp are required');
     if (exp <= now()) return refuse('the token expired');
@@ -131,7 +138,12 @@ export async function startGitHubAppFake(opts: { appId: string; publicKey: KeyOb
     const expiresAt = now() + 3600_000;
     state.tokens.set(token, expiresAt);
     state.issued.push({ installationId: ctx.params.id, token, expiresAt });
-    return json(201, { token, expires_at: new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'), permissions: { contents: 'read' }, repository_selection: 'all' });
+    return json(201, {
+      token,
+      expires_at: new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      permissions: { contents: 'read' },
+      repository_selection: 'all',
+    });
   });
   router.on('*', '/installation/repositories', (ctx) => {
     const token = /^(?:Bearer|token) (.+)$/.exec(ctx.headers.authorization ?? '')?.[1];
