@@ -26,7 +26,7 @@ import { environmentNameById, findEnvironmentByName, type Environment } from '..
 import { getIntegration, getIntegrationById, type Integration } from '../../features/integrations/store.js';
 import { consumeOAuthSession, createOAuthSession } from '../../features/connections/oauth-sessions.js';
 import { BadRequest, NotFound, SwitchyardError, ValidationFailed, type FieldProblem } from '../../lib/errors.js';
-import type { StoredCredentials } from '../../features/connections/credentials.js';
+import { oauth2CcCredentials, type StoredCredentials } from '../../features/connections/credentials.js';
 import type { AppDeps } from '../context.js';
 import { sessionForToken, sessionFromRequest } from '../middleware/connect-session.js';
 import { defineRoute, html, redirect } from '../route.js';
@@ -73,7 +73,7 @@ const sessionResponse = z.object({ data: z.object({ token: z.string(), connect_l
 const apiKeyBody = z.object({ apiKey: z.string().min(1).max(1024) }).strict();
 const basicBody = z.object({ username: z.string().max(1024), password: z.string().max(1024) }).strict();
 /** OAuth 2 client credentials of the end user's own client; none: the integration's. */
-const clientCredentialsBody = z.object({ client_id: z.string().min(1).max(255).optional(), client_secret: z.string().min(1).max(2048).optional() }).strict();
+const clientCredentialsBody = oauth2CcCredentials.pick({ client_id: true, client_secret: true, client_certificate: true, client_private_key: true }).strict();
 
 /** TWO_STEP: the fields the definition's `credentials` declares, flat (Nango's frontend sends `type` with them). */
 const twoStepBody = z

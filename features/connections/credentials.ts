@@ -4,6 +4,24 @@
  */
 import { z } from 'zod';
 
+/**
+ * A PEM block of this kind (`RSA PRIVATE KEY`, `EC PRIVATE KEY` too for keys), re-wrapped at 64
+ * columns: a value pasted into a one-line form field arrives without its line breaks.
+ */
+function pem(kind: 'CERTIFICATE' | 'PRIVATE KEY') {
+  const label = kind === 'CERTIFICATE' ? 'CERTIFICATE' : '(?:RSA |EC )?PRIVATE KEY';
+  const block = new RegExp(`^\\s*-----BEGIN (${label})-----([A-Za-z0-9+/=\\s]+)-----END \\1-----\\s*$`);
+  return z
+    .string()
+    .max(16384)
+    .regex(block, `must be a PEM ${kind.toLowerCase()}`)
+    .transform((text) => {
+      const [, name, body] = block.exec(text)!;
+      const base64 = body!.replace(/\s+/g, '');
+      return `-----BEGIN ${name}-----\n${base64.match(/.{1,64}/g)!.join('\n')}\n-----END ${name}-----\n`;
+    });
+}
+
 export const oauth2Credentials = z
   .object({
     type: z.literal('OAUTH2'),
@@ -23,6 +41,9 @@ export const oauth2CcCredentials = z
     expires_at: z.coerce.date().optional(),
     client_id: z.string().min(1).max(255).optional(),
     client_secret: z.string().min(1).max(2048).optional(),
+    /** Mutual TLS (a definition's `require_client_certificate`): PEM certificate and private key. */
+    client_certificate: pem('CERTIFICATE').optional(),
+    client_private_key: pem('PRIVATE KEY').optional(),
     raw: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();

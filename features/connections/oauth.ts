@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IntegrationCredentials, StoredCredentials } from './credentials.js';
 import type { Provider } from '../providers/providers.js';
-import type { ProviderHttpClient, RequestContext } from '../../lib/http/index.js';
+import type { ClientCertificate, ProviderHttpClient, RequestContext } from '../../lib/http/index.js';
 import type { Endpoints } from './target.js';
 
 export class OAuthError extends Error {
@@ -50,6 +50,12 @@ export function authorizeUrl(opts: {
     url.searchParams.set('code_challenge', opts.codeChallenge);
     url.searchParams.set('code_challenge_method', 'S256');
   }
+  for (const [from, to] of Object.entries(provider.authorizationParamNames)) {
+    const value = url.searchParams.get(from);
+    if (value === null) continue;
+    url.searchParams.delete(from);
+    if (to) url.searchParams.set(to, value);
+  }
   return url.toString();
 }
 
@@ -63,6 +69,8 @@ interface TokenRequest {
   context: RequestContext;
   /** Ends the whole request (headers and body), not only a pause between chunks. */
   signal?: AbortSignal;
+  /** Mutual TLS: presented to the token endpoint. */
+  clientCertificate?: ClientCertificate;
 }
 
 /**
@@ -76,7 +84,8 @@ async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promis
   if (!tokenUrl) throw new OAuthError('invalid_auth_mode', `${provider.name} has no token URL`);
   const json = provider.tokenRequestEncoding === 'json';
   const basic = provider.tokenRequestAuthMethod === 'basic';
-  const params = { ...req.params, ...(basic ? {} : { client_id: req.client.id, client_secret: req.client.secret }) };
+  const clientIdName = provider.authorizationParamNames.client_id || 'client_id';
+  const params = { ...req.params, ...(basic ? {} : { [clientIdName]: req.client.id, client_secret: req.client.secret }) };
   const res = await http.request({
     method: 'POST',
     baseUrl: tokenUrl,
@@ -84,6 +93,7 @@ async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promis
     headers: { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' },
     body: json ? JSON.stringify(params) : new URLSearchParams(params).toString(),
     auth: basic ? { type: 'basic', username: req.client.id, password: req.client.secret } : { type: 'none' },
+    ...(req.clientCertificate && { clientCertificate: req.clientCertificate }),
     context: req.context,
     ...(req.signal && { signal: req.signal }),
   });
@@ -176,7 +186,7 @@ export async function refreshToken(opts: {
 export async function clientCredentialsToken(opts: {
   http: ProviderHttpClient;
   endpoints: Endpoints;
-  connectionCredentials: { client_id?: string; client_secret?: string };
+  connectionCredentials: { client_id?: string; client_secret?: string; client_certificate?: string; client_private_key?: string };
   now: Date;
   context: RequestContext;
   signal?: AbortSignal;
@@ -185,6 +195,12 @@ export async function clientCredentialsToken(opts: {
   const id = opts.connectionCredentials.client_id ?? integration.credentials?.client_id;
   const secret = opts.connectionCredentials.client_secret ?? integration.credentials?.client_secret;
   if (!id || !secret) throw new OAuthError('missing_client_credentials', 'Neither the connection nor the integration has a client id and secret');
+  const { client_certificate: cert, client_private_key: key } = opts.connectionCredentials;
+  if (provider.requireClientCertificate && !(cert && key))
+    throw new OAuthError(
+      'missing_client_certificate',
+      `${provider.name} requires a client certificate and its private key (client_certificate, client_private_key)`,
+    );
   const scopes = (integration.credentials?.scopes ? integration.credentials.scopes.split(',') : (provider.defaultScopes ?? [])).filter(Boolean);
   const raw = await tokenRequest(opts.http, {
     endpoints: opts.endpoints,
@@ -197,6 +213,7 @@ export async function clientCredentialsToken(opts: {
     },
     context: opts.context,
     signal: opts.signal,
+    ...(cert && key && { clientCertificate: { cert, key } }),
   });
   const expiresIn = Number(raw.expires_in);
   return {
@@ -205,6 +222,7 @@ export async function clientCredentialsToken(opts: {
     ...(Number.isFinite(expiresIn) && expiresIn > 0 ? { expires_at: new Date(opts.now.getTime() + expiresIn * 1000).toISOString() } : {}),
     ...(opts.connectionCredentials.client_id ? { client_id: opts.connectionCredentials.client_id } : {}),
     ...(opts.connectionCredentials.client_secret ? { client_secret: opts.connectionCredentials.client_secret } : {}),
+    ...(cert && key && { client_certificate: cert, client_private_key: key }),
     raw,
   };
 }

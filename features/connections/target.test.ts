@@ -5,6 +5,8 @@ import { authHeaders } from '../../lib/http/provider-client.js';
 import type { Integration } from '../integrations/store.js';
 import { providerDefinitionSchema } from '../providers/definition.js';
 import { getCatalogProvider, providerFromDefinition, type IntegrationConfig, type Provider } from '../providers/providers.js';
+import { authorizeUrl } from './oauth.js';
+import { oauth2CcCredentials } from './credentials.js';
 import { authInjection, endpoints } from './target.js';
 
 const def = (extra: Record<string, unknown>) =>
@@ -225,4 +227,47 @@ test("a plugin's authorize hook places the credentials itself", () => {
     { authorize: (c) => (c.type === 'OAUTH2' ? { type: 'basic', username: c.access_token, password: '' } : undefined) },
   );
   assert.deepEqual(a, { type: 'basic', username: 'tok', password: '' });
+});
+
+test("Mandrill's key goes in the JSON body (proxy.body), not in a header", () => {
+  const mandrill = getCatalogProvider('mandrill')!;
+  const a = authInjection(mandrill, { type: 'API_KEY', apiKey: 'md-1' }, {});
+  assert.deepEqual(a, { type: 'custom', headers: {}, query: {}, body: { key: 'md-1' } });
+  assert.deepEqual(authHeaders(a), {});
+});
+
+test("TikTok's client key takes client_id's place in the authorization URL (authorization_url_replacements)", () => {
+  const tiktok = getCatalogProvider('tiktok-personal')!;
+  const url = new URL(
+    authorizeUrl({
+      endpoints: at(tiktok, {}),
+      credentials: { type: 'OAUTH2', client_id: 'awkey123', client_secret: 's', scopes: 'user.info.basic,video.list' },
+      redirectUri: 'https://app.test/oauth/callback',
+      state: 'st',
+    }),
+  );
+  assert.equal(url.searchParams.get('client_key'), 'awkey123');
+  assert.equal(url.searchParams.get('client_id'), null);
+  assert.equal(url.searchParams.get('scope'), 'user.info.basic,video.list');
+});
+
+test("ADP's client certificate goes with its token wherever the token goes (mutual TLS), and a pasted one-line PEM is re-wrapped", () => {
+  const body = 'MIIB'.padEnd(100, 'A');
+  const parsed = oauth2CcCredentials.parse({
+    type: 'OAUTH2_CC',
+    token: 'tok',
+    client_certificate: `-----BEGIN CERTIFICATE----- ${body} -----END CERTIFICATE-----`,
+    client_private_key: `-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----`,
+  });
+  assert.equal(parsed.client_certificate, `-----BEGIN CERTIFICATE-----\n${body.slice(0, 64)}\n${body.slice(64)}\n-----END CERTIFICATE-----\n`);
+  assert.equal(oauth2CcCredentials.safeParse({ type: 'OAUTH2_CC', client_private_key: 'not a key' }).error?.issues[0]?.path.join('.'), 'client_private_key');
+  const stored = { ...parsed, expires_at: undefined };
+  const a = authInjection(getCatalogProvider('adp')!, stored, {});
+  assert.deepEqual(a, {
+    type: 'custom',
+    headers: { authorization: 'Bearer tok' },
+    query: {},
+    clientCertificate: { cert: parsed.client_certificate, key: parsed.client_private_key },
+  });
+  assert.equal(getCatalogProvider('adp-workforce-now')!.requireClientCertificate, true);
 });

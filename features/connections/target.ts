@@ -269,7 +269,7 @@ export function authInjection(
           : credentials?.type === 'APP'
             ? (credentials.access_token ?? null)
             : null;
-  const placed = [...Object.values(provider.headers), ...Object.values(provider.query)].some((t) => secretRef.test(t));
+  const placed = [...Object.values(provider.headers), ...Object.values(provider.query), ...Object.values(provider.bodyFields)].some((t) => secretRef.test(t));
   const fill = (map: Record<string, string>) => {
     const out: Record<string, string> = {};
     for (const [k, t] of Object.entries(map)) {
@@ -284,10 +284,17 @@ export function authInjection(
   };
   const headers = fill(provider.headers);
   const query = fill(provider.query);
+  const body = fill(provider.bodyFields);
   if (!placed && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
     if (credentials?.type === 'BASIC') headers.authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
     else if (secret !== null) headers.authorization = `Bearer ${secret}`;
   }
+  const clientCertificate =
+    credentials?.type === 'OAUTH2_CC' && credentials.client_certificate && credentials.client_private_key
+      ? { cert: credentials.client_certificate, key: credentials.client_private_key }
+      : undefined;
+  if (Object.keys(body).length > 0 || clientCertificate)
+    return { type: 'custom', headers, query, ...(Object.keys(body).length > 0 && { body }), ...(clientCertificate && { clientCertificate }) };
   if (Object.keys(query).length === 0) {
     const names = Object.keys(headers);
     if (names.length === 0) return { type: 'none' };

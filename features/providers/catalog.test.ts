@@ -328,6 +328,11 @@ const basePaths: Record<string, BasePathRow[]> = {
     ],
   ],
   'hr and recruiting': [
+    ['netsuite', { accountId: '1234567-sb1' }, '/customer', 'https://1234567-sb1.suitetalk.api.netsuite.com/services/rest/record/v1/customer'],
+    ['gem', {}, '/v0/candidates', 'https://api.gem.com/v0/candidates', 'https://api.gem.com/v0/users'],
+    ['hubstaff', {}, '/v2/organizations', 'https://api.hubstaff.com/v2/organizations', 'https://api.hubstaff.com/v2/users/me'],
+    ['paycom', {}, '/api/v1/employeedirectory', 'https://api.paycomonline.net/api/v1/employeedirectory'],
+    ['unanet', { firmId: '9999', apiKey: 'k' }, '/api/contacts', 'https://compass.cosential.com/api/contacts', 'https://compass.cosential.com/api/user'],
     [
       'bamboohr',
       { subdomain: 'acme' },
@@ -373,8 +378,30 @@ const basePaths: Record<string, BasePathRow[]> = {
     ['auth0', { subdomain: 'acme.us' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
     ['auth0-cc', { hostname: 'acme.us.auth0.com' }, '/api/v2/users', 'https://acme.us.auth0.com/api/v2/users'],
     ['github', {}, '/user/repos', 'https://api.github.com/user/repos'],
+    [
+      'bitdefender',
+      { ACCESS_URL: 'https://cloud.gravityzone.bitdefender.com/api' },
+      '/v1.0/jsonrpc/network',
+      'https://cloud.gravityzone.bitdefender.com/api/v1.0/jsonrpc/network',
+    ],
+    ['dope-security', {}, '/v1/endpoints', 'https://api.flightdeck.dope.security/v1/endpoints'],
+    ['ingenious-build', { subdomain: 'acme' }, '/api/v2/pub/projects', 'https://acme.ingenious.build/api/v2/pub/projects'],
+    [
+      'microsoft-dynamics-365-finance-and-operations-cc',
+      { tenantId: '00000000-0000-0000-0000-000000000000', environmentUrl: 'acme.operations.dynamics.com' },
+      '/data/Customers',
+      'https://acme.operations.dynamics.com/data/Customers',
+    ],
   ],
   analytics: [
+    [
+      'evaluagent',
+      { region: 'api.us-east' },
+      '/v1/quality/evaluations',
+      'https://api.us-east.evaluagent.com/v1/quality/evaluations',
+      'https://api.us-east.evaluagent.com/v1/ping',
+    ],
+    ['clari-copilot', {}, '/calls', 'https://rest-api.copilot.clari.com/calls', 'https://rest-api.copilot.clari.com/users'],
     ['datadog', { siteParameter: 'datadoghq.eu' }, '/v2/users', 'https://api.datadoghq.eu/api/v2/users', 'https://api.datadoghq.eu/api/v1/validate'],
     [
       'datadog-basic',

@@ -240,6 +240,8 @@ export const providerDefinitionSchema = z
     token_url: z.union([templatedUrl, z.record(z.string().min(1).max(32), templatedUrl)]).optional(),
     refresh_url: templatedUrl.optional(),
     authorization_params: params.optional(),
+    /** Parameter names of the authorization URL replaced (TikTok's `client_id: client_key`; empty: left out); the client id's also in token requests. */
+    authorization_url_replacements: z.record(z.string().min(1).max(64), z.string().max(64)).optional(),
     token_params: params.optional(),
     refresh_params: params.optional(),
     scope_separator: z.string().min(1).max(8).optional(),
@@ -250,6 +252,8 @@ export const providerDefinitionSchema = z
      * (default): in the body. Nango's `custom` and `private_key_jwt` are kept with a warning.
      */
     token_request_auth_method: z.enum(['basic', 'body', 'custom', 'private_key_jwt']).optional(),
+    /** OAUTH2_CC over mutual TLS (ADP): the connection's `client_certificate` and `client_private_key` are presented to the token endpoint and the API. */
+    require_client_certificate: flag.optional(),
     /** Nango's other name for the same choice: `header` is `basic`. */
     authorization_method: z.enum(['body', 'header']).optional(),
     /** Encoding of the token request body; Nango's `query` and `xml` are kept with a warning. */
@@ -273,6 +277,8 @@ export const providerDefinitionSchema = z
         base_url: templatedUrl,
         headers: stringMap.optional(),
         query: stringMap.optional(),
+        /** Fields merged into every JSON request body (Mandrill's `key`), templates like `headers`; nested objects are kept, not sent. */
+        body: z.record(z.string().min(1).max(256), z.union([z.string().max(2048), z.record(z.string(), z.unknown())])).optional(),
         retry: z
           .object({
             /** Headers holding the time (epoch seconds or HTTP date) at which to retry. */

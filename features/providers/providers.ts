@@ -59,6 +59,8 @@ export interface Provider {
   tokenRequestEncoding: 'form' | 'json';
   /** Where the client id and secret go in a token request. */
   tokenRequestAuthMethod: 'basic' | 'body';
+  /** The connection presents a TLS client certificate (mutual TLS) to the provider's origins. */
+  requireClientCertificate: boolean;
   pkce: boolean;
   /** Token-response fields kept in connection_config (e.g. the provider's account id). */
   tokenResponseMetadata?: string[];
@@ -77,6 +79,10 @@ export interface Provider {
   /** Header and query templates sent with every request (credentials placeholders included). */
   headers: Record<string, string>;
   query: Record<string, string>;
+  /** Fields merged into JSON request bodies (`proxy.body`), credentials placeholders included. */
+  bodyFields: Record<string, string>;
+  /** Renamed parameters of the authorization URL (`authorization_url_replacements`). */
+  authorizationParamNames: Record<string, string>;
   /**
    * URL templates of origins besides the base URL's (and the verification URL's) that may receive the
    * credentials (a script's `baseUrlOverride`, an absolute pagination link); requests elsewhere go
@@ -141,6 +147,7 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     ...(def.refresh_params && { refreshParams: textParams(def.refresh_params) }),
     // Nango's TWO_STEP token requests are JSON unless the definition says otherwise.
     tokenRequestEncoding: def.body_format === 'json' || (def.auth_mode === 'TWO_STEP' && def.body_format === undefined) ? 'json' : 'form',
+    requireClientCertificate: def.require_client_certificate ?? false,
     tokenRequestAuthMethod: def.token_request_auth_method === 'basic' || def.authorization_method === 'header' ? 'basic' : 'body',
     pkce: def.auth_mode === 'OAUTH2' && !def.disable_pkce,
     ...(def.token_response_metadata && { tokenResponseMetadata: def.token_response_metadata }),
@@ -157,6 +164,8 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
       }),
     headers: proxy?.headers ?? {},
     query: proxy?.query ?? {},
+    bodyFields: Object.fromEntries(Object.entries(proxy?.body ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')),
+    authorizationParamNames: def.authorization_url_replacements ?? {},
     credentialOrigins: proxy?.credential_origins ?? [],
     connectionConfig,
     credentialFields: def.credentials ?? {},

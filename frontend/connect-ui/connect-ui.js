@@ -383,6 +383,13 @@ async function showIntegration(integration) {
   } else if (provider.auth_mode === 'OAUTH2_CC') {
     nodes.push(field('client_id', { label: 'Client ID', required: false, description: `Your own ${name} client; leave empty to use the application's.` }));
     nodes.push(field('client_secret', { label: 'Client secret', type: 'password', required: false }));
+    // Fields the definition adds (ADP's client certificate and private key for mutual TLS).
+    for (const [key, spec] of Object.entries(provider.credentials ?? {})) {
+      if (key === 'client_id' || key === 'client_secret' || spec.hidden) continue;
+      nodes.push(
+        field(key, { label: spec.title || key, description: spec.description, required: !spec.optional, ...(spec.secret ? { type: 'password' } : {}) }),
+      );
+    }
   } else if (provider.auth_mode === 'TWO_STEP') {
     // The fields the provider's definition declares; they are exchanged for a token when submitted.
     for (const [key, spec] of Object.entries(provider.credentials ?? {})) {

@@ -11,6 +11,7 @@ export {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_TIMEOUT_MS,
   type AuthInjection,
+  type ClientCertificate,
   type RateLimitHeaders,
   type ProviderHttpClient,
   type ProviderHttpClientOptions,

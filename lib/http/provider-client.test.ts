@@ -16,11 +16,12 @@ function handler(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url!, 'http://x');
   hits.push(url.pathname);
   if (url.pathname.endsWith('/echo')) {
-    let size = 0;
-    req.on('data', (c: Buffer) => (size += c.length));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const text = Buffer.concat(chunks);
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, size }));
+      res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, size: text.length, text: text.toString('utf8') }));
     });
     return;
   }
@@ -120,6 +121,25 @@ describe('auth injection and URL building', () => {
     assert.equal((JSON.parse(res.body!.toString()) as { size: number }).size, 6);
     assert.equal(logs[0]!.requestBytes, 6);
     assert.equal(logs[0]!.method, 'POST');
+  });
+
+  test("a definition's body fields (proxy.body, Mandrill's key) are merged into a JSON body, or are the body when there is none", async () => {
+    const auth: ProviderRequest['auth'] = { type: 'custom', headers: {}, query: {}, body: { key: 'md-secret' } };
+    const echo = async (over: Partial<ProviderRequest>) =>
+      JSON.parse((await client.request(req({ auth, ...over }))).body!.toString()) as { text: string; headers: Record<string, string> };
+    const merged = await echo({
+      method: 'POST',
+      body: JSON.stringify({ message: { text: 'hi' }, key: 'caller' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.deepEqual(JSON.parse(merged.text), { message: { text: 'hi' }, key: 'md-secret' });
+    const alone = await echo({ method: 'POST' });
+    assert.deepEqual(JSON.parse(alone.text), { key: 'md-secret' });
+    assert.equal(alone.headers['content-type'], 'application/json');
+    // A GET gets no body, and a body that is not a JSON object is sent as it is.
+    assert.equal((await echo({ method: 'GET' })).text, '');
+    assert.equal((await echo({ method: 'POST', body: '[1,2]', headers: { 'content-type': 'application/json' } })).text, '[1,2]');
+    assert.equal((await echo({ method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).text, 'a=1');
   });
 });
 

@@ -3,6 +3,8 @@
  * through activities, and the proxy route): auth injection, the address policy, one keep-alive
  * undici Agent per origin, timeouts, typed errors and a request log entry for every call.
  */
+import { createHash } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { payloadHash, signAwsV4, type AwsSigV4Credentials } from './aws-sigv4.js';
@@ -18,10 +20,16 @@ export type AuthInjection =
   | { type: 'basic'; username: string; password: string }
   | { type: 'header'; name: string; value: string }
   /** Several headers and query parameters (a provider definition's templates, filled in). */
-  | { type: 'custom'; headers: Record<string, string>; query: Record<string, string> }
+  | { type: 'custom'; headers: Record<string, string>; query: Record<string, string>; body?: Record<string, string>; clientCertificate?: ClientCertificate }
   /** Signed with AWS Signature Version 4 as it is sent; `headers` go along (and are signed when `x-amz-*` or content-type). */
   | ({ type: 'aws-sigv4'; headers?: Record<string, string> } & AwsSigV4Credentials)
   | { type: 'none' };
+
+/** A TLS client certificate and its private key (PEM), for providers that want mutual TLS (ADP). */
+export interface ClientCertificate {
+  cert: string;
+  key: string;
+}
 
 /** Response headers that say how long a 429 asks to wait, besides `Retry-After` and `X-RateLimit-Reset`. */
 export interface RateLimitHeaders {
@@ -62,6 +70,8 @@ export interface ProviderRequest {
   signal?: AbortSignal;
   /** The provider's own rate-limit headers (its definition's `proxy.retry`), read on a 429. */
   rateLimitHeaders?: RateLimitHeaders;
+  /** Mutual TLS outside an auth injection (a token request); an injection's own goes with it. */
+  clientCertificate?: ClientCertificate;
 }
 
 export interface ProviderResponse {
@@ -113,6 +123,8 @@ export interface ProviderHttpClientOptions {
   now?: () => Date;
   /** The User-Agent of a request that sets none (GitHub answers 403 without one); default `DEFAULT_USER_AGENT`. */
   userAgent?: string;
+  /** CA certificates (PEM) trusted besides Node's own, for providers behind a private CA. */
+  extraCaCertificates?: string[];
 }
 
 export const DEFAULT_USER_AGENT = 'Switchyard';
@@ -174,9 +186,28 @@ function isStreamBody(body: ProviderRequest['body']): body is NodeJS.ReadableStr
   return body != null && typeof body !== 'string' && !(body instanceof Uint8Array);
 }
 
-function requestHeaders(req: ProviderRequest, userAgent: string, url: URL, now: Date): Record<string, string> {
+/**
+ * The body with the credentials' body fields (`proxy.body`) merged in: into a JSON object body, or as
+ * the whole body when there is none. A stream or a body that is not a JSON object is sent as it is.
+ */
+function bodyWithAuth(req: ProviderRequest): ProviderRequest['body'] {
+  const fields = req.auth.type === 'custom' ? req.auth.body : undefined;
+  if (!fields || Object.keys(fields).length === 0 || ['GET', 'HEAD'].includes(req.method.toUpperCase())) return req.body;
+  if (req.body == null || (typeof req.body === 'string' && req.body.trim() === '')) return JSON.stringify(fields);
+  if (isStreamBody(req.body)) return req.body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof req.body === 'string' ? req.body : Buffer.from(req.body).toString('utf8'));
+  } catch {
+    return req.body;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return req.body;
+  return JSON.stringify({ ...(parsed as Record<string, unknown>), ...fields });
+}
+
+function requestHeaders(req: ProviderRequest, userAgent: string, url: URL, now: Date, bodyMadeJson = false): Record<string, string> {
   const streamed = isStreamBody(req.body);
-  const out: Record<string, string> = { 'user-agent': userAgent };
+  const out: Record<string, string> = { 'user-agent': userAgent, ...(bodyMadeJson && { 'content-type': 'application/json' }) };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
     const n = name.toLowerCase();
     if (DROPPED_HEADERS.has(n) || (n === 'content-length' && !streamed)) continue;
@@ -297,20 +328,26 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
   const pendingLogs = new Set<Promise<void>>();
   let closed = false;
 
-  function agentFor(origin: string): Agent {
-    let agent = agents.get(origin);
+  const ca = opts.extraCaCertificates?.length ? [...rootCertificates, ...opts.extraCaCertificates] : undefined;
+
+  /** One pool per origin, and per client certificate: a connection made with one identity never carries another's requests. */
+  function agentFor(origin: string, clientCertificate?: ClientCertificate): Agent {
+    const key = clientCertificate
+      ? `${origin} ${createHash('sha256').update(clientCertificate.cert).update('\0').update(clientCertificate.key).digest('hex')}`
+      : origin;
+    let agent = agents.get(key);
     if (agent) {
       // Re-insert so the Map's order is least recently used first.
-      agents.delete(origin);
-      agents.set(origin, agent);
+      agents.delete(key);
+      agents.set(key, agent);
       return agent;
     }
     agent = new Agent({
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 10 * 60_000,
-      connect: { lookup, timeout: Math.min(defaultTimeoutMs, MAX_CONNECT_TIMEOUT_MS) },
+      connect: { lookup, timeout: Math.min(defaultTimeoutMs, MAX_CONNECT_TIMEOUT_MS), ...(ca && { ca }), ...clientCertificate },
     });
-    agents.set(origin, agent);
+    agents.set(key, agent);
     if (agents.size > MAX_AGENTS) {
       const [oldestOrigin, oldest] = agents.entries().next().value!;
       agents.delete(oldestOrigin);
@@ -348,7 +385,8 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     const createdAt = now();
     const started = performance.now();
     const { environmentId, integration, connectionId, runId, kind } = req.context;
-    const reqBytes = requestBytes(req.body);
+    const sentBody = bodyWithAuth(req);
+    const reqBytes = requestBytes(sentBody);
     const elapsed = () => Math.round(performance.now() - started);
     const entry = (status: number | null, responseBytes: number | null, error?: string): RequestLogEntry => ({
       environmentId,
@@ -371,12 +409,13 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     const span = providerSpan(method, url, req.context);
     try {
       assertLiteralHostAllowed(url.hostname, allowed);
-      const res = await agentFor(url.origin).request({
+      const clientCertificate = req.clientCertificate ?? (req.auth.type === 'custom' ? req.auth.clientCertificate : undefined);
+      const res = await agentFor(url.origin, clientCertificate).request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
-        headers: requestHeaders(req, userAgent, url, now()),
-        body: (req.body ?? null) as string | Buffer | Uint8Array | Readable | null,
+        headers: requestHeaders(sentBody === req.body ? req : { ...req, body: sentBody }, userAgent, url, now(), sentBody !== req.body),
+        body: (sentBody ?? null) as string | Buffer | Uint8Array | Readable | null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         signal: req.signal ?? null,
