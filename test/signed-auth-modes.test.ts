@@ -2,13 +2,14 @@
  * Auth modes whose credentials are signed rather than stored tokens, each through the API against a
  * fake that checks the signature as the provider's docs say (test/fakes/signed-auth.ts): JWT
  * (Ghost Admin API, HS256 with the key's hex secret; App Store Connect, ES256 with a real key pair),
- * signed again before it expires as the clock moves, and AWS Signature Version 4 on proxied calls.
+ * signed again before it expires as the clock moves; a GitHub App installation (RS256 app JWT,
+ * installation tokens renewed before their hour ends); and AWS Signature Version 4 on proxied calls.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
-import { startAwsFake, startJwtApiFake } from './fakes/signed-auth.js';
+import { GITHUB_INSTALLATION_ID, startAwsFake, startGitHubAppFake, startJwtApiFake } from './fakes/signed-auth.js';
 import type { FakeServer } from './fakes/server.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
@@ -124,6 +125,77 @@ describe('signed auth modes', () => {
     });
     assert.equal(missing.status, 400);
     assert.deepEqual(((await missing.json()) as Json).error.errors[0].path, ['credentials', 'privateKeyId']);
+  });
+
+  /** A connect session's token, for the browser's side of a flow. */
+  async function sessionToken(): Promise<string> {
+    const res = await t.api('/connect/sessions', { method: 'POST', json: { end_user: { id: 'u-1' } } });
+    return ((await res.json()) as Json).data.token as string;
+  }
+
+  test('APP (github-app): the Connect UI start redirects to the installation page, GitHub sends the browser to /app-auth/connect, the installation token is used by the proxy and fetched again before its hour ends', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const fake = await startGitHubAppFake({ appId: '424242', publicKey, slug: 'acme-sync', now });
+    fakes.push(fake as FakeServer<unknown>);
+    fake.setSetupUrl(`${t.url}/app-auth/connect`);
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    await nango.createIntegration({
+      provider: 'github-app',
+      unique_key: 'github-app',
+      // Nango's dashboard sends the .pem base64-encoded.
+      credentials: { type: 'APP', app_id: '424242', app_link: `${fake.url}/apps/acme-sync`, private_key: Buffer.from(pem).toString('base64') },
+      integration_config: {
+        base_url: fake.url,
+        token_url: `${fake.url}/app/installations/\${connectionConfig.installation_id}/access_tokens`,
+        custom_domains: '127.0.0.1',
+      },
+    } as never);
+
+    const start = await fetch(`${t.url}/oauth/connect/github-app?connect_session_token=${await sessionToken()}`, { redirect: 'manual' });
+    assert.equal(start.status, 302, await start.clone().text());
+    const page = new URL(start.headers.get('location')!);
+    assert.equal(`${page.origin}${page.pathname}`, `${fake.url}/apps/acme-sync/installations/new`);
+    assert.deepEqual([...page.searchParams.keys()], ['state']);
+    const installed = await fetch(page, { redirect: 'manual' });
+    assert.equal(installed.status, 302);
+    const setup = installed.headers.get('location')!;
+    assert.ok(setup.startsWith(`${t.url}/app-auth/connect?installation_id=${GITHUB_INSTALLATION_ID}&setup_action=install&state=`), setup);
+    const done = await fetch(setup);
+    assert.equal(done.status, 200, await done.clone().text());
+    assert.match(await done.text(), /nango_oauth_callback_success/);
+    // The state is spent: the same redirect again makes nothing.
+    assert.equal((await fetch(setup)).status, 400);
+
+    const [listed] = ((await nango.listConnections({ integrationId: 'github-app' } as never)) as Json).connections;
+    const conn = (await nango.getConnection('github-app', listed.connection_id)) as Json;
+    assert.equal(conn.credentials.type, 'APP');
+    assert.equal(conn.connection_config.installation_id, GITHUB_INSTALLATION_ID);
+    assert.equal(conn.connection_config.app_id, '424242');
+    assert.deepEqual(
+      fake.state.issued.map((i) => i.token),
+      [conn.credentials.access_token],
+    );
+    assert.equal(await proxy('github-app', listed.connection_id, '/installation/repositories'), 200);
+    assert.equal(fake.requests.at(-1)!.headers.authorization, `Bearer ${conn.credentials.access_token}`);
+
+    // 50 minutes on, the token has 10 left: the next call fetches another with a fresh app JWT.
+    offsetMs += 50 * 60_000;
+    assert.equal(await proxy('github-app', listed.connection_id, '/installation/repositories'), 200);
+    assert.equal(fake.state.issued.length, 2);
+    assert.equal(fake.requests.at(-1)!.headers.authorization, `Bearer ${fake.state.issued[1]!.token}`);
+    // Past the first token's hour, the renewed one still works and none other is fetched.
+    offsetMs += 15 * 60_000;
+    assert.equal(await proxy('github-app', listed.connection_id, '/installation/repositories'), 200);
+    assert.equal(fake.state.issued.length, 2);
+    assert.deepEqual(fake.state.refused, []);
+
+    // An installation approved on GitHub itself (no connect flow, no state) goes back to GitHub.
+    const orphan = await fetch(`${t.url}/app-auth/connect?installation_id=1&setup_action=install`, { redirect: 'manual' });
+    assert.equal(orphan.status, 302);
+    assert.equal(orphan.headers.get('location'), 'https://github.com');
+    const bad = await fetch(`${t.url}/app-auth/connect?installation_id=abc&state=x`);
+    assert.equal(bad.status, 400);
+    assert.deepEqual(((await bad.json()) as Json).error.errors[0].path, ['installation_id']);
   });
 
   test('AWS_SIGV4 (aws-sigv4): proxied GET and POST signed with the access key and session token, verified by the fake', async () => {

@@ -130,7 +130,7 @@ async function openSession(
   return sessionOut(deps, token, session);
 }
 
-interface FlowTarget {
+export interface FlowTarget {
   environment: Environment;
   session: ConnectSession;
   integration: Integration;
@@ -192,7 +192,7 @@ async function flowTarget(
   return { environment, session, integration, connectionId, connectionConfig, verifiedConfigKeys: verified, endpoints, q };
 }
 
-async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: StoredCredentials) {
+export async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: StoredCredentials) {
   const { connection, created } = await saveConnection(deps, {
     environment: t.environment,
     integration: t.integration,
@@ -427,13 +427,14 @@ export const startOAuth = defineRoute({
   try {
     const target = await flowTarget(deps, query(c, flowQuery), pck);
     const provider = target.endpoints.provider;
-    if (provider.authMode !== 'OAUTH2')
+    if (provider.authMode !== 'OAUTH2' && provider.authMode !== 'APP')
       throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
     if (!target.integration.credentials)
       throw new BadRequest('missing_credentials', `Integration ${pck} has no OAuth client id and secret (its Authorization tab)`);
     // The popup's socket gets this flow's outcome only once this session has claimed it (api/ws.ts).
     const claimedSocket = wsClientId && deps.authSockets.claim(wsClientId, target.session.id) ? wsClientId : null;
     const state = randomUUID();
+    if (provider.authMode === 'APP') return c.redirect(await startAppInstallation(deps, target, state, claimedSocket), 302);
     const pkce = provider.pkce ? pkcePair() : null;
     const redirectUri = `${deps.config.publicUrl}/oauth/callback`;
     const defaults = target.session.integrationsConfigDefaults?.[pck];
@@ -570,17 +571,54 @@ export const oauthCallback = defineRoute({
   }
 });
 
-function describeFailure(err: unknown): { type: string; message: string } {
+/**
+ * A GitHub App's flow starts on its installation page (the definition's `authorization_url`, from the
+ * integration's app link as `appPublicLink`) with only `state`: GitHub sends the browser back to the
+ * app's Setup URL (GET /app-auth/connect, app-auth.ts) with the installation id and this state.
+ */
+async function startAppInstallation(deps: AppDeps, target: Awaited<ReturnType<typeof flowTarget>>, state: string, wsClientId: string | null) {
+  const app = target.integration.credentials;
+  if (app?.type !== 'APP')
+    throw new BadRequest('missing_credentials', `Integration ${target.integration.uniqueKey} has no GitHub App id, link and private key`);
+  const connectionConfig = { ...target.connectionConfig, appPublicLink: app.app_link };
+  const page = endpointsOfConfig(
+    deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS,
+    target.endpoints.provider,
+    target.integration,
+    connectionConfig,
+  ).authorizationUrl(app.client_id);
+  if (!page) throw new OAuthError('invalid_auth_mode', `${target.endpoints.provider.name} has no installation page`);
+  await createOAuthSession(
+    deps.db,
+    {
+      id: state,
+      environmentId: target.environment.id,
+      integrationId: target.integration.id,
+      connectSessionId: target.session.id,
+      connectionId: target.connectionId,
+      connectionConfig,
+      codeVerifierEnc: null,
+      redirectUri: `${deps.config.publicUrl}/app-auth/connect`,
+      wsClientId,
+    },
+    deps.clock.now(),
+  );
+  const url = new URL(page);
+  url.searchParams.set('state', state);
+  return url.toString();
+}
+
+export function describeFailure(err: unknown): { type: string; message: string } {
   if (err instanceof SwitchyardError || err instanceof OAuthError) return { type: err.code, message: err.message };
   return { type: 'unknown_error', message: 'The connection could not be completed' };
 }
 
 /** The connect session an OAuth flow started from, without its allow-list, defaults or reconnect target (used up by then). */
-function withoutFlowSettings(session: ConnectSession): ConnectSession {
+export function withoutFlowSettings(session: ConnectSession): ConnectSession {
   return { ...session, allowedIntegrations: null, integrationsConfigDefaults: null, reconnectConnectionPk: null };
 }
 
-function emptySession(environmentId: number): ConnectSession {
+export function emptySession(environmentId: number): ConnectSession {
   return {
     id: 0,
     environmentId,

@@ -32,6 +32,7 @@
  * | POST   | /api-auth/api-key/:pck, /api-auth/basic/:pck      | connect.ts                |
  * | POST   | /oauth2/auth/:pck, /auth/unauthenticated/:pck     | connect.ts                |
  * | GET    | /oauth/connect/:pck, /oauth/callback              | connect.ts                |
+ * | GET    | /app-auth/connect                                 | app-auth.ts               |
  * | POST   | /action/trigger                                   | actions.ts                |
  * | GET    | /action/:id                                       | actions.ts                |
  * | POST   | /sync/trigger, /sync/start, /sync/pause           | syncs.ts                  |
@@ -79,6 +80,7 @@ import { dashboardRoutes } from '../dashboard/index.js';
 import type { AppEnv } from '../context.js';
 import { servedPaths, type RouteDef } from '../route.js';
 import { getActionResult, triggerActionRoute } from './actions.js';
+import { appAuthCallback } from './app-auth.js';
 import { listAlertsRoute } from './alerts.js';
 import {
   connectUnauthenticated,
@@ -188,6 +190,7 @@ export const routeTable: readonly RouteDef[] = [
   connectUnauthenticated,
   startOAuth,
   oauthCallback,
+  appAuthCallback,
   triggerActionRoute,
   getActionResult,
   triggerSyncs,

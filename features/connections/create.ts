@@ -15,6 +15,7 @@ import type { Provider } from '../providers/providers.js';
 import { verifyCredentials, type ConnectionDeps } from './service.js';
 import { clientCredentialsToken, OAuthError } from './oauth.js';
 import { endpoints as endpointsOf } from './target.js';
+import { installationToken } from './github-app.js';
 import { jwtToken } from './jwt.js';
 import { twoStepToken } from './two-step.js';
 
@@ -122,6 +123,18 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
       input = { ...input, credentials: jwtToken({ endpoints, credentials: input.credentials, now: deps.clock.now() }) };
     } catch (err) {
       if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Signing a token with these credentials failed: ${err.message}`);
+      throw err;
+    }
+  }
+  if (input.credentials.type === 'APP' && !input.credentials.access_token) {
+    // A GitHub App installation gets its first installation token now; a refusal names what GitHub said.
+    try {
+      input = {
+        ...input,
+        credentials: await installationToken({ http: deps.http, endpoints, config: input.connectionConfig, now: deps.clock.now(), context }),
+      };
+    } catch (err) {
+      if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Fetching an installation token failed: ${err.message}`);
       throw err;
     }
   }

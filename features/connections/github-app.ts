@@ -15,8 +15,10 @@ import type { Endpoints } from './target.js';
 /** The app's own JWT: GitHub refuses one whose `exp` is more than 10 minutes after its `iat`. */
 export function appJwt(appId: string, privateKey: string, now: Date): string {
   const seconds = Math.floor(now.getTime() / 1000);
+  // Nango keeps the key as its dashboard sends it, the .pem file base64-encoded: either form is taken.
+  const pem = privateKey.includes('-----BEGIN') ? privateKey : Buffer.from(privateKey, 'base64').toString('utf8');
   try {
-    return signJwt({ alg: 'RS256', header: { typ: 'JWT' }, payload: { iat: seconds - 60, exp: seconds + 9 * 60, iss: appId }, key: privateKey });
+    return signJwt({ alg: 'RS256', header: { typ: 'JWT' }, payload: { iat: seconds - 60, exp: seconds + 9 * 60, iss: appId }, key: pem });
   } catch (err) {
     if (err instanceof InvalidSigningKey) throw new OAuthError('invalid_credentials', `the app's private key cannot sign: ${err.message}`);
     throw err;
