@@ -11,7 +11,7 @@ import { BadRequest, NotFound } from '../../lib/errors.js';
 import type { StoredCredentials } from './credentials.js';
 import { installationToken } from './github-app.js';
 import { jwtToken } from './jwt.js';
-import { clientCredentialsToken, refreshToken } from './oauth.js';
+import { accessTokenRequest, clientCredentialsToken, refreshToken } from './oauth.js';
 import { claimRefreshLease, holdsRefreshLease, releaseRefreshLease, waitForRefreshLease } from './refresh-lease.js';
 import { twoStepToken } from './two-step.js';
 import type { ConnectionDeps } from './service.js';
@@ -23,7 +23,8 @@ export const REFRESH_MARGIN_MS = 15 * 60 * 1000;
 /** A JWT is signed here, at no cost: it is signed again this close to its expiry (its lifetime may be 5 minutes). */
 const JWT_MARGIN_MS = 60 * 1000;
 
-function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
+/** `selfRenewing`: the definition renews the access token itself (`access_token_refresh`), no refresh token needed. */
+function needsRefresh(c: Connection, now: Date, force: boolean, selfRenewing: boolean): boolean {
   if (c.credentials.type === 'JWT') {
     const expiresAt = c.expiresAt ?? (typeof c.credentials.expires_at === 'string' ? new Date(c.credentials.expires_at) : null);
     return force || !c.credentials.token || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < JWT_MARGIN_MS);
@@ -34,8 +35,9 @@ function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
     return force || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
   }
   if (c.credentials.type !== 'OAUTH2') return false;
-  if (force) return Boolean(c.credentials.refresh_token);
-  return Boolean(c.credentials.refresh_token && c.expiresAt && c.expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
+  const renewable = Boolean(c.credentials.refresh_token) || selfRenewing;
+  if (force) return renewable;
+  return Boolean(renewable && c.expiresAt && c.expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
 }
 
 /** Credentials that expire and that Switchyard can renew. */
@@ -57,7 +59,8 @@ export async function withFreshCredentials(
   endpointsOf: (connectionConfig: Record<string, unknown>) => Endpoints,
   opts: { force?: boolean } = {},
 ): Promise<Connection> {
-  if (!needsRefresh(connection, deps.clock.now(), opts.force ?? false)) return connection;
+  const selfRenewing = Boolean(endpointsOf(connection.connectionConfig).provider.accessTokenRequests?.refresh);
+  if (!needsRefresh(connection, deps.clock.now(), opts.force ?? false, selfRenewing)) return connection;
   const deadlineMs = deps.config.SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS;
   let deadline: AbortSignal | undefined;
   try {
@@ -96,9 +99,10 @@ async function refreshUnderLease(
     const current = await getConnectionByPk(deps.db, deps.box, connection.id);
     if (!current) throw new NotFound('not_found', 'Failed to find connection');
     if (!RENEWABLE.has(current.credentials.type)) return { result: current, refreshed: false };
-    const stillNeeded = force ? current.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(current, deps.clock.now(), false);
-    if (!stillNeeded) return { result: current, refreshed: false };
     const endpoints = endpointsOf(current.connectionConfig);
+    const selfRenewing = Boolean(endpoints.provider.accessTokenRequests?.refresh);
+    const stillNeeded = force ? current.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(current, deps.clock.now(), false, selfRenewing);
+    if (!stillNeeded) return { result: current, refreshed: false };
     const context = {
       environmentId: current.environmentId,
       integration: endpoints.integration.uniqueKey,
@@ -135,6 +139,17 @@ async function refreshUnderLease(
         context,
         signal: startDeadline(),
       });
+    } else if (current.credentials.type === 'OAUTH2' && !current.credentials.refresh_token && selfRenewing) {
+      const renewed = await accessTokenRequest({
+        http: deps.http,
+        endpoints,
+        kind: 'refresh',
+        accessToken: current.credentials.access_token,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
+      fresh = renewed!;
     } else if (current.credentials.type === 'OAUTH2') {
       const client = endpoints.integration.credentials;
       if (!client) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');

@@ -41,6 +41,8 @@ export interface Endpoints {
   postConnectionUrl(): string | undefined;
   /** The post-connection call with a new token: its base, its headers filled, and the auth (none when its headers place the token). */
   postConnectionRequest(credentials: StoredCredentials): { baseUrl: string; headers: Record<string, string>; auth: AuthInjection } | undefined;
+  /** OAUTH2: the definition's token exchange or self-refresh request for this access token, URL and query filled; undefined without one. */
+  accessTokenRequest(kind: 'exchange' | 'refresh', accessToken: string): { url: string; query: Record<string, string> } | undefined;
   /** The origins that may receive the credentials: the base URL's, the verification URL's and the definition's `credential_origins`. */
   origins(): string[];
   /** The credentials as they go on the wire (the definition's templates, else the auth mode's default; a plugin may place them itself). */
@@ -135,6 +137,13 @@ export function endpoints(
     tokenHeaders: (credentials) => fillAll(provider.twoStep?.headers ?? {}, { ...vars, credentials }),
     verificationUrl,
     postConnectionUrl,
+    accessTokenRequest(kind, accessToken) {
+      const request = provider.accessTokenRequests?.[kind];
+      if (!request) return undefined;
+      const client = integration.credentials;
+      const filled = { ...vars, accessToken, ...(client && { clientId: client.client_id, clientSecret: client.client_secret }) };
+      return { url: url(overrides[`access_token_${kind}_url`] ?? request.url), query: fillAll(request.params, filled) };
+    },
     postConnectionRequest(credentials) {
       const base = postConnectionUrl();
       if (!base || !provider.postConnection) return undefined;
@@ -244,6 +253,11 @@ export function authInjection(
   if (own) return own;
   const vars: TemplateVars = { connectionConfig };
   if (credentials?.type === 'AWS_SIGV4') return awsSigV4Injection(provider, credentials, connectionConfig);
+  const signedBasic = provider.definition.aws_sigv4;
+  if (credentials?.type === 'BASIC' && signedBasic) {
+    const key = { access_key_id: credentials.username, secret_access_key: credentials.password };
+    return awsSigV4Injection(provider, key, { ...connectionConfig, service: signedBasic.service });
+  }
   // Nango's `${credentials.apiKey}`, `${credentials.username}`, `${credentials.password}` too.
   if (credentials?.type === 'API_KEY') Object.assign(vars, { apiKey: credentials.apiKey, credentials: { apiKey: credentials.apiKey } });
   if (credentials?.type === 'BASIC') {
@@ -310,7 +324,7 @@ export function authInjection(
  */
 function awsSigV4Injection(
   provider: Provider,
-  credentials: Extract<StoredCredentials, { type: 'AWS_SIGV4' }>,
+  credentials: Omit<Extract<StoredCredentials, { type: 'AWS_SIGV4' }>, 'type'>,
   connectionConfig: Record<string, unknown>,
 ): AuthInjection {
   const setting = (key: 'region' | 'service') => {

@@ -183,6 +183,13 @@ export const postConnectionSchema = z
   .strict();
 
 /**
+ * A GET whose query (`${accessToken}`, `${clientId}`, `${clientSecret}` filled) is answered with a
+ * new token as an OAuth token response: `access_token`, `expires_in`. Our own keys: Nango does
+ * Instagram's in code.
+ */
+export const accessTokenRequestSchema = z.object({ method: z.literal('GET').default('GET'), url: templatedUrl, params: stringMap }).strict();
+
+/**
  * TWO_STEP (Nango's keys): where the token is in the token request's response, and its expiry, a
  * number of seconds (`expireIn`) or a date or epoch time (`expireAt`, the default).
  */
@@ -264,6 +271,18 @@ export const providerDefinitionSchema = z
     redirect_uri_metadata: z.array(z.string().min(1).max(128)).max(16).optional(),
     /** A call made with the new token before the connection is saved, whose answer fills connection_config. */
     post_connection: postConnectionSchema.optional(),
+    /**
+     * BASIC whose username and password are an AWS access key id and secret (Nango's `aws-iam`): every
+     * request signed with Signature Version 4 for this service, in connection_config `region`.
+     */
+    aws_sigv4: z
+      .object({ service: z.string().regex(/^[a-z0-9-]{1,64}$/) })
+      .strict()
+      .optional(),
+    /** OAUTH2: the code exchange's token traded at once for the answer of this request (Instagram's long-lived token). */
+    access_token_exchange: accessTokenRequestSchema.optional(),
+    /** OAUTH2: the access token renewed by this request before it expires, without a refresh token (Instagram's `ig_refresh_token`). */
+    access_token_refresh: accessTokenRequestSchema.optional(),
     /** TWO_STEP: headers of the token request (templates, e.g. `Basic ${base64(${credentials.id}:${credentials.key})}`). */
     token_headers: stringMap.optional(),
     /** TWO_STEP: where the token and its expiry are in the token request's response. */

@@ -68,6 +68,8 @@ export interface Provider {
   redirectUriMetadata?: string[];
   /** The call made with a new token before the connection is saved, filling connection_config. */
   postConnection?: NonNullable<ProviderDefinition['post_connection']>;
+  /** OAUTH2: the requests trading the code exchange's token for another, and renewing it without a refresh token. */
+  accessTokenRequests?: Partial<Record<'exchange' | 'refresh', NonNullable<ProviderDefinition['access_token_exchange']>>>;
   /** TWO_STEP: the token request's headers, method, and where its response has the token and expiry. */
   twoStep?: {
     headers: Record<string, string>;
@@ -153,6 +155,12 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     ...(def.token_response_metadata && { tokenResponseMetadata: def.token_response_metadata }),
     ...(def.redirect_uri_metadata && { redirectUriMetadata: def.redirect_uri_metadata }),
     ...(def.post_connection && { postConnection: def.post_connection }),
+    ...((def.access_token_exchange || def.access_token_refresh) && {
+      accessTokenRequests: {
+        ...(def.access_token_exchange && { exchange: def.access_token_exchange }),
+        ...(def.access_token_refresh && { refresh: def.access_token_refresh }),
+      },
+    }),
     ...(def.auth_mode === 'TWO_STEP' &&
       def.token_response && {
         twoStep: {
@@ -222,6 +230,9 @@ export const integrationConfigSchema = z
     refresh_url: z.url().optional(),
     /** Replaces the base of the definition's post-connection call (a test fake, a self-hosted tool). */
     post_connection_base_url: z.url().optional(),
+    /** Replace the URLs of the definition's `access_token_exchange` and `access_token_refresh` (a test fake). */
+    access_token_exchange_url: z.url().optional(),
+    access_token_refresh_url: z.url().optional(),
     /** The User-Agent of every request to the provider (Basecamp and Harvest ask for the app's name and a contact). */
     user_agent: z.string().min(1).max(512).optional(),
     custom_domains: z

@@ -28,7 +28,7 @@ export class InvalidConfigValue extends Error {
 
 /** Values a template may use: `connectionConfig.x`, `apiKey`, `username`, `password`, `accessToken`, `clientId`, `credentials.x` (Nango's). */
 export type TemplateVars = { connectionConfig?: Record<string, unknown>; credentials?: Record<string, string> } & Partial<
-  Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId', string>
+  Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId' | 'clientSecret', string>
 >;
 
 export interface UrlRules {
