@@ -227,4 +227,15 @@ describe('signed auth modes', () => {
     assert.equal(await proxy('aws-sigv4', 'aws-wrong', '/prod/items'), 403);
     assert.match(fake.state.checks.at(-1)!, /does not match/);
   });
+
+  test('BASIC signed with SigV4 (aws-iam): the access key id and secret entered as username and password sign every request for iam in us-east-1 by default', async () => {
+    const keys = { accessKeyId: 'AKIAIAMEXAMPLE000001', secretAccessKey: randomBytes(30).toString('base64') };
+    const fake = await startAwsFake({ ...keys, region: 'us-east-1', service: 'iam' });
+    fakes.push(fake as FakeServer<unknown>);
+    const res = await connect('aws-iam', fake.url, 'iam', { credentials: { type: 'BASIC', username: keys.accessKeyId, password: keys.secretAccessKey } });
+    assert.equal(res.status, 201, await res.clone().text());
+    assert.equal(await proxy('aws-iam', 'iam', '/?Action=ListUsers&Version=2010-05-08'), 200);
+    assert.deepEqual(fake.state.checks, ['ok']);
+    assert.match(fake.requests[0]!.headers.authorization!, /^AWS4-HMAC-SHA256 Credential=AKIAIAMEXAMPLE000001\/\d{8}\/us-east-1\/iam\/aws4_request/);
+  });
 });
