@@ -160,7 +160,8 @@ describe('catalogue entries that need values known after authorization', () => {
       paths: { authorize: '/oauth/authorize', token: '/oauth/access_token' },
       fakeConfig: (url) => ({ access_token_exchange_url: `${url}/access_token`, access_token_refresh_url: `${url}/refresh_access_token` }),
     });
-    const exchange = fake.requests.find((r) => r.path === '/access_token')!;
+    const exchange = fake.requests.find((r) => r.path === '/access_token');
+    assert.ok(exchange, 'the short-lived token was traded at /access_token');
     assert.equal(exchange.query.grant_type, 'ig_exchange_token');
     assert.equal(exchange.query.client_secret, POST_AUTH_CLIENT.clientSecret);
     assert.ok(fake.provider.verifyAccessToken(exchange.query.access_token), 'the short-lived token of the code exchange was traded');
