@@ -13,9 +13,9 @@
 
 /**
  * @typedef {{ providerConfigKey: string, connectionId: string, isPending?: boolean }} AuthResult
- * @typedef {{ apiKey: string } | { username: string, password: string } | { client_id?: string, client_secret?: string } | { type: 'NONE' }} Credentials
+ * @typedef {{ apiKey: string } | { username: string, password: string } | { client_id?: string, client_secret?: string } | { type: 'NONE' } | { type: 'TWO_STEP', [field: string]: string }} Credentials
  * @typedef {object} AuthOptions
- * @property {Credentials} [credentials] API-key, basic, OAuth 2 client-credentials or no credentials: no popup is opened.
+ * @property {Credentials} [credentials] API-key, basic, OAuth 2 client-credentials, TWO_STEP or no credentials: no popup is opened.
  * @property {Record<string, string>} [params] Connection config, e.g. `{ hostname: 'acme.example.com' }`.
  * @property {string[]} [user_scope]
  * @property {Record<string, string>} [authorization_params] Extra query parameters for the provider's authorize URL.
@@ -162,7 +162,11 @@ export class Switchyard {
   async credentialsAuth(providerConfigKey, credentials, options) {
     let route;
     let body;
-    if ('apiKey' in credentials) {
+    if ('type' in credentials && credentials.type === 'TWO_STEP') {
+      // Before the other shapes: a TWO_STEP provider's fields may be called apiKey or username.
+      route = 'auth/two-step';
+      body = credentials;
+    } else if ('apiKey' in credentials) {
       route = 'api-auth/api-key';
       body = { apiKey: credentials.apiKey ?? '' };
     } else if ('username' in credentials || 'password' in credentials) {
@@ -176,7 +180,7 @@ export class Switchyard {
       body = {};
     } else {
       throw new AuthError(
-        'Supported credentials: API key ({apiKey}), basic ({username, password}), client credentials ({client_id, client_secret}), none ({type: "NONE"}).',
+        'Supported credentials: API key ({apiKey}), basic ({username, password}), client credentials ({client_id, client_secret}), none ({type: "NONE"}), TWO_STEP ({type: "TWO_STEP", ...fields}).',
         'missing_credentials',
       );
     }

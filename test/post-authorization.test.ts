@@ -24,9 +24,12 @@ describe('catalogue entries that need values known after authorization', () => {
   let t: TestPlatform;
   let nango: Nango;
   const fakes: PostAuthProviderFake[] = [];
+  // Moved by the tests of long-lived tokens, back to 0 after each.
+  let offsetMs = 0;
+  const now = () => Date.now() + offsetMs;
 
   before(async () => {
-    t = await startTestPlatform();
+    t = await startTestPlatform({ clock: { now: () => new Date(now()) } });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
   });
   after(async () => {
@@ -37,9 +40,15 @@ describe('catalogue entries that need values known after authorization', () => {
   async function connect(
     provider: string,
     kind: PostAuthProviderKind,
-    opts: { paths: { authorize: string; token: string; refresh?: string }; config?: Record<string, string>; params?: Record<string, string> },
-  ): Promise<{ fake: PostAuthProviderFake; conn: Json }> {
-    const fake = await startPostAuthProviderFake(kind);
+    opts: {
+      paths: { authorize: string; token: string; refresh?: string };
+      config?: Record<string, string>;
+      /** Integration config naming the fake's own URLs. */
+      fakeConfig?: (url: string) => Record<string, string>;
+      params?: Record<string, string>;
+    },
+  ): Promise<{ fake: Awaited<ReturnType<typeof startPostAuthProviderFake>>; conn: Json }> {
+    const fake = await startPostAuthProviderFake(kind, { now });
     fakes.push(fake);
     await nango.createIntegration({
       provider,
@@ -52,6 +61,7 @@ describe('catalogue entries that need values known after authorization', () => {
         base_url: fake.url,
         post_connection_base_url: fake.url,
         ...opts.config,
+        ...opts.fakeConfig?.(fake.url),
       },
     } as never);
     const res = await t.api('/connect/sessions', { method: 'POST', json: { end_user: { id: 'u-1' } } });
@@ -143,5 +153,37 @@ describe('catalogue entries that need values known after authorization', () => {
     const { fake, conn } = await connect('auth0', 'auth0', { paths: { authorize: '/authorize', token: '/oauth/token' }, params: { subdomain: 'acme' } });
     assert.equal(conn.connection_config.subdomain, 'acme');
     await proxied(fake, conn, '/api/v2/users');
+  });
+
+  test('instagram: the short-lived token traded for a long-lived one at once, renewed with ig_refresh_token before its 60 days end', async () => {
+    const { fake, conn } = await connect('instagram', 'instagram', {
+      paths: { authorize: '/oauth/authorize', token: '/oauth/access_token' },
+      fakeConfig: (url) => ({ access_token_exchange_url: `${url}/access_token`, access_token_refresh_url: `${url}/refresh_access_token` }),
+    });
+    const exchange = fake.requests.find((r) => r.path === '/access_token');
+    assert.ok(exchange, 'the short-lived token was traded at /access_token');
+    assert.equal(exchange.query.grant_type, 'ig_exchange_token');
+    assert.equal(exchange.query.client_secret, POST_AUTH_CLIENT.clientSecret);
+    assert.ok(fake.provider.verifyAccessToken(exchange.query.access_token), 'the short-lived token of the code exchange was traded');
+    assert.deepEqual(fake.instagram.exchanged, [conn.credentials.access_token]);
+    assert.equal(conn.credentials.refresh_token, undefined);
+    const sixtyDays = 60 * 24 * 3600_000;
+    assert.ok(Math.abs(Date.parse(conn.credentials.expires_at) - (now() + sixtyDays)) < 120_000, conn.credentials.expires_at);
+    await proxied(fake, conn, '/me');
+    try {
+      // Ten minutes before the 60 days end, the next call renews the token first.
+      offsetMs = sixtyDays - 10 * 60_000;
+      await t.platform.deps.lookups.settled();
+      const res = await nango.proxy({ providerConfigKey: 'instagram', connectionId: conn.connection_id, endpoint: '/me' });
+      assert.equal(res.status, 200);
+      assert.equal(fake.instagram.renewed.length, 1);
+      assert.equal(fake.requests.find((r) => r.path === '/refresh_access_token')!.query.grant_type, 'ig_refresh_token');
+      assert.equal(fake.apiCalls('/me').at(-1)!.headers.authorization, `Bearer ${fake.instagram.renewed[0]}`);
+      const renewed = (await nango.getConnection('instagram', conn.connection_id)) as Json;
+      assert.equal(renewed.credentials.access_token, fake.instagram.renewed[0]);
+      assert.ok(Date.parse(renewed.credentials.expires_at) > now() + sixtyDays - 120_000);
+    } finally {
+      offsetMs = 0;
+    }
   });
 });

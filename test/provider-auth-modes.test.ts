@@ -329,6 +329,92 @@ describe('provider auth modes from definitions', () => {
     assert.equal(apiCalls(fake, '/api/me').at(-1)!.headers.authorization, `Basic ${Buffer.from('ann:pw').toString('base64')}`);
   });
 
+  test('TWO_STEP: entered fields exchanged for a token as the definition describes, token used by template, renewed before expiry', async () => {
+    const fields = { appId: 'app-7', apiKey: 'k-123', email: 'ann@acme.test', password: 'pw' };
+    const fake = await fakeFor(
+      (url) => ({
+        name: 'acme-two-step',
+        display_name: 'Acme two-step',
+        auth_mode: 'TWO_STEP',
+        token_url: `${url}/auth/token`,
+        token_params: { login: '${credentials.email}', password: '${credentials.password}', tenant: '${connectionConfig.tenant}' },
+        token_headers: { authorization: 'Basic ${base64(${credentials.appId}:${credentials.apiKey})}', 'x-acme-app': '${credentials.appId}' },
+        token_response: { token: 'data.jwt', token_expiration: 'data.expires_in', token_expiration_strategy: 'expireIn' },
+        proxy: {
+          base_url: `${url}/api`,
+          headers: { authorization: 'Token ${accessToken}', 'x-acme-app': '${credentials.appId}' },
+          verification: { method: 'GET', endpoints: ['/me'] },
+        },
+        connection_config: { tenant: { title: 'Tenant' } },
+        credentials: {
+          appId: { title: 'App ID' },
+          apiKey: { title: 'API key', secret: true },
+          email: { title: 'Email' },
+          password: { title: 'Password', secret: true },
+        },
+        docs: DOCS,
+      }),
+      { fields },
+    );
+    await nango.createIntegration({ provider: 'acme-two-step', unique_key: 'acme-two-step' } as never);
+    const token = await connectSession();
+    const connect = (body: Record<string, string>) =>
+      fetch(`${t.url}/auth/two-step/acme-two-step?connect_session_token=${token}&params[tenant]=t1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'TWO_STEP', ...body }),
+      });
+    const wrong = await connect({ ...fields, password: 'nope' });
+    assert.equal(wrong.status, 400);
+    assert.equal(((await wrong.json()) as Json).error.code, 'connection_test_failed');
+    const missing = await connect({ appId: 'app-7', apiKey: 'k-123', email: 'ann@acme.test' });
+    assert.equal(missing.status, 400);
+    assert.deepEqual(((await missing.json()) as Json).error.errors[0].path, ['credentials', 'password']);
+    fake.state.problems.length = 0;
+
+    const ok = await connect(fields);
+    assert.equal(ok.status, 200, await ok.clone().text());
+    const { connectionId } = (await ok.json()) as Json;
+    const request = fake.state.twoStepRequests.at(-1)!;
+    assert.equal(request.method, 'POST');
+    assert.deepEqual(request.params, { login: 'ann@acme.test', password: 'pw', tenant: 't1' });
+    assert.equal(request.headers.authorization, `Basic ${Buffer.from('app-7:k-123').toString('base64')}`);
+    const conn = (await nango.getConnection('acme-two-step', connectionId)) as Json;
+    assert.equal(conn.credentials.type, 'TWO_STEP');
+    assert.equal(conn.credentials.email, 'ann@acme.test');
+    assert.ok(fake.state.tokens.has(conn.credentials.token));
+    assert.ok(new Date(conn.credentials.expires_at).getTime() > Date.now() + 50 * 60_000);
+
+    assert.equal((await nango.proxy({ providerConfigKey: 'acme-two-step', connectionId, endpoint: '/me' })).status, 200);
+    const call = apiCalls(fake, '/api/me').at(-1)!;
+    assert.equal(call.headers.authorization, `Token ${conn.credentials.token}`);
+    assert.equal(call.headers['x-acme-app'], 'app-7');
+
+    // About to expire: the same request gives a new token before the proxied call.
+    const requests = fake.state.twoStepRequests.length;
+    await t.platform.deps.db.query(`UPDATE connections SET expires_at = now() + interval '2 minutes' WHERE connection_id = $1`, [connectionId]);
+    await t.platform.deps.lookups.settled();
+    assert.equal((await nango.proxy({ providerConfigKey: 'acme-two-step', connectionId, endpoint: '/me' })).status, 200);
+    assert.equal(fake.state.twoStepRequests.length, requests + 1);
+    const renewed = apiCalls(fake, '/api/me').at(-1)!.headers.authorization!;
+    assert.notEqual(renewed, call.headers.authorization);
+    assert.ok(fake.state.tokens.has(renewed.replace(/^Token /, '')));
+
+    // Created with the API: the fields only, the token fetched at once.
+    const created = await t.api('/connections', {
+      method: 'POST',
+      json: {
+        provider_config_key: 'acme-two-step',
+        connection_id: 'ts-api',
+        connection_config: { tenant: 't1' },
+        credentials: { type: 'TWO_STEP', ...fields },
+      },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    assert.equal((await nango.proxy({ providerConfigKey: 'acme-two-step', connectionId: 'ts-api', endpoint: '/me' })).status, 200);
+    assert.deepEqual(fake.state.problems, []);
+  });
+
   test('NONE: a connection without credentials; proxied calls carry no Authorization', async () => {
     const fake = await fakeFor((url) => ({
       name: 'acme-open',

@@ -1,6 +1,6 @@
 /**
  * @module api/routes/connect — connect sessions and the end user's flows: OAuth 2 authorization
- * code (popup, state, PKCE), API key and basic credentials.
+ * code (popup, state, PKCE), API key, basic, client and TWO_STEP credentials.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -75,6 +75,12 @@ const basicBody = z.object({ username: z.string().max(1024), password: z.string(
 /** OAuth 2 client credentials of the end user's own client; none: the integration's. */
 const clientCredentialsBody = oauth2CcCredentials.pick({ client_id: true, client_secret: true, client_certificate: true, client_private_key: true }).strict();
 
+/** TWO_STEP: the fields the definition's `credentials` declares, flat (Nango's frontend sends `type` with them). */
+const twoStepBody = z
+  .object({ type: z.literal('TWO_STEP').optional() })
+  .catchall(z.string().max(4096))
+  .refine((b) => Object.keys(b).length <= 33, { message: 'at most 32 fields' });
+
 /** Query of the frontend auth routes: the session token plus connection config in `params[...]`. */
 const flowQuery = z
   .object({
@@ -124,7 +130,7 @@ async function openSession(
   return sessionOut(deps, token, session);
 }
 
-interface FlowTarget {
+export interface FlowTarget {
   environment: Environment;
   session: ConnectSession;
   integration: Integration;
@@ -186,7 +192,7 @@ async function flowTarget(
   return { environment, session, integration, connectionId, connectionConfig, verifiedConfigKeys: verified, endpoints, q };
 }
 
-async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: StoredCredentials) {
+export async function finishConnection(deps: AppDeps, t: FlowTarget, credentials: StoredCredentials) {
   const { connection, created } = await saveConnection(deps, {
     environment: t.environment,
     integration: t.integration,
@@ -379,6 +385,14 @@ export const connectWithClientCredentials = credentialsFlow({
   credentials: (input) => ({ type: 'OAUTH2_CC', ...input }),
 });
 
+export const connectWithTwoStep = credentialsFlow({
+  path: '/auth/two-step/:providerConfigKey',
+  operationId: 'connectWithTwoStep',
+  summary: 'Connect with the fields a TWO_STEP provider asks (exchanged for a token at once)',
+  body: twoStepBody,
+  credentials: (input) => ({ ...input, type: 'TWO_STEP' }),
+});
+
 export const connectUnauthenticated = defineRoute({
   method: 'post',
   path: '/auth/unauthenticated/:providerConfigKey',
@@ -413,13 +427,14 @@ export const startOAuth = defineRoute({
   try {
     const target = await flowTarget(deps, query(c, flowQuery), pck);
     const provider = target.endpoints.provider;
-    if (provider.authMode !== 'OAUTH2')
+    if (provider.authMode !== 'OAUTH2' && provider.authMode !== 'APP')
       throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
     if (!target.integration.credentials)
       throw new BadRequest('missing_credentials', `Integration ${pck} has no OAuth client id and secret (its Authorization tab)`);
     // The popup's socket gets this flow's outcome only once this session has claimed it (api/ws.ts).
     const claimedSocket = wsClientId && deps.authSockets.claim(wsClientId, target.session.id) ? wsClientId : null;
     const state = randomUUID();
+    if (provider.authMode === 'APP') return c.redirect(await startAppInstallation(deps, target, state, claimedSocket), 302);
     const pkce = provider.pkce ? pkcePair() : null;
     const redirectUri = `${deps.config.publicUrl}/oauth/callback`;
     const defaults = target.session.integrationsConfigDefaults?.[pck];
@@ -556,17 +571,54 @@ export const oauthCallback = defineRoute({
   }
 });
 
-function describeFailure(err: unknown): { type: string; message: string } {
+/**
+ * A GitHub App's flow starts on its installation page (the definition's `authorization_url`, from the
+ * integration's app link as `appPublicLink`) with only `state`: GitHub sends the browser back to the
+ * app's Setup URL (GET /app-auth/connect, app-auth.ts) with the installation id and this state.
+ */
+async function startAppInstallation(deps: AppDeps, target: Awaited<ReturnType<typeof flowTarget>>, state: string, wsClientId: string | null) {
+  const app = target.integration.credentials;
+  if (app?.type !== 'APP')
+    throw new BadRequest('missing_credentials', `Integration ${target.integration.uniqueKey} has no GitHub App id, link and private key`);
+  const connectionConfig = { ...target.connectionConfig, appPublicLink: app.app_link };
+  const page = endpointsOfConfig(
+    deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS,
+    target.endpoints.provider,
+    target.integration,
+    connectionConfig,
+  ).authorizationUrl(app.client_id);
+  if (!page) throw new OAuthError('invalid_auth_mode', `${target.endpoints.provider.name} has no installation page`);
+  await createOAuthSession(
+    deps.db,
+    {
+      id: state,
+      environmentId: target.environment.id,
+      integrationId: target.integration.id,
+      connectSessionId: target.session.id,
+      connectionId: target.connectionId,
+      connectionConfig,
+      codeVerifierEnc: null,
+      redirectUri: `${deps.config.publicUrl}/app-auth/connect`,
+      wsClientId,
+    },
+    deps.clock.now(),
+  );
+  const url = new URL(page);
+  url.searchParams.set('state', state);
+  return url.toString();
+}
+
+export function describeFailure(err: unknown): { type: string; message: string } {
   if (err instanceof SwitchyardError || err instanceof OAuthError) return { type: err.code, message: err.message };
   return { type: 'unknown_error', message: 'The connection could not be completed' };
 }
 
 /** The connect session an OAuth flow started from, without its allow-list, defaults or reconnect target (used up by then). */
-function withoutFlowSettings(session: ConnectSession): ConnectSession {
+export function withoutFlowSettings(session: ConnectSession): ConnectSession {
   return { ...session, allowedIntegrations: null, integrationsConfigDefaults: null, reconnectConnectionPk: null };
 }
 
-function emptySession(environmentId: number): ConnectSession {
+export function emptySession(environmentId: number): ConnectSession {
   return {
     id: 0,
     environmentId,

@@ -86,7 +86,8 @@ const metadataBody = z
   .strict();
 
 function toStored(creds: z.infer<typeof connectionCredentials>): StoredCredentials {
-  if (creds.type === 'OAUTH2' || creds.type === 'OAUTH2_CC') return { ...creds, expires_at: creds.expires_at?.toISOString() };
+  if (creds.type === 'OAUTH2' || creds.type === 'OAUTH2_CC' || creds.type === 'TWO_STEP' || creds.type === 'JWT' || creds.type === 'APP')
+    return { ...creds, expires_at: creds.expires_at?.toISOString() };
   return creds;
 }
 

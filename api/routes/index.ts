@@ -34,6 +34,7 @@
  * | POST   | /api-auth/api-key/:pck, /api-auth/basic/:pck      | connect.ts                |
  * | POST   | /oauth2/auth/:pck, /auth/unauthenticated/:pck     | connect.ts                |
  * | GET    | /oauth/connect/:pck, /oauth/callback              | connect.ts                |
+ * | GET    | /app-auth/connect                                 | app-auth.ts               |
  * | POST   | /action/trigger                                   | actions.ts                |
  * | GET    | /action/:id                                       | actions.ts                |
  * | POST   | /sync/trigger, /sync/start, /sync/pause           | syncs.ts                  |
@@ -83,12 +84,14 @@ import { dashboardRoutes } from '../dashboard/index.js';
 import type { AppEnv } from '../context.js';
 import { servedPaths, type RouteDef } from '../route.js';
 import { getActionResult, triggerActionRoute } from './actions.js';
+import { appAuthCallback } from './app-auth.js';
 import { listAlertsRoute } from './alerts.js';
 import {
   connectUnauthenticated,
   connectWithApiKey,
   connectWithBasic,
   connectWithClientCredentials,
+  connectWithTwoStep,
   createReconnectSession,
   createSession,
   deleteSession,
@@ -193,9 +196,11 @@ export const routeTable: readonly RouteDef[] = [
   connectWithApiKey,
   connectWithBasic,
   connectWithClientCredentials,
+  connectWithTwoStep,
   connectUnauthenticated,
   startOAuth,
   oauthCallback,
+  appAuthCallback,
   triggerActionRoute,
   getActionResult,
   triggerSyncs,

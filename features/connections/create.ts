@@ -15,6 +15,9 @@ import type { Provider } from '../providers/providers.js';
 import { verifyCredentials, type ConnectionDeps } from './service.js';
 import { clientCredentialsToken, OAuthError } from './oauth.js';
 import { endpoints as endpointsOf } from './target.js';
+import { installationToken } from './github-app.js';
+import { jwtToken } from './jwt.js';
+import { twoStepToken } from './two-step.js';
 
 /** A new connection's fields (store.ts `NewConnection`), with its environment, integration and provider instead of their ids. */
 export interface SaveConnectionInput extends Omit<NewConnection, 'environmentId' | 'integrationId' | 'authMode'> {
@@ -105,7 +108,37 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
       throw err;
     }
   }
-  if (input.credentials.type !== 'OAUTH2') {
+  if (input.credentials.type === 'TWO_STEP' && !input.credentials.token) {
+    // The entered fields are exchanged for the first token now; a refusal is the end user's to correct.
+    try {
+      input = { ...input, credentials: await twoStepToken({ http: deps.http, endpoints, credentials: input.credentials, now: deps.clock.now(), context }) };
+    } catch (err) {
+      if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Fetching a token with these credentials failed: ${err.message}`);
+      throw err;
+    }
+  }
+  if (input.credentials.type === 'JWT') {
+    // The entered key signs the first token now; a key that cannot sign is the end user's to correct.
+    try {
+      input = { ...input, credentials: jwtToken({ endpoints, credentials: input.credentials, now: deps.clock.now() }) };
+    } catch (err) {
+      if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Signing a token with these credentials failed: ${err.message}`);
+      throw err;
+    }
+  }
+  if (input.credentials.type === 'APP' && !input.credentials.access_token) {
+    // A GitHub App installation gets its first installation token now; a refusal names what GitHub said.
+    try {
+      input = {
+        ...input,
+        credentials: await installationToken({ http: deps.http, endpoints, config: input.connectionConfig, now: deps.clock.now(), context }),
+      };
+    } catch (err) {
+      if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Fetching an installation token failed: ${err.message}`);
+      throw err;
+    }
+  }
+  if (input.credentials.type !== 'OAUTH2' && input.credentials.type !== 'APP') {
     const result = await verifyCredentials(deps, endpoints, input.credentials, context);
     if (!result.ok)
       throw new BadRequest('connection_test_failed', `The credentials did not work against ${input.provider.displayName}: ${result.reason ?? 'refused'}`);

@@ -52,6 +52,53 @@ export const apiKeyCredentials = z.object({ type: z.literal('API_KEY'), apiKey: 
 
 export const basicCredentials = z.object({ type: z.literal('BASIC'), username: z.string(), password: z.string() }).strict();
 
+/**
+ * TWO_STEP: the fields the end user entered (the definition's `credentials`, flat as Nango has them)
+ * and the token the definition's token request gave for them, requested again before it expires.
+ */
+export const twoStepCredentials = z
+  .object({
+    type: z.literal('TWO_STEP'),
+    token: z.string().min(1).optional(),
+    refresh_token: z.string().min(1).optional(),
+    expires_at: z.coerce.date().optional(),
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .catchall(z.string().max(4096));
+
+/** The fields an end user entered for a TWO_STEP or JWT connection (its credentials without the token). */
+export function twoStepFields(c: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(c)) if (!TWO_STEP_OWN.has(k) && typeof v === 'string') out[k] = v;
+  return out;
+}
+const TWO_STEP_OWN = new Set(['type', 'token', 'refresh_token', 'expires_at', 'raw']);
+
+/** JWT: the fields the end user entered (the definition's `credentials`, flat as Nango has them) and the token signed from them. */
+export const jwtCredentials = z
+  .object({ type: z.literal('JWT'), token: z.string().min(1).optional(), expires_at: z.coerce.date().optional() })
+  .catchall(z.string().max(8192));
+
+/** APP (a GitHub App installation): the installation access token, fetched with the app's own signed JWT and renewed before it expires. */
+export const appCredentials = z
+  .object({
+    type: z.literal('APP'),
+    access_token: z.string().min(1).optional(),
+    expires_at: z.coerce.date().optional(),
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/** AWS_SIGV4: an access key (and a session token for temporary credentials) every request is signed with. */
+export const awsSigV4Credentials = z
+  .object({
+    type: z.literal('AWS_SIGV4'),
+    access_key_id: z.string().min(16).max(128),
+    secret_access_key: z.string().min(1).max(256),
+    session_token: z.string().min(1).max(4096).optional(),
+  })
+  .strict();
+
 /** A provider that needs no credentials (auth_mode NONE). */
 export const noneCredentials = z.object({ type: z.literal('NONE') }).strict();
 
@@ -61,6 +108,10 @@ export const connectionCredentials = z.discriminatedUnion('type', [
   apiKeyCredentials,
   basicCredentials,
   noneCredentials,
+  twoStepCredentials,
+  jwtCredentials,
+  appCredentials,
+  awsSigV4Credentials,
 ]);
 export type ConnectionCredentials = z.infer<typeof connectionCredentials>;
 
@@ -70,9 +121,31 @@ export type StoredCredentials =
   | (Omit<z.infer<typeof oauth2CcCredentials>, 'expires_at'> & { expires_at?: string })
   | z.infer<typeof apiKeyCredentials>
   | z.infer<typeof basicCredentials>
-  | z.infer<typeof noneCredentials>;
+  | z.infer<typeof noneCredentials>
+  | StoredTwoStepCredentials
+  | StoredJwtCredentials
+  | (Omit<z.infer<typeof appCredentials>, 'expires_at'> & { expires_at?: string })
+  | z.infer<typeof awsSigV4Credentials>;
 
-export const integrationCredentials = z
+/** TWO_STEP as stored: the token and the entered fields side by side (Nango's flat shape). */
+export interface StoredTwoStepCredentials {
+  type: 'TWO_STEP';
+  token?: string;
+  refresh_token?: string;
+  expires_at?: string;
+  raw?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** JWT as stored: the token and the entered fields side by side. */
+export interface StoredJwtCredentials {
+  type: 'JWT';
+  token?: string;
+  expires_at?: string;
+  [field: string]: unknown;
+}
+
+const clientCredentials = z
   .object({
     type: z.enum(['OAUTH2', 'OAUTH1', 'TBA']),
     client_id: z.string().min(1).max(255),
@@ -84,4 +157,24 @@ export const integrationCredentials = z
     webhook_secret: z.string().max(2048).optional(),
   })
   .strict();
-export type IntegrationCredentials = z.infer<typeof integrationCredentials>;
+
+/** A GitHub App (auth_mode APP), as Nango takes it: its id, public link and private key; kept as the client id and secret. */
+const appIntegrationCredentials = z
+  .object({
+    type: z.literal('APP'),
+    app_id: z.string().regex(/^\d{1,20}$/, 'the numeric app id'),
+    app_link: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(512),
+    private_key: z.string().min(64).max(8192),
+    webhook_secret: z.string().max(2048).optional(),
+  })
+  .strict()
+  .transform(({ app_id, app_link, private_key, webhook_secret }) => ({
+    type: 'APP' as const,
+    client_id: app_id,
+    client_secret: private_key,
+    app_link: app_link.replace(/\/+$/, ''),
+    ...(webhook_secret !== undefined && { webhook_secret }),
+  }));
+
+export const integrationCredentials = z.union([clientCredentials, appIntegrationCredentials]);
+export type IntegrationCredentials = z.infer<typeof clientCredentials> | (Omit<z.output<typeof appIntegrationCredentials>, 'scopes'> & { scopes?: undefined });

@@ -133,6 +133,45 @@ export function tokenMetadata(provider: Provider, body: Record<string, unknown>)
   return out;
 }
 
+/**
+ * The definition's `access_token_exchange` or `access_token_refresh`: a GET answered like a token
+ * endpoint (`access_token`, `expires_in`). Undefined when the definition has none.
+ */
+export async function accessTokenRequest(opts: {
+  http: ProviderHttpClient;
+  endpoints: Endpoints;
+  kind: 'exchange' | 'refresh';
+  accessToken: string;
+  now: Date;
+  context: RequestContext;
+  signal?: AbortSignal;
+}): Promise<StoredCredentials | undefined> {
+  const request = opts.endpoints.accessTokenRequest(opts.kind, opts.accessToken);
+  if (!request) return undefined;
+  const res = await opts.http.request({
+    method: 'GET',
+    baseUrl: request.url,
+    path: '',
+    query: request.query,
+    headers: { accept: 'application/json' },
+    auth: { type: 'none' },
+    context: opts.context,
+    ...(opts.signal && { signal: opts.signal }),
+  });
+  let body: TokenResponse = {};
+  try {
+    body = JSON.parse(res.body?.toString('utf8') ?? '') as TokenResponse;
+  } catch {
+    // Reported below with the status.
+  }
+  if (res.status >= 400 || typeof body.access_token !== 'string') {
+    const error = body.error as { message?: unknown } | string | undefined;
+    const reason = typeof error === 'string' ? error : typeof error?.message === 'string' ? error.message : `HTTP ${res.status}`;
+    throw new OAuthError('token_exchange_failed', `the provider refused the ${opts.kind === 'exchange' ? 'token exchange' : 'token renewal'}: ${reason}`);
+  }
+  return credentialsFrom(body, opts.now);
+}
+
 export async function exchangeCode(opts: {
   http: ProviderHttpClient;
   endpoints: Endpoints;
@@ -156,7 +195,9 @@ export async function exchangeCode(opts: {
     },
     context: opts.context,
   });
-  return { credentials: credentialsFrom(raw, opts.now), raw };
+  // The code exchange's answer keeps its metadata (`raw`); the token is the exchanged one where the definition says so.
+  const exchanged = await accessTokenRequest({ ...opts, kind: 'exchange', accessToken: raw.access_token as string });
+  return { credentials: exchanged ?? credentialsFrom(raw, opts.now), raw };
 }
 
 export async function refreshToken(opts: {

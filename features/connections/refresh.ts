@@ -1,5 +1,5 @@
 /**
- * @module features/connections/refresh — OAuth tokens refreshed before they expire (or when forced),
+ * @module features/connections/refresh — OAuth, TWO_STEP, JWT and GitHub App installation tokens refreshed before they expire (or when forced),
  * under a per-connection lease (no transaction across the provider's answer) so two refreshes never race: whoever waits re-reads the row and
  * finds the fresh token. The token URL and parameters come from the resolver's endpoints
  * (target.ts), checked like every other URL. What a refresh's outcome sets off (alerts, the `auth`
@@ -9,24 +9,39 @@ import { randomUUID } from 'node:crypto';
 import { withTransaction } from '../../lib/db/pool.js';
 import { BadRequest, NotFound } from '../../lib/errors.js';
 import type { StoredCredentials } from './credentials.js';
-import { clientCredentialsToken, refreshToken } from './oauth.js';
+import { installationToken } from './github-app.js';
+import { jwtToken } from './jwt.js';
+import { accessTokenRequest, clientCredentialsToken, refreshToken } from './oauth.js';
 import { claimRefreshLease, holdsRefreshLease, releaseRefreshLease, waitForRefreshLease } from './refresh-lease.js';
+import { twoStepToken } from './two-step.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, recordCheck, saveCredentials, type Connection } from './store.js';
 import type { Endpoints } from './target.js';
 
 export const REFRESH_MARGIN_MS = 15 * 60 * 1000;
 
-function needsRefresh(c: Connection, now: Date, force: boolean): boolean {
-  if (c.credentials.type === 'OAUTH2_CC') {
-    // A client-credentials token is fetched again (no refresh token) when it is about to expire.
+/** A JWT is signed here, at no cost: it is signed again this close to its expiry (its lifetime may be 5 minutes). */
+const JWT_MARGIN_MS = 60 * 1000;
+
+/** `selfRenewing`: the definition renews the access token itself (`access_token_refresh`), no refresh token needed. */
+function needsRefresh(c: Connection, now: Date, force: boolean, selfRenewing: boolean): boolean {
+  if (c.credentials.type === 'JWT') {
+    const expiresAt = c.expiresAt ?? (typeof c.credentials.expires_at === 'string' ? new Date(c.credentials.expires_at) : null);
+    return force || !c.credentials.token || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < JWT_MARGIN_MS);
+  }
+  if (c.credentials.type === 'OAUTH2_CC' || c.credentials.type === 'TWO_STEP' || c.credentials.type === 'APP') {
+    // A client-credentials, TWO_STEP or installation token is fetched again (no refresh token) when it is about to expire.
     const expiresAt = c.expiresAt ?? (c.credentials.expires_at ? new Date(c.credentials.expires_at) : null);
     return force || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
   }
   if (c.credentials.type !== 'OAUTH2') return false;
-  if (force) return Boolean(c.credentials.refresh_token);
-  return Boolean(c.credentials.refresh_token && c.expiresAt && c.expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
+  const renewable = Boolean(c.credentials.refresh_token) || selfRenewing;
+  if (force) return renewable;
+  return Boolean(renewable && c.expiresAt && c.expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
 }
+
+/** Credentials that expire and that Switchyard can renew. */
+const RENEWABLE = new Set<StoredCredentials['type']>(['OAUTH2', 'OAUTH2_CC', 'TWO_STEP', 'JWT', 'APP']);
 
 /** A lease outlives its refresh's deadline by this much (the statements before and after the request). */
 const REFRESH_LEASE_GRACE_MS = 15_000;
@@ -44,7 +59,8 @@ export async function withFreshCredentials(
   endpointsOf: (connectionConfig: Record<string, unknown>) => Endpoints,
   opts: { force?: boolean } = {},
 ): Promise<Connection> {
-  if (!needsRefresh(connection, deps.clock.now(), opts.force ?? false)) return connection;
+  const selfRenewing = Boolean(endpointsOf(connection.connectionConfig).provider.accessTokenRequests?.refresh);
+  if (!needsRefresh(connection, deps.clock.now(), opts.force ?? false, selfRenewing)) return connection;
   const deadlineMs = deps.config.SWITCHYARD_TOKEN_REFRESH_DEADLINE_MS;
   let deadline: AbortSignal | undefined;
   try {
@@ -82,10 +98,11 @@ async function refreshUnderLease(
   try {
     const current = await getConnectionByPk(deps.db, deps.box, connection.id);
     if (!current) throw new NotFound('not_found', 'Failed to find connection');
-    if (current.credentials.type !== 'OAUTH2' && current.credentials.type !== 'OAUTH2_CC') return { result: current, refreshed: false };
-    const stillNeeded = force ? current.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(current, deps.clock.now(), false);
-    if (!stillNeeded) return { result: current, refreshed: false };
+    if (!RENEWABLE.has(current.credentials.type)) return { result: current, refreshed: false };
     const endpoints = endpointsOf(current.connectionConfig);
+    const selfRenewing = Boolean(endpoints.provider.accessTokenRequests?.refresh);
+    const stillNeeded = force ? current.updatedAt.getTime() <= connection.updatedAt.getTime() : needsRefresh(current, deps.clock.now(), false, selfRenewing);
+    if (!stillNeeded) return { result: current, refreshed: false };
     const context = {
       environmentId: current.environmentId,
       integration: endpoints.integration.uniqueKey,
@@ -93,7 +110,27 @@ async function refreshUnderLease(
       kind: 'auth',
     } as const;
     let fresh: StoredCredentials;
-    if (current.credentials.type === 'OAUTH2_CC') {
+    if (current.credentials.type === 'JWT') {
+      fresh = jwtToken({ endpoints, credentials: current.credentials, now: deps.clock.now() });
+    } else if (current.credentials.type === 'APP') {
+      fresh = await installationToken({
+        http: deps.http,
+        endpoints,
+        config: current.connectionConfig,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
+    } else if (current.credentials.type === 'TWO_STEP') {
+      fresh = await twoStepToken({
+        http: deps.http,
+        endpoints,
+        credentials: current.credentials,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
+    } else if (current.credentials.type === 'OAUTH2_CC') {
       fresh = await clientCredentialsToken({
         http: deps.http,
         endpoints,
@@ -102,7 +139,18 @@ async function refreshUnderLease(
         context,
         signal: startDeadline(),
       });
-    } else {
+    } else if (current.credentials.type === 'OAUTH2' && !current.credentials.refresh_token && selfRenewing) {
+      const renewed = await accessTokenRequest({
+        http: deps.http,
+        endpoints,
+        kind: 'refresh',
+        accessToken: current.credentials.access_token,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
+      fresh = renewed!;
+    } else if (current.credentials.type === 'OAUTH2') {
       const client = endpoints.integration.credentials;
       if (!client) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
       fresh = await refreshToken({
@@ -114,7 +162,7 @@ async function refreshUnderLease(
         context,
         signal: startDeadline(),
       });
-    }
+    } else return { result: current, refreshed: false };
     await withTransaction(deps.db, async (tx) => {
       // Taken over after its expiry: the other holder's outcome stands.
       if (!(await holdsRefreshLease(tx, current.id, holder))) throw new Error('the refresh outlived its lease and another process took over');

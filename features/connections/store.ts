@@ -219,7 +219,13 @@ export interface NewConnection {
 }
 
 function expiryOf(credentials: StoredCredentials): string | null {
-  return (credentials.type === 'OAUTH2' || credentials.type === 'OAUTH2_CC') && credentials.expires_at ? credentials.expires_at : null;
+  const expiring =
+    credentials.type === 'OAUTH2' ||
+    credentials.type === 'OAUTH2_CC' ||
+    credentials.type === 'TWO_STEP' ||
+    credentials.type === 'JWT' ||
+    credentials.type === 'APP';
+  return expiring && typeof credentials.expires_at === 'string' ? credentials.expires_at : null;
 }
 
 /**

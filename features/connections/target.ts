@@ -16,7 +16,7 @@ import { getIntegrationById, type Integration } from '../integrations/store.js';
 import type { Provider, ProviderRuntimeHooks } from '../providers/providers.js';
 import { findProvider } from '../providers/store.js';
 import { fillText, fillUrl, InvalidConfigValue, MissingConfigValue, type TemplateVars, type UrlRules } from '../providers/templates.js';
-import type { StoredCredentials } from './credentials.js';
+import { twoStepFields, type StoredCredentials } from './credentials.js';
 import { withFreshCredentials } from './refresh.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, type Connection } from './store.js';
@@ -31,20 +31,26 @@ export interface Endpoints {
   authorizationUrl(clientId: string): string | undefined;
   /** The token endpoint; for a refresh, the definition's `refresh_url` when it has one. */
   tokenUrl(purpose: 'token' | 'refresh'): string | undefined;
-  /** The definition's `authorization_params`, `token_params` or `refresh_params`, placeholders filled. */
-  params(of: 'authorization' | 'token' | 'refresh'): Record<string, string>;
+  /** The definition's `authorization_params`, `token_params` or `refresh_params`, placeholders filled (`${credentials.x}`: the entered fields). */
+  params(of: 'authorization' | 'token' | 'refresh', credentials?: Record<string, string>): Record<string, string>;
+  /** TWO_STEP: the definition's `token_headers`, filled with the entered fields. */
+  tokenHeaders(credentials: Record<string, string>): Record<string, string>;
   /** The verification request's base: the definition's `verification.base_url_override`, else the base URL. */
   verificationUrl(): string;
   /** The post-connection call's base (the integration's `post_connection_base_url`, the definition's override, else the base URL); undefined without one. */
   postConnectionUrl(): string | undefined;
   /** The post-connection call with a new token: its base, its headers filled, and the auth (none when its headers place the token). */
   postConnectionRequest(credentials: StoredCredentials): { baseUrl: string; headers: Record<string, string>; auth: AuthInjection } | undefined;
+  /** OAUTH2: the definition's token exchange or self-refresh request for this access token, URL and query filled; undefined without one. */
+  accessTokenRequest(kind: 'exchange' | 'refresh', accessToken: string): { url: string; query: Record<string, string> } | undefined;
   /** The origins that may receive the credentials: the base URL's, the verification URL's and the definition's `credential_origins`. */
   origins(): string[];
   /** The credentials as they go on the wire (the definition's templates, else the auth mode's default; a plugin may place them itself). */
   auth(credentials: StoredCredentials | null, hooks?: ProviderRuntimeHooks): AuthInjection;
   /** Checks the config against the definition (required fields, patterns, every URL it fills): a 400 naming the first bad field. */
   check(): void;
+  /** A header, claim or key template filled with the connection config and the entered fields (`${credentials.x}`); undefined when a value is missing. */
+  fillWithCredentials(template: string, credentials: Record<string, unknown>): string | undefined;
 }
 
 /** A 400 naming a field: `errors[].path` and the message (`connection_config.domain must use https…`). */
@@ -107,6 +113,13 @@ export function endpoints(
     if (!provider.postConnection) return undefined;
     return postConnectionTemplate ? url(postConnectionTemplate).replace(/\/+$/, '') : baseUrl();
   };
+  const fillAll = (templates: Record<string, string>, with_: TemplateVars) => {
+    try {
+      return Object.fromEntries(Object.entries(templates).map(([k, t]) => [k, fillText(t, with_)]));
+    } catch (err) {
+      throw configError(provider, err);
+    }
+  };
   const self: Endpoints = {
     provider,
     integration,
@@ -117,20 +130,29 @@ export function endpoints(
       const template = tokenTemplate(purpose);
       return template ? url(template) : undefined;
     },
-    params(of) {
+    params(of, credentials) {
       const templates = { authorization: provider.authorizationParams, token: provider.tokenParams, refresh: provider.refreshParams }[of] ?? {};
-      try {
-        return Object.fromEntries(Object.entries(templates).map(([k, t]) => [k, fillText(t, vars)]));
-      } catch (err) {
-        throw configError(provider, err);
-      }
+      return fillAll(templates, { ...vars, ...(credentials && { credentials }) });
     },
+    tokenHeaders: (credentials) => fillAll(provider.twoStep?.headers ?? {}, { ...vars, credentials }),
     verificationUrl,
     postConnectionUrl,
+    accessTokenRequest(kind, accessToken) {
+      const request = provider.accessTokenRequests?.[kind];
+      if (!request) return undefined;
+      const client = integration.credentials;
+      const filled = { ...vars, accessToken, ...(client && { clientId: client.client_id, clientSecret: client.client_secret }) };
+      return { url: url(overrides[`access_token_${kind}_url`] ?? request.url), query: fillAll(request.params, filled) };
+    },
     postConnectionRequest(credentials) {
       const base = postConnectionUrl();
       if (!base || !provider.postConnection) return undefined;
-      const accessToken = credentials.type === 'OAUTH2' ? credentials.access_token : credentials.type === 'OAUTH2_CC' ? credentials.token : undefined;
+      const accessToken =
+        credentials.type === 'OAUTH2'
+          ? credentials.access_token
+          : credentials.type === 'OAUTH2_CC' || credentials.type === 'TWO_STEP'
+            ? credentials.token
+            : undefined;
       let headers: Record<string, string>;
       try {
         headers = Object.fromEntries(
@@ -155,6 +177,14 @@ export function endpoints(
       return [...out];
     },
     auth: (credentials, hooks) => withUserAgent(authInjection(provider, credentials, connectionConfig, hooks), overrides.user_agent),
+    fillWithCredentials(template, credentials) {
+      try {
+        return fillText(template, { ...vars, credentials: credentials as Record<string, string> });
+      } catch (err) {
+        if (err instanceof MissingConfigValue) return undefined;
+        throw configError(provider, err);
+      }
+    },
     check() {
       for (const [key, field] of Object.entries(provider.connectionConfig)) {
         const value = connectionConfig[key];
@@ -191,6 +221,7 @@ export function endpoints(
 /** The integration's User-Agent, sent with the credentials (the client's default goes where they do not). */
 function withUserAgent(auth: AuthInjection, userAgent: string | undefined): AuthInjection {
   if (!userAgent) return auth;
+  if (auth.type === 'aws-sigv4') return { ...auth, headers: { ...auth.headers, 'user-agent': userAgent } };
   if (auth.type === 'custom') return { ...auth, headers: { ...auth.headers, 'user-agent': userAgent } };
   return { type: 'custom', headers: { ...authHeaders(auth), 'user-agent': userAgent }, query: {} };
 }
@@ -200,6 +231,10 @@ const SECRET_REFS: Record<StoredCredentials['type'], RegExp> = {
   BASIC: /\$\{(?:credentials\.)?(?:username|password)\}/,
   OAUTH2: /\$\{accessToken\}/,
   OAUTH2_CC: /\$\{accessToken\}/,
+  TWO_STEP: /\$\{accessToken\}/,
+  JWT: /\$\{accessToken\}/,
+  APP: /\$\{accessToken\}/,
+  AWS_SIGV4: /$^/,
   NONE: /$^/,
 };
 
@@ -217,6 +252,12 @@ export function authInjection(
   const own = credentials && hooks?.authorize?.(credentials, provider);
   if (own) return own;
   const vars: TemplateVars = { connectionConfig };
+  if (credentials?.type === 'AWS_SIGV4') return awsSigV4Injection(provider, credentials, connectionConfig);
+  const signedBasic = provider.definition.aws_sigv4;
+  if (credentials?.type === 'BASIC' && signedBasic) {
+    const key = { access_key_id: credentials.username, secret_access_key: credentials.password };
+    return awsSigV4Injection(provider, key, { ...connectionConfig, service: signedBasic.service });
+  }
   // Nango's `${credentials.apiKey}`, `${credentials.username}`, `${credentials.password}` too.
   if (credentials?.type === 'API_KEY') Object.assign(vars, { apiKey: credentials.apiKey, credentials: { apiKey: credentials.apiKey } });
   if (credentials?.type === 'BASIC') {
@@ -225,15 +266,23 @@ export function authInjection(
   }
   if (credentials?.type === 'OAUTH2') vars.accessToken = credentials.access_token;
   if (credentials?.type === 'OAUTH2_CC' && credentials.token) vars.accessToken = credentials.token;
+  if (credentials?.type === 'TWO_STEP') {
+    if (credentials.token) vars.accessToken = credentials.token;
+    vars.credentials = twoStepFields(credentials);
+  }
+  if (credentials?.type === 'JWT' && credentials.token) vars.accessToken = credentials.token;
+  if (credentials?.type === 'APP' && credentials.access_token) vars.accessToken = credentials.access_token;
   const secretRef = SECRET_REFS[credentials?.type ?? 'NONE'];
   const secret =
     credentials?.type === 'API_KEY'
       ? credentials.apiKey
       : credentials?.type === 'OAUTH2'
         ? credentials.access_token
-        : credentials?.type === 'OAUTH2_CC'
+        : credentials?.type === 'OAUTH2_CC' || credentials?.type === 'TWO_STEP' || credentials?.type === 'JWT'
           ? (credentials.token ?? null)
-          : null;
+          : credentials?.type === 'APP'
+            ? (credentials.access_token ?? null)
+            : null;
   const placed = [...Object.values(provider.headers), ...Object.values(provider.query), ...Object.values(provider.bodyFields)].some((t) => secretRef.test(t));
   const fill = (map: Record<string, string>) => {
     const out: Record<string, string> = {};
@@ -266,6 +315,34 @@ export function authInjection(
     if (names.length === 1) return { type: 'header', name: names[0]!, value: headers[names[0]!]! };
   }
   return { type: 'custom', headers, query };
+}
+
+/**
+ * AWS_SIGV4: the access key, and the region and service from the connection config (else their
+ * defaults); the provider client signs each request with them as it is sent. The definition's own
+ * headers go along, and are signed when they are `x-amz-*` or content-type.
+ */
+function awsSigV4Injection(
+  provider: Provider,
+  credentials: Omit<Extract<StoredCredentials, { type: 'AWS_SIGV4' }>, 'type'>,
+  connectionConfig: Record<string, unknown>,
+): AuthInjection {
+  const setting = (key: 'region' | 'service') => {
+    const value = connectionConfig[key] ?? provider.definition.connection_config?.[key]?.default_value;
+    if (value === undefined || value === '') throw fieldError('missing_connection_config', `connection_config.${key}`, `is required by ${provider.name}`);
+    return String(value);
+  };
+  const headers: Record<string, string> = {};
+  for (const [k, t] of Object.entries(provider.headers)) headers[k.toLowerCase()] = fillText(t, { connectionConfig });
+  return {
+    type: 'aws-sigv4',
+    accessKeyId: credentials.access_key_id,
+    secretAccessKey: credentials.secret_access_key,
+    ...(credentials.session_token && { sessionToken: credentials.session_token }),
+    region: setting('region'),
+    service: setting('service'),
+    headers,
+  };
 }
 
 /** The provider of an integration, as its environment sees it (the catalogue, then the environment's own). */

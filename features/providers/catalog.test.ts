@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { buildUrl } from '../../lib/http/provider-client.js';
 import { CATALOG_DIR, catalog, readCatalogEntry } from './catalog.js';
-import { ALTERNATIVES, definitionWarnings, providerDefinitionSchema, tokenUrlOf, type ProviderDefinition } from './definition.js';
+import { ALTERNATIVES, BASE64, definitionWarnings, providerDefinitionSchema, tokenUrlOf, type ProviderDefinition } from './definition.js';
 import { catalogEndpoints } from './catalog-paths-check.js';
 import { getCatalogProvider, type Provider } from './providers.js';
 
@@ -59,6 +59,9 @@ const CREDENTIAL_PLACEHOLDERS: Record<string, string[]> = {
   BASIC: ['username', 'password', 'credentials.username', 'credentials.password'],
   OAUTH2: ['accessToken', 'clientId'],
   OAUTH2_CC: ['accessToken', 'clientId'],
+  JWT: ['accessToken'],
+  APP: ['accessToken'],
+  AWS_SIGV4: [],
   NONE: [],
 };
 
@@ -74,7 +77,8 @@ test("every placeholder of every catalogue entry is declared: a connection-confi
       ),
     ];
     for (const [where, t] of templates) {
-      for (const [, ref] of t.matchAll(/\$\{([^}]*)\}/g)) {
+      // `${base64(...)}` is read without its wrapper, as the definition's own check reads it.
+      for (const [, ref] of t.replace(BASE64, '$1').matchAll(/\$\{([^}]*)\}/g)) {
         const key = /^connectionConfig\.(.+)$/.exec(ref!)?.[1];
         const ok = key !== undefined ? Boolean(d.connection_config?.[key]) || filled.has(key) : CREDENTIAL_PLACEHOLDERS[d.auth_mode]!.includes(ref!);
         if (!ok) undeclared.push(`${d.name} ${where}: \${${ref}}`);
@@ -367,6 +371,14 @@ const basePaths: Record<string, BasePathRow[]> = {
     ['one-drive', { tenant: 'common' }, '/v1.0/me/drive', 'https://graph.microsoft.com/v1.0/me/drive'],
   ],
   'developer tools': [
+    ['aws-iam', {}, '/?Action=ListUsers&Version=2010-05-08', 'https://iam.amazonaws.com/?Action=ListUsers&Version=2010-05-08'],
+    [
+      'connectsecure',
+      { base_url: 'pod123.myconnectsecure.com', tenant: 'acme' },
+      '/r/company/companies',
+      'https://pod123.myconnectsecure.com/r/company/companies',
+      'https://pod123.myconnectsecure.com/w/authorize',
+    ],
     ['gitlab', {}, '/api/v4/projects', 'https://gitlab.com/api/v4/projects', 'https://gitlab.com/api/v4/user'],
     ['digitalocean', {}, '/v2/droplets', 'https://api.digitalocean.com/v2/droplets', 'https://api.digitalocean.com/v2/account'],
     ['netlify', {}, '/api/v1/sites', 'https://api.netlify.com/api/v1/sites', 'https://api.netlify.com/api/v1/user'],

@@ -102,7 +102,7 @@ test('values the runtime cannot act on are accepted with a warning: an invalid p
     token_request_auth_method: 'private_key_jwt',
     body_format: 'query',
     redirect_uri_metadata: ['accounts-server'],
-    proxy: { base_url: 'https://acme.test', headers: { 'x-nonce': '${random}', 'x-sig': '${base64(${clientId})}' } },
+    proxy: { base_url: 'https://acme.test', headers: { 'x-nonce': '${random}', 'x-sig': '${sha256Hex(${clientId})}', 'x-basic': '${base64(${clientId})}' } },
     credentials: { apiKey: { title: 'Key', pattern: '[z-a]' } },
   });
   const warnings = definitionWarnings(def);
@@ -111,7 +111,7 @@ test('values the runtime cannot act on are accepted with a warning: an invalid p
     /^token_request_auth_method: private_key_jwt /,
     /^body_format: query /,
     /\$\{random\}/,
-    /\$\{base64\(/,
+    /\$\{sha256Hex\(/,
     /^redirect_uri_metadata\.0: fills "accounts-server", which connection_config does not declare/,
   ])
     assert.ok(
@@ -119,6 +119,7 @@ test('values the runtime cannot act on are accepted with a warning: an invalid p
       `${expected} in ${JSON.stringify(warnings)}`,
     );
   assert.equal(providerFromDefinition(def).credentialFields.apiKey!.pattern, '[z-a]', 'kept as given');
+  assert.ok(!warnings.some((w) => w.includes('base64')), `\${base64(...)} is filled, so not warned of: ${JSON.stringify(warnings)}`);
 });
 
 test('still refused, naming the field: an auth mode not supported yet, an undeclared connection-config placeholder, a default outside its enum', () => {

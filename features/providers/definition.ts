@@ -5,15 +5,16 @@
  * Unknown keys are kept and reported as warnings rather than refused, so newer Nango fields pass.
  */
 import { z } from 'zod';
+import { jwtAlgorithms } from '../../lib/jwt.js';
 import { isNangoOnlyPlaceholder, nangoAuthModes, nangoKeys } from './nango-format.js';
 
-export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE'] as const;
+export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE', 'TWO_STEP', 'JWT', 'APP', 'AWS_SIGV4'] as const;
 export type ProviderAuthMode = (typeof providerAuthModes)[number];
 
 /**
  * A URL, header value or query value that may hold `${connectionConfig.x}`, `${apiKey}`, `${username}`,
- * `${password}`, `${accessToken}`, `${clientId}`, `${credentials.apiKey|username|password}`; alternatives
- * separated by ` || ` (Nango's): the first whose placeholders all have values is used.
+ * `${password}`, `${accessToken}`, `${clientId}`, `${credentials.x}` and `${base64(...)}` around any of
+ * them; alternatives separated by ` || ` (Nango's): the first whose placeholders all have values is used.
  */
 const template = z.string().min(1).max(2048);
 const templatedUrl = template.refine(
@@ -181,7 +182,47 @@ export const postConnectionSchema = z
   })
   .strict();
 
+/**
+ * A GET whose query (`${accessToken}`, `${clientId}`, `${clientSecret}` filled) is answered with a
+ * new token as an OAuth token response: `access_token`, `expires_in`. Our own keys: Nango does
+ * Instagram's in code.
+ */
+export const accessTokenRequestSchema = z.object({ method: z.literal('GET').default('GET'), url: templatedUrl, params: stringMap }).strict();
+
+/**
+ * TWO_STEP (Nango's keys): where the token is in the token request's response, and its expiry, a
+ * number of seconds (`expireIn`) or a date or epoch time (`expireAt`, the default).
+ */
+export const providerTokenResponseSchema = z
+  .object({
+    /** Empty: the whole answer is the token. */
+    token: z.string().max(256),
+    token_expiration: z.string().min(1).max(256).optional(),
+    token_expiration_strategy: z.enum(['expireIn', 'expireAt']).optional(),
+    refresh_token: z.string().min(1).max(256).optional(),
+  })
+  .catchall(z.unknown());
+
 export type ProviderWebhookSettings = z.output<typeof providerWebhookSchema>;
+
+/** JWT: how the token is signed (Nango's `signature`): HMAC (the secret hex, or `utf8`), RSA or EC. */
+export const jwtSignatureSchema = z
+  .object({ protocol: z.enum(['HMAC', 'RSA', 'EC']), hmac_secret_encoding: z.enum(['hex', 'utf8']).optional() })
+  .catchall(z.unknown());
+
+/** JWT: the token Switchyard signs (Nango's `token`): its key, lifetime, header and claims, templates of `${credentials.x}` and `${connectionConfig.x}`. */
+export const jwtTokenSchema = z
+  .object({
+    signing_key: template,
+    expires_in_ms: z
+      .number()
+      .int()
+      .positive()
+      .max(366 * 24 * 3600 * 1000),
+    header: z.object({ alg: z.enum(jwtAlgorithms), typ: z.string().max(64).optional(), kid: template.optional() }).catchall(scalar),
+    payload: z.record(z.string().min(1).max(128), z.union([scalar, z.array(z.string().max(2048)).max(32)])).default({}),
+  })
+  .catchall(z.unknown());
 
 export const providerDefinitionSchema = z
   .object({
@@ -230,6 +271,26 @@ export const providerDefinitionSchema = z
     redirect_uri_metadata: z.array(z.string().min(1).max(128)).max(16).optional(),
     /** A call made with the new token before the connection is saved, whose answer fills connection_config. */
     post_connection: postConnectionSchema.optional(),
+    /**
+     * BASIC whose username and password are an AWS access key id and secret (Nango's `aws-iam`): every
+     * request signed with Signature Version 4 for this service, in connection_config `region`.
+     */
+    aws_sigv4: z
+      .object({ service: z.string().regex(/^[a-z0-9-]{1,64}$/) })
+      .strict()
+      .optional(),
+    /** OAUTH2: the code exchange's token traded at once for the answer of this request (Instagram's long-lived token). */
+    access_token_exchange: accessTokenRequestSchema.optional(),
+    /** OAUTH2: the access token renewed by this request before it expires, without a refresh token (Instagram's `ig_refresh_token`). */
+    access_token_refresh: accessTokenRequestSchema.optional(),
+    /** TWO_STEP: headers of the token request (templates, e.g. `Basic ${base64(${credentials.id}:${credentials.key})}`). */
+    token_headers: stringMap.optional(),
+    /** TWO_STEP: where the token and its expiry are in the token request's response. */
+    token_response: providerTokenResponseSchema.optional(),
+    /** TWO_STEP: the token's lifetime when the response does not give one (0: none). */
+    token_expires_in_ms: z.number().int().nonnegative().optional(),
+    /** TWO_STEP: the token request's method (default POST). */
+    token_request_method: z.enum(['GET', 'POST']).optional(),
     proxy: z
       .object({
         base_url: templatedUrl,
@@ -271,6 +332,10 @@ export const providerDefinitionSchema = z
       })
       .catchall(z.unknown())
       .optional(),
+    /** JWT: how the token is signed. */
+    signature: jwtSignatureSchema.optional(),
+    /** JWT: the token signed from the entered fields, renewed before it expires. */
+    token: jwtTokenSchema.optional(),
     connection_config: z.record(fieldKey, providerFieldSchema).optional(),
     credentials: z.record(fieldKey, providerFieldSchema).optional(),
     /** The provider's own documentation page for these facts (every catalogue entry has one; catalog.test.ts). */
@@ -282,16 +347,28 @@ export const providerDefinitionSchema = z
   .catchall(z.unknown())
   .superRefine((d, ctx) => {
     const oauth = d.auth_mode === 'OAUTH2' || d.auth_mode === 'OAUTH2_CC';
+    const twoStep = d.auth_mode === 'TWO_STEP';
     if (d.auth_mode === 'OAUTH2' && !d.authorization_url)
       ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is OAUTH2' });
-    if (oauth && !tokenUrlOf(d)) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    if ((oauth || twoStep) && !tokenUrlOf(d)) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    if (twoStep && !d.token_response) ctx.addIssue({ code: 'custom', path: ['token_response'], message: 'is required when auth_mode is TWO_STEP' });
+    if (d.auth_mode === 'APP' && !d.authorization_url)
+      ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is APP (the installation page)' });
+    if (d.auth_mode === 'JWT')
+      for (const key of ['signature', 'token'] as const)
+        if (!d[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when auth_mode is JWT' });
+    // The signed token's templates name entered fields and connection config the definition declares.
+    for (const m of JSON.stringify(d.token ?? {}).matchAll(/\$\{(credentials|connectionConfig)\.([A-Za-z][\w-]*)/g)) {
+      const part = m[1] === 'credentials' ? 'credentials' : 'connection_config';
+      if (!d[part]?.[m[2]!]) ctx.addIssue({ code: 'custom', path: ['token'], message: `uses \${${m[1]}.${m[2]}} but ${part} has no "${m[2]}" field` });
+    }
     const filledLater = new Set([...(d.token_response_metadata ?? []), ...metadataKeys(d)]);
     const declared = (key: string) => filledLater.has(key) || Object.keys(d.connection_config ?? {}).some((k) => k === key || key.startsWith(`${k}.`));
     for (const [where, ref] of placeholders(d)) {
       const configKey = /^connectionConfig\.([A-Za-z][A-Za-z0-9_.-]*)$/.exec(ref)?.[1];
       if (configKey !== undefined) {
         if (!declared(configKey)) ctx.addIssue({ code: 'custom', path: where, message: `uses \${${ref}} but connection_config has no "${configKey}" field` });
-      } else if (!PLACEHOLDERS.has(ref) && !isNangoOnlyPlaceholder(ref) && !/^credentials\.[A-Za-z][\w-]*$/.test(ref)) {
+      } else if (!PLACEHOLDERS.has(ref) && !isNangoOnlyPlaceholder(ref) && !/^credentials\.[\w.-]+$/.test(ref)) {
         ctx.addIssue({ code: 'custom', path: where, message: `unknown placeholder \${${ref}}` });
       }
     }
@@ -338,6 +415,7 @@ function* templateSites(d: ProviderDefinition): Generator<[(string | number)[], 
     for (const [k, v] of Object.entries(d[key] ?? {})) if (typeof v === 'string') yield [[key, k], v];
   if (d.post_connection?.base_url_override) yield [['post_connection', 'base_url_override'], d.post_connection.base_url_override];
   for (const [k, v] of Object.entries(d.post_connection?.headers ?? {})) yield [['post_connection', 'headers', k], v];
+  for (const [k, v] of Object.entries(d.token_headers ?? {})) yield [['token_headers', k], v];
   if (!d.proxy) return;
   yield [['proxy', 'base_url'], d.proxy.base_url];
   for (const part of ['headers', 'query'] as const) for (const [k, v] of Object.entries(d.proxy[part] ?? {})) yield [['proxy', part, k], v];
@@ -345,9 +423,19 @@ function* templateSites(d: ProviderDefinition): Generator<[(string | number)[], 
   for (const [i, origin] of (d.proxy.credential_origins ?? []).entries()) yield [['proxy', 'credential_origins', i], origin];
 }
 
-/** Every `${...}` in the definition's templates, where it stands. A nested one (`${base64(${x})}`) is read from its start. */
+/** `${base64(...)}` (filled, templates.ts): its content is a template like any other, read without the wrapper. */
+export const BASE64 = /\$\{base64\(([^()]*)\)\}/g;
+
+/** Every `${...}` in the definition's templates, where it stands. Another nested one (`${sha256Hex(${x})}`) is read from its start. */
 function* placeholders(d: ProviderDefinition): Generator<[(string | number)[], string]> {
-  for (const [where, value] of templateSites(d)) for (const m of value.matchAll(/\$\{([^}]*)\}/g)) yield [where, m[1]!];
+  for (const [where, value] of templateSites(d)) for (const m of value.replace(BASE64, '$1').matchAll(/\$\{([^}]*)\}/g)) yield [where, m[1]!];
+}
+
+/** `${credentials.x}` is filled with an entered field in TWO_STEP's templates, and with the secret of API_KEY and BASIC. */
+function fillsCredential(d: ProviderDefinition, ref: string): boolean {
+  const key = /^credentials\.(.+)$/.exec(ref)?.[1];
+  if (key === undefined) return true;
+  return PLACEHOLDERS.has(ref) || (d.auth_mode === 'TWO_STEP' && Object.hasOwn(d.credentials ?? {}, key));
 }
 
 /**
@@ -380,13 +468,16 @@ export function definitionWarnings(d: ProviderDefinition): string[] {
     ...Object.keys(d.post_connection?.set ?? {}).map((k): [string, string] => [`post_connection.set.${k}`, k]),
   ];
   for (const [where, key] of filled) if (!d.connection_config?.[key]) out.push(`${where}: fills "${key}", which connection_config does not declare`);
+  const usesUrls = (key: (typeof OAUTH_ONLY)[number]) => d.auth_mode === 'APP' && (key === 'authorization_url' || key === 'token_url');
   if (d.auth_mode !== 'OAUTH2' && d.auth_mode !== 'OAUTH2_CC')
-    for (const key of OAUTH_ONLY) if (d[key] !== undefined) out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
+    for (const key of OAUTH_ONLY)
+      if (d[key] !== undefined && !(d.auth_mode === 'TWO_STEP' && key === 'token_url') && !usesUrls(key))
+        out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
   if (d.token_request_auth_method === 'custom' || d.token_request_auth_method === 'private_key_jwt')
     out.push(`token_request_auth_method: ${d.token_request_auth_method} is not supported; the client id and secret go in the body`);
   if (d.body_format === 'query' || d.body_format === 'xml') out.push(`body_format: ${d.body_format} is not supported; token requests are form-encoded`);
   for (const [where, ref] of placeholders(d)) {
-    if (isNangoOnlyPlaceholder(ref) || (/^credentials\./.test(ref) && !PLACEHOLDERS.has(ref)))
+    if (isNangoOnlyPlaceholder(ref) || !fillsCredential(d, ref))
       out.push(`${where.join('.')}: Switchyard does not fill \${${ref}}; the value is sent as written`);
   }
   return out;

@@ -68,6 +68,16 @@ export interface Provider {
   redirectUriMetadata?: string[];
   /** The call made with a new token before the connection is saved, filling connection_config. */
   postConnection?: NonNullable<ProviderDefinition['post_connection']>;
+  /** OAUTH2: the requests trading the code exchange's token for another, and renewing it without a refresh token. */
+  accessTokenRequests?: Partial<Record<'exchange' | 'refresh', NonNullable<ProviderDefinition['access_token_exchange']>>>;
+  /** TWO_STEP: the token request's headers, method, and where its response has the token and expiry. */
+  twoStep?: {
+    headers: Record<string, string>;
+    method: 'GET' | 'POST';
+    response: NonNullable<ProviderDefinition['token_response']>;
+    /** The token's lifetime when the response gives none. */
+    expiresInMs?: number;
+  };
   /** Header and query templates sent with every request (credentials placeholders included). */
   headers: Record<string, string>;
   query: Record<string, string>;
@@ -137,13 +147,29 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     ...(def.authorization_params && { authorizationParams: textParams(def.authorization_params) }),
     ...(def.token_params && { tokenParams: textParams(def.token_params) }),
     ...(def.refresh_params && { refreshParams: textParams(def.refresh_params) }),
-    tokenRequestEncoding: def.body_format === 'json' ? 'json' : 'form',
+    // Nango's TWO_STEP token requests are JSON unless the definition says otherwise.
+    tokenRequestEncoding: def.body_format === 'json' || (def.auth_mode === 'TWO_STEP' && def.body_format === undefined) ? 'json' : 'form',
     requireClientCertificate: def.require_client_certificate ?? false,
     tokenRequestAuthMethod: def.token_request_auth_method === 'basic' || def.authorization_method === 'header' ? 'basic' : 'body',
     pkce: def.auth_mode === 'OAUTH2' && !def.disable_pkce,
     ...(def.token_response_metadata && { tokenResponseMetadata: def.token_response_metadata }),
     ...(def.redirect_uri_metadata && { redirectUriMetadata: def.redirect_uri_metadata }),
     ...(def.post_connection && { postConnection: def.post_connection }),
+    ...((def.access_token_exchange || def.access_token_refresh) && {
+      accessTokenRequests: {
+        ...(def.access_token_exchange && { exchange: def.access_token_exchange }),
+        ...(def.access_token_refresh && { refresh: def.access_token_refresh }),
+      },
+    }),
+    ...(def.auth_mode === 'TWO_STEP' &&
+      def.token_response && {
+        twoStep: {
+          headers: def.token_headers ?? {},
+          method: def.token_request_method ?? 'POST',
+          response: def.token_response,
+          ...(def.token_expires_in_ms ? { expiresInMs: def.token_expires_in_ms } : {}),
+        },
+      }),
     headers: proxy?.headers ?? {},
     query: proxy?.query ?? {},
     bodyFields: Object.fromEntries(Object.entries(proxy?.body ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')),
@@ -204,6 +230,9 @@ export const integrationConfigSchema = z
     refresh_url: z.url().optional(),
     /** Replaces the base of the definition's post-connection call (a test fake, a self-hosted tool). */
     post_connection_base_url: z.url().optional(),
+    /** Replace the URLs of the definition's `access_token_exchange` and `access_token_refresh` (a test fake). */
+    access_token_exchange_url: z.url().optional(),
+    access_token_refresh_url: z.url().optional(),
     /** The User-Agent of every request to the provider (Basecamp and Harvest ask for the app's name and a contact). */
     user_agent: z.string().min(1).max(512).optional(),
     custom_domains: z

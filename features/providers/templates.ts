@@ -8,7 +8,7 @@
  * Only the resolver (features/connections/target.ts) calls these.
  */
 import { isHostAllowListed, normalizeHost } from '../../lib/http/index.js';
-import { ALTERNATIVES } from './definition.js';
+import { ALTERNATIVES, BASE64 } from './definition.js';
 
 export class MissingConfigValue extends Error {
   constructor(readonly key: string) {
@@ -28,7 +28,7 @@ export class InvalidConfigValue extends Error {
 
 /** Values a template may use: `connectionConfig.x`, `apiKey`, `username`, `password`, `accessToken`, `clientId`, `credentials.x` (Nango's). */
 export type TemplateVars = { connectionConfig?: Record<string, unknown>; credentials?: Record<string, string> } & Partial<
-  Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId', string>
+  Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId' | 'clientSecret', string>
 >;
 
 export interface UrlRules {
@@ -85,7 +85,13 @@ function firstFilled(template: string, fill: (alternative: string) => string): s
 
 /** Fills a header, query or parameter template as text; a missing or empty value throws MissingConfigValue naming it. */
 export function fillText(template: string, vars: TemplateVars): string {
-  return firstFilled(template, (t) => t.replace(PLACEHOLDER, (_, key: string) => valueOf(vars, key)));
+  const fill = (text: string) => text.replace(PLACEHOLDER, (_, key: string) => valueOf(vars, key));
+  return firstFilled(template, (t) =>
+    t
+      .split(BASE64)
+      .map((part, i) => (i % 2 ? Buffer.from(fill(part), 'utf8').toString('base64') : fill(part)))
+      .join(''),
+  );
 }
 
 /** Whether a host is one of the patterns: an exact name, `*.name` (any name under it), or `*`. */

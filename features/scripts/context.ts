@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { ConnectionDeps } from '../connections/service.js';
 import { freshConnection, providerTarget } from '../connections/target.js';
-import type { StoredCredentials } from '../connections/credentials.js';
+import { twoStepFields, type StoredCredentials } from '../connections/credentials.js';
 import { getConnectionByPk, setMetadata, type Connection } from '../connections/store.js';
 import { withTransaction, type Queryable } from '../../lib/db/pool.js';
 import { assertUrlAllowed } from '../../lib/http/index.js';
@@ -240,7 +240,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const current = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
       const credentials = scriptCredentials((await freshConnection(deps, current)).credentials);
       if (credentials.type === 'OAUTH2') return credentials.access_token;
-      if (credentials.type === 'OAUTH2_CC') return credentials.token;
+      if (credentials.type === 'OAUTH2_CC' || credentials.type === 'TWO_STEP') return credentials.token;
       return credentials;
     },
     async getMetadata<T>() {
@@ -359,6 +359,8 @@ function scriptCredentials(c: StoredCredentials): ScriptCredentials {
         ...(c.client_id && { client_id: c.client_id }),
         raw: c.raw ?? {},
       };
+    case 'TWO_STEP':
+      return { ...twoStepFields(c), type: 'TWO_STEP', token: c.token ?? '', ...(c.expires_at && { expires_at: c.expires_at }), raw: c.raw ?? {} };
     case 'API_KEY':
       return { type: 'API_KEY', apiKey: c.apiKey };
     case 'BASIC':

@@ -164,7 +164,14 @@ function applyTheme(settings) {
 let listItems = [];
 
 /** @type {Record<string, string>} */
-const AUTH_MODES = { OAUTH2: 'OAuth 2', OAUTH2_CC: 'OAuth 2 client credentials', API_KEY: 'API key', BASIC: 'Username and password', NONE: 'No credentials' };
+const AUTH_MODES = {
+  OAUTH2: 'OAuth 2',
+  OAUTH2_CC: 'OAuth 2 client credentials',
+  API_KEY: 'API key',
+  BASIC: 'Username and password',
+  NONE: 'No credentials',
+  TWO_STEP: 'Credentials',
+};
 
 /** @type {Record<string, string>} */
 const CATEGORY_WORDS = { ai: 'AI', ats: 'ATS', cms: 'CMS', crm: 'CRM', erp: 'ERP', hr: 'HR', mcp: 'MCP', 'e-commerce': 'E-commerce' };
@@ -383,6 +390,11 @@ async function showIntegration(integration) {
         field(key, { label: spec.title || key, description: spec.description, required: !spec.optional, ...(spec.secret ? { type: 'password' } : {}) }),
       );
     }
+  } else if (provider.auth_mode === 'TWO_STEP') {
+    // The fields the provider's definition declares; they are exchanged for a token when submitted.
+    for (const [key, spec] of Object.entries(provider.credentials ?? {})) {
+      nodes.push(field(key, { label: spec.title ?? key, description: spec.description, type: spec.secret ? 'password' : 'text', required: !spec.optional }));
+    }
   }
   // In the provider's order; a hidden or automated field is not asked (its default, or a value filled after authorization).
   for (const [key, spec] of Object.entries(provider.connection_config ?? {})) {
@@ -455,7 +467,11 @@ function submit(integration, provider) {
     params,
     ...(provider.auth_mode === 'OAUTH2'
       ? { detectClosedAuthWindow: true }
-      : { credentials: /** @type {any} */ (provider.auth_mode === 'NONE' ? { type: 'NONE' } : credentials) }),
+      : {
+          credentials: /** @type {any} */ (
+            provider.auth_mode === 'NONE' ? { type: 'NONE' } : provider.auth_mode === 'TWO_STEP' ? { ...credentials, type: 'TWO_STEP' } : credentials
+          ),
+        }),
   });
   setBusy(true, provider.auth_mode === 'OAUTH2' ? `Waiting for ${integration.display_name}…` : 'Checking your credentials…');
   showAlert('');

@@ -99,6 +99,7 @@ export interface ConnectionInfo {
 export type ScriptCredentials =
   | { type: 'OAUTH2'; access_token: string; expires_at?: string; raw: Record<string, unknown> }
   | { type: 'OAUTH2_CC'; token: string; expires_at?: string; client_id?: string; raw: Record<string, unknown> }
+  | { type: 'TWO_STEP'; token: string; expires_at?: string; raw: Record<string, unknown>; [field: string]: unknown }
   | { type: 'API_KEY'; apiKey: string }
   | { type: 'BASIC'; username: string; password: string }
   | { type: 'NONE' };

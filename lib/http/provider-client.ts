@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
+import { payloadHash, signAwsV4, type AwsSigV4Credentials } from './aws-sigv4.js';
 import { assertLiteralHostAllowed, createPinnedLookup } from './address-policy.js';
 import { InvalidUrl, NetworkError, ProviderError, RateLimited, ResponseTooLarge, UpstreamHttpError, type ResponseHeaders } from './errors.js';
 import { redactUrl } from './redact.js';
@@ -20,6 +21,8 @@ export type AuthInjection =
   | { type: 'header'; name: string; value: string }
   /** Several headers and query parameters (a provider definition's templates, filled in). */
   | { type: 'custom'; headers: Record<string, string>; query: Record<string, string>; body?: Record<string, string>; clientCertificate?: ClientCertificate }
+  /** Signed with AWS Signature Version 4 as it is sent; `headers` go along (and are signed when `x-amz-*` or content-type). */
+  | ({ type: 'aws-sigv4'; headers?: Record<string, string> } & AwsSigV4Credentials)
   | { type: 'none' };
 
 /** A TLS client certificate and its private key (PEM), for providers that want mutual TLS (ADP). */
@@ -172,7 +175,8 @@ export function authHeaders(auth: AuthInjection): Record<string, string> {
     case 'header':
       return { [auth.name.toLowerCase()]: auth.value };
     case 'custom':
-      return Object.fromEntries(Object.entries(auth.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    case 'aws-sigv4':
+      return Object.fromEntries(Object.entries(auth.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     case 'none':
       return {};
   }
@@ -201,7 +205,7 @@ function bodyWithAuth(req: ProviderRequest): ProviderRequest['body'] {
   return JSON.stringify({ ...(parsed as Record<string, unknown>), ...fields });
 }
 
-function requestHeaders(req: ProviderRequest, userAgent: string, bodyMadeJson = false): Record<string, string> {
+function requestHeaders(req: ProviderRequest, userAgent: string, url: URL, now: Date, bodyMadeJson = false): Record<string, string> {
   const streamed = isStreamBody(req.body);
   const out: Record<string, string> = { 'user-agent': userAgent, ...(bodyMadeJson && { 'content-type': 'application/json' }) };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
@@ -209,7 +213,22 @@ function requestHeaders(req: ProviderRequest, userAgent: string, bodyMadeJson = 
     if (DROPPED_HEADERS.has(n) || (n === 'content-length' && !streamed)) continue;
     out[n] = value;
   }
-  return { ...out, ...authHeaders(req.auth) };
+  const headers = { ...out, ...authHeaders(req.auth) };
+  if (req.auth.type !== 'aws-sigv4') return headers;
+  const hash = payloadHash(streamed ? { stream: true } : (req.body as string | Uint8Array | null | undefined));
+  return { ...headers, ...signAwsV4({ method: req.method, url, headers, payloadHash: hash }, req.auth, now) };
+}
+
+/**
+ * A streamed body read whole when the request is signed with SigV4: every AWS service but S3
+ * (which takes UNSIGNED-PAYLOAD) needs the body's hash in the signature. Callers bound the body
+ * (the proxy's request size limit).
+ */
+async function signableBody(req: ProviderRequest): Promise<ProviderRequest> {
+  if (req.auth.type !== 'aws-sigv4' || req.auth.service === 's3' || !isStreamBody(req.body)) return req;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req.body as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
+  return { ...req, body: Buffer.concat(chunks) };
 }
 
 function requestBytes(body: ProviderRequest['body']): number | null {
@@ -353,8 +372,9 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     }
   }
 
-  async function request(req: ProviderRequest): Promise<ProviderResponse> {
+  async function request(original: ProviderRequest): Promise<ProviderResponse> {
     if (closed) throw new Error('the provider HTTP client is closed');
+    const req = await signableBody(original);
     const url = buildUrl(
       req.baseUrl,
       req.path,
@@ -394,7 +414,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
-        headers: requestHeaders(req, userAgent, sentBody !== req.body),
+        headers: requestHeaders(sentBody === req.body ? req : { ...req, body: sentBody }, userAgent, url, now(), sentBody !== req.body),
         body: (sentBody ?? null) as string | Buffer | Uint8Array | Readable | null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

@@ -8,7 +8,10 @@
  * templates say (else the auth mode's default), a verification endpoint, 429s carrying the
  * definition's `proxy.retry` header, and a listing paged as `proxy.paginate` describes.
  *
- * Paths: GET /oauth/authorize, POST /oauth/token, POST /oauth/refresh, GET /api/me, GET /api/items,
+ * TWO_STEP: a token request at /auth/token checked against the definition's `token_params`,
+ * `token_headers`, `body_format` and `token_request_method`, answered as `token_response` says.
+ *
+ * Paths: GET /oauth/authorize, POST /oauth/token, POST /oauth/refresh, /auth/token, GET /api/me, GET /api/items,
  * GET /api/limited. Start it, then `define()` the definition under test (its URLs point here).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -21,6 +24,8 @@ export interface GenericProviderState {
   tokens: Map<string, number>;
   refreshTokens: Set<string>;
   codes: Map<string, { redirectUri: string; challenge: string | null }>;
+  /** TWO_STEP token requests, as received (method, parsed params, headers). */
+  twoStepRequests: { method: string; params: Record<string, string>; headers: Record<string, string | undefined> }[];
   /** Token requests by grant type, as received (parsed body, and whether the client authenticated by Basic). */
   tokenRequests: { path: string; grantType: string; body: Record<string, string>; basicAuth: boolean; contentType: string }[];
   /** How many more GET /api/limited answer 429. */
@@ -43,6 +48,8 @@ export interface GenericProviderOptions {
   items?: number;
   /** Fields returned by the token endpoint besides the tokens (kept by token_response_metadata). */
   tokenExtras?: Record<string, unknown>;
+  /** For TWO_STEP definitions: the fields the end user must enter (the definition's `${credentials.x}`). */
+  fields?: Record<string, string>;
 }
 
 export interface GenericProviderFake extends FakeServer<GenericProviderState> {
@@ -58,6 +65,7 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     refreshTokens: new Set(),
     codes: new Map(),
     tokenRequests: [],
+    twoStepRequests: [],
     limitedRemaining: 0,
     problems: [],
   };
@@ -160,12 +168,66 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     }
   }
 
+  /**
+   * TWO_STEP: the token request as the definition describes it (method, body format, every
+   * `token_params` and `token_headers` template filled with the expected fields), answered with a
+   * token where `token_response.token` says and its expiry as `token_expiration_strategy` says.
+   */
+  function twoStep(ctx: RequestContext): Reply {
+    const d = def();
+    const method = d.token_request_method ?? 'POST';
+    if (ctx.method !== method) return problem(405, `two-step: token request must be ${method}`);
+    let params: Record<string, string>;
+    if (method === 'GET') params = Object.fromEntries(ctx.query);
+    else {
+      const wantJson = (d.body_format ?? 'json') === 'json';
+      const contentType = ctx.headers['content-type'] ?? '';
+      if (wantJson !== contentType.startsWith('application/json'))
+        return problem(400, `two-step: body must be ${wantJson ? 'JSON' : 'a form'}, got ${contentType}`);
+      try {
+        params = wantJson ? (JSON.parse(ctx.body || '{}') as Record<string, string>) : Object.fromEntries(new URLSearchParams(ctx.body));
+      } catch {
+        return problem(400, 'two-step: unreadable body');
+      }
+    }
+    state.twoStepRequests.push({ method: ctx.method, params, headers: ctx.headers });
+    for (const [k, t] of Object.entries(d.token_params ?? {}))
+      if (typeof t === 'string' && !entered(t, params[k])) return problem(401, `two-step: ${k} must be ${t} with the entered fields`);
+    for (const [k, t] of Object.entries(d.token_headers ?? {}))
+      if (!entered(t, ctx.headers[k.toLowerCase()])) return problem(401, `two-step: header ${k} must be ${t} with the entered fields`);
+    const spec = d.token_response!;
+    const access = `ts_${randomBytes(12).toString('hex')}`;
+    state.tokens.set(access, Date.now() + ttl * 1000);
+    const body: Record<string, unknown> = { ...opts.tokenExtras };
+    setPath(body, spec.token, access);
+    if (spec.token_expiration)
+      setPath(body, spec.token_expiration, spec.token_expiration_strategy === 'expireIn' ? ttl : new Date(Date.now() + ttl * 1000).toISOString());
+    return json(200, body);
+  }
+
+  /** Whether a TWO_STEP template was filled with the expected fields (`${credentials.x}`, `${base64(...)}`); other placeholders: any value. */
+  function entered(template: string, actual: string | null | undefined): boolean {
+    const withFields = (text: string) => text.replace(/\$\{credentials\.(\w+)\}/g, (_, k: string) => opts.fields?.[k] ?? '\u0000missing');
+    const expected = template.replace(/\$\{base64\(([^()]*)\)\}/g, (_, inner: string) => Buffer.from(withFields(inner)).toString('base64'));
+    return filled(withFields(expected), actual);
+  }
+
   /** The credentials the definition says the platform sends, checked against what came. */
   function authorized(ctx: RequestContext): boolean {
     const d = def();
     const headers = d.proxy?.headers ?? {};
     const query = d.proxy?.query ?? {};
-    const ref = { API_KEY: 'apiKey', BASIC: 'username', OAUTH2: 'accessToken', OAUTH2_CC: 'accessToken', NONE: null }[d.auth_mode];
+    const ref = {
+      API_KEY: 'apiKey',
+      BASIC: 'username',
+      OAUTH2: 'accessToken',
+      OAUTH2_CC: 'accessToken',
+      TWO_STEP: 'accessToken',
+      JWT: 'accessToken',
+      APP: 'accessToken',
+      AWS_SIGV4: null,
+      NONE: null,
+    }[d.auth_mode];
     if (ref === null) return true;
     const templated = [...Object.values(headers), ...Object.values(query)].some(
       (t) => t.includes(`\${${ref}}`) || (ref === 'username' && t.includes('${password}')),
@@ -239,6 +301,7 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
   }
 
   const fake = await startFakeServer(state, (ctx) => {
+    if (ctx.path === '/auth/token') return twoStep(ctx);
     if (ctx.method === 'GET' && ctx.path === '/oauth/authorize') return authorize(ctx);
     if (ctx.method === 'POST' && (ctx.path === '/oauth/token' || ctx.path === '/oauth/refresh')) return token(ctx);
     if (!ctx.path.startsWith('/api/')) return json(404, { error: 'not_found' });

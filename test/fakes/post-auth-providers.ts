@@ -10,12 +10,17 @@
  * - Harvest: `GET /api/v2/accounts` lists the accounts (product `harvest`); calls need `Harvest-Account-Id` and a User-Agent.
  * - Figma: tokens from `/v1/oauth/token`, refreshed at `/v1/oauth/refresh` only.
  * - Auth0: `/authorize` and `/oauth/token` on the tenant domain, the Management API under `/api/v2`.
+ * - Instagram: the code exchange gives a short-lived (1 hour) token and `user_id`, no refresh token;
+ *   `GET /access_token?grant_type=ig_exchange_token&client_secret&access_token` trades it for a
+ *   long-lived one (60 days); `GET /refresh_access_token?grant_type=ig_refresh_token&access_token`
+ *   renews an unexpired long-lived token at least 24 hours old. Errors as the Graph API's `OAuthException`.
  */
+import { randomBytes } from 'node:crypto';
 import { OAuthProvider, type OAuthPaths } from './oauth-provider.js';
 import { Router, bearerToken, json, startFakeServer } from './server.js';
 import type { FakeServer, Handler, RequestContext } from './server.js';
 
-export type PostAuthProviderKind = 'atlassian' | 'quickbooks' | 'mailchimp' | 'docusign' | 'basecamp' | 'harvest' | 'figma' | 'auth0';
+export type PostAuthProviderKind = 'atlassian' | 'quickbooks' | 'mailchimp' | 'docusign' | 'basecamp' | 'harvest' | 'figma' | 'auth0' | 'instagram';
 
 export const POST_AUTH_CLIENT = { clientId: 'pa-client', clientSecret: 'pa-secret' };
 export const ATLASSIAN_CLOUD_ID = '1324a887-45db-1bf4-1e99-ef0ff456d421';
@@ -38,16 +43,32 @@ const PATHS: Record<PostAuthProviderKind, OAuthPaths> = {
   harvest: { authorize: '/oauth2/authorize', token: '/api/v2/oauth2/token' },
   figma: { authorize: '/oauth', token: '/v1/oauth/token', refresh: '/v1/oauth/refresh' },
   auth0: { authorize: '/authorize', token: '/oauth/token' },
+  instagram: { authorize: '/oauth/authorize', token: '/oauth/access_token' },
 };
+
+const DAY_MS = 24 * 3600_000;
+const INSTAGRAM_LONG_LIVED_S = 60 * 24 * 3600;
+
+/** Instagram's long-lived tokens: when each was issued and expires (epoch ms of the fake's clock). */
+export interface InstagramTokens {
+  longLived: Map<string, { issuedAt: number; expiresAt: number }>;
+  exchanged: string[];
+  renewed: string[];
+}
 
 const unauthorized = () => json(401, { error: 'unauthorized' });
 
-export async function startPostAuthProviderFake(kind: PostAuthProviderKind): Promise<PostAuthProviderFake> {
+export async function startPostAuthProviderFake(
+  kind: PostAuthProviderKind,
+  opts: { now?: () => number } = {},
+): Promise<PostAuthProviderFake & { instagram: InstagramTokens }> {
+  const now = opts.now ?? Date.now;
+  const instagram: InstagramTokens = { longLived: new Map(), exchanged: [], renewed: [] };
   const provider = new OAuthProvider({
     ...POST_AUTH_CLIENT,
     autoApprove: true,
-    // Mailchimp's tokens come without a refresh token.
-    ...(kind === 'mailchimp' ? { issueRefreshTokens: false } : {}),
+    // Mailchimp's and Instagram's tokens come without a refresh token.
+    ...(kind === 'mailchimp' || kind === 'instagram' ? { issueRefreshTokens: false } : {}),
     ...(kind === 'quickbooks' ? { redirectParams: { realmId: QUICKBOOKS_REALM_ID } } : {}),
   });
   const router = new Router();
@@ -143,10 +164,38 @@ export async function startPostAuthProviderFake(kind: PostAuthProviderKind): Pro
         ),
       );
       break;
+    case 'instagram': {
+      const oauthException = (message: string) => json(400, { error: { message, type: 'OAuthException', code: 190 } });
+      const issue = (list: string[]) => {
+        const token = `IGAA${randomBytes(24).toString('hex')}`;
+        instagram.longLived.set(token, { issuedAt: now(), expiresAt: now() + INSTAGRAM_LONG_LIVED_S * 1000 });
+        list.push(token);
+        return json(200, { access_token: token, token_type: 'bearer', expires_in: INSTAGRAM_LONG_LIVED_S });
+      };
+      router.get('/access_token', (ctx) => {
+        if (ctx.query.get('grant_type') !== 'ig_exchange_token') return oauthException('grant_type must be ig_exchange_token');
+        if (ctx.query.get('client_secret') !== POST_AUTH_CLIENT.clientSecret) return oauthException('Error validating client secret.');
+        if (!provider.verifyAccessToken(ctx.query.get('access_token') ?? undefined)) return oauthException('Invalid OAuth access token.');
+        return issue(instagram.exchanged);
+      });
+      router.get('/refresh_access_token', (ctx) => {
+        if (ctx.query.get('grant_type') !== 'ig_refresh_token') return oauthException('grant_type must be ig_refresh_token');
+        const held = instagram.longLived.get(ctx.query.get('access_token') ?? '');
+        if (!held || held.expiresAt <= now()) return oauthException('Error validating access token: Session has expired.');
+        if (now() - held.issuedAt < DAY_MS) return oauthException('A long-lived token can be refreshed once it is at least 24 hours old.');
+        return issue(instagram.renewed);
+      });
+      break;
+    }
     default:
   }
+  const longLivedValid = (token: string | undefined) => {
+    const held = token ? instagram.longLived.get(token) : undefined;
+    return held !== undefined && held.expiresAt > now();
+  };
   const api = (ctx: RequestContext) => {
-    if (!provider.verifyAccessToken(bearerToken(ctx.headers))) return unauthorized();
+    const token = bearerToken(ctx.headers);
+    if (!provider.verifyAccessToken(token) && !longLivedValid(token)) return unauthorized();
     if ((kind === 'basecamp' || kind === 'harvest') && !/\(.+\)/.test(ctx.headers['user-agent'] ?? '')) return json(400, { error: 'User-Agent required' });
     if (kind === 'harvest' && ctx.headers['harvest-account-id'] !== String(HARVEST_ACCOUNT_ID)) return json(403, { error: 'unknown account' });
     return json(200, { ok: true, path: ctx.path });
@@ -155,6 +204,7 @@ export async function startPostAuthProviderFake(kind: PostAuthProviderKind): Pro
   return {
     ...fake,
     provider,
+    instagram,
     apiCalls: (path) => fake.requests.filter((r) => r.path === path).map((r) => ({ headers: r.headers, query: r.query })),
   };
 }
