@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { saveConnection, verifiedConfigKeys } from '../../features/connections/create.js';
 import { authorizeUrl, exchangeCode, OAuthError, pkcePair } from '../../features/connections/oauth.js';
+import { authorizationClient, callbackClient } from '../../features/connections/mcp.js';
 import { pluginFor } from '../../integrations/plugins.js';
-import { linkUrl } from '../../features/providers/definition.js';
+import { authorizationCodeModes, linkUrl } from '../../features/providers/definition.js';
 import { endUserSchema, organizationSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
 import { endpoints as endpointsOfConfig, endpointsFor, providerOf, type Endpoints } from '../../features/connections/target.js';
 import { configAfterAuthorization } from '../../features/connections/post-authorization.js';
@@ -427,16 +428,20 @@ export const startOAuth = defineRoute({
   try {
     const target = await flowTarget(deps, query(c, flowQuery), pck);
     const provider = target.endpoints.provider;
-    if (provider.authMode !== 'OAUTH2' && provider.authMode !== 'APP')
+    if (!authorizationCodeModes.includes(provider.authMode) && provider.authMode !== 'APP')
       throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
-    if (!target.integration.credentials)
-      throw new BadRequest('missing_credentials', `Integration ${pck} has no OAuth client id and secret (its Authorization tab)`);
+    const redirectUri = `${deps.config.publicUrl}/oauth/callback`;
+    const state = randomUUID();
     // The popup's socket gets this flow's outcome only once this session has claimed it (api/ws.ts).
     const claimedSocket = wsClientId && deps.authSockets.claim(wsClientId, target.session.id) ? wsClientId : null;
-    const state = randomUUID();
     if (provider.authMode === 'APP') return c.redirect(await startAppInstallation(deps, target, state, claimedSocket), 302);
+    const { client, connectionConfig, endpoints } = await authorizationClient(mcpDeps(deps), target.endpoints, {
+      redirectUri,
+      state,
+      environmentName: target.environment.name,
+      context: { environmentId: target.environment.id, integration: pck, connectionId: target.connectionId, kind: 'auth' },
+    });
     const pkce = provider.pkce ? pkcePair() : null;
-    const redirectUri = `${deps.config.publicUrl}/oauth/callback`;
     const defaults = target.session.integrationsConfigDefaults?.[pck];
     const userScope = (value?: string) => (value === undefined ? undefined : { user_scope: value });
     const { user_scope: userScopes } = withDefaults(userScope(defaults?.user_scopes), userScope(target.q.user_scope), null);
@@ -448,7 +453,7 @@ export const startOAuth = defineRoute({
         integrationId: target.integration.id,
         connectSessionId: target.session.id,
         connectionId: target.connectionId,
-        connectionConfig: target.connectionConfig,
+        connectionConfig,
         codeVerifierEnc: pkce ? deps.box.encrypt(pkce.verifier, rowAad('oauth_sessions', 'code_verifier_enc', state)) : null,
         redirectUri,
         wsClientId: claimedSocket,
@@ -457,8 +462,8 @@ export const startOAuth = defineRoute({
     );
     return c.redirect(
       authorizeUrl({
-        endpoints: target.endpoints,
-        credentials: target.integration.credentials,
+        endpoints,
+        credentials: client,
         redirectUri,
         state,
         codeChallenge: pkce?.challenge,
@@ -512,16 +517,18 @@ export const oauthCallback = defineRoute({
   };
   if (typeof q.error === 'string')
     return fail('provider_error', `The provider answered: ${typeof q.error_description === 'string' ? q.error_description : q.error}`);
-  if (typeof q.code !== 'string' || !integration?.credentials) return fail('missing_code', 'The provider did not return an authorization code');
+  if (typeof q.code !== 'string' || !integration) return fail('missing_code', 'The provider did not return an authorization code');
   try {
     const endpoints = await endpointsFor(deps, session.environmentId, integration, session.connectionConfig);
     const provider = endpoints.provider;
+    const { client, connectionConfig: startConfig, override } = callbackClient(deps.box, endpoints, session);
+    if (!client) return fail('missing_code', 'The provider did not return an authorization code');
     const context = { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' } as const;
     const environment = (await findEnvironmentByName(deps.db, (await environmentNameById(deps.db, session.environmentId))!))!;
     const { credentials, raw } = await exchangeCode({
       http: deps.http,
       endpoints,
-      credentials: integration.credentials,
+      credentials: client,
       code: q.code,
       redirectUri: session.redirectUri,
       codeVerifier: session.codeVerifierEnc ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id)) : undefined,
@@ -531,7 +538,7 @@ export const oauthCallback = defineRoute({
     const connectionConfig = await configAfterAuthorization({
       http: deps.http,
       endpointsOf: (config) => endpointsOfConfig(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, config),
-      config: session.connectionConfig,
+      config: startConfig,
       redirectQuery: q,
       tokenResponse: raw,
       credentials,
@@ -554,7 +561,8 @@ export const oauthCallback = defineRoute({
         connectionConfig,
         verifiedConfigKeys: verifiedConfigKeys(connectionConfig, started?.integrationsConfigDefaults?.[pck]?.connection_config ?? {}, fromProvider),
       },
-      credentials,
+      // A connection's own client's secret (MCP_OAUTH2_GENERIC) is kept encrypted with its tokens.
+      credentials.type === 'OAUTH2' && override ? { ...credentials, config_override: override } : credentials,
     );
     // The provider's step after connecting (its plugin's afterConnect), before the end user is told it is done.
     await pluginFor(connection.provider)?.afterConnect?.(deps, connection);
@@ -606,6 +614,10 @@ async function startAppInstallation(deps: AppDeps, target: Awaited<ReturnType<ty
   const url = new URL(page);
   url.searchParams.set('state', state);
   return url.toString();
+}
+
+function mcpDeps(deps: AppDeps) {
+  return { http: deps.http, db: deps.db, box: deps.box, allowedPrivateHosts: deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS };
 }
 
 export function describeFailure(err: unknown): { type: string; message: string } {

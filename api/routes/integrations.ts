@@ -88,9 +88,11 @@ export function credentialsSummary(i: Integration): Record<string, unknown> | nu
   };
 }
 
+/** Auth modes that take an OAuth 2 client id and secret (an MCP server's, when the developer registered it). */
+const OAUTH2_CLIENT_MODES = new Set(['OAUTH2_CC', 'MCP_OAUTH2', 'MCP_OAUTH2_GENERIC']);
+
 function checkCompatible(provider: Provider, credentials: z.infer<typeof integrationCredentials> | undefined | null): void {
-  // Client-credentials providers take the same OAuth client id and secret.
-  if (credentials && credentials.type !== provider.authMode && !(credentials.type === 'OAUTH2' && provider.authMode === 'OAUTH2_CC')) {
+  if (credentials && credentials.type !== provider.authMode && !(credentials.type === 'OAUTH2' && OAUTH2_CLIENT_MODES.has(provider.authMode))) {
     throw new ValidationFailed('invalid_body', [
       {
         code: 'invalid_credentials',

@@ -83,13 +83,18 @@ async function validateConnection(deps: ConnectionDeps, input: SaveConnectionInp
   }
 }
 
+/** The credentials an auth mode's connections keep: an MCP server's are OAuth 2 tokens (Nango's too). */
+function storedCredentialType(authMode: string): string {
+  return authMode === 'MCP_OAUTH2' || authMode === 'MCP_OAUTH2_GENERIC' ? 'OAUTH2' : authMode;
+}
+
 /**
  * Verifies (API_KEY, BASIC), runs the validate-connection scripts, saves, and records the auth
  * event. Nothing is saved when the verification or a validation fails, so a failed attempt leaves
  * no half-created connection.
  */
 export async function saveConnection(deps: ConnectionDeps, input: SaveConnectionInput): Promise<{ connection: Connection; created: boolean }> {
-  if (input.credentials.type !== input.provider.authMode) {
+  if (input.credentials.type !== storedCredentialType(input.provider.authMode)) {
     throw new BadRequest('invalid_auth_mode', `Provider ${input.provider.authMode} does not support ${input.credentials.type} auth`);
   }
   input = { ...input, connectionConfig: withConfigDefaults(input.provider, input.connectionConfig) };

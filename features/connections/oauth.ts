@@ -85,7 +85,8 @@ async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promis
   const json = provider.tokenRequestEncoding === 'json';
   const basic = provider.tokenRequestAuthMethod === 'basic';
   const clientIdName = provider.authorizationParamNames.client_id || 'client_id';
-  const params = { ...req.params, ...(basic ? {} : { [clientIdName]: req.client.id, client_secret: req.client.secret }) };
+  // A public client (MCP's dynamically registered ones) has no secret to send.
+  const params = { ...req.params, ...(basic ? {} : { [clientIdName]: req.client.id, ...(req.client.secret !== '' && { client_secret: req.client.secret }) }) };
   const res = await http.request({
     method: 'POST',
     baseUrl: tokenUrl,

@@ -11,6 +11,7 @@ import { BadRequest, NotFound } from '../../lib/errors.js';
 import type { StoredCredentials } from './credentials.js';
 import { installationToken } from './github-app.js';
 import { jwtToken } from './jwt.js';
+import { oauthClientOf } from './mcp-metadata.js';
 import { accessTokenRequest, clientCredentialsToken, refreshToken } from './oauth.js';
 import { claimRefreshLease, holdsRefreshLease, releaseRefreshLease, waitForRefreshLease } from './refresh-lease.js';
 import { twoStepToken } from './two-step.js';
@@ -151,7 +152,7 @@ async function refreshUnderLease(
       });
       fresh = renewed!;
     } else if (current.credentials.type === 'OAUTH2') {
-      const client = endpoints.integration.credentials;
+      const client = oauthClientOf(endpoints.integration, endpoints.provider.authMode, current.connectionConfig, current.credentials.config_override);
       if (!client) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
       fresh = await refreshToken({
         http: deps.http,

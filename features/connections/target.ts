@@ -17,6 +17,7 @@ import type { Provider, ProviderRuntimeHooks } from '../providers/providers.js';
 import { findProvider } from '../providers/store.js';
 import { fillText, fillUrl, InvalidConfigValue, MissingConfigValue, type TemplateVars, type UrlRules } from '../providers/templates.js';
 import { twoStepFields, type StoredCredentials } from './credentials.js';
+import { discoveredMetadata, resourceParam } from './mcp-metadata.js';
 import { withFreshCredentials } from './refresh.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, type Connection } from './store.js';
@@ -98,11 +99,14 @@ export function endpoints(
       throw configError(provider, err);
     }
   };
-  const authorizationTemplate = overrides.authorization_url ?? provider.authorizationUrl;
+  // MCP_OAUTH2_GENERIC: the endpoints its discovery found, kept with the connection (mcp-metadata.ts).
+  const generic = provider.authMode === 'MCP_OAUTH2_GENERIC';
+  const discovered = generic ? discoveredMetadata(connectionConfig) : undefined;
+  const authorizationTemplate = overrides.authorization_url ?? discovered?.authorization_endpoint ?? provider.authorizationUrl;
   const tokenTemplate = (purpose: 'token' | 'refresh') =>
     purpose === 'refresh'
-      ? (overrides.refresh_url ?? overrides.token_url ?? provider.refreshUrl ?? provider.tokenUrl)
-      : (overrides.token_url ?? provider.tokenUrl);
+      ? (overrides.refresh_url ?? overrides.token_url ?? discovered?.token_endpoint ?? provider.refreshUrl ?? provider.tokenUrl)
+      : (overrides.token_url ?? discovered?.token_endpoint ?? provider.tokenUrl);
   const postConnectionTemplate = provider.postConnection && (overrides.post_connection_base_url ?? provider.postConnection.base_url_override);
   const baseUrl = () => url(overrides.base_url ?? provider.baseUrl).replace(/\/+$/, '');
   const verificationUrl = () => {
@@ -132,7 +136,7 @@ export function endpoints(
     },
     params(of, credentials) {
       const templates = { authorization: provider.authorizationParams, token: provider.tokenParams, refresh: provider.refreshParams }[of] ?? {};
-      return fillAll(templates, { ...vars, ...(credentials && { credentials }) });
+      return { ...(generic && resourceParam(connectionConfig)), ...fillAll(templates, { ...vars, ...(credentials && { credentials }) }) };
     },
     tokenHeaders: (credentials) => fillAll(provider.twoStep?.headers ?? {}, { ...vars, credentials }),
     verificationUrl,

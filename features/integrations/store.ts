@@ -129,6 +129,23 @@ export async function updateIntegration(db: Queryable, box: SecretBox, current: 
   }
 }
 
+/**
+ * Sets the integration's client when it has none (a client registered on its first connection, MCP_OAUTH2):
+ * of two registering at once, the first stored wins, and both go on with it.
+ */
+export async function setCredentialsIfNone(
+  db: Queryable,
+  box: SecretBox,
+  id: number,
+  credentials: IntegrationCredentials,
+): Promise<IntegrationCredentials | null> {
+  await db.query('UPDATE integrations SET credentials_enc = $2, updated_at = now() WHERE id = $1 AND credentials_enc IS NULL', [
+    id,
+    box.encryptJson(credentials, credentialsAad(id)),
+  ]);
+  return (await getIntegrationById(db, box, id))?.credentials ?? null;
+}
+
 export async function deleteIntegration(db: Queryable, id: number): Promise<void> {
   await db.query('DELETE FROM integrations WHERE id = $1', [id]);
 }

@@ -8,7 +8,21 @@ import { z } from 'zod';
 import { jwtAlgorithms } from '../../lib/jwt.js';
 import { isNangoOnlyPlaceholder, nangoAuthModes, nangoKeys } from './nango-format.js';
 
-export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE', 'TWO_STEP', 'JWT', 'APP', 'AWS_SIGV4'] as const;
+export const providerAuthModes = [
+  'OAUTH2',
+  'OAUTH2_CC',
+  'API_KEY',
+  'BASIC',
+  'NONE',
+  'TWO_STEP',
+  'JWT',
+  'APP',
+  'AWS_SIGV4',
+  'MCP_OAUTH2',
+  'MCP_OAUTH2_GENERIC',
+] as const;
+/** The auth modes whose end user authorizes in the provider's pages (the authorization-code flow, api/routes/connect.ts). */
+export const authorizationCodeModes: readonly ProviderAuthMode[] = ['OAUTH2', 'MCP_OAUTH2', 'MCP_OAUTH2_GENERIC'];
 export type ProviderAuthMode = (typeof providerAuthModes)[number];
 
 /**
@@ -332,6 +346,16 @@ export const providerDefinitionSchema = z
       })
       .catchall(z.unknown())
       .optional(),
+    /**
+     * MCP_OAUTH2: how the OAuth client comes to be (Nango's, after the MCP specification): `dynamic`,
+     * registered at `registration_url` (RFC 7591) once per integration; `static`, the developer's own
+     * client id and secret; `cimd` (client id metadata documents) is kept with a warning.
+     */
+    client_registration: z.enum(['dynamic', 'static', 'cimd']).optional(),
+    /** MCP_OAUTH2: the dynamic client registration endpoint (RFC 7591). */
+    registration_url: templatedUrl.optional(),
+    /** MCP_OAUTH2: fields of the registration request (Nango sends `response_types` and `grant_types`). */
+    registration_params: z.record(z.string().min(1).max(64), z.union([z.string().max(256), z.array(z.string().max(256)).max(16)])).optional(),
     /** JWT: how the token is signed. */
     signature: jwtSignatureSchema.optional(),
     /** JWT: the token signed from the entered fields, renewed before it expires. */
@@ -354,6 +378,19 @@ export const providerDefinitionSchema = z
     if (twoStep && !d.token_response) ctx.addIssue({ code: 'custom', path: ['token_response'], message: 'is required when auth_mode is TWO_STEP' });
     if (d.auth_mode === 'APP' && !d.authorization_url)
       ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is APP (the installation page)' });
+    if (d.auth_mode === 'MCP_OAUTH2') {
+      for (const key of ['authorization_url', 'client_registration'] as const)
+        if (!d[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when auth_mode is MCP_OAUTH2' });
+      if (!tokenUrlOf(d)) ctx.addIssue({ code: 'custom', path: ['token_url'], message: 'is required when auth_mode is MCP_OAUTH2' });
+      if (d.client_registration === 'dynamic' && !d.registration_url)
+        ctx.addIssue({ code: 'custom', path: ['registration_url'], message: 'is required when client_registration is dynamic' });
+    }
+    if (d.auth_mode === 'MCP_OAUTH2_GENERIC' && !d.connection_config?.mcp_server_url)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['connection_config', 'mcp_server_url'],
+        message: 'is required when auth_mode is MCP_OAUTH2_GENERIC (the server to discover)',
+      });
     if (d.auth_mode === 'JWT')
       for (const key of ['signature', 'token'] as const)
         if (!d[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when auth_mode is JWT' });
@@ -411,6 +448,7 @@ function* templateSites(d: ProviderDefinition): Generator<[(string | number)[], 
   if (typeof d.token_url === 'string') yield [['token_url'], d.token_url];
   else for (const [mode, url] of Object.entries(d.token_url ?? {})) yield [['token_url', mode], url];
   if (d.refresh_url) yield [['refresh_url'], d.refresh_url];
+  if (d.registration_url) yield [['registration_url'], d.registration_url];
   for (const key of ['authorization_params', 'token_params', 'refresh_params'] as const)
     for (const [k, v] of Object.entries(d[key] ?? {})) if (typeof v === 'string') yield [[key, k], v];
   if (d.post_connection?.base_url_override) yield [['post_connection', 'base_url_override'], d.post_connection.base_url_override];
@@ -469,10 +507,12 @@ export function definitionWarnings(d: ProviderDefinition): string[] {
   ];
   for (const [where, key] of filled) if (!d.connection_config?.[key]) out.push(`${where}: fills "${key}", which connection_config does not declare`);
   const usesUrls = (key: (typeof OAUTH_ONLY)[number]) => d.auth_mode === 'APP' && (key === 'authorization_url' || key === 'token_url');
-  if (d.auth_mode !== 'OAUTH2' && d.auth_mode !== 'OAUTH2_CC')
+  if (d.auth_mode !== 'OAUTH2' && d.auth_mode !== 'OAUTH2_CC' && d.auth_mode !== 'MCP_OAUTH2')
     for (const key of OAUTH_ONLY)
       if (d[key] !== undefined && !(d.auth_mode === 'TWO_STEP' && key === 'token_url') && !usesUrls(key))
         out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
+  if (d.auth_mode === 'MCP_OAUTH2' && d.client_registration === 'cimd')
+    out.push('client_registration: cimd (client id metadata documents) is not supported; register the client yourself and use static');
   if (d.token_request_auth_method === 'custom' || d.token_request_auth_method === 'private_key_jwt')
     out.push(`token_request_auth_method: ${d.token_request_auth_method} is not supported; the client id and secret go in the body`);
   if (d.body_format === 'query' || d.body_format === 'xml') out.push(`body_format: ${d.body_format} is not supported; token requests are form-encoded`);

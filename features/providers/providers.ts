@@ -151,7 +151,8 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     tokenRequestEncoding: def.body_format === 'json' || (def.auth_mode === 'TWO_STEP' && def.body_format === undefined) ? 'json' : 'form',
     requireClientCertificate: def.require_client_certificate ?? false,
     tokenRequestAuthMethod: def.token_request_auth_method === 'basic' || def.authorization_method === 'header' ? 'basic' : 'body',
-    pkce: def.auth_mode === 'OAUTH2' && !def.disable_pkce,
+    // MCP's authorization always uses PKCE (the MCP specification's authorization section).
+    pkce: (def.auth_mode === 'OAUTH2' && !def.disable_pkce) || def.auth_mode === 'MCP_OAUTH2' || def.auth_mode === 'MCP_OAUTH2_GENERIC',
     ...(def.token_response_metadata && { tokenResponseMetadata: def.token_response_metadata }),
     ...(def.redirect_uri_metadata && { redirectUriMetadata: def.redirect_uri_metadata }),
     ...(def.post_connection && { postConnection: def.post_connection }),

@@ -416,18 +416,25 @@ async function showIntegration(integration) {
     );
   }
   el.fields.replaceChildren(...nodes);
-  el.formIntro.textContent =
-    provider.auth_mode === 'OAUTH2'
-      ? `A new window opens where you sign in to ${name} and approve access.`
-      : provider.auth_mode === 'NONE'
-        ? `${name} needs no credentials.`
-        : `Enter your ${name} credentials. They are checked with ${name} before they are saved.`;
-  el.submit.textContent = provider.auth_mode === 'OAUTH2' ? `Connect with ${name}` : 'Connect';
+  el.formIntro.textContent = isOAuth(provider)
+    ? `A new window opens where you sign in to ${name} and approve access.`
+    : provider.auth_mode === 'NONE'
+      ? `${name} needs no credentials.`
+      : `Enter your ${name} credentials. They are checked with ${name} before they are saved.`;
+  el.submit.textContent = isOAuth(provider) ? `Connect with ${name}` : 'Connect';
   el.form.onsubmit = (event) => {
     event.preventDefault();
     submit(integration, provider);
   };
   showView('form', `Connect ${name}`);
+}
+
+/**
+ * Whether the end user authorizes in the provider's own pages (a popup): OAuth 2 and an MCP server's OAuth.
+ * @param {any} provider
+ */
+function isOAuth(provider) {
+  return ['OAUTH2', 'MCP_OAUTH2', 'MCP_OAUTH2_GENERIC'].includes(provider.auth_mode);
 }
 
 /**
@@ -465,7 +472,7 @@ function submit(integration, provider) {
   const sdk = new Switchyard({ host: apiURL, connectSessionToken: token ?? undefined, websocketsPath: session?.websocketsPath || '/' });
   const pending = sdk.auth(integration.unique_key, {
     params,
-    ...(provider.auth_mode === 'OAUTH2'
+    ...(isOAuth(provider)
       ? { detectClosedAuthWindow: true }
       : {
           credentials: /** @type {any} */ (
@@ -473,7 +480,7 @@ function submit(integration, provider) {
           ),
         }),
   });
-  setBusy(true, provider.auth_mode === 'OAUTH2' ? `Waiting for ${integration.display_name}…` : 'Checking your credentials…');
+  setBusy(true, isOAuth(provider) ? `Waiting for ${integration.display_name}…` : 'Checking your credentials…');
   showAlert('');
   pending.then(
     (result) => {

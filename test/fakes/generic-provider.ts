@@ -225,6 +225,8 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
       TWO_STEP: 'accessToken',
       JWT: 'accessToken',
       APP: 'accessToken',
+      MCP_OAUTH2: 'accessToken',
+      MCP_OAUTH2_GENERIC: 'accessToken',
       AWS_SIGV4: null,
       NONE: null,
     }[d.auth_mode];
