@@ -2,17 +2,13 @@
  * @module integrations/registry — which scripts an integration has: the pre-built scripts of its
  * provider (present on every integration of that provider without a deploy).
  */
-import type { AnyScriptDefinition, ScriptDefinition } from './sdk/types.js';
+import type { AnyScriptDefinition, Endpoint, ScriptDefinition } from './sdk/types.js';
 import { metabaseScripts } from './metabase/index.js';
 import { checkrScripts } from './checkr-partner/index.js';
 import { slackScripts } from './slack/index.js';
 import { googleDriveScripts } from './google-drive/index.js';
 
-export interface EndpointDeclaration {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  path: string;
-  group?: string;
-}
+export type EndpointDeclaration = Endpoint;
 
 export interface ScriptDeclaration {
   name: string;
@@ -50,8 +46,17 @@ export function prebuiltEntriesOf(provider: string): [string, AnyScriptDefinitio
   return Object.entries(prebuilt[provider] ?? {});
 }
 
+/** The endpoints a definition declares (none for a Nango function that omits them). */
+export function endpointsOf(def: ScriptDefinition): Endpoint[] {
+  const declared = def.type === 'action' ? (def.endpoint ? [def.endpoint] : []) : (def.endpoints ?? []);
+  return declared.flatMap((e) =>
+    SERVED.has(e.method) ? [{ method: e.method as Endpoint['method'], path: e.path, ...(e.group ? { group: e.group } : {}) }] : [],
+  );
+}
+const SERVED = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] satisfies Endpoint['method'][]);
+
 export function declarationOf(name: string, def: ScriptDefinition): ScriptDeclaration {
-  return { name, type: def.type, endpoints: def.type === 'action' ? [def.endpoint] : def.endpoints };
+  return { name, type: def.type, endpoints: endpointsOf(def) };
 }
 
 export function prebuiltScriptsFor(provider: string): ScriptDeclaration[] {

@@ -11,7 +11,7 @@ import { endpointStates, type Integration } from '../integrations/store.js';
 import type { Queryable } from '../../lib/db/pool.js';
 import { activeScriptsOf, bundleOf, type DeployedScriptRow } from './store.js';
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, type SandboxLimits } from '../../lib/sandbox/index.js';
-import { endpointKey, prebuiltEntriesOf } from '../../integrations/registry.js';
+import { endpointKey, endpointsOf, prebuiltEntriesOf } from '../../integrations/registry.js';
 import type { AnyScriptDefinition, ConnectionEvent, Endpoint, SyncContext } from '../../integrations/sdk/types.js';
 
 type Ctx = SyncContext<Record<string, unknown>, unknown>;
@@ -125,34 +125,34 @@ function prebuiltHandle(name: string, def: AnyScriptDefinition): ScriptHandle {
     schemas,
   };
   if (def.type === 'on-event') {
-    return { ...base, type: 'on-event', event: def.event, endpoints: [], modelNames: [], exec: (ctx) => def.exec(ctx as never) };
+    return { ...base, type: 'on-event', event: def.event, endpoints: [], modelNames: [], exec: async (ctx) => def.exec(ctx as never) };
   }
   if (def.type === 'action') {
     return {
       ...base,
       type: 'action',
       ...toolHints(def),
-      endpoint: def.endpoint,
-      endpoints: [def.endpoint],
+      endpoint: endpointsOf(def)[0]!,
+      endpoints: endpointsOf(def),
       modelNames: [],
       input: def.input,
       output: def.output,
       validateInput: (input) => def.input.safeParse(input),
-      exec: (ctx, input) => def.exec(ctx as never, input as never),
+      exec: async (ctx, input) => def.exec(ctx as never, input as never),
     };
   }
   return {
     ...base,
     type: 'sync',
-    endpoints: def.endpoints,
+    endpoints: endpointsOf(def),
     modelNames: Object.keys(def.models),
     frequency: def.frequency,
     autoStart: def.autoStart ?? false,
     syncType: def.syncType ?? 'full',
     webhookSubscriptions: def.webhookSubscriptions ?? [],
     models: def.models,
-    exec: (ctx) => def.exec(ctx as never),
-    ...(def.onWebhook ? { onWebhook: (ctx: Ctx, payload: unknown) => def.onWebhook!(ctx as never, payload) } : {}),
+    exec: async (ctx) => def.exec(ctx as never),
+    ...(def.onWebhook ? { onWebhook: async (ctx: Ctx, payload: unknown) => def.onWebhook!(ctx as never, payload) } : {}),
   };
 }
 

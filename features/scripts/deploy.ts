@@ -14,7 +14,7 @@ import { activeScriptsOf, deactivateScript, insertDeployment, insertScriptVersio
 import { ValidationFailed, type FieldProblem } from '../../lib/errors.js';
 import { describeBundle, SandboxError } from '../../lib/sandbox/index.js';
 import type { Lifecycle } from '../lifecycle/lifecycle.js';
-import { endpointKey, prebuiltScriptEntries } from '../../integrations/registry.js';
+import { endpointKey, endpointsOf, prebuiltScriptEntries } from '../../integrations/registry.js';
 import { manifestProblems, type ScriptManifest } from './manifest.js';
 
 export interface UploadedScript {
@@ -137,7 +137,7 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
     const owners = new Map<string, string>();
     for (const [name, def] of prebuiltScriptEntries(integration.provider)) {
       if (names.has(name)) continue;
-      for (const e of def.type === 'action' ? [def.endpoint] : def.endpoints) owners.set(endpointKey(e), `the pre-built script ${name}`);
+      for (const e of endpointsOf(def)) owners.set(endpointKey(e), `the pre-built script ${name}`);
     }
     for (const p of mine) {
       for (const e of p.manifest.endpoints) {
@@ -236,7 +236,7 @@ export async function deploy(deps: DeployDeps, env: Environment, req: DeployRequ
     for (const integration of scope) {
       const declared = new Map<string, { method: string; path: string }>();
       for (const [, def] of prebuiltScriptEntries(integration.provider)) {
-        for (const e of def.type === 'action' ? [def.endpoint] : def.endpoints) declared.set(endpointKey(e), e);
+        for (const e of endpointsOf(def)) declared.set(endpointKey(e), e);
       }
       for (const r of await activeScriptsOf(tx, integration.id)) for (const e of r.manifest.endpoints) declared.set(endpointKey(e), e);
       const states = new Map((await endpointStates(tx, integration.id)).map((s) => [endpointKey(s), s]));
