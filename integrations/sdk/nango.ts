@@ -6,6 +6,7 @@
  * member with the real package's, both ways; the members listed there as differences are the ones
  * Switchyard does not provide, typed {@link Unsupported} so a call names them at compile time.
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- Nango types responses, pages and payloads as `any`; matching it is the point */
 import type * as z from 'zod';
 import type { ActionError } from './errors.js';
 

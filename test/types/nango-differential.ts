@@ -14,8 +14,8 @@ type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type NoneFailing<T extends never> = T;
 type Failing<O, T, K extends keyof O & keyof T> = { [P in K]: Mutual<O[P], T[P]> extends true ? never : P }[K];
 
-const Item = null as unknown as z.ZodObject<{ id: z.ZodString; name: z.ZodString }>;
-type Models = { Item: typeof Item };
+type Item = z.ZodObject<{ id: z.ZodString; name: z.ZodString }>;
+type Models = { Item: Item };
 type Meta = z.ZodObject<{ team: z.ZodString }>;
 type Ckpt = z.ZodObject<{ cursor: z.ZodString }>;
 type In = z.ZodObject<{ q: z.ZodString }>;

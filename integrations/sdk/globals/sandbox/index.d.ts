@@ -60,7 +60,7 @@ declare class TextDecoder {
 declare function setTimeout<A extends unknown[]>(fn: (...args: A) => void, ms?: number, ...args: A): number;
 declare function clearTimeout(id: number | undefined): void;
 
-declare var console: {
+declare const console: {
   log(...args: unknown[]): void;
   info(...args: unknown[]): void;
   debug(...args: unknown[]): void;
