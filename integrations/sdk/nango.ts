@@ -54,8 +54,8 @@ export interface NangoResponse<T = any> {
   data: T;
   status: number;
   statusText: string;
-  /** Plain object of the response headers (lower-case names). */
-  headers: Record<string, string | string[] | number | boolean | null | undefined>;
+  /** Plain object of the response headers (lower-case names), values as loosely typed as Nango's. */
+  headers: Record<string, any>;
 }
 
 export interface PaginationBase {

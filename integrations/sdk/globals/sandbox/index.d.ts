@@ -1,4 +1,5 @@
 /**
+/* eslint-disable @typescript-eslint/no-explicit-any -- setTimeout passes any arguments through, as Node and the DOM type it */
  * The globals and modules a script has in Switchyard's sandbox, for `switchyard compile`'s
  * type-check (its compiler options add this folder as the only `types`: no DOM, no Node). Only what
  * the isolate provides is declared: URL, URLSearchParams, TextEncoder, TextDecoder
@@ -57,7 +58,7 @@ declare class TextDecoder {
   decode(input?: ArrayBuffer | ArrayBufferView): string;
 }
 
-declare function setTimeout<A extends unknown[]>(fn: (...args: A) => void, ms?: number, ...args: A): number;
+declare function setTimeout(fn: (...args: any[]) => void, ms?: number, ...args: any[]): number;
 declare function clearTimeout(id: number | undefined): void;
 
 declare const console: {
