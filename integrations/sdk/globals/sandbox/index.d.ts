@@ -1,5 +1,5 @@
-/**
 /* eslint-disable @typescript-eslint/no-explicit-any -- setTimeout passes any arguments through, as Node and the DOM type it */
+/**
  * The globals and modules a script has in Switchyard's sandbox, for `switchyard compile`'s
  * type-check (its compiler options add this folder as the only `types`: no DOM, no Node). Only what
  * the isolate provides is declared: URL, URLSearchParams, TextEncoder, TextDecoder
