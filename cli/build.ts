@@ -13,7 +13,7 @@ import type ts from 'typescript';
 import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
 import { noNode, SANDBOX_BUILD_OPTIONS, SANDBOX_HINT, sandboxModules } from '../features/scripts/sandbox-bundle.js';
-import { SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
+import { SDK_EXPERIMENTAL, SDK_GLOBALS, SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
 import { CliError } from './ui.js';
 
 export interface BuiltScript extends ScriptFile {
@@ -47,7 +47,17 @@ export async function compilerOptions(zodDir: string): Promise<ts.CompilerOption
     allowImportingTsExtensions: true,
     // The SDK is this CLI's, as `switchyard/sdk` and as Nango's `nango` (a Nango project type-checks
     // unchanged, even with Nango's package installed); zod is the project's, for the scripts and the SDK's types alike.
-    paths: { ...sdkAliases((f) => [f]), zod: [zodDir], 'zod/*': [`${zodDir}/*`] },
+    paths: {
+      ...sdkAliases((f) => [f]),
+      // Nango's CLI allows these in functions too: its experimental entry, and type-only imports of its runner SDK.
+      'nango/experimental': [SDK_EXPERIMENTAL],
+      '@nangohq/runner-sdk': [SDK_INDEX],
+      zod: [zodDir],
+      'zod/*': [`${zodDir}/*`],
+    },
+    // The sandbox's globals (URL, TextEncoder, setTimeout, …) and the modules Nango allows (url, crypto, soap, …).
+    typeRoots: [SDK_GLOBALS],
+    types: ['sandbox'],
   };
 }
 

@@ -16,6 +16,9 @@ import { CliError, warn } from './ui.js';
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SDK_INDEX = path.join(PACKAGE_ROOT, 'integrations', 'sdk', 'index.ts');
 export const SDK_RUNTIME = path.join(PACKAGE_ROOT, 'integrations', 'sdk', 'runtime.ts');
+export const SDK_EXPERIMENTAL = path.join(PACKAGE_ROOT, 'integrations', 'sdk', 'experimental.ts');
+/** The type root holding `sandbox`: the globals and modules scripts have in the sandbox. */
+export const SDK_GLOBALS = path.join(PACKAGE_ROOT, 'integrations', 'sdk', 'globals');
 export const CLI_VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 export const PINNED_ZOD = '4.0.5';
 /** How scripts import the SDK. */

@@ -2,17 +2,13 @@
  * @module integrations/registry — which scripts an integration has: the pre-built scripts of its
  * provider (present on every integration of that provider without a deploy).
  */
-import type { AnyScriptDefinition, ScriptDefinition } from './sdk/types.js';
+import type { AnyScriptDefinition, Endpoint, ScriptDefinition } from './sdk/types.js';
 import { metabaseScripts } from './metabase/index.js';
 import { checkrScripts } from './checkr-partner/index.js';
 import { slackScripts } from './slack/index.js';
 import { googleDriveScripts } from './google-drive/index.js';
 
-export interface EndpointDeclaration {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  path: string;
-  group?: string;
-}
+export type EndpointDeclaration = Endpoint;
 
 export interface ScriptDeclaration {
   name: string;
@@ -50,10 +46,14 @@ export function prebuiltEntriesOf(provider: string): [string, AnyScriptDefinitio
   return Object.entries(prebuilt[provider] ?? {});
 }
 
-/** The endpoints a sync or action declares (none: it is called by its name, as Nango 0.71 allows). */
-export function declaredEndpoints(def: ScriptDefinition): EndpointDeclaration[] {
-  return def.type === 'action' ? (def.endpoint ? [def.endpoint] : []) : (def.endpoints ?? []);
+/** The endpoints a sync or action declares, of the methods served (none: it is called by its name, as Nango 0.71 allows). */
+export function declaredEndpoints(def: ScriptDefinition): Endpoint[] {
+  const declared = def.type === 'action' ? (def.endpoint ? [def.endpoint] : []) : (def.endpoints ?? []);
+  return declared.flatMap((e) =>
+    SERVED.has(e.method) ? [{ method: e.method as Endpoint['method'], path: e.path, ...(e.group ? { group: e.group } : {}) }] : [],
+  );
 }
+const SERVED = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] satisfies Endpoint['method'][]);
 
 export function declarationOf(name: string, def: ScriptDefinition): ScriptDeclaration {
   return { name, type: def.type, endpoints: declaredEndpoints(def) };

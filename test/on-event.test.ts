@@ -36,6 +36,7 @@ const seen = { created: [] as string[], deleted: [] as string[] };
 registerPrebuiltScripts('metabase', {
   ...metabaseScripts,
   'mark-prebuilt': createOnEvent({
+    description: 'test',
     event: 'post-connection-creation',
     async exec(ctx) {
       seen.created.push(ctx.connectionId);
@@ -44,6 +45,7 @@ registerPrebuiltScripts('metabase', {
     },
   }),
   'note-deletion': createOnEvent({
+    description: 'test',
     event: 'pre-connection-deletion',
     async exec(ctx) {
       seen.deleted.push(ctx.connectionId);
@@ -54,8 +56,7 @@ registerPrebuiltScripts('metabase', {
 
 const SCRIPTS: Record<string, string> = {
   'on-events/remember-owner.ts': `import { createOnEvent } from 'switchyard/sdk';
-export default createOnEvent({
-  event: 'post-connection-creation',
+export default createOnEvent({ description: 'test', event: 'post-connection-creation',
   description: 'Keeps the API key owner in metadata',
   async exec(ctx) {
     const res = await ctx.get<{ email: string }>({ endpoint: '/api/user/current' });
@@ -64,8 +65,7 @@ export default createOnEvent({
 });
 `,
   'on-events/refuse-blocked.ts': `import { createOnEvent } from 'switchyard/sdk';
-export default createOnEvent({
-  event: 'validate-connection',
+export default createOnEvent({ description: 'test', event: 'validate-connection',
   async exec(ctx) {
     const res = await ctx.get<{ email: string }>({ endpoint: '/api/user/current', params: { validating: ctx.connectionId } });
     const c = await ctx.getConnection();
@@ -74,8 +74,7 @@ export default createOnEvent({
 });
 `,
   'on-events/say-goodbye.ts': `import { createOnEvent } from 'switchyard/sdk';
-export default createOnEvent({
-  event: 'pre-connection-deletion',
+export default createOnEvent({ description: 'test', event: 'pre-connection-deletion',
   async exec(ctx) {
     await ctx.get({ endpoint: '/api/user/current', params: { goodbye: ctx.connectionId } });
   },

@@ -48,6 +48,7 @@ registerPrebuiltScripts('metabase', {
     },
   }),
   'post-object-on-connect': createOnEvent({
+    description: 'test',
     event: 'post-connection-creation',
     async exec(ctx) {
       // e.g. a webhook subscription registered upstream for the new connection

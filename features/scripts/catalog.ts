@@ -126,20 +126,20 @@ function prebuiltHandle(name: string, def: AnyScriptDefinition): ScriptHandle {
     schemas,
   };
   if (def.type === 'on-event') {
-    return { ...base, type: 'on-event', event: def.event, endpoints: [], modelNames: [], exec: (ctx) => def.exec(ctx as never) };
+    return { ...base, type: 'on-event', event: def.event, endpoints: [], modelNames: [], exec: async (ctx) => def.exec(ctx as never) };
   }
   if (def.type === 'action') {
     return {
       ...base,
       type: 'action',
       ...toolHints(def),
-      endpoint: def.endpoint ?? null,
+      endpoint: declaredEndpoints(def)[0] ?? null,
       endpoints: declaredEndpoints(def),
       modelNames: [],
       input: def.input,
       output: def.output,
       validateInput: (input) => def.input.safeParse(input),
-      exec: (ctx, input) => def.exec(ctx as never, input as never),
+      exec: async (ctx, input) => def.exec(ctx as never, input as never),
     };
   }
   return {
@@ -152,8 +152,8 @@ function prebuiltHandle(name: string, def: AnyScriptDefinition): ScriptHandle {
     syncType: def.syncType ?? 'full',
     webhookSubscriptions: def.webhookSubscriptions ?? [],
     models: def.models,
-    exec: (ctx) => def.exec(ctx as never),
-    ...(def.onWebhook ? { onWebhook: (ctx: Ctx, payload: unknown) => def.onWebhook!(ctx as never, payload) } : {}),
+    exec: async (ctx) => def.exec(ctx as never),
+    ...(def.onWebhook ? { onWebhook: async (ctx: Ctx, payload: unknown) => def.onWebhook!(ctx as never, payload) } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ScriptContext } from '../sdk/index.js';
+import type { NangoAction } from '../sdk/index.js';
 
 /**
  * Whether the account has Account Hierarchy (nodes). Set at connection time in
@@ -7,7 +7,7 @@ import type { ScriptContext } from '../sdk/index.js';
  * post-connection script does: `GET /v1/nodes` succeeds only for hierarchy accounts. A 429 or a 5xx
  * is rethrown (retried), not read as "no hierarchy".
  */
-export async function hierarchyEnabled(ctx: ScriptContext<unknown>): Promise<boolean> {
+export async function hierarchyEnabled(ctx: Pick<NangoAction, 'get' | 'getConnection'>): Promise<boolean> {
   const flag = (await ctx.getConnection()).connectionConfig['accountHierarchyEnabled'];
   if (typeof flag === 'boolean') return flag;
   try {

@@ -50,8 +50,8 @@ export default createSync({
           q: `('${folderId.replace(/['\\]/g, '\\$&')}' in parents) and trashed = false`,
           fields: `files(${FILE_FIELDS}), nextPageToken`,
           corpora: 'allDrives',
-          includeItemsFromAllDrives: true,
-          supportsAllDrives: true,
+          includeItemsFromAllDrives: 'true',
+          supportsAllDrives: 'true',
         },
         retries: 10,
         paginate: {
@@ -74,7 +74,7 @@ export default createSync({
       try {
         const res = await ctx.get<DriveFile>({
           endpoint: `/drive/v3/files/${encodeURIComponent(id)}`,
-          params: { fields: FILE_FIELDS, supportsAllDrives: true },
+          params: { fields: FILE_FIELDS, supportsAllDrives: 'true' },
           retries: 10,
         });
         await save(toDocument(res.data));

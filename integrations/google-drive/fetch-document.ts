@@ -17,7 +17,7 @@ export default createAction({
     const id = encodeURIComponent(input.id);
     const res = await ctx.get<DriveFile>({
       endpoint: `/drive/v3/files/${id}`,
-      params: { fields: 'id, name, mimeType, size', supportsAllDrives: true },
+      params: { fields: 'id, name, mimeType, size', supportsAllDrives: 'true' },
       retries: 3,
     });
     const file = res.data;

@@ -1,37 +1,59 @@
 /**
  * @module sdk — what integration scripts (pre-built and custom) import: createAction, createSync,
- * createOnEvent, createTool, ActionError. Nango projects import it as `'nango'` (the same module). Models and inputs are zod 4 schemas; exec's argument and result types come from them.
- * Integration projects import it as `switchyard/sdk`.
+ * createOnEvent, createTool, ActionError. Nango projects import it as `'nango'` (the same module),
+ * typed as Nango's function SDK (./nango.ts). Models and inputs are zod 4 schemas; exec's argument
+ * and result types come from them. Integration projects import it as `switchyard/sdk`.
  */
-import type { z } from 'zod';
-import type { ActionDefinition, OnEventDefinition, SyncDefinition, ToolDefinition } from './types.js';
+import type * as z from 'zod';
+import type {
+  CreateActionProps,
+  CreateActionResponse,
+  CreateOnEventProps,
+  CreateOnEventResponse,
+  CreateSyncProps,
+  CreateSyncResponse,
+  CreateToolProps,
+  CreateToolResponse,
+  ZodCheckpoint,
+  ZodMetadata,
+  ZodModel,
+} from './nango.js';
 
-export function createAction<I extends z.ZodType, O extends z.ZodType, M extends z.ZodType = z.ZodType>(
-  def: Omit<ActionDefinition<I, O, M>, 'type'>,
-): ActionDefinition<I, O, M> {
-  return { ...def, type: 'action' };
+export function createSync<TModels extends Record<string, ZodModel>, TMetadata extends ZodMetadata = undefined, TCheckpoint extends ZodCheckpoint = undefined>(
+  params: CreateSyncProps<TModels, TMetadata, TCheckpoint>,
+): CreateSyncResponse<TModels, TMetadata, TCheckpoint> {
+  return { ...params, type: 'sync' };
 }
 
-export function createSync<Models extends Record<string, z.ZodType>, M extends z.ZodType = z.ZodType, C extends z.ZodType = z.ZodType>(
-  def: Omit<SyncDefinition<Models, M, C>, 'type'>,
-): SyncDefinition<Models, M, C> {
-  return { ...def, type: 'sync' };
+export function createAction<
+  TInput extends z.ZodTypeAny,
+  TOutput extends z.ZodTypeAny,
+  TMetadata extends ZodMetadata = undefined,
+  TCheckpoint extends ZodCheckpoint = undefined,
+>(params: CreateActionProps<TInput, TOutput, TMetadata, TCheckpoint>): CreateActionResponse<TInput, TOutput, TMetadata, TCheckpoint> {
+  return { ...params, type: 'action' };
+}
+
+export function createOnEvent<TMetadata extends ZodMetadata = undefined, TCheckpoint extends ZodCheckpoint = undefined>(
+  params: CreateOnEventProps<TMetadata, TCheckpoint>,
+): CreateOnEventResponse<TMetadata, TCheckpoint> {
+  return { ...params, type: 'on-event' };
 }
 
 /**
  * A tool: an action exposed to agents (the MCP / tools API lists it with its input schema). It runs
  * and deploys as an action; `title` and `annotations` are hints for agents.
  */
-export function createTool<I extends z.ZodType, O extends z.ZodType, M extends z.ZodType = z.ZodType>(
-  def: Omit<ToolDefinition<I, O, M>, 'type' | 'tool'>,
-): ToolDefinition<I, O, M> {
-  return { ...def, type: 'action', tool: true };
-}
-
-export function createOnEvent<M extends z.ZodType = z.ZodType>(def: Omit<OnEventDefinition<M>, 'type'>): OnEventDefinition<M> {
-  return { ...def, type: 'on-event' };
+export function createTool<
+  TInput extends z.ZodTypeAny,
+  TOutput extends z.ZodTypeAny,
+  TMetadata extends ZodMetadata = undefined,
+  TCheckpoint extends ZodCheckpoint = undefined,
+>(params: CreateToolProps<TInput, TOutput, TMetadata, TCheckpoint>): CreateToolResponse<TInput, TOutput, TMetadata, TCheckpoint> {
+  return { ...params, type: 'action', tool: true };
 }
 
 export { ActionError } from './errors.js';
 export { zodValidateInput } from './helpers.js';
+export { createFunction, deriveFunctionCapabilities } from './experimental.js';
 export type * from './types.js';

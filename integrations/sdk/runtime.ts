@@ -6,7 +6,7 @@
  * handed in by the generated entry.
  */
 import { withHelpers } from './helpers.js';
-import type { AnyScriptDefinition, Endpoint, SyncContext } from './types.js';
+import type { AnyScriptDefinition, NangoSyncEndpointV2, SyncContext } from './types.js';
 
 type ToJsonSchema = (schema: never, params?: { io?: 'input' | 'output'; unrepresentable?: 'any' | 'throw' }) => unknown;
 
@@ -14,7 +14,7 @@ export interface DescribedScript {
   type: 'sync' | 'action' | 'on-event';
   description: string;
   version: string | null;
-  endpoints: Endpoint[];
+  endpoints: NangoSyncEndpointV2[];
   frequency: string | null;
   autoStart: boolean;
   syncType: 'full' | 'incremental' | null;

@@ -1,27 +1,34 @@
 /**
  * @module sdk/types — the shapes scripts are written against: createAction, createSync, createTool
  * and createOnEvent definitions and the context every script receives (Switchyard's `ctx` and
- * Nango's `nango` are the same object). Types flow from the zod schemas. What Nango's function SDK
- * has and Switchyard does not is typed as {@link Unsupported}, so `tsc` (and `switchyard compile`)
- * refuses the call with a message naming it, before anything is deployed.
+ * Nango's `nango` are the same object at run time). Scripts are typed against Nango's surface
+ * (./nango.ts); the host-side context types here are what the platform implements.
  */
 import type { z } from 'zod';
 import type { ActionError } from './errors.js';
+import type {
+  CreateActionResponse,
+  CreateOnEventResponse,
+  CreateSyncResponse,
+  CreateToolResponse,
+  EnvironmentVariable,
+  NangoActionBase,
+  NangoSyncBase,
+  ScriptLoggerMethods,
+  ZodCheckpoint,
+  ZodMetadata,
+  ZodModel,
+} from './nango.js';
+
+export type * from './nango.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** An endpoint as the platform serves it (scripts declare Nango's {@link NangoSyncEndpointV2}). */
 export interface Endpoint {
   method: HttpMethod;
   path: string;
   group?: string;
-}
-
-/**
- * A member of Nango's SDK that Switchyard does not provide (absent at run time). It is not callable, so a
- * call fails type-checking with "Type 'Unsupported<\"<name> is not supported by Switchyard …\">' has no call signatures".
- */
-export interface Unsupported<Message extends string> {
-  readonly __switchyard_unsupported: Message;
 }
 
 export interface ProxyConfig {
@@ -114,34 +121,6 @@ export interface ScriptLogger {
   (...args: unknown[]): void;
 }
 
-export interface ScriptLoggerMethods {
-  debug(...args: unknown[]): void;
-  info(...args: unknown[]): void;
-  warn(...args: unknown[]): void;
-  error(...args: unknown[]): void;
-}
-
-export interface EnvironmentVariable {
-  name: string;
-  value: string;
-}
-
-/** Nango's SDK members Switchyard refuses at compile time, each with its reason. */
-export interface UnsupportedMembers {
-  getRecordsByIds?: Unsupported<'getRecordsByIds is not supported by Switchyard: keep what the script needs in the checkpoint or in metadata'>;
-  triggerAction?: Unsupported<'triggerAction is not supported by Switchyard: call the provider directly, or trigger the action from your backend'>;
-  startSync?: Unsupported<'startSync is not supported by Switchyard: start syncs from your backend (POST /sync/start)'>;
-  setMergingStrategy?: Unsupported<'setMergingStrategy is not supported by Switchyard: batchSave replaces, batchUpdate merges'>;
-  getFieldMapping?: Unsupported<'getFieldMapping is not supported by Switchyard (deprecated in Nango): use getMetadata'>;
-  setFieldMapping?: Unsupported<'setFieldMapping is not supported by Switchyard (deprecated in Nango): use setMetadata'>;
-  getFlowAttributes?: Unsupported<'getFlowAttributes is not supported by Switchyard'>;
-  getObjectsFromModel?: Unsupported<'getObjectsFromModel is not supported by Switchyard'>;
-  tryAcquireLock?: Unsupported<'tryAcquireLock is not supported by Switchyard: a sync never runs twice at once for a connection'>;
-  releaseLock?: Unsupported<'releaseLock is not supported by Switchyard'>;
-  releaseAllLocks?: Unsupported<'releaseAllLocks is not supported by Switchyard'>;
-  setRetryHeaders?: Unsupported<"setRetryHeaders is not supported by Switchyard: a provider's rate-limit headers are read from its definition">;
-}
-
 /** What `uncontrolledFetch` answers: the parts of a fetch Response a function reads (the body is buffered). */
 export interface FetchResponse {
   readonly ok: boolean;
@@ -175,7 +154,8 @@ export interface IntegrationInfo {
   credentials?: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- Nango's is a union scripts narrow themselves
 }
 
-export interface ScriptContext<Metadata = Record<string, unknown>> extends UnsupportedMembers {
+/** The context the host implements (the sandbox bridge, dryrun): what a script's `nango` is at run time. */
+export interface ScriptContext<Metadata = Record<string, unknown>> {
   readonly connectionId: string;
   readonly providerConfigKey: string;
   get<T = unknown>(config: ProxyConfig): Promise<ScriptResponse<T>>;
@@ -197,13 +177,6 @@ export interface ScriptContext<Metadata = Record<string, unknown>> extends Unsup
   getEnvironmentVariables(): Promise<EnvironmentVariable[] | null>;
   /** The URL third-party webhooks for this integration are sent to. */
   getWebhookURL(): Promise<string | null | undefined>;
-  /** The connection's integration; its credentials and webhook URL with `include`. */
-  getIntegration(queries?: { include?: ('webhook' | 'credentials')[] }): Promise<IntegrationInfo>;
-  /**
-   * A request to any URL the outbound address policy allows, without the connection's credentials
-   * (add your own headers); a URL the policy refuses is an ActionError `url_not_allowed`.
-   */
-  uncontrolledFetch(options: UncontrolledFetchOptions): Promise<FetchResponse>;
   /** Saves records into the cache (actions may save too, so a write shows in the cache at once). */
   batchSave<T extends { id: string | number }>(records: T[], model: string): Promise<boolean | null>;
   /** Merges partial records into the cached ones. */
@@ -214,6 +187,13 @@ export interface ScriptContext<Metadata = Record<string, unknown>> extends Unsup
   /** Validates an action's input; throws an ActionError (a 400 to the caller) naming the fields. */
   zodValidateInput<S extends z.ZodType>(args: { zodSchema: S; input: unknown }): Promise<{ success: true; data: z.output<S> }>;
   ActionError: typeof ActionError;
+  /** The connection's integration; its credentials and webhook URL with `include`. */
+  getIntegration(queries?: { include?: ('webhook' | 'credentials')[] }): Promise<IntegrationInfo>;
+  /**
+   * A request to any URL the outbound address policy allows, without the connection's credentials
+   * (add your own headers); a URL the policy refuses is an ActionError `url_not_allowed`.
+   */
+  uncontrolledFetch(options: UncontrolledFetchOptions): Promise<FetchResponse>;
 }
 
 export interface SyncContext<Metadata, Checkpoint> extends ScriptContext<Metadata> {
@@ -236,75 +216,22 @@ export interface SyncContext<Metadata, Checkpoint> extends ScriptContext<Metadat
   trackDeletesEnd(model: string): Promise<void>;
 }
 
-export interface ActionDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType, M extends z.ZodType = z.ZodType> {
-  type: 'action';
-  description: string;
-  /** Optional (deprecated in Nango 0.71): without one, the action is called by its name. */
-  endpoint?: Endpoint;
-  input: I;
-  output: O;
-  metadata?: M;
-  scopes?: string[];
-  version?: string;
-  exec(ctx: ScriptContext<z.infer<M>>, input: z.infer<I>): Promise<z.infer<O>>;
-}
-
-/** A tool is an action exposed to agents (MCP): an action with the agent-facing hints Nango's docs list. */
-export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType, M extends z.ZodType = z.ZodType> extends Omit<
-  ActionDefinition<I, O, M>,
-  'type'
-> {
-  type: 'action';
-  tool: true;
-  /** Shown to agents; defaults to the script's name. */
-  title?: string;
-  /** MCP tool annotations. */
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
-}
-
-export interface SyncDefinition<
-  Models extends Record<string, z.ZodType> = Record<string, z.ZodType>,
-  M extends z.ZodType = z.ZodType,
-  C extends z.ZodType = z.ZodType,
-> {
-  type: 'sync';
-  description: string;
-  frequency: string;
-  autoStart?: boolean;
-  /** 'full' runs detect deletions of records not seen; 'incremental' deletes only what the script reports. */
-  syncType?: 'full' | 'incremental';
-  /** Deprecated in Nango; Switchyard's full runs detect deletions anyway. */
-  trackDeletes?: boolean;
-  /** Optional (as in Nango 0.71): without them, the records are read by model. */
-  endpoints?: Endpoint[];
-  models: Models;
-  metadata?: M;
-  checkpoint?: C;
-  scopes?: string[];
-  version?: string;
-  webhookSubscriptions?: string[];
-  exec(ctx: SyncContext<z.infer<M>, z.infer<C>>): Promise<void>;
-  onWebhook?(ctx: SyncContext<z.infer<M>, z.infer<C>>, payload: unknown): Promise<void>;
-}
-
+/** What the runtime and the registry read of a definition (any schemas). */
+export type AnyActionDefinition = CreateActionResponse<z.ZodTypeAny, z.ZodTypeAny, ZodMetadata, ZodCheckpoint>;
+export type AnySyncDefinition = CreateSyncResponse<Record<string, ZodModel>, ZodMetadata, ZodCheckpoint>;
+export type ActionDefinition = AnyActionDefinition;
+export type ToolDefinition = CreateToolResponse<z.ZodTypeAny, z.ZodTypeAny, ZodMetadata, ZodCheckpoint>;
+export type SyncDefinition = AnySyncDefinition;
+export type OnEventDefinition = CreateOnEventResponse<ZodMetadata, ZodCheckpoint>;
 export type ScriptDefinition = ActionDefinition | ToolDefinition | SyncDefinition;
 
-export type ConnectionEvent = 'post-connection-creation' | 'pre-connection-deletion' | 'validate-connection';
-
-export interface OnEventDefinition<M extends z.ZodType = z.ZodType> {
-  type: 'on-event';
-  description?: string;
-  event: ConnectionEvent;
-  metadata?: M;
-  version?: string;
-  exec(ctx: ScriptContext<z.infer<M>>): Promise<void>;
-}
-
-/** Everything a script file may default-export. */
+/** Everything a script file may default-export (a Nango function may omit its endpoints). */
 export type AnyScriptDefinition = ScriptDefinition | OnEventDefinition;
 
-/** Nango's names for the context types (`NangoSync`, `NangoAction`). */
-export type NangoAction<Metadata = Record<string, unknown>> = ScriptContext<Metadata>;
-export type NangoSync<Metadata = Record<string, unknown>, Checkpoint = unknown> = SyncContext<Metadata, Checkpoint>;
-/** Nango's name for a request config (with `paginate` for `nango.paginate`). */
-export type ProxyConfiguration = PaginateConfig;
+/** Nango's names for the `nango` object's types. */
+export type NangoAction<TMetadata extends ZodMetadata = never, TCheckpoint extends ZodCheckpoint = never> = NangoActionBase<TMetadata, TCheckpoint>;
+export type NangoSync<
+  TModels extends Record<string, ZodModel> = never,
+  TMetadata extends ZodMetadata = never,
+  TCheckpoint extends ZodCheckpoint = never,
+> = NangoSyncBase<TModels, TMetadata, TCheckpoint>;
