@@ -53,6 +53,32 @@ export function twoStepFields(c: Record<string, unknown>): Record<string, string
 }
 const TWO_STEP_OWN = new Set(['type', 'token', 'refresh_token', 'expires_at', 'raw']);
 
+/** OAuth 1.0a: the access token and its secret (Nango's names); the consumer key and secret are the integration's. */
+export const oauth1Credentials = z
+  .object({
+    type: z.literal('OAUTH1'),
+    oauth_token: z.string().min(1).max(2048),
+    oauth_token_secret: z.string().max(2048),
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/**
+ * NetSuite token-based authentication (Nango's TBA): the token id and secret the end user created,
+ * signed with the integration's consumer key and secret unless the connection overrides them.
+ */
+export const tbaCredentials = z
+  .object({
+    type: z.literal('TBA'),
+    token_id: z.string().min(1).max(1024),
+    token_secret: z.string().min(1).max(1024),
+    config_override: z
+      .object({ client_id: z.string().min(1).max(1024).optional(), client_secret: z.string().min(1).max(1024).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 /** A provider that needs no credentials (auth_mode NONE). */
 export const noneCredentials = z.object({ type: z.literal('NONE') }).strict();
 
@@ -63,6 +89,8 @@ export const connectionCredentials = z.discriminatedUnion('type', [
   basicCredentials,
   noneCredentials,
   twoStepCredentials,
+  oauth1Credentials,
+  tbaCredentials,
 ]);
 export type ConnectionCredentials = z.infer<typeof connectionCredentials>;
 
@@ -73,6 +101,8 @@ export type StoredCredentials =
   | z.infer<typeof apiKeyCredentials>
   | z.infer<typeof basicCredentials>
   | z.infer<typeof noneCredentials>
+  | z.infer<typeof oauth1Credentials>
+  | z.infer<typeof tbaCredentials>
   | StoredTwoStepCredentials;
 
 /** TWO_STEP as stored: the token and the entered fields side by side (Nango's flat shape). */

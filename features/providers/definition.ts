@@ -5,9 +5,10 @@
  * Unknown keys are kept and reported as warnings rather than refused, so newer Nango fields pass.
  */
 import { z } from 'zod';
+import { OAUTH1_SIGNATURE_METHODS } from '../../lib/http/oauth1.js';
 import { isNangoOnlyPlaceholder, nangoAuthModes, nangoKeys } from './nango-format.js';
 
-export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE', 'TWO_STEP'] as const;
+export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE', 'TWO_STEP', 'OAUTH1', 'TBA'] as const;
 export type ProviderAuthMode = (typeof providerAuthModes)[number];
 
 /**
@@ -248,6 +249,15 @@ export const providerDefinitionSchema = z
     token_expires_in_ms: z.number().int().nonnegative().optional(),
     /** TWO_STEP: the token request's method (default POST). */
     token_request_method: z.enum(['GET', 'POST']).optional(),
+    /** OAUTH1: the temporary-credentials (request token) URL (Nango's name). */
+    request_url: templatedUrl.optional(),
+    /** OAUTH1: parameters of the request-token request, signed with it. */
+    request_params: params.optional(),
+    /** OAUTH1: how requests are signed (RFC 5849 3.4). */
+    signature_method: z.enum(OAUTH1_SIGNATURE_METHODS).optional(),
+    /** OAUTH1: the methods of the request-token and access-token requests (default POST). */
+    request_http_method: z.enum(['GET', 'POST']).optional(),
+    token_http_method: z.enum(['GET', 'POST']).optional(),
     proxy: z
       .object({
         base_url: templatedUrl,
@@ -299,9 +309,12 @@ export const providerDefinitionSchema = z
   .superRefine((d, ctx) => {
     const oauth = d.auth_mode === 'OAUTH2' || d.auth_mode === 'OAUTH2_CC';
     const twoStep = d.auth_mode === 'TWO_STEP';
-    if (d.auth_mode === 'OAUTH2' && !d.authorization_url)
-      ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is OAUTH2' });
-    if ((oauth || twoStep) && !tokenUrlOf(d)) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    const oauth1 = d.auth_mode === 'OAUTH1';
+    if ((d.auth_mode === 'OAUTH2' || oauth1) && !d.authorization_url)
+      ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    if (oauth1 && !d.request_url) ctx.addIssue({ code: 'custom', path: ['request_url'], message: 'is required when auth_mode is OAUTH1' });
+    if ((oauth || twoStep || oauth1) && !tokenUrlOf(d))
+      ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
     if (twoStep && !d.token_response) ctx.addIssue({ code: 'custom', path: ['token_response'], message: 'is required when auth_mode is TWO_STEP' });
     const filledLater = new Set([...(d.token_response_metadata ?? []), ...metadataKeys(d)]);
     const declared = (key: string) => filledLater.has(key) || Object.keys(d.connection_config ?? {}).some((k) => k === key || key.startsWith(`${k}.`));
@@ -352,7 +365,8 @@ function* templateSites(d: ProviderDefinition): Generator<[(string | number)[], 
   if (typeof d.token_url === 'string') yield [['token_url'], d.token_url];
   else for (const [mode, url] of Object.entries(d.token_url ?? {})) yield [['token_url', mode], url];
   if (d.refresh_url) yield [['refresh_url'], d.refresh_url];
-  for (const key of ['authorization_params', 'token_params', 'refresh_params'] as const)
+  if (d.request_url) yield [['request_url'], d.request_url];
+  for (const key of ['authorization_params', 'token_params', 'refresh_params', 'request_params'] as const)
     for (const [k, v] of Object.entries(d[key] ?? {})) if (typeof v === 'string') yield [[key, k], v];
   if (d.post_connection?.base_url_override) yield [['post_connection', 'base_url_override'], d.post_connection.base_url_override];
   for (const [k, v] of Object.entries(d.post_connection?.headers ?? {})) yield [['post_connection', 'headers', k], v];
@@ -409,10 +423,13 @@ export function definitionWarnings(d: ProviderDefinition): string[] {
     ...Object.keys(d.post_connection?.set ?? {}).map((k): [string, string] => [`post_connection.set.${k}`, k]),
   ];
   for (const [where, key] of filled) if (!d.connection_config?.[key]) out.push(`${where}: fills "${key}", which connection_config does not declare`);
+  const usedBy: Partial<Record<ProviderAuthMode, readonly string[]>> = {
+    TWO_STEP: ['token_url'],
+    OAUTH1: ['authorization_url', 'token_url', 'default_scopes'],
+  };
   if (d.auth_mode !== 'OAUTH2' && d.auth_mode !== 'OAUTH2_CC')
     for (const key of OAUTH_ONLY)
-      if (d[key] !== undefined && !(d.auth_mode === 'TWO_STEP' && key === 'token_url'))
-        out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
+      if (d[key] !== undefined && !usedBy[d.auth_mode]?.includes(key)) out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
   if (d.token_request_auth_method === 'custom' || d.token_request_auth_method === 'private_key_jwt')
     out.push(`token_request_auth_method: ${d.token_request_auth_method} is not supported; the client id and secret go in the body`);
   if (d.body_format === 'query' || d.body_format === 'xml') out.push(`body_format: ${d.body_format} is not supported; token requests are form-encoded`);

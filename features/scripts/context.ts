@@ -355,6 +355,10 @@ function scriptCredentials(c: StoredCredentials): ScriptCredentials {
       return { type: 'API_KEY', apiKey: c.apiKey };
     case 'BASIC':
       return { type: 'BASIC', username: c.username, password: c.password };
+    case 'OAUTH1':
+      return { type: 'OAUTH1', oauth_token: c.oauth_token, oauth_token_secret: c.oauth_token_secret, raw: c.raw ?? {} };
+    case 'TBA':
+      return { type: 'TBA', token_id: c.token_id, token_secret: c.token_secret };
     default:
       return { type: 'NONE' };
   }

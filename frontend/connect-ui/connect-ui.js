@@ -166,6 +166,8 @@ let listItems = [];
 /** @type {Record<string, string>} */
 const AUTH_MODES = {
   OAUTH2: 'OAuth 2',
+  OAUTH1: 'OAuth 1.0a',
+  TBA: 'Token-based authentication',
   OAUTH2_CC: 'OAuth 2 client credentials',
   API_KEY: 'API key',
   BASIC: 'Username and password',
@@ -383,6 +385,9 @@ async function showIntegration(integration) {
   } else if (provider.auth_mode === 'OAUTH2_CC') {
     nodes.push(field('client_id', { label: 'Client ID', required: false, description: `Your own ${name} client; leave empty to use the application's.` }));
     nodes.push(field('client_secret', { label: 'Client secret', type: 'password', required: false }));
+  } else if (provider.auth_mode === 'TBA') {
+    nodes.push(field('token_id', { label: 'Token ID', required: true, description: `The token ID of the access token created in ${name}.` }));
+    nodes.push(field('token_secret', { label: 'Token secret', type: 'password', required: true }));
   } else if (provider.auth_mode === 'TWO_STEP') {
     // The fields the provider's definition declares; they are exchanged for a token when submitted.
     for (const [key, spec] of Object.entries(provider.credentials ?? {})) {
@@ -409,18 +414,25 @@ async function showIntegration(integration) {
     );
   }
   el.fields.replaceChildren(...nodes);
-  el.formIntro.textContent =
-    provider.auth_mode === 'OAUTH2'
-      ? `A new window opens where you sign in to ${name} and approve access.`
-      : provider.auth_mode === 'NONE'
-        ? `${name} needs no credentials.`
-        : `Enter your ${name} credentials. They are checked with ${name} before they are saved.`;
-  el.submit.textContent = provider.auth_mode === 'OAUTH2' ? `Connect with ${name}` : 'Connect';
+  el.formIntro.textContent = usesPopup(provider)
+    ? `A new window opens where you sign in to ${name} and approve access.`
+    : provider.auth_mode === 'NONE'
+      ? `${name} needs no credentials.`
+      : `Enter your ${name} credentials. They are checked with ${name} before they are saved.`;
+  el.submit.textContent = usesPopup(provider) ? `Connect with ${name}` : 'Connect';
   el.form.onsubmit = (event) => {
     event.preventDefault();
     submit(integration, provider);
   };
   showView('form', `Connect ${name}`);
+}
+
+/**
+ * OAuth 2 and OAuth 1.0a: the end user approves access in the provider's window.
+ * @param {any} provider
+ */
+function usesPopup(provider) {
+  return provider.auth_mode === 'OAUTH2' || provider.auth_mode === 'OAUTH1';
 }
 
 /**
@@ -458,7 +470,7 @@ function submit(integration, provider) {
   const sdk = new Switchyard({ host: apiURL, connectSessionToken: token ?? undefined, websocketsPath: session?.websocketsPath || '/' });
   const pending = sdk.auth(integration.unique_key, {
     params,
-    ...(provider.auth_mode === 'OAUTH2'
+    ...(usesPopup(provider)
       ? { detectClosedAuthWindow: true }
       : {
           credentials: /** @type {any} */ (
@@ -466,7 +478,7 @@ function submit(integration, provider) {
           ),
         }),
   });
-  setBusy(true, provider.auth_mode === 'OAUTH2' ? `Waiting for ${integration.display_name}…` : 'Checking your credentials…');
+  setBusy(true, usesPopup(provider) ? `Waiting for ${integration.display_name}…` : 'Checking your credentials…');
   showAlert('');
   pending.then(
     (result) => {

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { assertLiteralHostAllowed, createPinnedLookup } from './address-policy.js';
 import { InvalidUrl, NetworkError, ProviderError, RateLimited, ResponseTooLarge, UpstreamHttpError, type ResponseHeaders } from './errors.js';
+import { formParameters, oauth1Header, type OAuth1Signer } from './oauth1.js';
 import { redactUrl } from './redact.js';
 import { DEFAULT_RATE_LIMIT_DELAY_MS, retryAfterMs } from './retry-after.js';
 import { metric } from '../otel/metrics.js';
@@ -18,6 +19,15 @@ export type AuthInjection =
   | { type: 'header'; name: string; value: string }
   /** Several headers and query parameters (a provider definition's templates, filled in). */
   | { type: 'custom'; headers: Record<string, string>; query: Record<string, string> }
+  /** An OAuth 1.0a signature of each request as sent (its method, URL and form body), with other headers besides. */
+  | {
+      type: 'oauth1';
+      signer: OAuth1Signer;
+      headers: Record<string, string>;
+      query: Record<string, string>;
+      /** Protocol parameters of this request besides the usual ones (`oauth_callback`, `oauth_verifier`). */
+      protocol?: Record<string, string>;
+    }
   | { type: 'none' };
 
 /** Response headers that say how long a 429 asks to wait, besides `Retry-After` and `X-RateLimit-Reset`. */
@@ -160,6 +170,7 @@ export function authHeaders(auth: AuthInjection): Record<string, string> {
     case 'header':
       return { [auth.name.toLowerCase()]: auth.value };
     case 'custom':
+    case 'oauth1':
       return Object.fromEntries(Object.entries(auth.headers).map(([k, v]) => [k.toLowerCase(), v]));
     case 'none':
       return {};
@@ -170,7 +181,7 @@ function isStreamBody(body: ProviderRequest['body']): body is NodeJS.ReadableStr
   return body != null && typeof body !== 'string' && !(body instanceof Uint8Array);
 }
 
-function requestHeaders(req: ProviderRequest, userAgent: string): Record<string, string> {
+function requestHeaders(req: ProviderRequest, userAgent: string, url: URL, now: Date): Record<string, string> {
   const streamed = isStreamBody(req.body);
   const out: Record<string, string> = { 'user-agent': userAgent };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
@@ -178,7 +189,13 @@ function requestHeaders(req: ProviderRequest, userAgent: string): Record<string,
     if (DROPPED_HEADERS.has(n) || (n === 'content-length' && !streamed)) continue;
     out[n] = value;
   }
-  return { ...out, ...authHeaders(req.auth) };
+  const auth = authHeaders(req.auth);
+  if (req.auth.type === 'oauth1') {
+    const body = req.body instanceof Uint8Array ? Buffer.from(req.body).toString('utf8') : req.body;
+    const form = formParameters(body, out['content-type']);
+    auth.authorization = oauth1Header(req.auth.signer, { method: req.method, url: url.toString(), form, now, extra: req.auth.protocol });
+  }
+  return { ...out, ...auth };
 }
 
 function requestBytes(body: ProviderRequest['body']): number | null {
@@ -321,7 +338,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     const url = buildUrl(
       req.baseUrl,
       req.path,
-      req.auth.type === 'custom' && Object.keys(req.auth.query).length ? { ...req.query, ...req.auth.query } : req.query,
+      (req.auth.type === 'custom' || req.auth.type === 'oauth1') && Object.keys(req.auth.query).length ? { ...req.query, ...req.auth.query } : req.query,
     );
     const method = req.method.toUpperCase();
     const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
@@ -355,7 +372,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
-        headers: requestHeaders(req, userAgent),
+        headers: requestHeaders(req, userAgent, url, createdAt),
         body: (req.body ?? null) as string | Buffer | Uint8Array | Readable | null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
