@@ -13,7 +13,7 @@
 
 /**
  * @typedef {{ providerConfigKey: string, connectionId: string, isPending?: boolean }} AuthResult
- * @typedef {{ apiKey: string } | { username: string, password: string } | { client_id?: string, client_secret?: string } | { type: 'NONE' } | { type: 'TWO_STEP', [field: string]: string } | { token_id: string, token_secret: string, oauth_client_id_override?: string, oauth_client_secret_override?: string }} Credentials
+ * @typedef {{ apiKey: string } | { username: string, password: string } | { client_id?: string, client_secret?: string } | { type: 'NONE' } | { type: 'TWO_STEP', [field: string]: string } | { token_id: string, token_secret: string, oauth_client_id_override?: string, oauth_client_secret_override?: string } | { type: 'SIGNATURE', username: string, password: string }} Credentials
  * @typedef {object} AuthOptions
  * @property {Credentials} [credentials] API-key, basic, OAuth 2 client-credentials, TWO_STEP, TBA or no credentials: no popup is opened.
  * @property {Record<string, string>} [params] Connection config, e.g. `{ hostname: 'acme.example.com' }`.
@@ -166,6 +166,9 @@ export class Switchyard {
       // Before the other shapes: a TWO_STEP provider's fields may be called apiKey or username.
       route = 'auth/two-step';
       body = credentials;
+    } else if ('type' in credentials && credentials.type === 'SIGNATURE') {
+      route = 'auth/signature';
+      body = credentials;
     } else if ('apiKey' in credentials) {
       route = 'api-auth/api-key';
       body = { apiKey: credentials.apiKey ?? '' };
@@ -183,7 +186,7 @@ export class Switchyard {
       body = {};
     } else {
       throw new AuthError(
-        'Supported credentials: API key ({apiKey}), basic ({username, password}), client credentials ({client_id, client_secret}), none ({type: "NONE"}), TWO_STEP ({type: "TWO_STEP", ...fields}), TBA ({token_id, token_secret}).',
+        'Supported credentials: API key ({apiKey}), basic ({username, password}), client credentials ({client_id, client_secret}), none ({type: "NONE"}), TWO_STEP ({type: "TWO_STEP", ...fields}), TBA ({token_id, token_secret}), SIGNATURE ({type: "SIGNATURE", username, password}).',
         'missing_credentials',
       );
     }

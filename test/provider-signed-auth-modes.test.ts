@@ -1,7 +1,7 @@
 /**
  * Auth modes whose requests are signed or whose session is renewed by a login (issue 30 item 5):
  * OAUTH1 (RFC 5849 connect flow through the API redirect routes, then signed proxy calls) and TBA
- * (NetSuite token-based authentication), each a user-defined provider run against the generic fake
+ * (NetSuite token-based authentication) and SIGNATURE (WSSE, Emarsys), each a user-defined provider run against the generic fake
  * driven by the same definition (test/fakes/generic-provider.ts), which checks every signature it
  * receives with its own verifier (test/fakes/oauth1-check.ts).
  */
@@ -144,6 +144,41 @@ describe('signed auth modes from definitions', () => {
     const start = await fetch(`${t.url}/oauth/connect/${key}?connect_session_token=${await connectSession()}`, { redirect: 'manual' });
     assert.equal(start.status, 400);
     assert.match(await start.text(), /refused the request token request/);
+  });
+
+  test('SIGNATURE (WSSE): user name and secret entered; every call carries a fresh UsernameToken where the definition puts it; a wrong secret is refused', async () => {
+    const user = { username: 'acme001', password: 'secret-9' };
+    const fake = await fakeFor(
+      (url) => ({
+        name: 'acme-wsse',
+        auth_mode: 'SIGNATURE',
+        signature: { protocol: 'WSSE' },
+        proxy: { base_url: `${url}/api`, headers: { 'x-wsse': '${accessToken}' }, verification: { method: 'GET', endpoints: ['/me'] } },
+        credentials: { username: { title: 'API user' }, password: { title: 'Secret', secret: true } },
+        docs: DOCS,
+      }),
+      user,
+    );
+    await nango.createIntegration({ provider: 'acme-wsse', unique_key: 'acme-wsse' } as never);
+    const token = await connectSession();
+    const connect = (body: Record<string, string>) =>
+      fetch(`${t.url}/auth/signature/acme-wsse?connect_session_token=${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'SIGNATURE', ...body }),
+      });
+    const wrong = await connect({ ...user, password: 'nope' });
+    assert.equal(wrong.status, 400);
+    assert.equal(((await wrong.json()) as Json).error.code, 'connection_test_failed');
+    fake.state.problems.length = 0;
+    const ok = await connect(user);
+    assert.equal(ok.status, 200, await ok.clone().text());
+    const { connectionId } = (await ok.json()) as Json;
+    for (let i = 0; i < 2; i++) assert.equal((await nango.proxy({ providerConfigKey: 'acme-wsse', connectionId, endpoint: '/items' })).status, 200);
+    const [first, second] = apiCalls(fake, '/api/items').map((r) => r.headers['x-wsse']!);
+    assert.match(first!, /^UsernameToken Username="acme001", PasswordDigest="[^"]+", Nonce="[0-9a-f]{32}", Created="[^"]+"$/);
+    assert.notEqual(first, second, 'a new nonce per request');
+    assert.deepEqual(fake.state.problems, []);
   });
 
   test('TBA: token id and secret entered, every call signed HMAC-SHA256 with the realm; the consumer override is used; a wrong secret is refused', async () => {

@@ -1,7 +1,7 @@
 /**
  * @module api/routes/connect — connect sessions and the end user's flows: OAuth 2 authorization
  * code (popup, state, PKCE), OAuth 1.0a (request token, authorization, verifier), API key, basic,
- * client, TWO_STEP and TBA credentials.
+ * client, TWO_STEP, TBA and SIGNATURE credentials.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -92,6 +92,11 @@ const tbaBody = z
     oauth_client_id_override: z.string().min(1).max(1024).optional(),
     oauth_client_secret_override: z.string().min(1).max(1024).optional(),
   })
+  .strict();
+
+/** SIGNATURE (Nango's body): the API user name and secret; Nango's frontend sends `type` with them. */
+const signatureBody = z
+  .object({ type: z.literal('SIGNATURE').optional(), username: z.string().min(1).max(1024), password: z.string().min(1).max(1024) })
   .strict();
 
 /** Query of the frontend auth routes: the session token plus connection config in `params[...]`. */
@@ -425,6 +430,14 @@ export const connectWithTba = credentialsFlow({
       },
     }),
   }),
+});
+
+export const connectWithSignature = credentialsFlow({
+  path: '/auth/signature/:providerConfigKey',
+  operationId: 'connectWithSignature',
+  summary: 'Connect with the user name and secret each request is signed with (WSSE)',
+  body: signatureBody,
+  credentials: (input) => ({ type: 'SIGNATURE', username: input.username, password: input.password }),
 });
 
 export const connectUnauthenticated = defineRoute({

@@ -79,6 +79,11 @@ export const tbaCredentials = z
   })
   .strict();
 
+/** SIGNATURE (WSSE): the API user name and secret; each request's signed value is made from them (wsse.ts). */
+export const signatureCredentials = z
+  .object({ type: z.literal('SIGNATURE'), username: z.string().min(1).max(1024), password: z.string().min(1).max(1024) })
+  .strict();
+
 /** A provider that needs no credentials (auth_mode NONE). */
 export const noneCredentials = z.object({ type: z.literal('NONE') }).strict();
 
@@ -91,6 +96,7 @@ export const connectionCredentials = z.discriminatedUnion('type', [
   twoStepCredentials,
   oauth1Credentials,
   tbaCredentials,
+  signatureCredentials,
 ]);
 export type ConnectionCredentials = z.infer<typeof connectionCredentials>;
 
@@ -103,6 +109,7 @@ export type StoredCredentials =
   | z.infer<typeof noneCredentials>
   | z.infer<typeof oauth1Credentials>
   | z.infer<typeof tbaCredentials>
+  | z.infer<typeof signatureCredentials>
   | StoredTwoStepCredentials;
 
 /** TWO_STEP as stored: the token and the entered fields side by side (Nango's flat shape). */

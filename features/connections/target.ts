@@ -18,6 +18,7 @@ import { findProvider } from '../providers/store.js';
 import { fillText, fillUrl, InvalidConfigValue, MissingConfigValue, type TemplateVars, type UrlRules } from '../providers/templates.js';
 import { twoStepFields, type StoredCredentials } from './credentials.js';
 import { withFreshCredentials } from './refresh.js';
+import { wsseToken } from './wsse.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, type Connection } from './store.js';
 
@@ -254,6 +255,7 @@ const SECRET_REFS: Record<StoredCredentials['type'], RegExp> = {
   OAUTH2_CC: /\$\{accessToken\}/,
   TWO_STEP: /\$\{accessToken\}/,
   // Signed, not templated (oauth1Auth).
+  SIGNATURE: /\$\{accessToken\}/,
   OAUTH1: /$^/,
   TBA: /$^/,
   NONE: /$^/,
@@ -281,6 +283,10 @@ export function authInjection(
   }
   if (credentials?.type === 'OAUTH2') vars.accessToken = credentials.access_token;
   if (credentials?.type === 'OAUTH2_CC' && credentials.token) vars.accessToken = credentials.token;
+  if (credentials?.type === 'SIGNATURE') {
+    const { username, password } = credentials;
+    Object.assign(vars, { username, password, credentials: { username, password }, accessToken: wsseToken(username, password, new Date()) });
+  }
   if (credentials?.type === 'TWO_STEP') {
     if (credentials.token) vars.accessToken = credentials.token;
     vars.credentials = twoStepFields(credentials);
@@ -310,7 +316,9 @@ export function authInjection(
   const headers = fill(provider.headers);
   const query = fill(provider.query);
   if (!placed && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
-    if (credentials?.type === 'BASIC') headers.authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
+    if (credentials?.type === 'SIGNATURE') headers['x-wsse'] = vars.accessToken!;
+    else if (credentials?.type === 'BASIC')
+      headers.authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
     else if (secret !== null) headers.authorization = `Bearer ${secret}`;
   }
   if (Object.keys(query).length === 0) {

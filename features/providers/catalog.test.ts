@@ -59,6 +59,11 @@ const CREDENTIAL_PLACEHOLDERS: Record<string, string[]> = {
   BASIC: ['username', 'password', 'credentials.username', 'credentials.password'],
   OAUTH2: ['accessToken', 'clientId'],
   OAUTH2_CC: ['accessToken', 'clientId'],
+  // The X-WSSE value made for each request.
+  SIGNATURE: ['accessToken', 'username', 'password', 'credentials.username', 'credentials.password'],
+  // Signed, never templated.
+  OAUTH1: [],
+  TBA: [],
   NONE: [],
 };
 
@@ -271,6 +276,7 @@ const basePaths: Record<string, BasePathRow[]> = {
       'https://api.x.com/1.1/statuses/user_timeline.json',
       'https://api.x.com/1.1/account/verify_credentials.json',
     ],
+    ['emarsys', {}, '/api/v2/contact/getdata', 'https://api.emarsys.net/api/v2/contact/getdata', 'https://api.emarsys.net/api/v2/settings'],
     ['smugmug', {}, '/api/v2/user/cmac', 'https://api.smugmug.com/api/v2/user/cmac', 'https://api.smugmug.com/api/v2!authuser'],
     ['netsuite-tba', { accountId: '1234567-sb1' }, '/customer/42', 'https://1234567-sb1.suitetalk.api.netsuite.com/services/rest/record/v1/customer/42'],
   ],

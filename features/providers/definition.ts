@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { OAUTH1_SIGNATURE_METHODS } from '../../lib/http/oauth1.js';
 import { isNangoOnlyPlaceholder, nangoAuthModes, nangoKeys } from './nango-format.js';
 
-export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE', 'TWO_STEP', 'OAUTH1', 'TBA'] as const;
+export const providerAuthModes = ['OAUTH2', 'OAUTH2_CC', 'API_KEY', 'BASIC', 'NONE', 'TWO_STEP', 'OAUTH1', 'TBA', 'SIGNATURE'] as const;
 export type ProviderAuthMode = (typeof providerAuthModes)[number];
 
 /**
@@ -249,6 +249,11 @@ export const providerDefinitionSchema = z
     token_expires_in_ms: z.number().int().nonnegative().optional(),
     /** TWO_STEP: the token request's method (default POST). */
     token_request_method: z.enum(['GET', 'POST']).optional(),
+    /** SIGNATURE: how each request's signed value is made (Nango's `WSSE`: an X-WSSE UsernameToken). */
+    signature: z
+      .object({ protocol: z.enum(['WSSE']) })
+      .catchall(z.unknown())
+      .optional(),
     /** OAUTH1: the temporary-credentials (request token) URL (Nango's name). */
     request_url: templatedUrl.optional(),
     /** OAUTH1: parameters of the request-token request, signed with it. */

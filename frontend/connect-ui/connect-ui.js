@@ -168,6 +168,7 @@ const AUTH_MODES = {
   OAUTH2: 'OAuth 2',
   OAUTH1: 'OAuth 1.0a',
   TBA: 'Token-based authentication',
+  SIGNATURE: 'API user and secret',
   OAUTH2_CC: 'OAuth 2 client credentials',
   API_KEY: 'API key',
   BASIC: 'Username and password',
@@ -385,6 +386,11 @@ async function showIntegration(integration) {
   } else if (provider.auth_mode === 'OAUTH2_CC') {
     nodes.push(field('client_id', { label: 'Client ID', required: false, description: `Your own ${name} client; leave empty to use the application's.` }));
     nodes.push(field('client_secret', { label: 'Client secret', type: 'password', required: false }));
+  } else if (provider.auth_mode === 'SIGNATURE') {
+    // The definition names the two fields (Emarsys: the API user name and its secret).
+    const spec = provider.credentials ?? {};
+    nodes.push(field('username', { label: spec.username?.title ?? 'Username', description: spec.username?.description, required: true }));
+    nodes.push(field('password', { label: spec.password?.title ?? 'Secret', description: spec.password?.description, type: 'password', required: true }));
   } else if (provider.auth_mode === 'TBA') {
     nodes.push(field('token_id', { label: 'Token ID', required: true, description: `The token ID of the access token created in ${name}.` }));
     nodes.push(field('token_secret', { label: 'Token secret', type: 'password', required: true }));
@@ -474,7 +480,11 @@ function submit(integration, provider) {
       ? { detectClosedAuthWindow: true }
       : {
           credentials: /** @type {any} */ (
-            provider.auth_mode === 'NONE' ? { type: 'NONE' } : provider.auth_mode === 'TWO_STEP' ? { ...credentials, type: 'TWO_STEP' } : credentials
+            provider.auth_mode === 'NONE'
+              ? { type: 'NONE' }
+              : provider.auth_mode === 'TWO_STEP' || provider.auth_mode === 'SIGNATURE'
+                ? { ...credentials, type: provider.auth_mode }
+                : credentials
           ),
         }),
   });

@@ -104,6 +104,7 @@ export type ScriptCredentials =
   | { type: 'BASIC'; username: string; password: string }
   | { type: 'OAUTH1'; oauth_token: string; oauth_token_secret: string; raw: Record<string, unknown> }
   | { type: 'TBA'; token_id: string; token_secret: string }
+  | { type: 'SIGNATURE'; username: string; password: string; token: string }
   | { type: 'NONE' };
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'http' | 'verbose' | 'silly';

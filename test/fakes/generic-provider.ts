@@ -15,6 +15,7 @@
  * section 2, every request's signature checked by oauth1-check.ts, `request_params`,
  * `authorization_params` and `token_params` expected where they belong); API calls signed with the
  * access token. TBA: API calls signed HMAC-SHA256 with the token id and secret, realm the account.
+ * SIGNATURE: API calls carrying a fresh WSSE UsernameToken made from the username and password.
  *
  * Paths: GET /oauth/authorize, POST /oauth/token, POST /oauth/refresh, /auth/token, GET /api/me, GET /api/items,
  * GET /api/limited. Start it, then `define()` the definition under test (its URLs point here).
@@ -252,6 +253,37 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
   }
 
   /**
+   * SIGNATURE (WSSE): the X-WSSE value where the definition's templates put `${accessToken}` (else the
+   * X-WSSE header): the user name, a digest of nonce, creation time and secret (base64 of the SHA-1 hex,
+   * as Emarsys documents it), created within five minutes, each nonce once.
+   */
+  function wsseCall(ctx: RequestContext): boolean {
+    const headers = def().proxy?.headers ?? {};
+    const name =
+      Object.entries(headers)
+        .find(([, t]) => t.includes('${accessToken}'))?.[0]
+        ?.toLowerCase() ?? 'x-wsse';
+    const value = ctx.headers[name] ?? '';
+    const f = Object.fromEntries([...value.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const digest = Buffer.from(createHash('sha1').update(`${f.Nonce}${f.Created}${opts.password}`).digest('hex')).toString('base64');
+    const fresh = Math.abs(Date.now() - Date.parse(f.Created ?? '')) < 300_000;
+    const bad = !value.startsWith('UsernameToken ')
+      ? `${name} is not a UsernameToken`
+      : f.Username !== opts.username
+        ? `Username ${f.Username} is not the API user`
+        : f.PasswordDigest !== digest
+          ? 'PasswordDigest does not match'
+          : !fresh
+            ? 'Created is not within five minutes'
+            : state.nonces.has(`wsse:${f.Nonce}`)
+              ? 'Nonce used before'
+              : null;
+    state.nonces.add(`wsse:${f.Nonce}`);
+    if (bad) state.problems.push(`api: ${bad}`);
+    return bad === null;
+  }
+
+  /**
    * TWO_STEP: the token request as the definition describes it (method, body format, every
    * `token_params` and `token_headers` template filled with the expected fields), answered with a
    * token where `token_response.token` says and its expiry as `token_expiration_strategy` says.
@@ -301,6 +333,7 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     const headers = d.proxy?.headers ?? {};
     const query = d.proxy?.query ?? {};
     if (d.auth_mode === 'OAUTH1' || d.auth_mode === 'TBA') return signedCall(ctx);
+    if (d.auth_mode === 'SIGNATURE') return wsseCall(ctx);
     const ref = { API_KEY: 'apiKey', BASIC: 'username', OAUTH2: 'accessToken', OAUTH2_CC: 'accessToken', TWO_STEP: 'accessToken', NONE: null }[d.auth_mode];
     if (ref === null) return true;
     const templated = [...Object.values(headers), ...Object.values(query)].some(
