@@ -249,9 +249,9 @@ export const providerDefinitionSchema = z
     token_expires_in_ms: z.number().int().nonnegative().optional(),
     /** TWO_STEP: the token request's method (default POST). */
     token_request_method: z.enum(['GET', 'POST']).optional(),
-    /** SIGNATURE: how each request's signed value is made (Nango's `WSSE`: an X-WSSE UsernameToken). */
+    /** How a signed value is made: SIGNATURE's `WSSE` (an X-WSSE UsernameToken); Nango's JWT modes name their key type here. */
     signature: z
-      .object({ protocol: z.enum(['WSSE']) })
+      .object({ protocol: z.string().min(1).max(32) })
       .catchall(z.unknown())
       .optional(),
     /** OAUTH1: the temporary-credentials (request token) URL (Nango's name). */
@@ -317,6 +317,8 @@ export const providerDefinitionSchema = z
     const oauth1 = d.auth_mode === 'OAUTH1';
     if ((d.auth_mode === 'OAUTH2' || oauth1) && !d.authorization_url)
       ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    if (d.auth_mode === 'SIGNATURE' && d.signature && d.signature.protocol !== 'WSSE')
+      ctx.addIssue({ code: 'custom', path: ['signature', 'protocol'], message: 'must be WSSE when auth_mode is SIGNATURE' });
     if (oauth1 && !d.request_url) ctx.addIssue({ code: 'custom', path: ['request_url'], message: 'is required when auth_mode is OAUTH1' });
     if ((oauth || twoStep || oauth1) && !tokenUrlOf(d))
       ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
