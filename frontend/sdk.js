@@ -13,9 +13,9 @@
 
 /**
  * @typedef {{ providerConfigKey: string, connectionId: string, isPending?: boolean }} AuthResult
- * @typedef {{ apiKey: string } | { username: string, password: string } | { client_id?: string, client_secret?: string } | { type: 'NONE' } | { type: 'TWO_STEP', [field: string]: string }} Credentials
+ * @typedef {{ apiKey: string } | { username: string, password: string } | { client_id?: string, client_secret?: string } | { type: 'NONE' } | { type: 'TWO_STEP', [field: string]: string } | { token_id: string, token_secret: string, oauth_client_id_override?: string, oauth_client_secret_override?: string } | { type: 'SIGNATURE', username: string, password: string }} Credentials
  * @typedef {object} AuthOptions
- * @property {Credentials} [credentials] API-key, basic, OAuth 2 client-credentials, TWO_STEP or no credentials: no popup is opened.
+ * @property {Credentials} [credentials] API-key, basic, OAuth 2 client-credentials, TWO_STEP, TBA or no credentials: no popup is opened.
  * @property {Record<string, string>} [params] Connection config, e.g. `{ hostname: 'acme.example.com' }`.
  * @property {string[]} [user_scope]
  * @property {Record<string, string>} [authorization_params] Extra query parameters for the provider's authorize URL.
@@ -166,12 +166,18 @@ export class Switchyard {
       // Before the other shapes: a TWO_STEP provider's fields may be called apiKey or username.
       route = 'auth/two-step';
       body = credentials;
+    } else if ('type' in credentials && credentials.type === 'SIGNATURE') {
+      route = 'auth/signature';
+      body = credentials;
     } else if ('apiKey' in credentials) {
       route = 'api-auth/api-key';
       body = { apiKey: credentials.apiKey ?? '' };
     } else if ('username' in credentials || 'password' in credentials) {
       route = 'api-auth/basic';
       body = { username: credentials.username ?? '', password: credentials.password ?? '' };
+    } else if ('token_id' in credentials && 'token_secret' in credentials) {
+      route = 'auth/tba';
+      body = credentials;
     } else if ('client_id' in credentials || 'client_secret' in credentials) {
       route = 'oauth2/auth';
       body = { client_id: credentials.client_id || undefined, client_secret: credentials.client_secret || undefined };
@@ -180,7 +186,7 @@ export class Switchyard {
       body = {};
     } else {
       throw new AuthError(
-        'Supported credentials: API key ({apiKey}), basic ({username, password}), client credentials ({client_id, client_secret}), none ({type: "NONE"}), TWO_STEP ({type: "TWO_STEP", ...fields}).',
+        'Supported credentials: API key ({apiKey}), basic ({username, password}), client credentials ({client_id, client_secret}), none ({type: "NONE"}), TWO_STEP ({type: "TWO_STEP", ...fields}), TBA ({token_id, token_secret}), SIGNATURE ({type: "SIGNATURE", username, password}).',
         'missing_credentials',
       );
     }

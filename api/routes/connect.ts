@@ -1,12 +1,15 @@
 /**
  * @module api/routes/connect — connect sessions and the end user's flows: OAuth 2 authorization
- * code (popup, state, PKCE), API key, basic, client and TWO_STEP credentials.
+ * code (popup, state, PKCE), OAuth 1.0a (request token, authorization, verifier), API key, basic,
+ * client, TWO_STEP, TBA and SIGNATURE credentials.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { saveConnection, verifiedConfigKeys } from '../../features/connections/create.js';
 import { authorizeUrl, exchangeCode, OAuthError, pkcePair } from '../../features/connections/oauth.js';
 import { authorizationClient, callbackClient } from '../../features/connections/mcp.js';
+import { accessToken, authorizationUrl, requestToken, type RequestToken } from '../../features/connections/oauth1.js';
+import { constantTimeEqual } from '../../lib/crypto.js';
 import { pluginFor } from '../../integrations/plugins.js';
 import { authorizationCodeModes, linkUrl } from '../../features/providers/definition.js';
 import { endUserSchema, organizationSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
@@ -81,6 +84,21 @@ const twoStepBody = z
   .object({ type: z.literal('TWO_STEP').optional() })
   .catchall(z.string().max(4096))
   .refine((b) => Object.keys(b).length <= 33, { message: 'at most 32 fields' });
+
+/** TBA (Nango's body): the token the end user created, and optionally their own integration record's consumer key and secret. */
+const tbaBody = z
+  .object({
+    token_id: z.string().min(1).max(1024),
+    token_secret: z.string().min(1).max(1024),
+    oauth_client_id_override: z.string().min(1).max(1024).optional(),
+    oauth_client_secret_override: z.string().min(1).max(1024).optional(),
+  })
+  .strict();
+
+/** SIGNATURE (Nango's body): the API user name and secret; Nango's frontend sends `type` with them. */
+const signatureBody = z
+  .object({ type: z.literal('SIGNATURE').optional(), username: z.string().min(1).max(1024), password: z.string().min(1).max(1024) })
+  .strict();
 
 /** Query of the frontend auth routes: the session token plus connection config in `params[...]`. */
 const flowQuery = z
@@ -235,6 +253,9 @@ const pckParam = z.object({ providerConfigKey: z.string() });
 const callbackQuery = z.object({
   state: z.string().optional(),
   code: z.string().optional(),
+  /** OAuth 1.0a: the authorized request token and its verifier. */
+  oauth_token: z.string().optional(),
+  oauth_verifier: z.string().optional(),
   error: z.string().optional(),
   error_description: z.string().optional(),
 });
@@ -394,6 +415,32 @@ export const connectWithTwoStep = credentialsFlow({
   credentials: (input) => ({ ...input, type: 'TWO_STEP' }),
 });
 
+export const connectWithTba = credentialsFlow({
+  path: '/auth/tba/:providerConfigKey',
+  operationId: 'connectWithTba',
+  summary: 'Connect with a NetSuite token id and secret (token-based authentication)',
+  body: tbaBody,
+  credentials: (input) => ({
+    type: 'TBA',
+    token_id: input.token_id,
+    token_secret: input.token_secret,
+    ...((input.oauth_client_id_override || input.oauth_client_secret_override) && {
+      config_override: {
+        ...(input.oauth_client_id_override && { client_id: input.oauth_client_id_override }),
+        ...(input.oauth_client_secret_override && { client_secret: input.oauth_client_secret_override }),
+      },
+    }),
+  }),
+});
+
+export const connectWithSignature = credentialsFlow({
+  path: '/auth/signature/:providerConfigKey',
+  operationId: 'connectWithSignature',
+  summary: 'Connect with the user name and secret each request is signed with (WSSE)',
+  body: signatureBody,
+  credentials: (input) => ({ type: 'SIGNATURE', username: input.username, password: input.password }),
+});
+
 export const connectUnauthenticated = defineRoute({
   method: 'post',
   path: '/auth/unauthenticated/:providerConfigKey',
@@ -415,7 +462,7 @@ export const startOAuth = defineRoute({
   method: 'get',
   path: '/oauth/connect/:providerConfigKey',
   operationId: 'startOAuth',
-  summary: 'Start the OAuth 2 flow (redirects to the provider)',
+  summary: 'Start the OAuth 2 or OAuth 1.0a flow (redirects to the provider)',
   description: `${FLOW_NOTE} Failures answer an HTML page that reports to the opener (and to the ws_client_id socket).`,
   tag: 'connect',
   auth: 'connect_session',
@@ -428,13 +475,38 @@ export const startOAuth = defineRoute({
   try {
     const target = await flowTarget(deps, query(c, flowQuery), pck);
     const provider = target.endpoints.provider;
-    if (!authorizationCodeModes.includes(provider.authMode) && provider.authMode !== 'APP')
+    if (!authorizationCodeModes.includes(provider.authMode) && provider.authMode !== 'APP' && provider.authMode !== 'OAUTH1')
       throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
     const redirectUri = `${deps.config.publicUrl}/oauth/callback`;
     const state = randomUUID();
     // The popup's socket gets this flow's outcome only once this session has claimed it (api/ws.ts).
     const claimedSocket = wsClientId && deps.authSockets.claim(wsClientId, target.session.id) ? wsClientId : null;
     if (provider.authMode === 'APP') return c.redirect(await startAppInstallation(deps, target, state, claimedSocket), 302);
+    if (provider.authMode === 'OAUTH1') {
+      const client = target.integration.credentials;
+      if (!client) throw new BadRequest('missing_credentials', `Integration ${pck} has no OAuth consumer key and secret (its Authorization tab)`);
+      // Nango's way: the state rides on the callback, which the provider calls back unchanged.
+      const callbackUrl = `${redirectUri}?state=${state}`;
+      const context = { environmentId: target.environment.id, integration: pck, connectionId: target.connectionId, kind: 'auth' } as const;
+      const token = await requestToken({ http: deps.http, endpoints: target.endpoints, client, callbackUrl, context });
+      // The request token and its secret, kept encrypted where an OAuth 2 flow keeps its PKCE verifier.
+      await createOAuthSession(
+        deps.db,
+        {
+          id: state,
+          environmentId: target.environment.id,
+          integrationId: target.integration.id,
+          connectSessionId: target.session.id,
+          connectionId: target.connectionId,
+          connectionConfig: target.connectionConfig,
+          codeVerifierEnc: deps.box.encrypt(JSON.stringify(token), rowAad('oauth_sessions', 'code_verifier_enc', state)),
+          redirectUri,
+          wsClientId: claimedSocket,
+        },
+        deps.clock.now(),
+      );
+      return c.redirect(authorizationUrl({ endpoints: target.endpoints, client, token, callbackUrl }), 302);
+    }
     const { client, connectionConfig, endpoints } = await authorizationClient(mcpDeps(deps), target.endpoints, {
       redirectUri,
       state,
@@ -483,7 +555,7 @@ export const oauthCallback = defineRoute({
   method: 'get',
   path: '/oauth/callback',
   operationId: 'oauthCallback',
-  summary: 'OAuth 2 callback: exchanges the code and reports to the opener',
+  summary: 'OAuth callback: exchanges the code (OAuth 2) or the verifier (OAuth 1.0a) and reports to the opener',
   tag: 'connect',
   auth: 'none',
   handlerParses: { query: callbackQuery },
@@ -517,24 +589,37 @@ export const oauthCallback = defineRoute({
   };
   if (typeof q.error === 'string')
     return fail('provider_error', `The provider answered: ${typeof q.error_description === 'string' ? q.error_description : q.error}`);
-  if (typeof q.code !== 'string' || !integration) return fail('missing_code', 'The provider did not return an authorization code');
+  if (!integration) return fail('missing_credentials', 'The integration this authorization was started for no longer exists');
   try {
     const endpoints = await endpointsFor(deps, session.environmentId, integration, session.connectionConfig);
     const provider = endpoints.provider;
     const { client, connectionConfig: startConfig, override } = callbackClient(deps.box, endpoints, session);
-    if (!client) return fail('missing_code', 'The provider did not return an authorization code');
+    if (!client) return fail('missing_credentials', `Integration ${pck} has no OAuth client id and secret`);
     const context = { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' } as const;
     const environment = (await findEnvironmentByName(deps.db, (await environmentNameById(deps.db, session.environmentId))!))!;
-    const { credentials, raw } = await exchangeCode({
-      http: deps.http,
-      endpoints,
-      credentials: client,
-      code: q.code,
-      redirectUri: session.redirectUri,
-      codeVerifier: session.codeVerifierEnc ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id)) : undefined,
-      now: deps.clock.now(),
-      context,
-    });
+    const secret = session.codeVerifierEnc ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id)) : undefined;
+    let exchanged: { credentials: StoredCredentials; raw: Record<string, unknown> };
+    if (provider.authMode === 'OAUTH1') {
+      const token = JSON.parse(secret ?? '{}') as RequestToken;
+      if (typeof q.oauth_verifier !== 'string' || typeof q.oauth_token !== 'string')
+        return fail('missing_code', 'The provider did not return an oauth_token and oauth_verifier');
+      if (!constantTimeEqual(q.oauth_token, token.token))
+        return fail('invalid_state', 'The provider returned another request token than this authorization asked for');
+      exchanged = await accessToken({ http: deps.http, endpoints, client, token, verifier: q.oauth_verifier, context });
+    } else {
+      if (typeof q.code !== 'string') return fail('missing_code', 'The provider did not return an authorization code');
+      exchanged = await exchangeCode({
+        http: deps.http,
+        endpoints,
+        credentials: client,
+        code: q.code,
+        redirectUri: session.redirectUri,
+        codeVerifier: secret,
+        now: deps.clock.now(),
+        context,
+      });
+    }
+    const { credentials, raw } = exchanged;
     const connectionConfig = await configAfterAuthorization({
       http: deps.http,
       endpointsOf: (config) => endpointsOfConfig(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, config),

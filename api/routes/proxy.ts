@@ -289,7 +289,9 @@ export const proxy = defineRoute({
   const method = c.req.method.toUpperCase();
   const path = upstreamPath(c.req.url);
   const headers = forwardedHeaders(c.req.raw.headers);
-  const body = await outgoingBody(c, retries > 0);
+  // An OAuth 1.0a signature covers a form body's parameters, so it is read before the request is signed.
+  const signsBody = target.auth.type === 'oauth1' && /^application\/x-www-form-urlencoded\b/i.test(headers['content-type'] ?? '');
+  const body = await outgoingBody(c, retries > 0 || signsBody);
   if (body.kind === 'stream' && body.length !== null) headers['content-length'] = body.length;
   const replayable = body.kind !== 'stream';
   const attempts = replayable ? retries + 1 : 1;

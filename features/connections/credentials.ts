@@ -89,6 +89,16 @@ export const appCredentials = z
   })
   .strict();
 
+/** OAuth 1.0a: the access token and its secret (Nango's names); the consumer key and secret are the integration's. */
+export const oauth1Credentials = z
+  .object({
+    type: z.literal('OAUTH1'),
+    oauth_token: z.string().min(1).max(2048),
+    oauth_token_secret: z.string().max(2048),
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
 /** AWS_SIGV4: an access key (and a session token for temporary credentials) every request is signed with. */
 export const awsSigV4Credentials = z
   .object({
@@ -97,6 +107,27 @@ export const awsSigV4Credentials = z
     secret_access_key: z.string().min(1).max(256),
     session_token: z.string().min(1).max(4096).optional(),
   })
+  .strict();
+
+/**
+ * NetSuite token-based authentication (Nango's TBA): the token id and secret the end user created,
+ * signed with the integration's consumer key and secret unless the connection overrides them.
+ */
+export const tbaCredentials = z
+  .object({
+    type: z.literal('TBA'),
+    token_id: z.string().min(1).max(1024),
+    token_secret: z.string().min(1).max(1024),
+    config_override: z
+      .object({ client_id: z.string().min(1).max(1024).optional(), client_secret: z.string().min(1).max(1024).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** SIGNATURE (WSSE): the API user name and secret; each request's signed value is made from them (wsse.ts). */
+export const signatureCredentials = z
+  .object({ type: z.literal('SIGNATURE'), username: z.string().min(1).max(1024), password: z.string().min(1).max(1024) })
   .strict();
 
 /** A provider that needs no credentials (auth_mode NONE). */
@@ -112,6 +143,9 @@ export const connectionCredentials = z.discriminatedUnion('type', [
   jwtCredentials,
   appCredentials,
   awsSigV4Credentials,
+  oauth1Credentials,
+  tbaCredentials,
+  signatureCredentials,
 ]);
 export type ConnectionCredentials = z.infer<typeof connectionCredentials>;
 
@@ -125,7 +159,10 @@ export type StoredCredentials =
   | StoredTwoStepCredentials
   | StoredJwtCredentials
   | (Omit<z.infer<typeof appCredentials>, 'expires_at'> & { expires_at?: string })
-  | z.infer<typeof awsSigV4Credentials>;
+  | z.infer<typeof awsSigV4Credentials>
+  | z.infer<typeof oauth1Credentials>
+  | z.infer<typeof tbaCredentials>
+  | z.infer<typeof signatureCredentials>;
 
 /** TWO_STEP as stored: the token and the entered fields side by side (Nango's flat shape). */
 export interface StoredTwoStepCredentials {

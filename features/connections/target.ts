@@ -7,10 +7,10 @@
  * a connection-config value cannot take a URL off the host its template allows, whoever asks: the
  * proxy, scripts, verification, the OAuth flows, token refresh and provider plugins.
  */
-import { NotFound, ValidationFailed } from '../../lib/errors.js';
+import { BadRequest, NotFound, ValidationFailed } from '../../lib/errors.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import type { Queryable } from '../../lib/db/pool.js';
-import { authHeaders, type AuthInjection } from '../../lib/http/index.js';
+import { authHeaders, type AuthInjection, type OAuth1Signer } from '../../lib/http/index.js';
 import { credentialsFor } from '../../lib/http/credential-scope.js';
 import { getIntegrationById, type Integration } from '../integrations/store.js';
 import type { Provider, ProviderRuntimeHooks } from '../providers/providers.js';
@@ -19,6 +19,7 @@ import { fillText, fillUrl, InvalidConfigValue, MissingConfigValue, type Templat
 import { twoStepFields, type StoredCredentials } from './credentials.js';
 import { discoveredMetadata, resourceParam } from './mcp-metadata.js';
 import { withFreshCredentials } from './refresh.js';
+import { wsseToken } from './wsse.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, type Connection } from './store.js';
 
@@ -32,8 +33,10 @@ export interface Endpoints {
   authorizationUrl(clientId: string): string | undefined;
   /** The token endpoint; for a refresh, the definition's `refresh_url` when it has one. */
   tokenUrl(purpose: 'token' | 'refresh'): string | undefined;
-  /** The definition's `authorization_params`, `token_params` or `refresh_params`, placeholders filled (`${credentials.x}`: the entered fields). */
-  params(of: 'authorization' | 'token' | 'refresh', credentials?: Record<string, string>): Record<string, string>;
+  /** The definition's `authorization_params`, `token_params`, `refresh_params` or (OAUTH1) `request_params`, placeholders filled (`${credentials.x}`: the entered fields). */
+  params(of: 'authorization' | 'token' | 'refresh' | 'request', credentials?: Record<string, string>): Record<string, string>;
+  /** OAUTH1: the request-token URL. */
+  requestUrl(): string | undefined;
   /** TWO_STEP: the definition's `token_headers`, filled with the entered fields. */
   tokenHeaders(credentials: Record<string, string>): Record<string, string>;
   /** The verification request's base: the definition's `verification.base_url_override`, else the base URL. */
@@ -135,9 +138,13 @@ export function endpoints(
       return template ? url(template) : undefined;
     },
     params(of, credentials) {
-      const templates = { authorization: provider.authorizationParams, token: provider.tokenParams, refresh: provider.refreshParams }[of] ?? {};
+      const templates =
+        { authorization: provider.authorizationParams, token: provider.tokenParams, refresh: provider.refreshParams, request: provider.oauth1?.requestParams }[
+          of
+        ] ?? {};
       return { ...(generic && resourceParam(connectionConfig)), ...fillAll(templates, { ...vars, ...(credentials && { credentials }) }) };
     },
+    requestUrl: () => (provider.oauth1?.requestUrl ? url(provider.oauth1.requestUrl) : undefined),
     tokenHeaders: (credentials) => fillAll(provider.twoStep?.headers ?? {}, { ...vars, credentials }),
     verificationUrl,
     postConnectionUrl,
@@ -180,7 +187,11 @@ export function endpoints(
       }
       return [...out];
     },
-    auth: (credentials, hooks) => withUserAgent(authInjection(provider, credentials, connectionConfig, hooks), overrides.user_agent),
+    auth: (credentials, hooks) =>
+      withUserAgent(
+        oauth1Auth(provider, integration, connectionConfig, credentials) ?? authInjection(provider, credentials, connectionConfig, hooks),
+        overrides.user_agent,
+      ),
     fillWithCredentials(template, credentials) {
       try {
         return fillText(template, { ...vars, credentials: credentials as Record<string, string> });
@@ -204,6 +215,7 @@ export function endpoints(
         authorizationTemplate,
         tokenTemplate('token'),
         tokenTemplate('refresh'),
+        provider.oauth1?.requestUrl,
         provider.verification?.baseUrlOverride,
         postConnectionTemplate,
         ...provider.credentialOrigins,
@@ -222,11 +234,40 @@ export function endpoints(
   return self;
 }
 
+/**
+ * OAUTH1 and TBA: each request signed (lib/http/oauth1.ts) with the consumer key and secret (the
+ * integration's client id and secret; a TBA connection's own override first) and the connection's
+ * token; the definition's header and query templates go with it. TBA's realm is the NetSuite account
+ * id as its docs write it (`123456_SB1` for the host's `123456-sb1`).
+ */
+function oauth1Auth(
+  provider: Provider,
+  integration: Integration,
+  connectionConfig: Record<string, unknown>,
+  credentials: StoredCredentials | null,
+): AuthInjection | undefined {
+  if (!provider.oauth1 || (credentials?.type !== 'OAUTH1' && credentials?.type !== 'TBA')) return undefined;
+  const tba = credentials.type === 'TBA' ? credentials : undefined;
+  const consumerKey = tba?.config_override?.client_id ?? integration.credentials?.client_id;
+  const consumerSecret = tba?.config_override?.client_secret ?? integration.credentials?.client_secret;
+  if (!consumerKey || !consumerSecret) throw new BadRequest('missing_credentials', `Integration ${integration.uniqueKey} has no consumer key and secret`);
+  const accountId = connectionConfig.accountId;
+  const signer: OAuth1Signer = {
+    consumerKey,
+    consumerSecret,
+    token: tba ? tba.token_id : credentials.type === 'OAUTH1' ? credentials.oauth_token : undefined,
+    tokenSecret: tba ? tba.token_secret : credentials.type === 'OAUTH1' ? credentials.oauth_token_secret : undefined,
+    signatureMethod: provider.oauth1.signatureMethod,
+    ...(tba && typeof accountId === 'string' && accountId ? { realm: accountId.toUpperCase().replaceAll('-', '_') } : {}),
+  };
+  const rest = authInjection(provider, credentials, connectionConfig);
+  return { type: 'oauth1', signer, headers: authHeaders(rest), query: rest.type === 'custom' ? rest.query : {} };
+}
+
 /** The integration's User-Agent, sent with the credentials (the client's default goes where they do not). */
 function withUserAgent(auth: AuthInjection, userAgent: string | undefined): AuthInjection {
   if (!userAgent) return auth;
-  if (auth.type === 'aws-sigv4') return { ...auth, headers: { ...auth.headers, 'user-agent': userAgent } };
-  if (auth.type === 'custom') return { ...auth, headers: { ...auth.headers, 'user-agent': userAgent } };
+  if (auth.type === 'custom' || auth.type === 'oauth1' || auth.type === 'aws-sigv4') return { ...auth, headers: { ...auth.headers, 'user-agent': userAgent } };
   return { type: 'custom', headers: { ...authHeaders(auth), 'user-agent': userAgent }, query: {} };
 }
 
@@ -239,6 +280,10 @@ const SECRET_REFS: Record<StoredCredentials['type'], RegExp> = {
   JWT: /\$\{accessToken\}/,
   APP: /\$\{accessToken\}/,
   AWS_SIGV4: /$^/,
+  // Signed, not templated (oauth1Auth).
+  SIGNATURE: /\$\{accessToken\}/,
+  OAUTH1: /$^/,
+  TBA: /$^/,
   NONE: /$^/,
 };
 
@@ -270,6 +315,10 @@ export function authInjection(
   }
   if (credentials?.type === 'OAUTH2') vars.accessToken = credentials.access_token;
   if (credentials?.type === 'OAUTH2_CC' && credentials.token) vars.accessToken = credentials.token;
+  if (credentials?.type === 'SIGNATURE') {
+    const { username, password } = credentials;
+    Object.assign(vars, { username, password, credentials: { username, password }, accessToken: wsseToken(username, password, new Date()) });
+  }
   if (credentials?.type === 'TWO_STEP') {
     if (credentials.token) vars.accessToken = credentials.token;
     vars.credentials = twoStepFields(credentials);
@@ -304,7 +353,9 @@ export function authInjection(
   const query = fill(provider.query);
   const body = fill(provider.bodyFields);
   if (!placed && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
-    if (credentials?.type === 'BASIC') headers.authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
+    if (credentials?.type === 'SIGNATURE') headers['x-wsse'] = vars.accessToken!;
+    else if (credentials?.type === 'BASIC')
+      headers.authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
     else if (secret !== null) headers.authorization = `Bearer ${secret}`;
   }
   const clientCertificate =

@@ -62,6 +62,11 @@ const CREDENTIAL_PLACEHOLDERS: Record<string, string[]> = {
   JWT: ['accessToken'],
   APP: ['accessToken'],
   AWS_SIGV4: [],
+  // The X-WSSE value made for each request.
+  SIGNATURE: ['accessToken', 'username', 'password', 'credentials.username', 'credentials.password'],
+  // Signed, never templated.
+  OAUTH1: [],
+  TBA: [],
   NONE: [],
 };
 
@@ -147,13 +152,12 @@ test("names Nango gives these APIs mean what Nango's mean; what they meant befor
       klaviyo: ['API_KEY', ''],
       sentry: ['API_KEY', 'hostname'],
       // Left out: BigCommerce's OAuth starts from the store's control panel, Contentful documents only the
-      // implicit grant, Personio v1 answers its token in data.token, Segment's OAuth is a partner flow,
-      // Trello's is OAuth 1.0a.
+      // implicit grant, Personio v1 answers its token in data.token, Segment's OAuth is a partner flow.
       bigcommerce: undefined,
       contentful: undefined,
       personio: undefined,
       segment: undefined,
-      trello: undefined,
+      trello: ['OAUTH1', ''],
     },
   );
   assert.deepEqual(
@@ -266,6 +270,19 @@ const basePaths: Record<string, BasePathRow[]> = {
     ],
     ['bitbucket', {}, '/2.0/repositories/acme', 'https://api.bitbucket.org/2.0/repositories/acme', 'https://api.bitbucket.org/2.0/user'],
     ['trello-api-key', { appKey: '0'.repeat(32) }, '/1/members/me/boards', 'https://api.trello.com/1/members/me/boards', 'https://api.trello.com/1/members/me'],
+    ['trello', {}, '/1/members/me/boards', 'https://api.trello.com/1/members/me/boards', 'https://api.trello.com/1/members/me'],
+  ],
+  'signed (OAuth 1.0a, TBA)': [
+    [
+      'twitter',
+      {},
+      '/1.1/statuses/user_timeline.json',
+      'https://api.x.com/1.1/statuses/user_timeline.json',
+      'https://api.x.com/1.1/account/verify_credentials.json',
+    ],
+    ['emarsys', {}, '/api/v2/contact/getdata', 'https://api.emarsys.net/api/v2/contact/getdata', 'https://api.emarsys.net/api/v2/settings'],
+    ['smugmug', {}, '/api/v2/user/cmac', 'https://api.smugmug.com/api/v2/user/cmac', 'https://api.smugmug.com/api/v2!authuser'],
+    ['netsuite-tba', { accountId: '1234567-sb1' }, '/customer/42', 'https://1234567-sb1.suitetalk.api.netsuite.com/services/rest/record/v1/customer/42'],
   ],
   freshworks: [
     ['freshdesk', { subdomain: 'acme' }, '/api/v2/tickets', 'https://acme.freshdesk.com/api/v2/tickets', 'https://acme.freshdesk.com/api/v2/agents/me'],

@@ -23,7 +23,7 @@ acme-eu:
         base_url: https://api.eu.acme.test
 acme-signed:
     display_name: Acme (signed)
-    auth_mode: SIGNATURE
+    auth_mode: INSTALL_PLUGIN
     proxy:
         base_url: https://api.acme.test
 broken:
@@ -52,7 +52,7 @@ test('aliases take the named entry with their own keys over it', () => {
 test('refusals: an auth mode not supported yet apart from the other reasons, each naming the field', () => {
   const entries = nangoEntries(file);
   assert.deepEqual(checkEntry(entries.get('acme')!), { name: 'acme', ok: true, reasons: [] });
-  assert.equal(checkEntry(entries.get('acme-signed')!).onlyAuthMode, 'SIGNATURE');
+  assert.equal(checkEntry(entries.get('acme-signed')!).onlyAuthMode, 'INSTALL_PLUGIN');
   const broken = checkEntry(entries.get('broken')!);
   assert.equal(broken.onlyAuthMode, undefined);
   assert.ok(broken.reasons.includes('authorization_url: is required when auth_mode is OAUTH2'), broken.reasons.join('; '));
@@ -62,7 +62,7 @@ test('refusals: an auth mode not supported yet apart from the other reasons, eac
 test('the report counts, groups and compares with the catalogue', () => {
   const report = compareReport(file, { list: true });
   assert.match(report, /^5 entries: 3 parse, 2 refused$/m);
-  assert.match(report, /^1 of the refused only for an auth mode not supported yet: SIGNATURE 1$/m);
+  assert.match(report, /^1 of the refused only for an auth mode not supported yet: INSTALL_PLUGIN 1$/m);
   assert.match(report, /^ {2}broken: /m);
   assert.match(report, /^ {4}mailgun: theirs https:\/\/api\.mailgun\.net \| ours https:\/\/\$\{connectionConfig\.region\}\.mailgun\.net$/m);
   assert.match(report, /^ {4}mailgun: theirs domain \| ours region$/m);

@@ -123,7 +123,7 @@ test('values the runtime cannot act on are accepted with a warning: an invalid p
 });
 
 test('still refused, naming the field: an auth mode not supported yet, an undeclared connection-config placeholder, a default outside its enum', () => {
-  assert.match(problems({ ...nangoShaped, auth_mode: 'OAUTH1' }).join('\n'), /^auth_mode: OAUTH1 is not supported yet/m);
+  assert.match(problems({ ...nangoShaped, auth_mode: 'INSTALL_PLUGIN' }).join('\n'), /^auth_mode: INSTALL_PLUGIN is not supported yet/m);
   assert.match(
     problems({ ...nangoShaped, proxy: { base_url: 'https://${connectionConfig.site}.acme.test' } }).join('\n'),
     /^proxy\.base_url: uses \$\{connectionConfig\.site\}/m,

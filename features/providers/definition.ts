@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { jwtAlgorithms } from '../../lib/jwt.js';
+import { OAUTH1_SIGNATURE_METHODS } from '../../lib/http/oauth1.js';
 import { isNangoOnlyPlaceholder, nangoAuthModes, nangoKeys } from './nango-format.js';
 
 export const providerAuthModes = [
@@ -20,6 +21,9 @@ export const providerAuthModes = [
   'AWS_SIGV4',
   'MCP_OAUTH2',
   'MCP_OAUTH2_GENERIC',
+  'OAUTH1',
+  'TBA',
+  'SIGNATURE',
 ] as const;
 /** The auth modes whose end user authorizes in the provider's pages (the authorization-code flow, api/routes/connect.ts). */
 export const authorizationCodeModes: readonly ProviderAuthMode[] = ['OAUTH2', 'MCP_OAUTH2', 'MCP_OAUTH2_GENERIC'];
@@ -219,10 +223,14 @@ export const providerTokenResponseSchema = z
 
 export type ProviderWebhookSettings = z.output<typeof providerWebhookSchema>;
 
-/** JWT: how the token is signed (Nango's `signature`): HMAC (the secret hex, or `utf8`), RSA or EC. */
+/**
+ * Nango's `signature`: for JWT how the token is signed (HMAC with the secret hex or `utf8`, RSA or EC;
+ * checked with the auth mode), for SIGNATURE `WSSE`; other modes' values are kept.
+ */
 export const jwtSignatureSchema = z
-  .object({ protocol: z.enum(['HMAC', 'RSA', 'EC']), hmac_secret_encoding: z.enum(['hex', 'utf8']).optional() })
+  .object({ protocol: z.string().min(1).max(32), hmac_secret_encoding: z.enum(['hex', 'utf8']).optional() })
   .catchall(z.unknown());
+export const JWT_SIGNATURE_PROTOCOLS = ['HMAC', 'RSA', 'EC'] as const;
 
 /** JWT: the token Switchyard signs (Nango's `token`): its key, lifetime, header and claims, templates of `${credentials.x}` and `${connectionConfig.x}`. */
 export const jwtTokenSchema = z
@@ -305,6 +313,17 @@ export const providerDefinitionSchema = z
     token_expires_in_ms: z.number().int().nonnegative().optional(),
     /** TWO_STEP: the token request's method (default POST). */
     token_request_method: z.enum(['GET', 'POST']).optional(),
+    /** How a signed value is made: SIGNATURE's `WSSE` (an X-WSSE UsernameToken); Nango's JWT modes name their key type here. */
+    signature: jwtSignatureSchema.optional(),
+    /** OAUTH1: the temporary-credentials (request token) URL (Nango's name). */
+    request_url: templatedUrl.optional(),
+    /** OAUTH1: parameters of the request-token request, signed with it. */
+    request_params: params.optional(),
+    /** OAUTH1: how requests are signed (RFC 5849 3.4). */
+    signature_method: z.enum(OAUTH1_SIGNATURE_METHODS).optional(),
+    /** OAUTH1: the methods of the request-token and access-token requests (default POST). */
+    request_http_method: z.enum(['GET', 'POST']).optional(),
+    token_http_method: z.enum(['GET', 'POST']).optional(),
     proxy: z
       .object({
         base_url: templatedUrl,
@@ -356,8 +375,6 @@ export const providerDefinitionSchema = z
     registration_url: templatedUrl.optional(),
     /** MCP_OAUTH2: fields of the registration request (Nango sends `response_types` and `grant_types`). */
     registration_params: z.record(z.string().min(1).max(64), z.union([z.string().max(256), z.array(z.string().max(256)).max(16)])).optional(),
-    /** JWT: how the token is signed. */
-    signature: jwtSignatureSchema.optional(),
     /** JWT: the token signed from the entered fields, renewed before it expires. */
     token: jwtTokenSchema.optional(),
     connection_config: z.record(fieldKey, providerFieldSchema).optional(),
@@ -372,9 +389,16 @@ export const providerDefinitionSchema = z
   .superRefine((d, ctx) => {
     const oauth = d.auth_mode === 'OAUTH2' || d.auth_mode === 'OAUTH2_CC';
     const twoStep = d.auth_mode === 'TWO_STEP';
-    if (d.auth_mode === 'OAUTH2' && !d.authorization_url)
-      ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is OAUTH2' });
-    if ((oauth || twoStep) && !tokenUrlOf(d)) ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    const oauth1 = d.auth_mode === 'OAUTH1';
+    if ((d.auth_mode === 'OAUTH2' || oauth1) && !d.authorization_url)
+      ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: `is required when auth_mode is ${d.auth_mode}` });
+    if (d.auth_mode === 'JWT' && d.signature && !(JWT_SIGNATURE_PROTOCOLS as readonly string[]).includes(d.signature.protocol))
+      ctx.addIssue({ code: 'custom', path: ['signature', 'protocol'], message: `must be one of ${JWT_SIGNATURE_PROTOCOLS.join(', ')} when auth_mode is JWT` });
+    if (d.auth_mode === 'SIGNATURE' && d.signature && d.signature.protocol !== 'WSSE')
+      ctx.addIssue({ code: 'custom', path: ['signature', 'protocol'], message: 'must be WSSE when auth_mode is SIGNATURE' });
+    if (oauth1 && !d.request_url) ctx.addIssue({ code: 'custom', path: ['request_url'], message: 'is required when auth_mode is OAUTH1' });
+    if ((oauth || twoStep || oauth1) && !tokenUrlOf(d))
+      ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
     if (twoStep && !d.token_response) ctx.addIssue({ code: 'custom', path: ['token_response'], message: 'is required when auth_mode is TWO_STEP' });
     if (d.auth_mode === 'APP' && !d.authorization_url)
       ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is APP (the installation page)' });
@@ -449,7 +473,8 @@ function* templateSites(d: ProviderDefinition): Generator<[(string | number)[], 
   else for (const [mode, url] of Object.entries(d.token_url ?? {})) yield [['token_url', mode], url];
   if (d.refresh_url) yield [['refresh_url'], d.refresh_url];
   if (d.registration_url) yield [['registration_url'], d.registration_url];
-  for (const key of ['authorization_params', 'token_params', 'refresh_params'] as const)
+  if (d.request_url) yield [['request_url'], d.request_url];
+  for (const key of ['authorization_params', 'token_params', 'refresh_params', 'request_params'] as const)
     for (const [k, v] of Object.entries(d[key] ?? {})) if (typeof v === 'string') yield [[key, k], v];
   if (d.post_connection?.base_url_override) yield [['post_connection', 'base_url_override'], d.post_connection.base_url_override];
   for (const [k, v] of Object.entries(d.post_connection?.headers ?? {})) yield [['post_connection', 'headers', k], v];
@@ -506,11 +531,14 @@ export function definitionWarnings(d: ProviderDefinition): string[] {
     ...Object.keys(d.post_connection?.set ?? {}).map((k): [string, string] => [`post_connection.set.${k}`, k]),
   ];
   for (const [where, key] of filled) if (!d.connection_config?.[key]) out.push(`${where}: fills "${key}", which connection_config does not declare`);
-  const usesUrls = (key: (typeof OAUTH_ONLY)[number]) => d.auth_mode === 'APP' && (key === 'authorization_url' || key === 'token_url');
+  const usedBy: Partial<Record<ProviderAuthMode, readonly string[]>> = {
+    TWO_STEP: ['token_url'],
+    OAUTH1: ['authorization_url', 'token_url', 'default_scopes'],
+    APP: ['authorization_url', 'token_url'],
+  };
   if (d.auth_mode !== 'OAUTH2' && d.auth_mode !== 'OAUTH2_CC' && d.auth_mode !== 'MCP_OAUTH2')
     for (const key of OAUTH_ONLY)
-      if (d[key] !== undefined && !(d.auth_mode === 'TWO_STEP' && key === 'token_url') && !usesUrls(key))
-        out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
+      if (d[key] !== undefined && !usedBy[d.auth_mode]?.includes(key)) out.push(`${key}: kept but not used: it applies when auth_mode is OAUTH2 or OAUTH2_CC`);
   if (d.auth_mode === 'MCP_OAUTH2' && d.client_registration === 'cimd')
     out.push('client_registration: cimd (client id metadata documents) is not supported; register the client yourself and use static');
   if (d.token_request_auth_method === 'custom' || d.token_request_auth_method === 'private_key_jwt')

@@ -9,7 +9,7 @@
  * user name) is its provider plugin's `authorize` hook (integrations/plugin.ts).
  */
 import { z } from 'zod';
-import type { AuthInjection } from '../../lib/http/index.js';
+import type { AuthInjection, OAuth1SignatureMethod } from '../../lib/http/index.js';
 import type { StoredCredentials } from '../connections/credentials.js';
 import { catalog } from './catalog.js';
 import { isLinkUrl, isValidRegExp, tokenUrlOf, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
@@ -77,6 +77,14 @@ export interface Provider {
     response: NonNullable<ProviderDefinition['token_response']>;
     /** The token's lifetime when the response gives none. */
     expiresInMs?: number;
+  };
+  /** OAUTH1 and TBA: how requests are signed; OAUTH1: the request-token step too. */
+  oauth1?: {
+    signatureMethod: OAuth1SignatureMethod;
+    requestUrl?: string;
+    requestParams: Record<string, string>;
+    requestMethod: 'GET' | 'POST';
+    tokenMethod: 'GET' | 'POST';
   };
   /** Header and query templates sent with every request (credentials placeholders included). */
   headers: Record<string, string>;
@@ -171,6 +179,16 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
           ...(def.token_expires_in_ms ? { expiresInMs: def.token_expires_in_ms } : {}),
         },
       }),
+    ...((def.auth_mode === 'OAUTH1' || def.auth_mode === 'TBA') && {
+      oauth1: {
+        // NetSuite's token-based authentication signs with HMAC-SHA256.
+        signatureMethod: def.signature_method ?? (def.auth_mode === 'TBA' ? 'HMAC-SHA256' : 'HMAC-SHA1'),
+        ...(def.request_url && { requestUrl: def.request_url }),
+        requestParams: textParams(def.request_params ?? {}),
+        requestMethod: def.request_http_method ?? 'POST',
+        tokenMethod: def.token_http_method ?? 'POST',
+      },
+    }),
     headers: proxy?.headers ?? {},
     query: proxy?.query ?? {},
     bodyFields: Object.fromEntries(Object.entries(proxy?.body ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')),

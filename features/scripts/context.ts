@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { ConnectionDeps } from '../connections/service.js';
 import { freshConnection, providerTarget } from '../connections/target.js';
 import { twoStepFields, type StoredCredentials } from '../connections/credentials.js';
+import { wsseToken } from '../connections/wsse.js';
 import { getConnectionByPk, setMetadata, type Connection } from '../connections/store.js';
 import { withTransaction, type Queryable } from '../../lib/db/pool.js';
 import { assertUrlAllowed } from '../../lib/http/index.js';
@@ -365,6 +366,12 @@ function scriptCredentials(c: StoredCredentials): ScriptCredentials {
       return { type: 'API_KEY', apiKey: c.apiKey };
     case 'BASIC':
       return { type: 'BASIC', username: c.username, password: c.password };
+    case 'OAUTH1':
+      return { type: 'OAUTH1', oauth_token: c.oauth_token, oauth_token_secret: c.oauth_token_secret, raw: c.raw ?? {} };
+    case 'SIGNATURE':
+      return { type: 'SIGNATURE', username: c.username, password: c.password, token: wsseToken(c.username, c.password, new Date()) };
+    case 'TBA':
+      return { type: 'TBA', token_id: c.token_id, token_secret: c.token_secret };
     default:
       return { type: 'NONE' };
   }

@@ -166,6 +166,9 @@ let listItems = [];
 /** @type {Record<string, string>} */
 const AUTH_MODES = {
   OAUTH2: 'OAuth 2',
+  OAUTH1: 'OAuth 1.0a',
+  TBA: 'Token-based authentication',
+  SIGNATURE: 'API user and secret',
   OAUTH2_CC: 'OAuth 2 client credentials',
   API_KEY: 'API key',
   BASIC: 'Username and password',
@@ -390,6 +393,14 @@ async function showIntegration(integration) {
         field(key, { label: spec.title || key, description: spec.description, required: !spec.optional, ...(spec.secret ? { type: 'password' } : {}) }),
       );
     }
+  } else if (provider.auth_mode === 'SIGNATURE') {
+    // The definition names the two fields (Emarsys: the API user name and its secret).
+    const spec = provider.credentials ?? {};
+    nodes.push(field('username', { label: spec.username?.title ?? 'Username', description: spec.username?.description, required: true }));
+    nodes.push(field('password', { label: spec.password?.title ?? 'Secret', description: spec.password?.description, type: 'password', required: true }));
+  } else if (provider.auth_mode === 'TBA') {
+    nodes.push(field('token_id', { label: 'Token ID', required: true, description: `The token ID of the access token created in ${name}.` }));
+    nodes.push(field('token_secret', { label: 'Token secret', type: 'password', required: true }));
   } else if (provider.auth_mode === 'TWO_STEP') {
     // The fields the provider's definition declares; they are exchanged for a token when submitted.
     for (const [key, spec] of Object.entries(provider.credentials ?? {})) {
@@ -430,11 +441,11 @@ async function showIntegration(integration) {
 }
 
 /**
- * Whether the end user authorizes in the provider's own pages (a popup): OAuth 2 and an MCP server's OAuth.
+ * Whether the end user authorizes in the provider's own pages (a popup): OAuth 2, OAuth 1.0a, a GitHub App's installation and an MCP server's OAuth.
  * @param {any} provider
  */
 function isOAuth(provider) {
-  return ['OAUTH2', 'MCP_OAUTH2', 'MCP_OAUTH2_GENERIC'].includes(provider.auth_mode);
+  return ['OAUTH2', 'OAUTH1', 'APP', 'MCP_OAUTH2', 'MCP_OAUTH2_GENERIC'].includes(provider.auth_mode);
 }
 
 /**
@@ -476,7 +487,11 @@ function submit(integration, provider) {
       ? { detectClosedAuthWindow: true }
       : {
           credentials: /** @type {any} */ (
-            provider.auth_mode === 'NONE' ? { type: 'NONE' } : provider.auth_mode === 'TWO_STEP' ? { ...credentials, type: 'TWO_STEP' } : credentials
+            provider.auth_mode === 'NONE'
+              ? { type: 'NONE' }
+              : provider.auth_mode === 'TWO_STEP' || provider.auth_mode === 'SIGNATURE'
+                ? { ...credentials, type: provider.auth_mode }
+                : credentials
           ),
         }),
   });

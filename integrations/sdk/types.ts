@@ -109,6 +109,9 @@ export type ScriptCredentials =
   | { type: 'TWO_STEP'; token: string; expires_at?: string; raw: Record<string, unknown>; [field: string]: unknown }
   | { type: 'API_KEY'; apiKey: string }
   | { type: 'BASIC'; username: string; password: string }
+  | { type: 'OAUTH1'; oauth_token: string; oauth_token_secret: string; raw: Record<string, unknown> }
+  | { type: 'TBA'; token_id: string; token_secret: string }
+  | { type: 'SIGNATURE'; username: string; password: string; token: string }
   | { type: 'NONE' };
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'http' | 'verbose' | 'silly';

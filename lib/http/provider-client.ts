@@ -10,6 +10,7 @@ import { Agent } from 'undici';
 import { payloadHash, signAwsV4, type AwsSigV4Credentials } from './aws-sigv4.js';
 import { assertLiteralHostAllowed, createPinnedLookup } from './address-policy.js';
 import { InvalidUrl, NetworkError, ProviderError, RateLimited, ResponseTooLarge, UpstreamHttpError, type ResponseHeaders } from './errors.js';
+import { formParameters, oauth1Header, type OAuth1Signer } from './oauth1.js';
 import { redactUrl } from './redact.js';
 import { DEFAULT_RATE_LIMIT_DELAY_MS, retryAfterMs } from './retry-after.js';
 import { metric } from '../otel/metrics.js';
@@ -23,6 +24,15 @@ export type AuthInjection =
   | { type: 'custom'; headers: Record<string, string>; query: Record<string, string>; body?: Record<string, string>; clientCertificate?: ClientCertificate }
   /** Signed with AWS Signature Version 4 as it is sent; `headers` go along (and are signed when `x-amz-*` or content-type). */
   | ({ type: 'aws-sigv4'; headers?: Record<string, string> } & AwsSigV4Credentials)
+  /** An OAuth 1.0a signature of each request as sent (its method, URL and form body), with other headers besides. */
+  | {
+      type: 'oauth1';
+      signer: OAuth1Signer;
+      headers: Record<string, string>;
+      query: Record<string, string>;
+      /** Protocol parameters of this request besides the usual ones (`oauth_callback`, `oauth_verifier`). */
+      protocol?: Record<string, string>;
+    }
   | { type: 'none' };
 
 /** A TLS client certificate and its private key (PEM), for providers that want mutual TLS (ADP). */
@@ -177,6 +187,8 @@ export function authHeaders(auth: AuthInjection): Record<string, string> {
     case 'custom':
     case 'aws-sigv4':
       return Object.fromEntries(Object.entries(auth.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    case 'oauth1':
+      return Object.fromEntries(Object.entries(auth.headers).map(([k, v]) => [k.toLowerCase(), v]));
     case 'none':
       return {};
   }
@@ -214,6 +226,12 @@ function requestHeaders(req: ProviderRequest, userAgent: string, url: URL, now: 
     out[n] = value;
   }
   const headers = { ...out, ...authHeaders(req.auth) };
+  if (req.auth.type === 'oauth1') {
+    const body = req.body instanceof Uint8Array ? Buffer.from(req.body).toString('utf8') : req.body;
+    const form = formParameters(body, out['content-type']);
+    headers.authorization = oauth1Header(req.auth.signer, { method: req.method, url: url.toString(), form, now, extra: req.auth.protocol });
+    return headers;
+  }
   if (req.auth.type !== 'aws-sigv4') return headers;
   const hash = payloadHash(streamed ? { stream: true } : (req.body as string | Uint8Array | null | undefined));
   return { ...headers, ...signAwsV4({ method: req.method, url, headers, payloadHash: hash }, req.auth, now) };
@@ -378,7 +396,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     const url = buildUrl(
       req.baseUrl,
       req.path,
-      req.auth.type === 'custom' && Object.keys(req.auth.query).length ? { ...req.query, ...req.auth.query } : req.query,
+      (req.auth.type === 'custom' || req.auth.type === 'oauth1') && Object.keys(req.auth.query).length ? { ...req.query, ...req.auth.query } : req.query,
     );
     const method = req.method.toUpperCase();
     const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
@@ -414,7 +432,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
-        headers: requestHeaders(sentBody === req.body ? req : { ...req, body: sentBody }, userAgent, url, now(), sentBody !== req.body),
+        headers: requestHeaders(sentBody === req.body ? req : { ...req, body: sentBody }, userAgent, url, createdAt, sentBody !== req.body),
         body: (sentBody ?? null) as string | Buffer | Uint8Array | Readable | null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

@@ -11,11 +11,18 @@
  * TWO_STEP: a token request at /auth/token checked against the definition's `token_params`,
  * `token_headers`, `body_format` and `token_request_method`, answered as `token_response` says.
  *
+ * OAUTH1: POST /oauth1/request_token, GET /oauth1/authorize, POST /oauth1/access_token (RFC 5849
+ * section 2, every request's signature checked by oauth1-check.ts, `request_params`,
+ * `authorization_params` and `token_params` expected where they belong); API calls signed with the
+ * access token. TBA: API calls signed HMAC-SHA256 with the token id and secret, realm the account.
+ * SIGNATURE: API calls carrying a fresh WSSE UsernameToken made from the username and password.
+ *
  * Paths: GET /oauth/authorize, POST /oauth/token, POST /oauth/refresh, /auth/token, GET /api/me, GET /api/items,
  * GET /api/limited. Start it, then `define()` the definition under test (its URLs point here).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { tokenUrlOf, type ProviderDefinitionInput } from '../../features/providers/definition.js';
+import { checkOAuth1 } from './oauth1-check.js';
 import { json, redirect, startFakeServer, type FakeServer, type Reply, type RequestContext } from './server.js';
 
 export interface GenericProviderState {
@@ -28,6 +35,11 @@ export interface GenericProviderState {
   twoStepRequests: { method: string; params: Record<string, string>; headers: Record<string, string | undefined> }[];
   /** Token requests by grant type, as received (parsed body, and whether the client authenticated by Basic). */
   tokenRequests: { path: string; grantType: string; body: Record<string, string>; basicAuth: boolean; contentType: string }[];
+  /** OAUTH1: request tokens issued (secret, callback, verifier once authorized) and access tokens (secret). */
+  requestTokens: Map<string, { secret: string; callback: string; verifier?: string }>;
+  accessTokens: Map<string, string>;
+  /** OAuth 1.0a nonces seen (timestamp:nonce): each is accepted once. */
+  nonces: Set<string>;
   /** How many more GET /api/limited answer 429. */
   limitedRemaining: number;
   /** The problems the fake found with a request (empty when the platform did everything as defined). */
@@ -50,6 +62,8 @@ export interface GenericProviderOptions {
   tokenExtras?: Record<string, unknown>;
   /** For TWO_STEP definitions: the fields the end user must enter (the definition's `${credentials.x}`). */
   fields?: Record<string, string>;
+  /** For TBA definitions: the token the end user created, and the realm (account id) requests must name. */
+  tba?: { tokenId: string; tokenSecret: string; realm: string };
 }
 
 export interface GenericProviderFake extends FakeServer<GenericProviderState> {
@@ -66,6 +80,9 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     codes: new Map(),
     tokenRequests: [],
     twoStepRequests: [],
+    requestTokens: new Map(),
+    accessTokens: new Map(),
+    nonces: new Set(),
     limitedRemaining: 0,
     problems: [],
   };
@@ -168,6 +185,104 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     }
   }
 
+  const signatureMethods = () => [def().signature_method ?? (def().auth_mode === 'TBA' ? 'HMAC-SHA256' : 'HMAC-SHA1')];
+  const consumer = { consumerKey: opts.clientId, consumerSecret: opts.clientSecret };
+  /** The definition's parameters of one OAuth 1.0a step, each filled, in the form body (POST) or the query (GET). */
+  function stepParams(ctx: RequestContext, templates: Record<string, unknown> | undefined): string | null {
+    const sent = ctx.method === 'GET' ? ctx.query : new URLSearchParams(ctx.body);
+    for (const [k, v] of Object.entries(templates ?? {})) if (!filled(v as string, sent.get(k))) return `${k} must be ${String(v)}`;
+    return null;
+  }
+
+  function oauth1RequestToken(ctx: RequestContext): Reply {
+    const bad = checkOAuth1(ctx, { ...consumer, methods: signatureMethods(), seenNonces: state.nonces }) ?? stepParams(ctx, def().request_params);
+    if (bad) return problem(401, `request_token: ${bad}`);
+    const callback = /oauth_callback="([^"]*)"/.exec(ctx.headers.authorization ?? '')?.[1];
+    if (!callback) return problem(400, 'request_token: no oauth_callback');
+    const token = `rq_${randomBytes(8).toString('hex')}`;
+    const secret = `rqs_${randomBytes(8).toString('hex')}`;
+    state.requestTokens.set(token, { secret, callback: decodeURIComponent(callback) });
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `oauth_token=${token}&oauth_token_secret=${secret}&oauth_callback_confirmed=true`,
+    };
+  }
+
+  /** The end user approves: back to the callback given with the request token, with a verifier. */
+  function oauth1Authorize(ctx: RequestContext): Reply {
+    const token = ctx.query.get('oauth_token') ?? '';
+    const issued = state.requestTokens.get(token);
+    if (!issued) return problem(400, 'authorize: unknown oauth_token');
+    for (const [k, v] of Object.entries(def().authorization_params ?? {}))
+      if (!filled(v, ctx.query.get(k))) return problem(400, `authorize: ${k} must be ${v}`);
+    issued.verifier = `v_${randomBytes(6).toString('hex')}`;
+    const back = new URL(issued.callback);
+    back.searchParams.set('oauth_token', token);
+    back.searchParams.set('oauth_verifier', issued.verifier);
+    return redirect(back.toString());
+  }
+
+  function oauth1AccessToken(ctx: RequestContext): Reply {
+    const p = /oauth_token="([^"]*)"/.exec(ctx.headers.authorization ?? '')?.[1] ?? '';
+    const issued = state.requestTokens.get(decodeURIComponent(p));
+    if (!issued?.verifier) return problem(401, 'access_token: request token unknown or not authorized');
+    const bad =
+      checkOAuth1(ctx, { ...consumer, token: decodeURIComponent(p), tokenSecret: issued.secret, methods: signatureMethods(), seenNonces: state.nonces }) ??
+      stepParams(ctx, def().token_params);
+    if (bad) return problem(401, `access_token: ${bad}`);
+    if (/oauth_verifier="([^"]*)"/.exec(ctx.headers.authorization ?? '')?.[1] !== issued.verifier) return problem(401, 'access_token: wrong oauth_verifier');
+    state.requestTokens.delete(decodeURIComponent(p));
+    const token = `at1_${randomBytes(8).toString('hex')}`;
+    const secret = `ats_${randomBytes(8).toString('hex')}`;
+    state.accessTokens.set(token, secret);
+    return { status: 200, headers: { 'content-type': 'text/plain' }, body: `oauth_token=${token}&oauth_token_secret=${secret}&user_id=42` };
+  }
+
+  /** A signed API call: OAUTH1 with an access token issued here, TBA with the end user's token and the realm. */
+  function signedCall(ctx: RequestContext): boolean {
+    const d = def();
+    const token = decodeURIComponent(/oauth_token="([^"]*)"/.exec(ctx.headers.authorization ?? '')?.[1] ?? '');
+    const expect =
+      d.auth_mode === 'TBA'
+        ? { token: opts.tba?.tokenId, tokenSecret: opts.tba?.tokenSecret, realm: opts.tba?.realm }
+        : { token, tokenSecret: state.accessTokens.get(token) ?? '\u0000unknown' };
+    const bad = checkOAuth1(ctx, { ...consumer, ...expect, methods: signatureMethods(), seenNonces: state.nonces });
+    if (bad) state.problems.push(`api: ${bad}`);
+    return bad === null;
+  }
+
+  /**
+   * SIGNATURE (WSSE): the X-WSSE value where the definition's templates put `${accessToken}` (else the
+   * X-WSSE header): the user name, a digest of nonce, creation time and secret (base64 of the SHA-1 hex,
+   * as Emarsys documents it), created within five minutes, each nonce once.
+   */
+  function wsseCall(ctx: RequestContext): boolean {
+    const headers = def().proxy?.headers ?? {};
+    const name =
+      Object.entries(headers)
+        .find(([, t]) => t.includes('${accessToken}'))?.[0]
+        ?.toLowerCase() ?? 'x-wsse';
+    const value = ctx.headers[name] ?? '';
+    const f = Object.fromEntries([...value.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const digest = Buffer.from(createHash('sha1').update(`${f.Nonce}${f.Created}${opts.password}`).digest('hex')).toString('base64');
+    const fresh = Math.abs(Date.now() - Date.parse(f.Created ?? '')) < 300_000;
+    const bad = !value.startsWith('UsernameToken ')
+      ? `${name} is not a UsernameToken`
+      : f.Username !== opts.username
+        ? `Username ${f.Username} is not the API user`
+        : f.PasswordDigest !== digest
+          ? 'PasswordDigest does not match'
+          : !fresh
+            ? 'Created is not within five minutes'
+            : state.nonces.has(`wsse:${f.Nonce}`)
+              ? 'Nonce used before'
+              : null;
+    state.nonces.add(`wsse:${f.Nonce}`);
+    if (bad) state.problems.push(`api: ${bad}`);
+    return bad === null;
+  }
+
   /**
    * TWO_STEP: the token request as the definition describes it (method, body format, every
    * `token_params` and `token_headers` template filled with the expected fields), answered with a
@@ -217,6 +332,8 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     const d = def();
     const headers = d.proxy?.headers ?? {};
     const query = d.proxy?.query ?? {};
+    if (d.auth_mode === 'OAUTH1' || d.auth_mode === 'TBA') return signedCall(ctx);
+    if (d.auth_mode === 'SIGNATURE') return wsseCall(ctx);
     const ref = {
       API_KEY: 'apiKey',
       BASIC: 'username',
@@ -229,7 +346,7 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
       MCP_OAUTH2_GENERIC: 'accessToken',
       AWS_SIGV4: null,
       NONE: null,
-    }[d.auth_mode];
+    }[d.auth_mode as 'NONE'];
     if (ref === null) return true;
     const templated = [...Object.values(headers), ...Object.values(query)].some(
       (t) => t.includes(`\${${ref}}`) || (ref === 'username' && t.includes('${password}')),
@@ -304,6 +421,9 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
 
   const fake = await startFakeServer(state, (ctx) => {
     if (ctx.path === '/auth/token') return twoStep(ctx);
+    if (ctx.path === '/oauth1/request_token') return oauth1RequestToken(ctx);
+    if (ctx.method === 'GET' && ctx.path === '/oauth1/authorize') return oauth1Authorize(ctx);
+    if (ctx.path === '/oauth1/access_token') return oauth1AccessToken(ctx);
     if (ctx.method === 'GET' && ctx.path === '/oauth/authorize') return authorize(ctx);
     if (ctx.method === 'POST' && (ctx.path === '/oauth/token' || ctx.path === '/oauth/refresh')) return token(ctx);
     if (!ctx.path.startsWith('/api/')) return json(404, { error: 'not_found' });

@@ -2,8 +2,9 @@
  * OAuth 1.0a signatures against the worked examples of RFC 5849 (values typed from the RFC's text).
  */
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { hmacSha1Signature, oauth1Header, percentEncode, signatureBaseString } from './oauth1-signature.js';
+import { hmacSha1Signature, oauth1Header, oauth1Signature, percentEncode, signatureBaseString } from './oauth1.js';
 
 test('RFC 5849 3.4.1.1: the signature base string of the example request (query, form body, protocol parameters)', () => {
   const base = signatureBaseString({
@@ -63,19 +64,25 @@ test('RFC 5849 1.2: the HMAC-SHA1 signatures of the temporary-credentials reques
 });
 
 test('the Authorization header carries the protocol parameters and their signature, percent-encoded', () => {
-  const header = oauth1Header({
-    method: 'GET',
-    url: 'https://api.example.com/me?x=1',
-    consumerKey: 'ck',
-    consumerSecret: 'cs',
-    token: 't',
-    tokenSecret: 'ts',
-    now: new Date(1_700_000_000_000),
-    nonce: 'n1',
-  });
+  const header = oauth1Header(
+    { consumerKey: 'ck', consumerSecret: 'cs', token: 't', tokenSecret: 'ts', signatureMethod: 'HMAC-SHA1' },
+    { method: 'GET', url: 'https://api.example.com/me?x=1', now: new Date(1_700_000_000_000), nonce: 'n1' },
+  );
   const params = Object.fromEntries([...header.slice('OAuth '.length).matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, decodeURIComponent(m[2]!)]));
   const { oauth_signature: signature, ...oauth } = params;
   assert.equal(oauth.oauth_timestamp, '1700000000');
   assert.equal(signature, hmacSha1Signature({ method: 'GET', url: 'https://api.example.com/me?x=1', oauth: oauth as Record<string, string> }, 'cs', 'ts'));
   assert.equal(percentEncode("a b!*'()~"), 'a%20b%21%2A%27%28%29~');
+});
+
+test('PLAINTEXT (RFC 5849 3.4.4) is the encoded secrets joined by "&"; HMAC-SHA256 keys the same base string; the realm is first and unsigned', () => {
+  const input = { method: 'GET', url: 'https://api.example.com/me', oauth: { oauth_consumer_key: 'ck', oauth_nonce: 'n', oauth_timestamp: '1' } };
+  assert.equal(oauth1Signature(input, 'PLAINTEXT', 'c s', 't&s'), 'c%20s&t%26s');
+  assert.equal(oauth1Signature(input, 'HMAC-SHA256', 'cs', 'ts'), createHmac('sha256', 'cs&ts').update(signatureBaseString(input)).digest('base64'));
+  const header = oauth1Header(
+    { consumerKey: 'ck', consumerSecret: 'cs', token: 't', tokenSecret: 'ts', signatureMethod: 'HMAC-SHA256', realm: '123456_SB1' },
+    { method: 'GET', url: 'https://api.example.com/me', now: new Date(0), nonce: 'n' },
+  );
+  assert.match(header, /^OAuth realm="123456_SB1", oauth_consumer_key="ck", /);
+  assert.match(header, /oauth_signature_method="HMAC-SHA256"/);
 });
