@@ -200,6 +200,7 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
     trackDeletesStart: async (model) => void tracked.add(model),
     trackDeletesEnd: async (model) => void swept.add(model),
     isFullSync: checkpoint === undefined,
+    variant: 'base',
   });
 
   let output: unknown;

@@ -37,6 +37,8 @@
  * | POST   | /sync/trigger, /sync/start, /sync/pause           | syncs.ts                  |
  * | GET    | /sync/status                                      | syncs.ts                  |
  * | PUT    | /sync/update-connection-frequency                 | syncs.ts                  |
+ * | POST   | /sync/:name/variant/:variant                      | syncs.ts                  |
+ * | DELETE | /sync/:name/variant/:variant                      | syncs.ts                  |
  * | GET    | /connect-ui, /connect-ui/, /connect-ui/:file      | connect-ui.ts             |
  * | GET    | /sdk.js                                           | connect-ui.ts             |
  * | GET    | /environment                                      | environment.ts            |
@@ -128,7 +130,7 @@ import { callToolRoute } from './tools.js';
 import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mcp.js';
 import { listRecords } from './records.js';
 import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
-import { pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
+import { createSyncVariant, deleteSyncVariant, pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
 import { unifiedEndpoint } from './unified-endpoints.js';
 import { listWebhookDeliveries, recoverWebhookDeliveries, replayWebhookDelivery } from './webhook-deliveries.js';
 
@@ -193,6 +195,8 @@ export const routeTable: readonly RouteDef[] = [
   pauseSyncs,
   syncStatus,
   updateSyncFrequency,
+  createSyncVariant,
+  deleteSyncVariant,
   connectUiRedirect,
   connectUiIndex,
   connectUiFile,

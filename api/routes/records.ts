@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { BadRequest, ValidationFailed } from '../../lib/errors.js';
 import { decodeCursor, recordsResponseBody, type RecordsFilter } from '../../features/records/read.js';
 import { RecordsReadAhead } from '../../features/records/read-ahead.js';
+import { BASE_VARIANT, storedModel, variantNameSchema } from '../../features/syncs/variants.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { defineRoute } from '../route.js';
 import { check, parseQuery } from '../validate.js';
@@ -21,11 +22,8 @@ const isoDate = z.union([z.iso.datetime({ offset: true }), z.iso.date()], { erro
 const FILTERS = ['added', 'updated', 'deleted'] as const satisfies readonly RecordsFilter[];
 
 const queryFields = {
-  variant: z
-    .string()
-    .regex(/^[a-zA-Z0-9_-]+$/)
-    .refine((v) => v === 'base', 'only the base variant is supported')
-    .optional(),
+  /** A sync variant's records (POST /sync/{name}/variant/{variant}); `base` or none: the sync's own. */
+  variant: variantNameSchema.optional(),
   cursor: z
     .string()
     .min(1)
@@ -95,7 +93,7 @@ async function respond(
   if (connectionPk === null) throw new BadRequest('unknown_connection', 'Provided ConnectionId and ProviderConfigKey does not match a valid connection');
   const page = await readAhead(deps).read({
     connectionPk,
-    model,
+    model: storedModel(model, q.variant ?? BASE_VARIANT),
     cursor: q.cursor,
     modifiedAfter: q.modified_after ?? q.delta,
     filter: q.filter,
