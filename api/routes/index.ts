@@ -62,6 +62,7 @@
  * | GET    | /openapi.json, /docs                              | docs.ts                   |
  * | GET    | /images/logos/:file (`<provider>.svg`)            | logos.ts                  |
  * | GET    | /records, /records/                               | records.ts                |
+ * | PATCH  | /records/prune                                    | records.ts                |
  * | POST   | /webhook/:environmentUuid/:pck[/:token]           | provider-webhooks.ts      |
  * | GET    | /integrations/:uniqueKey/webhook-secret           | incoming-webhook-secrets.ts |
  * | POST   | /integrations/:uniqueKey/webhook-secret/rotate    | incoming-webhook-secrets.ts |
@@ -128,7 +129,7 @@ import { receiveProviderWebhookRoute, receiveProviderWebhookWithToken } from './
 import { proxy } from './proxy.js';
 import { callToolRoute } from './tools.js';
 import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mcp.js';
-import { listRecords } from './records.js';
+import { listRecords, pruneRecordsRoute } from './records.js';
 import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
 import { createSyncVariant, deleteSyncVariant, pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
 import { unifiedEndpoint } from './unified-endpoints.js';
@@ -222,6 +223,7 @@ export const routeTable: readonly RouteDef[] = [
   deleteAgentSessionRoute,
   ...docsRoutes(() => routeTable),
   listRecords,
+  pruneRecordsRoute,
   receiveProviderWebhookRoute,
   receiveProviderWebhookWithToken,
   getIncomingWebhookSecret,
