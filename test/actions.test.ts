@@ -116,6 +116,10 @@ describe('actions', () => {
     const dupBody = (await dup.json()) as Json;
     assert.equal(dupBody.error.code, 'script_http_error');
     assert.equal(dupBody.error.payload.errors.email, 'Email address already in use.');
+    // Nango's error.upstream: the provider's status, its content type, and its body.
+    assert.equal(dupBody.error.upstream?.status, 400, JSON.stringify(dupBody.error));
+    assert.match(String(dupBody.error.upstream.headers['content-type']), /json/);
+    assert.equal(dupBody.error.upstream.body.errors.email, 'Email address already in use.');
     const notFound = await t.api('/v1/users/single?id=9999', { headers: unified() });
     assert.equal(notFound.status, 424);
     const negative = await t.api('/users/single?id=-1', { headers: unified() });

@@ -25,7 +25,7 @@ export const actionAccepted = z.object({ id: z.string(), statusUrl: z.string() }
 function resultResponse(c: Context<AppEnv>, run: ActionRun) {
   if (run.status === 'success') return c.json(run.output as object, 200);
   const e = run.error!;
-  throw new UpstreamError(e.code, e.message, e.status, e.payload);
+  throw new UpstreamError(e.code, e.message, e.status, e.payload, e.upstream);
 }
 
 /** Runs the action (api/action-run.ts) and answers with its output, its error or 202. */

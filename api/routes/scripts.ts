@@ -1,8 +1,8 @@
 /**
  * @module api/routes/scripts — custom integrations: `POST /scripts/deploy/preview` and
  * `POST /scripts/deploy` (what `switchyard deploy` calls, with the target environment's secret
- * key), and `GET /scripts/config` (every script of the environment with its JSON Schemas; Nango's
- * shape with `format=nango`, tool definitions with `format=openai`).
+ * key), and `GET /scripts/config` (every script of the environment with its JSON Schemas: Nango's
+ * shape by default or with `format=nango`, ours with `format=switchyard`, tool definitions with `format=openai`).
  */
 import { z } from 'zod';
 import { findEnvironmentBySecretKey, type Environment } from '../../features/environments/store.js';
@@ -163,7 +163,7 @@ const nangoScript = z.object({ name: z.string(), type: z.string(), enabled: z.bo
 const configResponse = z.union([
   z
     .object({ data: z.array(z.object({ integration: z.string(), provider: z.string(), scripts: z.array(switchyardScript) })) })
-    .describe('format=switchyard (default)'),
+    .describe("format=switchyard: our shape, with each script's source, endpoints and JSON Schemas"),
   z
     .object({ data: z.array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })) })
     .describe('format=openai: tool definitions of the actions'),
@@ -177,7 +177,7 @@ const configResponse = z.union([
         'on-events': z.array(nangoScript),
       }),
     )
-    .describe("format=nango: Nango's shape"),
+    .describe("format=nango (the default): Nango's shape"),
 ]);
 
 export const previewDeployRoute = defineRoute({
@@ -225,7 +225,8 @@ export const scriptsConfig = defineRoute({
   responses: { 200: configResponse },
   errors: [],
 }).handle(async ({ deps, query: q }, c) => {
-  const format = q.format ?? 'switchyard';
+  // Nango's shape by default, as Nango answers a request without `format`; ours with format=switchyard.
+  const format = q.format ?? 'nango';
   const scripts = await environmentScripts(deps, c.get('environment'));
   if (format === 'openai') {
     return {
@@ -293,3 +294,4 @@ export async function scriptComponentSchemas(deps: AppDeps, authorization: strin
   }
   return out;
 }
+
