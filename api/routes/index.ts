@@ -13,6 +13,8 @@
  * | DELETE | /providers/:provider                              | providers.ts              |
  * | GET    | /integrations                                     | integrations.ts           |
  * | POST   | /integrations                                     | integrations.ts           |
+ * | POST   | /integrations/quickstart                          | integrations.ts           |
+ * | GET    | /providers/:provider/templates                    | scripts.ts                |
  * | GET    | /integrations/:uniqueKey                          | integrations.ts           |
  * | PATCH  | /integrations/:uniqueKey                          | integrations.ts           |
  * | DELETE | /integrations/:uniqueKey                          | integrations.ts           |
@@ -114,6 +116,7 @@ import { getIncomingWebhookSecret, rotateIncomingWebhookSecretRoute } from './in
 import { getIntegrationStatus } from './integration-status.js';
 import {
   createIntegration,
+  createQuickstartIntegration,
   deleteIntegrationRoute,
   getIntegrationRoute,
   listIntegrationEndpoints,
@@ -130,7 +133,7 @@ import { proxy } from './proxy.js';
 import { callToolRoute } from './tools.js';
 import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mcp.js';
 import { listRecords, pruneRecordsRoute } from './records.js';
-import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
+import { deployRoute, previewDeployRoute, providerTemplates, scriptsConfig } from './scripts.js';
 import { createSyncVariant, deleteSyncVariant, pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
 import { unifiedEndpoint } from './unified-endpoints.js';
 import { listWebhookDeliveries, recoverWebhookDeliveries, replayWebhookDelivery } from './webhook-deliveries.js';
@@ -163,8 +166,10 @@ export const routeTable: readonly RouteDef[] = [
   replaceProviderRoute,
   deleteProviderRoute,
   providerLogo,
+  providerTemplates,
   listIntegrationsRoute,
   createIntegration,
+  createQuickstartIntegration,
   getIntegrationRoute,
   updateIntegrationRoute,
   deleteIntegrationRoute,

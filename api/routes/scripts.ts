@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { findEnvironmentBySecretKey, type Environment } from '../../features/environments/store.js';
 import { endpointStates, listIntegrations } from '../../features/integrations/store.js';
 import { UUID_V4 } from '../../lib/crypto.js';
-import { UpgradeRequired } from '../../lib/errors.js';
+import { BadRequest, UpgradeRequired } from '../../lib/errors.js';
+import { findProvider } from '../../features/providers/store.js';
 import { prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../features/scripts/catalog.js';
 import { deploy, previewDeploy, type DeployRequest } from '../../features/scripts/deploy.js';
 import { endpointKey } from '../../integrations/registry.js';
@@ -295,3 +296,38 @@ export async function scriptComponentSchemas(deps: AppDeps, authorization: strin
   return out;
 }
 
+const templateFunction = z
+  .object({
+    name: z.string(),
+    type: z.enum(['sync', 'action']),
+    returns: z.array(z.string()),
+    json_schema: z.record(z.string(), z.unknown()).nullable(),
+    runs: z.string().nullable(),
+    auto_start: z.boolean(),
+    track_deletes: z.boolean(),
+  })
+  .catchall(z.unknown());
+
+export const providerTemplates = defineRoute({
+  method: 'get',
+  path: '/providers/:provider/templates',
+  operationId: 'getProviderTemplates',
+  summary: "The pre-built syncs and actions Switchyard ships for a provider, in Nango's function shape",
+  description:
+    'Nango lists its template catalogue here; Switchyard lists its own pre-built integrations (integrations/), which every integration of the provider has and activates by endpoint. A provider with none answers an empty list; an unknown provider 400 unknown_provider.',
+  tag: 'scripts',
+  auth: 'secret_key',
+  request: { params: z.object({ provider: z.string().min(1).max(255) }).strict() },
+  responses: { 200: z.object({ data: z.array(templateFunction) }) },
+  errors: [],
+}).handle(async ({ deps, params: p }, c) => {
+  if (!(await findProvider(deps.db, c.get('environment').id, p.provider)))
+    throw new BadRequest('unknown_provider', `Provider ${p.provider} is neither in the catalogue (GET /providers) nor defined in this environment`);
+  const data = prebuiltScriptsOf(p.provider)
+    .filter(([, handle]) => handle.type !== 'on-event')
+    .map(([name, handle]) => {
+      const { enabled: _enabled, last_deployed: _deployed, ...shape } = nangoShape({ integration: '', provider: p.provider, name, handle, enabled: false });
+      return { ...shape, type: handle.type as 'sync' | 'action' };
+    });
+  return { data };
+});
