@@ -316,7 +316,7 @@ export const updateSyncFrequency = defineRoute({
   const integration = await getIntegration(deps.db, deps.box, env.id, input.provider_config_key);
   const conn = integration && (await getConnection(deps.db, deps.box, env.id, input.provider_config_key, input.connection_id));
   if (!integration || !conn) throw new BadRequest('unknown_connection', 'Connection not found');
-  const def = (await scriptsOf(deps, integration)).find(([n, d]) => n === input.sync_name && d.type === 'sync')?.[1] as SyncHandle | undefined;
+  const def = await syncDefOf(deps, integration, input.sync_name);
   if (!def) throw new BadRequest('unknown_sync', `Sync ${input.sync_name} does not exist on ${input.provider_config_key}`);
   const variant = input.sync_variant ?? BASE_VARIANT;
   if (variant !== BASE_VARIANT && !(await variantsOf(deps.db, conn.id)).get(input.sync_name)?.includes(variant)) {
@@ -341,14 +341,17 @@ const variantParams = z
   .strict();
 const variantBody = z.object({ provider_config_key: uniqueKeySchema, connection_id: connectionIdSchema }).strict();
 
-function refuseBase(variant: string): void {
-  if (variant.toLowerCase() === BASE_VARIANT) throw new BadRequest('invalid_variant', `Variant name "${variant}" is protected`);
-}
+const syncDefOf = async (deps: AppDeps, integration: Integration, name: string) =>
+  (await scriptsOf(deps, integration)).find(([n, d]) => n === name && d.type === 'sync')?.[1] as SyncHandle | undefined;
 
-async function variantConnection(deps: AppDeps, env: Environment, body: z.output<typeof variantBody>): Promise<Connection> {
+/** What a variant request names: its connection, integration and sync (when they exist), and the instance. `base` is refused. */
+async function variantRequest(deps: AppDeps, env: Environment, p: z.output<typeof variantParams>, body: z.output<typeof variantBody>) {
+  if (p.variant.toLowerCase() === BASE_VARIANT) throw new BadRequest('invalid_variant', `Variant name "${p.variant}" is protected`);
   const conn = await getConnection(deps.db, deps.box, env.id, body.provider_config_key, body.connection_id);
   if (!conn) throw new BadRequest('unknown_connection', 'Connection not found');
-  return conn;
+  const integration = await getIntegration(deps.db, deps.box, env.id, body.provider_config_key);
+  const def = integration ? await syncDefOf(deps, integration, p.name) : undefined;
+  return { conn, integration, def, instance: instanceName(p.name, p.variant) };
 }
 
 export const createSyncVariant = defineRoute({
@@ -365,17 +368,13 @@ export const createSyncVariant = defineRoute({
   errors: [404],
 }).handle(async ({ deps, params: p, body }, c) => {
   const env = c.get('environment');
-  refuseBase(p.variant);
-  const conn = await variantConnection(deps, env, body);
-  const integration = await getIntegration(deps.db, deps.box, env.id, body.provider_config_key);
+  const { conn, integration, def, instance } = await variantRequest(deps, env, p, body);
   if (!integration) throw new BadRequest('unknown_provider_config', `Integration ${body.provider_config_key} does not exist`);
-  const def = (await scriptsOf(deps, integration)).find(([n, d]) => n === p.name && d.type === 'sync')?.[1] as SyncHandle | undefined;
   if (!def) throw new BadRequest('unknown_sync', `Sync ${p.name} does not exist on ${body.provider_config_key}`);
   await requireEnabled(deps, { integration, syncs: [[p.name, def]], instances: [] });
   if (!(await createVariant(deps.db, conn.id, p.name, p.variant))) {
     throw new BadRequest('sync_variant_already_exists', `Variant ${p.variant} of sync ${p.name} already exists on connection ${body.connection_id}`);
   }
-  const instance = instanceName(p.name, p.variant);
   await schedulesOf(deps).ensure(target(env, conn, instance), def.frequency, { paused: false, runNow: true });
   return { id: `${conn.id}:${instance}`, name: p.name, variant: p.variant };
 });
@@ -393,11 +392,7 @@ export const deleteSyncVariant = defineRoute({
   errors: [404],
 }).handle(async ({ deps, params: p, body }, c) => {
   const env = c.get('environment');
-  refuseBase(p.variant);
-  const conn = await variantConnection(deps, env, body);
-  const integration = await getIntegration(deps.db, deps.box, env.id, body.provider_config_key);
-  const def = integration && (await scriptsOf(deps, integration)).find(([n, d]) => n === p.name && d.type === 'sync')?.[1];
-  const instance = instanceName(p.name, p.variant);
+  const { conn, def, instance } = await variantRequest(deps, env, p, body);
   // The schedule goes first: a run it started after the state is gone finds no state and is skipped.
   await schedulesOf(deps).remove(target(env, conn, instance));
   if (!(await deleteVariant(deps.db, conn.id, p.name, p.variant, def?.modelNames ?? []))) {
