@@ -1,3 +1,4 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { dates } from '../lib/clock.js';
 import { appendActionLog, finishActionRun, getActionRun, type ActionFailure } from '../features/actions/runs.js';
 import { getConnectionByPk, type Connection } from '../features/connections/store.js';
@@ -97,7 +98,14 @@ export function actionActivities(deps: ActivityDeps) {
       } catch (err) {
         throwIfRetryable(err, marks.landed);
         metric.run('action', labels, false, Date.now() - startedAt);
-        return fail(runId, describeFailure(err));
+        const failure = describeFailure(err);
+        // X-Max-Retries: Temporal's retry of this activity is the next try (its attempt counts from 1).
+        const attempt = Context.current().info.attempt;
+        if (attempt <= run.maxRetries) {
+          await appendActionLog(deps.db, runId, { level: 'warn', message: `Try ${attempt} of ${run.maxRetries + 1} failed: ${failure.message}` });
+          throw ApplicationFailure.retryable(failure.message, 'ActionTryFailed');
+        }
+        return fail(runId, failure);
       } finally {
         stopHeartbeat();
       }

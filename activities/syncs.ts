@@ -34,22 +34,29 @@ import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfDatabaseUnavailable, throwIfRetryable, throwIfWrittenBefore } from './failures.js';
 import { openWriteMarks } from '../features/scripts/write-marks.js';
+import { BASE_VARIANT, parseInstance, storedModel } from '../features/syncs/variants.js';
 import { heartbeating } from './heartbeat.js';
 
 interface Loaded {
   connection: Connection;
   integration: Integration;
   script: SyncHandle;
+  /** The variant of the sync this instance runs (features/syncs/variants.ts). */
+  variant: string;
+  /** Where the instance keeps a model's records. */
+  stored: (model: string) => string;
 }
 
 export function syncActivities(deps: ActivityDeps) {
-  async function load(connectionPk: number, syncName: string): Promise<Loaded | null> {
+  /** The connection and script of a sync instance (its name, or `name::variant`). */
+  async function load(connectionPk: number, instance: string): Promise<Loaded | null> {
+    const { name, variant } = parseInstance(instance);
     const connection = await getConnectionByPk(deps.db, deps.box, connectionPk);
     if (!connection) return null;
     const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
-    const script = integration ? await scriptOf(deps, integration, syncName) : undefined;
+    const script = integration ? await scriptOf(deps, integration, name) : undefined;
     if (!integration || !script || script.type !== 'sync') return null;
-    return { connection, integration, script };
+    return { connection, integration, script, variant, stored: (model) => storedModel(model, variant) };
   }
 
   /** True when the run holding the sync is still executing in Temporal. */
@@ -84,8 +91,8 @@ export function syncActivities(deps: ActivityDeps) {
         type: 'sync',
         connectionId: l.connection.connectionId,
         providerConfigKey: l.connection.integrationKey,
-        syncName: run.syncName,
-        syncVariant: 'base',
+        syncName: parseInstance(run.syncName).name,
+        syncVariant: l.variant,
         model,
         syncType: run.mode === 'full' ? 'INITIAL' : 'INCREMENTAL',
         environment,
@@ -124,6 +131,10 @@ export function syncActivities(deps: ActivityDeps) {
     async beginSyncRun(input: SyncWorkflowInput & { runId: string }): Promise<{ skipped: boolean; reason?: string }> {
       const l = await load(input.connectionPk, input.syncName);
       if (!l) return { skipped: true, reason: 'the connection or its sync no longer exists' };
+      // A variant exists while its state does (the base sync's state is made on first use).
+      if (l.variant !== BASE_VARIANT && !(await getSyncState(deps.db, input.connectionPk, input.syncName))) {
+        return { skipped: true, reason: 'the sync variant no longer exists' };
+      }
       const state = await ensureSyncState(deps.db, input.connectionPk, input.syncName);
       const holder = state.runningRunId;
       const stale = holder && holder !== input.runId && !(await holderAlive(holder)) ? holder : null;
@@ -131,7 +142,7 @@ export function syncActivities(deps: ActivityDeps) {
         return { skipped: true, reason: `another run (${holder}) is in progress` };
       }
       if (input.reset) await resetSync(deps.db, input.connectionPk, input.syncName);
-      if (input.emptyCache) await emptyCache(deps.db, input.connectionPk, Object.keys(l.script.models));
+      if (input.emptyCache) await emptyCache(deps.db, input.connectionPk, Object.keys(l.script.models).map(l.stored));
       const fresh = await getSyncState(deps.db, input.connectionPk, input.syncName);
       const full = l.script.syncType !== 'incremental' || input.reset === true || fresh?.checkpoint == null;
       await createSyncRun(deps.db, {
@@ -169,6 +180,8 @@ export function syncActivities(deps: ActivityDeps) {
         seenRunId: runId,
         isFullSync: run.mode === 'full',
         compareStored: true,
+        variant: l.variant,
+        storedModel: l.stored,
         log: (e) => {
           deps.log[e.level]({ runId, ...e.fields }, e.message);
           void appendSyncRunLog(deps.db, runId, e).catch(() => undefined);
@@ -211,7 +224,7 @@ export function syncActivities(deps: ActivityDeps) {
       const l = await load(run.connectionPk, run.syncName);
       if (!l) return {};
       // A retry after the commit finds the run done and only repeats the idempotent steps below.
-      await completeSyncRun(deps.db, runId, Object.keys(l.script.models));
+      await completeSyncRun(deps.db, runId, Object.keys(l.script.models), l.stored);
       const done = (await getSyncRun(deps.db, runId))!;
       const results = Object.fromEntries(Object.keys(l.script.models).map((m) => [m, done.results[m] ?? { added: 0, updated: 0, deleted: 0 }]));
       const state = await getSyncState(deps.db, run.connectionPk, run.syncName);

@@ -29,6 +29,8 @@ export interface ActionRequest {
   actionName: string;
   input: unknown;
   isAsync: boolean;
+  /** X-Max-Retries: how many times a failed run is tried again (asynchronous runs, as Nango). */
+  maxRetries?: number;
   /** The agent session making the call (MCP), recorded on the run. */
   agentSessionId?: string;
 }
@@ -67,6 +69,7 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
     actionName: req.actionName,
     input: parsed.data,
     isAsync: req.isAsync,
+    maxRetries: req.isAsync ? (req.maxRetries ?? 0) : 0,
     agentSessionId: req.agentSessionId ?? null,
   });
   if (req.agentSessionId) {

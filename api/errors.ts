@@ -43,7 +43,8 @@ export type ErrorBody = z.output<typeof errorEnvelope>;
 
 export function errorResponse(err: unknown): { status: ContentfulStatusCode; body: ErrorBody; unexpected: boolean } {
   if (err instanceof UpstreamError) {
-    return { status: err.status as ContentfulStatusCode, body: { error: { code: err.code, message: err.message, payload: err.payload } }, unexpected: false };
+    const error = { code: err.code, message: err.message, payload: err.payload, ...(err.upstream && { upstream: err.upstream }) };
+    return { status: err.status as ContentfulStatusCode, body: { error }, unexpected: false };
   }
   if (err instanceof ValidationFailed) {
     return { status: 400, body: { error: { code: err.code, message: err.message, errors: err.errors } }, unexpected: false };

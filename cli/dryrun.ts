@@ -88,7 +88,10 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
   // Models the script may save: its own, and those of the integration's deployed syncs.
   const schemas: Record<string, unknown> = {};
   try {
-    const config = await api.json<{ data: { integration: string; scripts: { models: Record<string, unknown> }[] }[] }>('GET', '/scripts/config');
+    const config = await api.json<{ data: { integration: string; scripts: { models: Record<string, unknown> }[] }[] }>(
+      'GET',
+      '/scripts/config?format=switchyard',
+    );
     for (const i of config.data.filter((x) => x.integration === integration)) for (const s of i.scripts) Object.assign(schemas, s.models);
   } catch {
     // Older platforms: the script's own models are enough.
@@ -206,6 +209,7 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
     trackDeletesStart: async (model) => void tracked.add(model),
     trackDeletesEnd: async (model) => void swept.add(model),
     isFullSync: checkpoint === undefined,
+    variant: 'base',
   });
 
   let output: unknown;

@@ -204,7 +204,9 @@ export function createClient(options: ClientOptions) {
 
 export async function generate(dir: string, opts: { env: string; out?: string }): Promise<number> {
   const api = new Api(opts.env);
-  const config = await step(`Reading the scripts of ${opts.env} at ${api.host}`, () => api.json<{ data: ConfigIntegration[] }>('GET', '/scripts/config'));
+  const config = await step(`Reading the scripts of ${opts.env} at ${api.host}`, () =>
+    api.json<{ data: ConfigIntegration[] }>('GET', '/scripts/config?format=switchyard'),
+  );
   const file = path.resolve(dir, opts.out ?? 'switchyard-client.ts');
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, await generateClient(config.data, `${api.host} (${opts.env})`));

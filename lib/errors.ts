@@ -92,6 +92,8 @@ export class UpstreamError extends SwitchyardError {
     message: string,
     readonly status: number,
     payload?: unknown,
+    /** The provider's answer behind it (status, rate-limit headers, body), as Nango's `error.upstream`. */
+    readonly upstream?: { status: number; headers: Record<string, unknown>; body: unknown },
   ) {
     super(code, message, payload);
   }

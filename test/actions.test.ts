@@ -116,6 +116,10 @@ describe('actions', () => {
     const dupBody = (await dup.json()) as Json;
     assert.equal(dupBody.error.code, 'script_http_error');
     assert.equal(dupBody.error.payload.errors.email, 'Email address already in use.');
+    // Nango's error.upstream: the provider's status, its content type, and its body.
+    assert.equal(dupBody.error.upstream?.status, 400, JSON.stringify(dupBody.error));
+    assert.match(String(dupBody.error.upstream.headers['content-type']), /json/);
+    assert.equal(dupBody.error.upstream.body.errors.email, 'Email address already in use.');
     const notFound = await t.api('/v1/users/single?id=9999', { headers: unified() });
     assert.equal(notFound.status, 424);
     const negative = await t.api('/users/single?id=-1', { headers: unified() });
@@ -128,6 +132,35 @@ describe('actions', () => {
     });
     assert.equal(tooBig.status, 413);
     assert.equal(((await tooBig.json()) as Json).error.code, 'action_input_too_large');
+  });
+
+  test('X-Max-Retries with X-Async tries a failed run again; without it the failure stands', async () => {
+    const user = metabase.state.users.find((u) => u.email === 'ada@example.com')!;
+    const fetchOnce = async (headers: Record<string, string>) => {
+      metabase.failNext({ status: 404, body: '"Not found."', match: (r) => r.method === 'GET' && r.path === `/api/user/${user.id}` });
+      const started = (await (
+        await t.api('/action/trigger', {
+          method: 'POST',
+          headers: { ...unified(), 'x-async': 'true', ...headers },
+          json: { action_name: 'fetch-user', input: { id: user.id } },
+        })
+      ).json()) as Json;
+      return waitFor('the action result', async () => {
+        const r = await t.api(`/action/${started.id}`);
+        return r.status === 404 ? null : { status: r.status, body: (await r.json()) as Json };
+      });
+    };
+    const retried = await fetchOnce({ 'x-max-retries': '1' });
+    assert.equal(retried.status, 200, JSON.stringify(retried.body));
+    assert.equal(retried.body.email, 'ada@example.com');
+    const once = await fetchOnce({});
+    assert.equal(once.status, 424, JSON.stringify(once.body));
+    const tooMany = await t.api('/action/trigger', {
+      method: 'POST',
+      headers: { ...unified(), 'x-async': 'true', 'x-max-retries': '6' },
+      json: { action_name: 'fetch-user', input: { id: user.id } },
+    });
+    assert.equal(tooMany.status, 400);
   });
 
   test('a 429 with Retry-After: 2 makes the next attempt wait about 2 s, then it succeeds', async () => {

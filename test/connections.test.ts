@@ -174,6 +174,12 @@ describe('integrations, connections and the connect flows', () => {
     const conn = (await nango.getConnection('drive', list[0].connection_id, false, true)) as Json;
     assert.equal(conn.credentials.type, 'OAUTH2');
     assert.ok(conn.credentials.refresh_token);
+    // Only when asked, as Nango: the client's default (refresh_token=false) and no flag at all.
+    const plain = (await nango.getConnection('drive', list[0].connection_id)) as Json;
+    assert.ok(plain.credentials.access_token);
+    assert.equal(plain.credentials.refresh_token, undefined);
+    const bare = (await (await t.api(`/connections/${list[0].connection_id}?provider_config_key=drive`)).json()) as Json;
+    assert.equal(bare.credentials.refresh_token, undefined);
   });
 
   test('an expiring token is refreshed once under concurrent reads', async () => {
@@ -228,6 +234,10 @@ describe('integrations, connections and the connect flows', () => {
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(body.error.code, 'invalid_credentials');
       assert.match(body.error.message, new RegExp(`did not answer within ${REFRESH_DEADLINE_MS} ms`));
+      // Nango's payload: the connection with the error just recorded, without credentials.
+      assert.equal(body.error.payload?.connection?.connection_id, conn.connection_id, JSON.stringify(body.error));
+      assert.deepEqual(body.error.payload.connection.credentials, {});
+      assert.equal(body.error.payload.connection.errors[0]?.type, 'auth');
     } finally {
       oauth.provider.trickleTokenResponses(null);
     }

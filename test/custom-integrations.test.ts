@@ -284,13 +284,15 @@ describe('custom integrations: CLI, deploy, sandbox', () => {
   });
 
   test('/scripts/config and /openapi.json describe the deployed scripts and models', async () => {
-    const config = (await (await t.api('/scripts/config')).json()) as Json;
+    const config = (await (await t.api('/scripts/config?format=switchyard')).json()) as Json;
     const scripts = (config.data as Json[]).find((i) => i.integration === PCK)!.scripts as Json[];
     const items = scripts.find((s) => s.name === 'items')!;
     assert.equal(items.source, 'deployed');
     assert.equal(items.models.Item.properties.name.type, 'string');
     assert.equal(items.enabled, true);
     const nangoShape = (await (await t.api('/scripts/config?format=nango')).json()) as Json[];
+    // Nango's shape is the default, as in Nango.
+    assert.deepEqual((await (await t.api('/scripts/config')).json()) as Json[], nangoShape);
     const entry = nangoShape.find((i) => i.providerConfigKey === PCK)!;
     assert.equal(entry.syncs.find((s: Json) => s.name === 'items').runs, 'every hour');
     assert.deepEqual(entry.syncs.find((s: Json) => s.name === 'items').returns, ['Item']);

@@ -335,7 +335,7 @@ describe('records', () => {
       [`model=${MODEL}&cursor=${'A'.repeat(1001)}`, 'cursor'],
       [`model=${MODEL}&filter=created`, 'filter'],
       [`model=${MODEL}&modified_after=yesterday`, 'modified_after'],
-      [`model=${MODEL}&variant=v2`, 'variant'],
+      [`model=${MODEL}&variant=v::2`, 'variant'],
       [`model=${MODEL}&ids=${'x'.repeat(257)}`, 'ids'],
     ];
     for (const [qs, field] of cases) {

@@ -25,7 +25,7 @@ export const actionAccepted = z.object({ id: z.string(), statusUrl: z.string() }
 function resultResponse(c: Context<AppEnv>, run: ActionRun) {
   if (run.status === 'success') return c.json(run.output as object, 200);
   const e = run.error!;
-  throw new UpstreamError(e.code, e.message, e.status, e.payload);
+  throw new UpstreamError(e.code, e.message, e.status, e.payload, e.upstream);
 }
 
 /** Runs the action (api/action-run.ts) and answers with its output, its error or 202. */
@@ -68,7 +68,7 @@ export const triggerActionRoute = defineRoute({
   operationId: 'triggerAction',
   summary: 'Run an action (its output, or 202 with X-Async: true)',
   description:
-    'An unknown integration or connection answers 400, as Nango does. A failed run answers with its error: 400/404 for what the run could not find, 424 when the provider refused, 500 when the script failed.',
+    'An unknown integration or connection answers 400, as Nango does. With X-Async, X-Max-Retries (0 to 5) tries a failed run again that many times, with backoff from 1 s; a try that may repeat a write sent without an Idempotency-Key is not made. A failed run answers with its error: 400/404 for what the run could not find, 424 when the provider refused, 500 when the script failed.',
   tag: 'actions',
   auth: 'secret_key',
   request: { headers: triggerHeaders, body: triggerBody },
@@ -83,6 +83,7 @@ export const triggerActionRoute = defineRoute({
     actionName: b.action_name,
     input: b.input,
     isAsync: h['x-async'] ?? false,
+    maxRetries: h['x-max-retries'],
   }),
 );
 

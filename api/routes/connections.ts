@@ -11,6 +11,7 @@ import { endUserSchema, tagsFrom, tagsSchema } from '../../features/connections/
 import {
   deleteConnection,
   getConnection,
+  getConnectionByPk,
   listConnections,
   markFetched,
   patchConnection,
@@ -214,7 +215,8 @@ export const getConnectionRoute = defineRoute({
   path: '/connections/:connectionId',
   operationId: 'getConnection',
   summary: 'Get a connection with credentials (refreshing OAuth tokens that expire within 15 minutes)',
-  description: 'An unknown integration answers 400 unknown_provider_config, as Nango does; an unknown connection 404.',
+  description:
+    'The refresh token is in the answer only with `refresh_token=true`. A refresh that fails answers 400 invalid_credentials with `payload.connection` (the connection, its recorded error, no credentials), as Nango does. An unknown integration answers 400 unknown_provider_config, as Nango does; an unknown connection 404.',
   tag: 'connections',
   auth: 'secret_key',
   request: { params: idParam, query: getQuery },
@@ -223,9 +225,18 @@ export const getConnectionRoute = defineRoute({
 }).handle(async ({ deps, params, query: q }, c) => {
   const env = c.get('environment');
   let connection = await connectionOr404(deps, env, q.provider_config_key, params.connectionId);
-  connection = await freshConnection(deps, connection, { force: q.force_refresh ?? false });
   await markFetched(deps.db, connection.id);
-  return fullConnection(connection, { style: '+00:00', includeRefreshToken: q.refresh_token !== false });
+  try {
+    connection = await freshConnection(deps, connection, { force: q.force_refresh ?? false });
+  } catch (err) {
+    if (!(err instanceof BadRequest && err.code === 'invalid_credentials')) throw err;
+    // What the caller's users see about it: the connection with the error just recorded, and no credentials.
+    const current = (await getConnectionByPk(deps.db, deps.box, connection.id)) ?? connection;
+    throw new BadRequest(err.code, err.message, {
+      connection: { ...fullConnection(current, { style: '+00:00', includeRefreshToken: false }), credentials: {} },
+    });
+  }
+  return fullConnection(connection, { style: '+00:00', includeRefreshToken: q.refresh_token === true });
 });
 
 export const updateConnection = defineRoute({

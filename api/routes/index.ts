@@ -13,6 +13,8 @@
  * | DELETE | /providers/:provider                              | providers.ts              |
  * | GET    | /integrations                                     | integrations.ts           |
  * | POST   | /integrations                                     | integrations.ts           |
+ * | POST   | /integrations/quickstart                          | integrations.ts           |
+ * | GET    | /providers/:provider/templates                    | scripts.ts                |
  * | GET    | /integrations/:uniqueKey                          | integrations.ts           |
  * | PATCH  | /integrations/:uniqueKey                          | integrations.ts           |
  * | DELETE | /integrations/:uniqueKey                          | integrations.ts           |
@@ -40,6 +42,8 @@
  * | POST   | /sync/trigger, /sync/start, /sync/pause           | syncs.ts                  |
  * | GET    | /sync/status                                      | syncs.ts                  |
  * | PUT    | /sync/update-connection-frequency                 | syncs.ts                  |
+ * | POST   | /sync/:name/variant/:variant                      | syncs.ts                  |
+ * | DELETE | /sync/:name/variant/:variant                      | syncs.ts                  |
  * | GET    | /connect-ui, /connect-ui/, /connect-ui/:file      | connect-ui.ts             |
  * | GET    | /sdk.js                                           | connect-ui.ts             |
  * | GET    | /environment                                      | environment.ts            |
@@ -65,6 +69,7 @@
  * | GET    | /openapi.json, /docs                              | docs.ts                   |
  * | GET    | /images/logos/:file (`<provider>.svg`)            | logos.ts                  |
  * | GET    | /records, /records/                               | records.ts                |
+ * | PATCH  | /records/prune                                    | records.ts                |
  * | POST   | /webhook/:environmentUuid/:pck[/:token]           | provider-webhooks.ts      |
  * | GET    | /integrations/:uniqueKey/webhook-secret           | incoming-webhook-secrets.ts |
  * | POST   | /integrations/:uniqueKey/webhook-secret/rotate    | incoming-webhook-secrets.ts |
@@ -120,6 +125,7 @@ import { getIncomingWebhookSecret, rotateIncomingWebhookSecretRoute } from './in
 import { getIntegrationStatus } from './integration-status.js';
 import {
   createIntegration,
+  createQuickstartIntegration,
   deleteIntegrationRoute,
   getIntegrationRoute,
   listIntegrationEndpoints,
@@ -135,11 +141,11 @@ import { receiveProviderWebhookRoute, receiveProviderWebhookWithToken } from './
 import { proxy } from './proxy.js';
 import { callToolRoute } from './tools.js';
 import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mcp.js';
-import { listRecords } from './records.js';
-import { deployRoute, previewDeployRoute, scriptsConfig } from './scripts.js';
+import { listRecords, pruneRecordsRoute } from './records.js';
+import { deployRoute, previewDeployRoute, providerTemplates, scriptsConfig } from './scripts.js';
 import { nangoDeployConfirmationRoute, nangoDeployRoute } from './nango-deploy.js';
 import { deleteFunctionRoute, getFunctionCodeRoute, getFunctionRoute, listFunctionsRoute } from './functions.js';
-import { pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
+import { createSyncVariant, deleteSyncVariant, pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
 import { unifiedEndpoint } from './unified-endpoints.js';
 import { listWebhookDeliveries, recoverWebhookDeliveries, replayWebhookDelivery } from './webhook-deliveries.js';
 
@@ -171,8 +177,10 @@ export const routeTable: readonly RouteDef[] = [
   replaceProviderRoute,
   deleteProviderRoute,
   providerLogo,
+  providerTemplates,
   listIntegrationsRoute,
   createIntegration,
+  createQuickstartIntegration,
   getIntegrationRoute,
   updateIntegrationRoute,
   deleteIntegrationRoute,
@@ -212,6 +220,8 @@ export const routeTable: readonly RouteDef[] = [
   pauseSyncs,
   syncStatus,
   updateSyncFrequency,
+  createSyncVariant,
+  deleteSyncVariant,
   connectUiRedirect,
   connectUiIndex,
   connectUiFile,
@@ -240,6 +250,7 @@ export const routeTable: readonly RouteDef[] = [
   deleteAgentSessionRoute,
   ...docsRoutes(() => routeTable),
   listRecords,
+  pruneRecordsRoute,
   receiveProviderWebhookRoute,
   receiveProviderWebhookWithToken,
   getIncomingWebhookSecret,

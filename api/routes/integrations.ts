@@ -14,7 +14,7 @@ import {
   type Integration,
 } from '../../features/integrations/store.js';
 import type { Environment } from '../../features/environments/store.js';
-import { NotFound, ValidationFailed } from '../../lib/errors.js';
+import { BadRequest, NotFound, ValidationFailed } from '../../lib/errors.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
 import { integrationConfigSchema, type Provider } from '../../features/providers/providers.js';
 import { findProvider } from '../../features/providers/store.js';
@@ -159,17 +159,23 @@ export const createIntegration = defineRoute({
   errors: [],
 }).handle(async ({ deps, body: input }, c) => {
   const env = c.get('environment');
-  const provider = await findProvider(deps.db, env.id, input.provider);
-  if (!provider) {
-    throw new ValidationFailed('invalid_body', [
-      {
-        code: 'invalid_string',
-        message: `Invalid provider: ${input.provider} is neither in the catalogue (GET /providers) nor defined in this environment`,
-        path: ['provider'],
-      },
-    ]);
-  }
-  checkCompatible(provider, input.credentials);
+  checkCompatible(await providerOrInvalid(deps, env, input.provider), input.credentials);
+  return { data: await create(deps, env, input) };
+});
+
+async function providerOrInvalid(deps: AppDeps, env: Environment, name: string): Promise<Provider> {
+  const provider = await findProvider(deps.db, env.id, name);
+  if (provider) return provider;
+  throw new ValidationFailed('invalid_body', [
+    {
+      code: 'invalid_string',
+      message: `Invalid provider: ${name} is neither in the catalogue (GET /providers) nor defined in this environment`,
+      path: ['provider'],
+    },
+  ]);
+}
+
+async function create(deps: AppDeps, env: Environment, input: z.output<typeof createBody>) {
   const created = await insertIntegration(deps.db, deps.box, env.id, {
     uniqueKey: input.unique_key,
     provider: input.provider,
@@ -180,7 +186,33 @@ export const createIntegration = defineRoute({
     forwardWebhooks: input.forward_webhooks,
   });
   if (!created) throw new ValidationFailed('invalid_body', [{ code: 'invalid_string', message: 'Unique key already exists', path: ['unique_key'] }]);
-  return { data: await present(deps, env, created, []) };
+  return present(deps, env, created, []);
+}
+
+export const createQuickstartIntegration = defineRoute({
+  method: 'post',
+  path: '/integrations/quickstart',
+  operationId: 'createQuickstartIntegration',
+  summary: 'Create an integration without a developer app of your own (providers whose auth needs none)',
+  description:
+    "Nango's quickstart lends a Nango-owned developer app; Switchyard has none to lend. A provider whose auth needs no developer app (API key, basic, none, …) gets its integration created, as POST /integrations would; one that needs an OAuth client answers 400 quickstart_unavailable: create it with POST /integrations and your own client credentials.",
+  tag: 'integrations',
+  auth: 'secret_key',
+  request: { body: createBody.pick({ unique_key: true, provider: true, display_name: true, forward_webhooks: true }).strict() },
+  responses: { 200: z.object({ data: z.array(integrationResponse) }) },
+  errors: [],
+}).handle(async ({ deps, body: input }, c) => {
+  const env = c.get('environment');
+  const provider = await providerOrInvalid(deps, env, input.provider);
+  // OAuth 2 needs a developer app (the integration's OAuth client), which Nango's quickstart lends; client-credentials
+  // connections bring their own client, and the other modes need none.
+  if (provider.authMode === 'OAUTH2') {
+    throw new BadRequest(
+      'quickstart_unavailable',
+      `${input.provider} (${provider.authMode}) needs a developer app, and Switchyard has no shared one to lend: create the integration with POST /integrations and your own OAuth client credentials`,
+    );
+  }
+  return { data: [await create(deps, env, input)] };
 });
 
 export const getIntegrationRoute = defineRoute({

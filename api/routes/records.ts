@@ -6,8 +6,10 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { BadRequest, ValidationFailed } from '../../lib/errors.js';
-import { decodeCursor, recordsResponseBody, type RecordsFilter } from '../../features/records/read.js';
+import { parseCursor, recordsResponseBody, type RecordsFilter } from '../../features/records/read.js';
 import { RecordsReadAhead } from '../../features/records/read-ahead.js';
+import { pruneRecords } from '../../features/records/store.js';
+import { BASE_VARIANT, storedModel, variantNameSchema } from '../../features/syncs/variants.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { defineRoute } from '../route.js';
 import { check, parseQuery } from '../validate.js';
@@ -20,25 +22,24 @@ const modelSchema = z.string().regex(/^[A-Z][a-zA-Z0-9_-]+$/, 'a model name star
 const isoDate = z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'expected an ISO 8601 date-time, e.g. 2025-09-18T15:20:35.941305+00:00' });
 const FILTERS = ['added', 'updated', 'deleted'] as const satisfies readonly RecordsFilter[];
 
+/** A record's cursor: one this API returned, or one Nango's records service did (features/records/read.ts). */
+const cursorSchema = z
+  .string()
+  .min(1)
+  .max(1000)
+  .refine((v) => {
+    try {
+      parseCursor(v);
+      return true;
+    } catch {
+      return false;
+    }
+  }, "not a cursor this API returned (nor one of Nango's)");
+
 const queryFields = {
-  variant: z
-    .string()
-    .regex(/^[a-zA-Z0-9_-]+$/)
-    .refine((v) => v === 'base', 'only the base variant is supported')
-    .optional(),
-  cursor: z
-    .string()
-    .min(1)
-    .max(1000)
-    .refine((v) => {
-      try {
-        decodeCursor(v);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'not a cursor this API returned')
-    .optional(),
+  /** A sync variant's records (POST /sync/{name}/variant/{variant}); `base` or none: the sync's own. */
+  variant: variantNameSchema.optional(),
+  cursor: cursorSchema.optional(),
   modified_after: isoDate.optional(),
   delta: isoDate.optional(),
   limit: z.coerce.number().int().min(1).max(10_000).default(100),
@@ -67,7 +68,7 @@ export const recordsResponse = z.object({
           last_modified_at: z.string(),
           last_action: z.enum(['ADDED', 'UPDATED', 'DELETED']),
           deleted_at: z.string().nullable(),
-          pruned_at: z.null(),
+          pruned_at: z.string().nullable(),
           cursor: z.string(),
         }),
       })
@@ -84,6 +85,12 @@ export function readAhead(deps: AppDeps): RecordsReadAhead {
   return r;
 }
 
+async function connectionPkOf(deps: AppDeps, c: Context<AppEnv>, target: { integrationKey: string; connectionId: string }): Promise<number> {
+  const connection = await deps.lookups.connection(c.get('environment').id, target.integrationKey, target.connectionId);
+  if (!connection) throw new BadRequest('unknown_connection', 'Provided ConnectionId and ProviderConfigKey does not match a valid connection');
+  return connection.id;
+}
+
 async function respond(
   deps: AppDeps,
   c: Context<AppEnv>,
@@ -91,11 +98,10 @@ async function respond(
   model: string,
   q: RecordsQueryInput,
 ): Promise<Response> {
-  const connectionPk = (await deps.lookups.connection(c.get('environment').id, target.integrationKey, target.connectionId))?.id ?? null;
-  if (connectionPk === null) throw new BadRequest('unknown_connection', 'Provided ConnectionId and ProviderConfigKey does not match a valid connection');
+  const connectionPk = await connectionPkOf(deps, c, target);
   const page = await readAhead(deps).read({
     connectionPk,
-    model,
+    model: storedModel(model, q.variant ?? BASE_VARIANT),
     cursor: q.cursor,
     modifiedAfter: q.modified_after ?? q.delta,
     filter: q.filter,
@@ -141,3 +147,31 @@ export const listRecords = defineRoute({
 }).handle(async ({ deps, headers: h, query: q }, c) =>
   respond(deps, c, { integrationKey: h['provider-config-key'], connectionId: h['connection-id'] }, q.model, q),
 );
+
+const pruneBody = z
+  .object({
+    model: modelSchema,
+    variant: variantNameSchema.optional(),
+    until_cursor: cursorSchema,
+    limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+  })
+  .strict();
+
+export const pruneRecordsRoute = defineRoute({
+  method: 'patch',
+  path: '/records/prune',
+  operationId: 'pruneRecords',
+  summary: "Empty the payload of a connection's cached records of one model, up to a cursor included; their metadata stays",
+  description:
+    'Oldest cursor first, at most `limit` (default 1000) per call; `has_more` says whether records up to `until_cursor` remain unpruned. A pruned record reads as its id with `_nango_metadata.pruned_at` set, until a sync saves it again. An unknown connection answers 400 unknown_connection, as Nango does.',
+  tag: 'records',
+  auth: 'secret_key',
+  request: { headers: recordsHeaders, body: pruneBody },
+  responses: { 200: z.object({ count: z.number().int(), has_more: z.boolean() }) },
+  errors: [],
+}).handle(async ({ deps, headers: h, body }, c) => {
+  const connectionPk = await connectionPkOf(deps, c, { integrationKey: h['provider-config-key'], connectionId: h['connection-id'] });
+  const model = storedModel(body.model, body.variant ?? BASE_VARIANT);
+  const { count, hasMore } = await pruneRecords(deps.db, connectionPk, model, parseCursor(body.until_cursor), body.limit);
+  return { count, has_more: hasMore };
+});

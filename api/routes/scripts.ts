@@ -1,14 +1,15 @@
 /**
  * @module api/routes/scripts — custom integrations: `POST /scripts/deploy/preview` and
  * `POST /scripts/deploy` (what `switchyard deploy` calls, with the target environment's secret
- * key), and `GET /scripts/config` (every script of the environment with its JSON Schemas; Nango's
- * shape with `format=nango`, tool definitions with `format=openai`).
+ * key), and `GET /scripts/config` (every script of the environment with its JSON Schemas: Nango's
+ * shape by default or with `format=nango`, ours with `format=switchyard`, tool definitions with `format=openai`).
  */
 import { z } from 'zod';
 import { findEnvironmentBySecretKey, type Environment } from '../../features/environments/store.js';
 import { endpointStates, listIntegrations, type Integration } from '../../features/integrations/store.js';
 import { UUID_V4 } from '../../lib/crypto.js';
-import { UpgradeRequired } from '../../lib/errors.js';
+import { BadRequest, UpgradeRequired } from '../../lib/errors.js';
+import { findProvider } from '../../features/providers/store.js';
 import { activationKeys, prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../features/scripts/catalog.js';
 import { deploy, previewDeploy, type DeployRequest } from '../../features/scripts/deploy.js';
 import { endpointKey } from '../../integrations/registry.js';
@@ -165,7 +166,7 @@ const nangoScript = z.object({ name: z.string(), type: z.string(), enabled: z.bo
 const configResponse = z.union([
   z
     .object({ data: z.array(z.object({ integration: z.string(), provider: z.string(), scripts: z.array(switchyardScript) })) })
-    .describe('format=switchyard (default)'),
+    .describe("format=switchyard: our shape, with each script's source, endpoints and JSON Schemas"),
   z
     .object({ data: z.array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })) })
     .describe('format=openai: tool definitions of the actions'),
@@ -179,7 +180,7 @@ const configResponse = z.union([
         'on-events': z.array(nangoScript),
       }),
     )
-    .describe("format=nango: Nango's shape"),
+    .describe("format=nango (the default): Nango's shape"),
 ]);
 
 export const previewDeployRoute = defineRoute({
@@ -227,7 +228,8 @@ export const scriptsConfig = defineRoute({
   responses: { 200: configResponse },
   errors: [],
 }).handle(async ({ deps, query: q }, c) => {
-  const format = q.format ?? 'switchyard';
+  // Nango's shape by default, as Nango answers a request without `format`; ours with format=switchyard.
+  const format = q.format ?? 'nango';
   const scripts = await environmentScripts(deps, c.get('environment'));
   if (format === 'openai') {
     return {
@@ -295,3 +297,39 @@ export async function scriptComponentSchemas(deps: AppDeps, authorization: strin
   }
   return out;
 }
+
+const templateFunction = z
+  .object({
+    name: z.string(),
+    type: z.enum(['sync', 'action']),
+    returns: z.array(z.string()),
+    json_schema: z.record(z.string(), z.unknown()).nullable(),
+    runs: z.string().nullable(),
+    auto_start: z.boolean(),
+    track_deletes: z.boolean(),
+  })
+  .catchall(z.unknown());
+
+export const providerTemplates = defineRoute({
+  method: 'get',
+  path: '/providers/:provider/templates',
+  operationId: 'getProviderTemplates',
+  summary: "The pre-built syncs and actions Switchyard ships for a provider, in Nango's function shape",
+  description:
+    'Nango lists its template catalogue here; Switchyard lists its own pre-built integrations (integrations/), which every integration of the provider has and activates by endpoint. A provider with none answers an empty list; an unknown provider 400 unknown_provider.',
+  tag: 'scripts',
+  auth: 'secret_key',
+  request: { params: z.object({ provider: z.string().min(1).max(255) }).strict() },
+  responses: { 200: z.object({ data: z.array(templateFunction) }) },
+  errors: [],
+}).handle(async ({ deps, params: p }, c) => {
+  if (!(await findProvider(deps.db, c.get('environment').id, p.provider)))
+    throw new BadRequest('unknown_provider', `Provider ${p.provider} is neither in the catalogue (GET /providers) nor defined in this environment`);
+  const data = prebuiltScriptsOf(p.provider)
+    .filter(([, handle]) => handle.type !== 'on-event')
+    .map(([name, handle]) => {
+      const { enabled: _enabled, last_deployed: _deployed, ...shape } = nangoShape({ integration: '', provider: p.provider, name, handle, enabled: false });
+      return { ...shape, type: handle.type as 'sync' | 'action' };
+    });
+  return { data };
+});

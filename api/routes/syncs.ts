@@ -11,12 +11,33 @@ import { isScriptEnabled, scriptsOf, type SyncHandle } from '../../features/scri
 import { parseFrequency } from '../../features/syncs/frequency.js';
 import { SyncSchedules, syncScheduleTiming } from '../../features/syncs/schedules.js';
 import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus } from '../../features/syncs/state.js';
+import {
+  BASE_VARIANT,
+  createVariant,
+  deleteVariant,
+  instanceName,
+  parseInstance,
+  storedModel,
+  variantNameSchema,
+  variantsOf,
+  type SyncInstance,
+} from '../../features/syncs/variants.js';
 import type { AppDeps } from '../context.js';
 import { defineRoute } from '../route.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
 
-const syncRef = z.union([z.string().min(1), z.object({ name: z.string().min(1), variant: z.string().min(1) }).strict()]);
+/** A sync, by name (`name::variant` names a variant, as Nango's clients send it) or as { name, variant }. */
+const syncRef = z.union([
+  z
+    .string()
+    .min(1)
+    .refine(
+      (s) => parseInstance(s).variant === BASE_VARIANT || variantNameSchema.safeParse(parseInstance(s).variant).success,
+      'a variant has letters, digits, _ and - only',
+    ),
+  z.object({ name: z.string().min(1), variant: variantNameSchema }).strict(),
+]);
 
 const triggerBody = z
   .object({
@@ -40,20 +61,33 @@ const statusQuery = z.object({ syncs: z.string().min(1), provider_config_key: un
 const frequencyBody = z
   .object({
     sync_name: z.string().min(1),
-    sync_variant: z.string().optional(),
+    sync_variant: variantNameSchema.optional(),
     provider_config_key: uniqueKeySchema,
     connection_id: connectionIdSchema,
     frequency: z.string().nullable(),
   })
   .strict();
 
-interface Selection {
-  integration: Integration;
-  connections: Connection[];
-  syncs: [string, SyncHandle][];
+/** One instance of a sync (the base variant or another) on one connection. */
+interface Selected extends SyncInstance {
+  conn: Connection;
+  /** The instance's name (features/syncs/variants.ts): what keys its state and schedule. */
+  instance: string;
+  def: SyncHandle;
 }
 
-async function select(deps: AppDeps, env: Environment, pck: string | undefined, connectionId: string | undefined, names: string[]): Promise<Selection> {
+interface Selection {
+  integration: Integration;
+  syncs: [string, SyncHandle][];
+  instances: Selected[];
+}
+
+/**
+ * The instances the request names on the selected connections. No names (or `*`): every sync, with
+ * the variants each connection has. A variant is never stood in for by its base sync: one that exists on
+ * none of the selected connections (on the one named) answers 400 naming it.
+ */
+async function select(deps: AppDeps, env: Environment, pck: string | undefined, connectionId: string | undefined, refs: SyncInstance[]): Promise<Selection> {
   if (!pck) throw new BadRequest('missing_provider_config_key', 'provider_config_key (or the Provider-Config-Key header) is required');
   const integration = await getIntegration(deps.db, deps.box, env.id, pck);
   if (!integration) throw new BadRequest('unknown_provider_config', `Integration ${pck} does not exist`);
@@ -66,20 +100,44 @@ async function select(deps: AppDeps, env: Environment, pck: string | undefined, 
     connections = await listConnections(deps.db, deps.box, env.id, { integrationKeys: [pck], limit: 100_000, page: 0 });
   }
   const all = (await scriptsOf(deps, integration)).filter((e): e is [string, SyncHandle] => e[1].type === 'sync');
-  const wanted = names.length === 0 || names.includes('*') ? all : all.filter(([n]) => names.includes(n));
-  const unknown = names.filter((n) => n !== '*' && !all.some(([s]) => s === n));
+  const every = refs.length === 0 || refs.some((r) => r.name === '*');
+  const unknown = every ? [] : refs.filter((r) => !all.some(([s]) => s === r.name));
   if (unknown.length)
     throw new ValidationFailed(
       'invalid_body',
-      unknown.map((n) => ({ code: 'unknown_sync', message: `Sync ${n} does not exist on ${pck}`, path: ['syncs'] })),
+      unknown.map((r) => ({ code: 'unknown_sync', message: `Sync ${r.name} does not exist on ${pck}`, path: ['syncs'] })),
     );
-  return { integration, connections, syncs: wanted };
+  const defs = new Map(all);
+  const wanted = every ? all.map(([name]) => ({ name, variant: BASE_VARIANT })) : refs;
+  const instances: Selected[] = [];
+  const found = new Set<string>();
+  for (const conn of connections) {
+    const variants = await variantsOf(deps.db, conn.id);
+    const here = every ? [...wanted, ...all.flatMap(([name]) => (variants.get(name) ?? []).map((variant) => ({ name, variant })))] : wanted;
+    for (const { name, variant } of here) {
+      if (variant !== BASE_VARIANT && !variants.get(name)?.includes(variant)) continue;
+      found.add(instanceName(name, variant));
+      instances.push({ conn, name, variant, instance: instanceName(name, variant), def: defs.get(name)! });
+    }
+  }
+  const missing = wanted.filter((r) => r.variant !== BASE_VARIANT && !found.has(instanceName(r.name, r.variant)));
+  if (missing.length)
+    throw new ValidationFailed(
+      'invalid_body',
+      missing.map((r) => ({
+        code: 'unknown_sync_variant',
+        message: `Variant ${r.variant} of sync ${r.name} does not exist on ${connectionId ? `connection ${connectionId}` : `any connection of ${pck}`} (create it with POST /sync/${r.name}/variant/${r.variant})`,
+        path: ['syncs'],
+      })),
+    );
+  const names = new Set(wanted.map((r) => r.name));
+  return { integration, syncs: all.filter(([n]) => names.has(n)), instances };
 }
 
-const names = (syncs: z.infer<typeof syncRef>[]) => syncs.map((s) => (typeof s === 'string' ? s.split('::')[0]! : s.name));
+const refsOf = (syncs: z.infer<typeof syncRef>[]): SyncInstance[] => syncs.map((s) => (typeof s === 'string' ? parseInstance(s) : s));
 
 const schedulesOf = (deps: AppDeps) => new SyncSchedules(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, syncScheduleTiming(deps.config));
-const target = (env: Environment, c: Connection, syncName: string) => ({ env: env.name, connection: c, syncName });
+const target = (env: Environment, c: Connection, instance: string) => ({ env: env.name, connection: c, syncName: instance });
 
 async function requireEnabled(deps: AppDeps, sel: Selection) {
   for (const [name, def] of sel.syncs) {
@@ -91,20 +149,18 @@ async function requireEnabled(deps: AppDeps, sel: Selection) {
 
 async function control(deps: AppDeps, env: Environment, input: z.output<typeof controlBody>, action: 'start' | 'pause') {
   const schedules = schedulesOf(deps);
-  const sel = await select(deps, env, input.provider_config_key, input.connection_id, names(input.syncs));
+  const sel = await select(deps, env, input.provider_config_key, input.connection_id, refsOf(input.syncs));
   if (action === 'start') await requireEnabled(deps, sel);
-  for (const conn of sel.connections) {
-    for (const [name, def] of sel.syncs) {
-      const state = await ensureSyncState(deps.db, conn.id, name, action === 'start' ? 'RUNNING' : 'PAUSED');
-      await setSyncStatus(deps.db, conn.id, name, action === 'start' ? 'RUNNING' : 'PAUSED');
-      if (action === 'start') {
-        await schedules.ensure(target(env, conn, name), state.frequencyOverride ?? def.frequency, { paused: false, runNow: false });
-        await schedules.unpause(target(env, conn, name));
-        await schedules.triggerNow(target(env, conn, name));
-      } else {
-        await schedules.ensure(target(env, conn, name), state.frequencyOverride ?? def.frequency, { paused: true, runNow: false });
-        await schedules.pause(target(env, conn, name));
-      }
+  for (const { conn, instance, def } of sel.instances) {
+    const state = await ensureSyncState(deps.db, conn.id, instance, action === 'start' ? 'RUNNING' : 'PAUSED');
+    await setSyncStatus(deps.db, conn.id, instance, action === 'start' ? 'RUNNING' : 'PAUSED');
+    if (action === 'start') {
+      await schedules.ensure(target(env, conn, instance), state.frequencyOverride ?? def.frequency, { paused: false, runNow: false });
+      await schedules.unpause(target(env, conn, instance));
+      await schedules.triggerNow(target(env, conn, instance));
+    } else {
+      await schedules.ensure(target(env, conn, instance), state.frequencyOverride ?? def.frequency, { paused: true, runNow: false });
+      await schedules.pause(target(env, conn, instance));
     }
   }
   return { success: true as const };
@@ -148,15 +204,13 @@ export const triggerSyncs = defineRoute({
 }).handle(async ({ deps, headers: h, body: input }, c) => {
   const env = c.get('environment');
   const schedules = schedulesOf(deps);
-  const sel = await select(deps, env, input.provider_config_key ?? h['provider-config-key'], input.connection_id ?? h['connection-id'], names(input.syncs));
+  const sel = await select(deps, env, input.provider_config_key ?? h['provider-config-key'], input.connection_id ?? h['connection-id'], refsOf(input.syncs));
   await requireEnabled(deps, sel);
   const reset = input.opts?.reset ?? (input.full_resync === true || input.sync_mode === 'full_refresh' || input.sync_mode === 'full_refresh_and_clear_cache');
   const emptyCache = input.opts?.emptyCache ?? input.sync_mode === 'full_refresh_and_clear_cache';
-  for (const conn of sel.connections) {
-    for (const [name] of sel.syncs) {
-      await ensureSyncState(deps.db, conn.id, name);
-      await schedules.triggerNow(target(env, conn, name), { reset, emptyCache });
-    }
+  for (const { conn, instance } of sel.instances) {
+    await ensureSyncState(deps.db, conn.id, instance);
+    await schedules.triggerNow(target(env, conn, instance), { reset, emptyCache });
   }
   return { success: true as const };
 });
@@ -201,39 +255,42 @@ export const syncStatus = defineRoute({
 }).handle(async ({ deps, query: q }, c) => {
   const env = c.get('environment');
   const schedules = schedulesOf(deps);
-  const sel = await select(deps, env, q.provider_config_key, q.connection_id, q.syncs === '*' ? [] : q.syncs.split(',').map((s) => s.split('::')[0]!));
+  const sel = await select(deps, env, q.provider_config_key, q.connection_id, q.syncs === '*' ? [] : q.syncs.split(',').map(parseInstance));
   const out: z.output<typeof syncStatusShape>[] = [];
-  for (const conn of sel.connections) {
-    for (const [name, def] of sel.syncs) {
-      const state = await getSyncState(deps.db, conn.id, name);
-      const models = Object.keys(def.models);
-      out.push({
-        id: `${conn.id}:${name}`,
-        connection_id: conn.connectionId,
-        name,
-        variant: 'base',
-        status: state?.runningRunId
-          ? 'RUNNING'
-          : state?.status === 'PAUSED'
-            ? 'PAUSED'
-            : !state
-              ? 'STOPPED'
-              : state.lastStatus === 'ERROR'
-                ? 'ERROR'
-                : state.lastStatus === 'SUCCESS'
-                  ? 'SUCCESS'
-                  : 'RUNNING',
-        type: def.syncType === 'incremental' ? 'INCREMENTAL' : 'FULL',
-        finishedAt: state?.lastFinishedAt?.toISOString() ?? null,
-        nextScheduledSyncAt: state ? ((await schedules.nextRunAt(target(env, conn, name)))?.toISOString() ?? null) : null,
-        frequency: state?.frequencyOverride ?? def.frequency,
-        latestResult: state?.lastResult ?? {},
-        latestExecutionStatus: state?.runningRunId ? 'RUNNING' : (state?.lastStatus ?? null),
-        lastError: state?.lastError ?? null,
-        recordCount: await countRecords(deps.db, conn.id, models),
-        checkpoint: state?.checkpoint ?? null,
-      });
-    }
+  for (const { conn, name, variant, instance, def } of sel.instances) {
+    const state = await getSyncState(deps.db, conn.id, instance);
+    const models = Object.keys(def.models);
+    const counts = await countRecords(
+      deps.db,
+      conn.id,
+      models.map((m) => storedModel(m, variant)),
+    );
+    out.push({
+      id: `${conn.id}:${instance}`,
+      connection_id: conn.connectionId,
+      name,
+      variant,
+      status: state?.runningRunId
+        ? 'RUNNING'
+        : state?.status === 'PAUSED'
+          ? 'PAUSED'
+          : !state
+            ? 'STOPPED'
+            : state.lastStatus === 'ERROR'
+              ? 'ERROR'
+              : state.lastStatus === 'SUCCESS'
+                ? 'SUCCESS'
+                : 'RUNNING',
+      type: def.syncType === 'incremental' ? 'INCREMENTAL' : 'FULL',
+      finishedAt: state?.lastFinishedAt?.toISOString() ?? null,
+      nextScheduledSyncAt: state ? ((await schedules.nextRunAt(target(env, conn, instance)))?.toISOString() ?? null) : null,
+      frequency: state?.frequencyOverride ?? def.frequency,
+      latestResult: state?.lastResult ?? {},
+      latestExecutionStatus: state?.runningRunId ? 'RUNNING' : (state?.lastStatus ?? null),
+      lastError: state?.lastError ?? null,
+      recordCount: Object.fromEntries(models.map((m) => [m, counts[storedModel(m, variant)] ?? 0])),
+      checkpoint: state?.checkpoint ?? null,
+    });
   }
   return { syncs: out };
 });
@@ -259,11 +316,87 @@ export const updateSyncFrequency = defineRoute({
   const integration = await getIntegration(deps.db, deps.box, env.id, input.provider_config_key);
   const conn = integration && (await getConnection(deps.db, deps.box, env.id, input.provider_config_key, input.connection_id));
   if (!integration || !conn) throw new BadRequest('unknown_connection', 'Connection not found');
-  const def = (await scriptsOf(deps, integration)).find(([n, d]) => n === input.sync_name && d.type === 'sync')?.[1] as SyncHandle | undefined;
+  const def = await syncDefOf(deps, integration, input.sync_name);
   if (!def) throw new BadRequest('unknown_sync', `Sync ${input.sync_name} does not exist on ${input.provider_config_key}`);
-  const state = await ensureSyncState(deps.db, conn.id, input.sync_name);
-  await setFrequencyOverride(deps.db, conn.id, input.sync_name, input.frequency);
+  const variant = input.sync_variant ?? BASE_VARIANT;
+  if (variant !== BASE_VARIANT && !(await variantsOf(deps.db, conn.id)).get(input.sync_name)?.includes(variant)) {
+    throw new ValidationFailed('invalid_body', [
+      {
+        code: 'unknown_sync_variant',
+        message: `Variant ${variant} of sync ${input.sync_name} does not exist on connection ${input.connection_id}`,
+        path: ['sync_variant'],
+      },
+    ]);
+  }
+  const instance = instanceName(input.sync_name, variant);
+  const state = await ensureSyncState(deps.db, conn.id, instance);
+  await setFrequencyOverride(deps.db, conn.id, instance, input.frequency);
   const frequency = input.frequency ?? def.frequency;
-  await schedulesOf(deps).ensure(target(env, conn, input.sync_name), frequency, { paused: state.status === 'PAUSED', runNow: false });
+  await schedulesOf(deps).ensure(target(env, conn, instance), frequency, { paused: state.status === 'PAUSED', runNow: false });
   return { frequency };
+});
+
+const variantParams = z
+  .object({ name: z.string().regex(/^[a-zA-Z0-9_-]+$/, 'a sync name has letters, digits, _ and - only'), variant: variantNameSchema })
+  .strict();
+const variantBody = z.object({ provider_config_key: uniqueKeySchema, connection_id: connectionIdSchema }).strict();
+
+const syncDefOf = async (deps: AppDeps, integration: Integration, name: string) =>
+  (await scriptsOf(deps, integration)).find(([n, d]) => n === name && d.type === 'sync')?.[1] as SyncHandle | undefined;
+
+/** What a variant request names: its connection, integration and sync (when they exist), and the instance. `base` is refused. */
+async function variantRequest(deps: AppDeps, env: Environment, p: z.output<typeof variantParams>, body: z.output<typeof variantBody>) {
+  if (p.variant.toLowerCase() === BASE_VARIANT) throw new BadRequest('invalid_variant', `Variant name "${p.variant}" is protected`);
+  const conn = await getConnection(deps.db, deps.box, env.id, body.provider_config_key, body.connection_id);
+  if (!conn) throw new BadRequest('unknown_connection', 'Connection not found');
+  const integration = await getIntegration(deps.db, deps.box, env.id, body.provider_config_key);
+  const def = integration ? await syncDefOf(deps, integration, p.name) : undefined;
+  return { conn, integration, def, instance: instanceName(p.name, p.variant) };
+}
+
+export const createSyncVariant = defineRoute({
+  method: 'post',
+  path: '/sync/:name/variant/:variant',
+  operationId: 'createSyncVariant',
+  summary: 'Create a variant of a sync for one connection: its own schedule, state and records; it runs at once',
+  description:
+    'A variant is another instance of the sync on the connection; its records are read with `GET /records?variant=`. `base` is protected (400 invalid_variant); an existing variant answers 400 sync_variant_already_exists; a sync whose endpoint is not activated 404.',
+  tag: 'syncs',
+  auth: 'secret_key',
+  request: { params: variantParams, body: variantBody },
+  responses: { 200: z.object({ id: z.string(), name: z.string(), variant: z.string() }) },
+  errors: [404],
+}).handle(async ({ deps, params: p, body }, c) => {
+  const env = c.get('environment');
+  const { conn, integration, def, instance } = await variantRequest(deps, env, p, body);
+  if (!integration) throw new BadRequest('unknown_provider_config', `Integration ${body.provider_config_key} does not exist`);
+  if (!def) throw new BadRequest('unknown_sync', `Sync ${p.name} does not exist on ${body.provider_config_key}`);
+  await requireEnabled(deps, { integration, syncs: [[p.name, def]], instances: [] });
+  if (!(await createVariant(deps.db, conn.id, p.name, p.variant))) {
+    throw new BadRequest('sync_variant_already_exists', `Variant ${p.variant} of sync ${p.name} already exists on connection ${body.connection_id}`);
+  }
+  await schedulesOf(deps).ensure(target(env, conn, instance), def.frequency, { paused: false, runNow: true });
+  return { id: `${conn.id}:${instance}`, name: p.name, variant: p.variant };
+});
+
+export const deleteSyncVariant = defineRoute({
+  method: 'delete',
+  path: '/sync/:name/variant/:variant',
+  operationId: 'deleteSyncVariant',
+  summary: 'Delete a variant of a sync for one connection: its schedule, state and records',
+  description: '`base` is protected (400 invalid_variant); a variant that does not exist answers 404 not_found, as Nango does.',
+  tag: 'syncs',
+  auth: 'secret_key',
+  request: { params: variantParams, body: variantBody },
+  responses: { 200: success },
+  errors: [404],
+}).handle(async ({ deps, params: p, body }, c) => {
+  const env = c.get('environment');
+  const { conn, def, instance } = await variantRequest(deps, env, p, body);
+  // The schedule goes first: a run it started after the state is gone finds no state and is skipped.
+  await schedulesOf(deps).remove(target(env, conn, instance));
+  if (!(await deleteVariant(deps.db, conn.id, p.name, p.variant, def?.modelNames ?? []))) {
+    throw new NotFound('not_found', `Variant ${p.variant} of sync ${p.name} does not exist on connection ${body.connection_id}`);
+  }
+  return { success: true as const };
 });

@@ -22,6 +22,8 @@ export interface ActionRun {
   actionName: string;
   input: unknown;
   isAsync: boolean;
+  /** How many times a failed run is tried again (X-Max-Retries). */
+  maxRetries: number;
   /** The agent session that made the call (MCP), if any. */
   agentSessionId: string | null;
   status: 'running' | 'success' | 'failed';
@@ -41,6 +43,7 @@ interface Row {
   action_name: string;
   input: unknown;
   is_async: boolean;
+  max_retries: number;
   agent_session_id: string | null;
   status: ActionRun['status'];
   output: unknown;
@@ -60,6 +63,7 @@ function fromRow(r: Row): ActionRun {
     actionName: r.action_name,
     input: r.input,
     isAsync: r.is_async,
+    maxRetries: r.max_retries,
     agentSessionId: r.agent_session_id,
     status: r.status,
     output: r.output,
@@ -73,12 +77,23 @@ function fromRow(r: Row): ActionRun {
 export async function createActionRun(
   db: Queryable,
   r: Pick<ActionRun, 'id' | 'environmentId' | 'connectionPk' | 'integration' | 'connectionId' | 'actionName' | 'input' | 'isAsync'> &
-    Partial<Pick<ActionRun, 'agentSessionId'>>,
+    Partial<Pick<ActionRun, 'agentSessionId' | 'maxRetries'>>,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO action_runs (id, environment_id, connection_pk, integration, connection_id, action_name, input, is_async, agent_session_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [r.id, r.environmentId, r.connectionPk, r.integration, r.connectionId, r.actionName, JSON.stringify(r.input ?? null), r.isAsync, r.agentSessionId ?? null],
+    `INSERT INTO action_runs (id, environment_id, connection_pk, integration, connection_id, action_name, input, is_async, agent_session_id, max_retries)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      r.id,
+      r.environmentId,
+      r.connectionPk,
+      r.integration,
+      r.connectionId,
+      r.actionName,
+      JSON.stringify(r.input ?? null),
+      r.isAsync,
+      r.agentSessionId ?? null,
+      r.maxRetries ?? 0,
+    ],
   );
 }
 

@@ -15,6 +15,7 @@ import { getIntegrationById } from '../integrations/store.js';
 import { isScriptEnabled, scriptsOf, type ScriptHandle } from '../scripts/catalog.js';
 import { SyncSchedules, type SyncScheduleTiming } from '../syncs/schedules.js';
 import { ensureSyncState, getSyncState } from '../syncs/state.js';
+import { instanceName, instancesOf, parseInstance, variantsOf } from '../syncs/variants.js';
 import { runPeriodically } from '../../lib/periodic.js';
 
 export interface Lifecycle {
@@ -39,22 +40,28 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
     isNew: boolean,
   ): Promise<[string, ScriptHandle][]> {
     const scripts = await scriptsOf(deps, integration);
+    const variants = await variantsOf(deps.db, connection.id);
     for (const [name, def] of scripts) {
       if (def.type !== 'sync') continue;
-      const target = { env: env.name, connection, syncName: name };
-      if (!(await isScriptEnabled(deps.db, integration, def))) {
-        await syncs.remove(target);
-        continue;
+      const enabled = await isScriptEnabled(deps.db, integration, def);
+      // The base sync, then the variants the connection has: each its own schedule.
+      for (const instance of [name, ...(variants.get(name) ?? []).map((v) => instanceName(name, v))]) {
+        const target = { env: env.name, connection, syncName: instance };
+        if (!enabled) {
+          await syncs.remove(target);
+          continue;
+        }
+        const existing = await getSyncState(deps.db, connection.id, instance);
+        if (!existing && !def.autoStart) continue;
+        const state = existing ?? (await ensureSyncState(deps.db, connection.id, instance, 'RUNNING'));
+        await syncs.ensure(target, state.frequencyOverride ?? def.frequency, { paused: state.status !== 'RUNNING', runNow: isNew || !existing });
       }
-      const existing = await getSyncState(deps.db, connection.id, name);
-      if (!existing && !def.autoStart) continue;
-      const state = existing ?? (await ensureSyncState(deps.db, connection.id, name, 'RUNNING'));
-      await syncs.ensure(target, state.frequencyOverride ?? def.frequency, { paused: state.status !== 'RUNNING', runNow: isNew || !existing });
     }
-    // Syncs that no longer exist (removed by a deploy) stop: their schedules go, their state stays.
+    // Syncs that no longer exist (removed by a deploy) stop, with their variants: their schedules go, their state stays.
     const current = new Set(scripts.filter(([, d]) => d.type === 'sync').map(([n]) => n));
-    const { rows } = await deps.db.query<{ sync_name: string }>('SELECT sync_name FROM sync_states WHERE connection_pk = $1', [connection.id]);
-    for (const r of rows) if (!current.has(r.sync_name)) await syncs.remove({ env: env.name, connection, syncName: r.sync_name });
+    for (const instance of await instancesOf(deps.db, connection.id)) {
+      if (!current.has(parseInstance(instance).name)) await syncs.remove({ env: env.name, connection, syncName: instance });
+    }
     return scripts;
   }
 
@@ -75,6 +82,7 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
 
   async function connectionDeleting(env: Environment, connection: Pick<Connection, 'id' | 'integrationKey' | 'connectionId' | 'integrationId'>): Promise<void> {
     await deleteSchedule(checkWorkflowId(deps.taskQueuePrefix, env.name, connection.integrationKey, connection.connectionId));
+    for (const instance of await instancesOf(deps.db, connection.id)) await syncs.remove({ env: env.name, connection, syncName: instance });
     const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
     if (!integration) return;
     for (const [name, def] of await scriptsOf(deps, integration)) if (def.type === 'sync') await syncs.remove({ env: env.name, connection, syncName: name });

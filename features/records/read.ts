@@ -30,7 +30,7 @@ export interface NangoRecordMetadata {
   last_modified_at: string;
   last_action: 'ADDED' | 'UPDATED' | 'DELETED';
   deleted_at: string | null;
-  pruned_at: null;
+  pruned_at: string | null;
   cursor: string;
 }
 
@@ -63,13 +63,47 @@ export function decodeCursor(cursor: string): string {
   return text;
 }
 
+const NANGO_CURSOR = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d))\|\|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A cursor as Nango's records service encodes it (base64 of `{last_modified_at}||{record uuid}`),
+ * which a client that moved from Nango may have stored: its instant, or null when `cursor` is not one.
+ * Records here have other ids, so such a cursor stands for "modified at or after that instant":
+ * a record modified in that very instant may come again, none is left out.
+ */
+export function nangoCursorInstant(cursor: string): string | null {
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(cursor)) return null;
+  const m = NANGO_CURSOR.exec(Buffer.from(cursor, 'base64').toString('latin1'));
+  return m && !Number.isNaN(Date.parse(m[1]!)) ? m[1]! : null;
+}
+
+/** A cursor of either kind: this API's position, or a Nango cursor's instant; throws InvalidCursor. */
+export type RecordsCursor = { position: string } | { modifiedFrom: string };
+export function parseCursor(cursor: string): RecordsCursor {
+  try {
+    return { position: decodeCursor(cursor) };
+  } catch (err) {
+    const instant = nangoCursorInstant(cursor);
+    if (instant === null) throw err;
+    return { modifiedFrom: instant };
+  }
+}
+
 // Timestamps as the server's text output (`2025-09-18 15:20:35.941305+00` in DateStyle ISO, which
 // node-postgres assumes as well), rewritten by isoMicros; the same output function the bare SELECT pays.
 const COLUMNS = `data::text AS data, first_seen_at::text AS first_seen_at, last_modified_at::text AS last_modified_at,
-  deleted_at::text AS deleted_at, last_action, cursor::text AS cursor_text`;
+  deleted_at::text AS deleted_at, last_action, cursor::text AS cursor_text, pruned_at::text AS pruned_at`;
 
 /** Columns in COLUMNS order; rows come as arrays (no object per row). */
-type Row = [data: string, firstSeenAt: string, lastModifiedAt: string, deletedAt: string | null, lastAction: string, cursorText: string];
+type Row = [
+  data: string,
+  firstSeenAt: string,
+  lastModifiedAt: string,
+  deletedAt: string | null,
+  lastAction: string,
+  cursorText: string,
+  prunedAt: string | null,
+];
 
 const PG_TIMESTAMPTZ = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?$/;
 
@@ -98,10 +132,10 @@ function lastIso(): (text: string) => string {
 
 /** The record's JSON text with `_nango_metadata` appended: string work only, no parse. */
 function recordJson(r: Row, firstSeen: (t: string) => string, lastModified: (t: string) => string): string {
-  const [data, firstSeenAt, lastModifiedAt, deletedAt, lastAction, cursorText] = r;
+  const [data, firstSeenAt, lastModifiedAt, deletedAt, lastAction, cursorText, prunedAt] = r;
   const meta =
     `"_nango_metadata":{"first_seen_at":"${firstSeen(firstSeenAt)}","last_modified_at":"${lastModified(lastModifiedAt)}","last_action":${JSON.stringify(lastAction)},` +
-    `"deleted_at":${deletedAt === null ? 'null' : `"${isoMicros(deletedAt)}"`},"pruned_at":null,"cursor":"${encodeCursor(cursorText)}"}`;
+    `"deleted_at":${deletedAt === null ? 'null' : `"${isoMicros(deletedAt)}"`},"pruned_at":${prunedAt === null ? 'null' : `"${isoMicros(prunedAt)}"`},"cursor":"${encodeCursor(cursorText)}"}`;
   return data === '{}' ? `{${meta}}` : `${data.slice(0, -1)},${meta}}`;
 }
 
@@ -112,7 +146,9 @@ function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
   // Cursors start at 1, so a first page asks for cursor > 0: with the cursor in the condition the
   // planner walks the (connection_pk, model, cursor) index even when the table has no statistics yet
   // (after a first big sync); without it, it read and sorted the whole model (0.5–0.7 s at 100k).
-  where.and('cursor > ?::bigint', q.cursor === undefined ? '0' : decodeCursor(q.cursor));
+  const from = q.cursor === undefined ? { position: '0' } : parseCursor(q.cursor);
+  where.and('cursor > ?::bigint', 'position' in from ? from.position : '0');
+  if ('modifiedFrom' in from) where.and('last_modified_at >= ?::timestamptz', from.modifiedFrom);
   if (q.modifiedAfter !== undefined)
     where.and('last_modified_at >= ?::timestamptz', q.modifiedAfter instanceof Date ? q.modifiedAfter.toISOString() : q.modifiedAfter);
   if (q.filter && q.filter.length > 0) where.and('last_action = ANY(?::text[])', [...new Set(q.filter.map((f) => ACTION[f]))]);

@@ -26,7 +26,7 @@ export type StoredHashes = Map<string, string>;
  */
 export async function storedHashes(db: Queryable, connectionPk: number, model: string, cap = 250_000): Promise<StoredHashes | null> {
   const { rows } = await db.query<{ id: string; hash: string }>(
-    `SELECT external_id AS id, hash FROM records WHERE connection_pk = $1 AND model = $2 AND deleted_at IS NULL LIMIT $3`,
+    `SELECT external_id AS id, hash FROM records WHERE connection_pk = $1 AND model = $2 AND deleted_at IS NULL AND pruned_at IS NULL LIMIT $3`,
     [connectionPk, model, cap + 1],
   );
   return rows.length > cap ? null : new Map(rows.map((r) => [r.id, r.hash]));
@@ -77,19 +77,23 @@ export async function savePrepared(
   if (ids.length === 0) return { added: 0, updated: 0, unchanged: 0 };
   const stored = opts.merge ? null : opts.stored;
   const differ = stored ? ids.flatMap((id, i) => (stored.get(id) === hashes[i] ? [] : [i])) : ids.map((_, i) => i);
-  let written: { inserted: boolean }[] = [];
+  let written: { inserted: boolean; changed: boolean }[] = [];
   if (differ.length > 0) {
     const pick = <T>(xs: T[]) => (differ.length === ids.length ? xs : differ.map((i) => xs[i]!));
     const dataExpr = opts.merge ? 'records.data || EXCLUDED.data' : 'EXCLUDED.data';
-    ({ rows: written } = await db.query<{ inserted: boolean }>(
+    // A pruned record saved unchanged gets its payload back without counting as a change (its cursor stays), as in Nango.
+    const changed = 'records.hash <> EXCLUDED.hash OR records.deleted_at IS NOT NULL';
+    ({ rows: written } = await db.query<{ inserted: boolean; changed: boolean }>(
       `INSERT INTO records (connection_pk, model, external_id, data, hash)
        SELECT $1, $2, t.id, t.data::jsonb, t.hash FROM unnest($3::text[], $4::text[], $5::text[]) AS t(id, data, hash)
        ON CONFLICT (connection_pk, model, external_id) DO UPDATE SET
-         data = ${dataExpr}, hash = EXCLUDED.hash, last_modified_at = now(), deleted_at = NULL,
-         last_action = CASE WHEN records.deleted_at IS NOT NULL THEN 'ADDED' ELSE 'UPDATED' END,
-         cursor = nextval('records_cursor_seq')
-       WHERE records.hash <> EXCLUDED.hash OR records.deleted_at IS NOT NULL
-       RETURNING (xmax = 0) AS inserted`,
+         data = ${opts.merge ? 'CASE WHEN records.pruned_at IS NULL THEN records.data || EXCLUDED.data ELSE EXCLUDED.data END' : dataExpr},
+         hash = EXCLUDED.hash, deleted_at = NULL, pruned_at = NULL,
+         last_modified_at = CASE WHEN ${changed} THEN now() ELSE records.last_modified_at END,
+         last_action = CASE WHEN records.deleted_at IS NOT NULL THEN 'ADDED' WHEN ${changed} THEN 'UPDATED' ELSE records.last_action END,
+         cursor = CASE WHEN ${changed} THEN nextval('records_cursor_seq') ELSE records.cursor END
+       WHERE ${changed} OR records.pruned_at IS NOT NULL
+       RETURNING (xmax = 0) AS inserted, (xmax = 0 OR records.last_modified_at = now()) AS changed`,
       [connectionPk, model, pick(ids), pick(datas), pick(hashes)],
     ));
   }
@@ -97,8 +101,33 @@ export async function savePrepared(
     await db.query('INSERT INTO sync_run_seen (run_id, model, external_ids) VALUES ($1, $2, $3)', [opts.seenRunId, model, ids]);
   }
   const added = written.filter((r) => r.inserted).length;
-  const result = { added, updated: written.length - added, unchanged: ids.length - written.length };
+  const updated = written.filter((r) => !r.inserted && r.changed).length;
+  const result = { added, updated, unchanged: ids.length - added - updated };
   return stored ? { ...result, hashes: new Map(ids.map((id, i) => [id, hashes[i]!])) } : result;
+}
+
+/**
+ * Prunes up to `limit` records of the model, oldest cursor first, up to `until` included (a cursor
+ * position, or the instant of a Nango cursor): their payload is emptied to their id and `pruned_at`
+ * set; cursor, timestamps and last action stay (Nango's prune). `hasMore`: unpruned records up to
+ * `until` remain.
+ */
+export async function pruneRecords(
+  db: Queryable,
+  connectionPk: number,
+  model: string,
+  until: { position: string } | { modifiedFrom: string },
+  limit: number,
+): Promise<{ count: number; hasMore: boolean }> {
+  const [bound, value] = 'position' in until ? ['cursor <= $3::bigint', until.position] : ['last_modified_at <= $3::timestamptz', until.modifiedFrom];
+  const scope = `connection_pk = $1 AND model = $2 AND pruned_at IS NULL AND ${bound}`;
+  const { rowCount } = await db.query(
+    `UPDATE records SET pruned_at = now(), data = jsonb_build_object('id', external_id)
+     WHERE id IN (SELECT id FROM records WHERE ${scope} ORDER BY cursor LIMIT $4)`,
+    [connectionPk, model, value, limit],
+  );
+  const { rows } = await db.query<{ more: boolean }>(`SELECT EXISTS (SELECT 1 FROM records WHERE ${scope}) AS more`, [connectionPk, model, value]);
+  return { count: rowCount ?? 0, hasMore: rows[0]!.more };
 }
 
 export async function deleteRecords(db: Queryable, connectionPk: number, model: string, ids: string[]): Promise<number> {

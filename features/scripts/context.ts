@@ -73,6 +73,10 @@ export interface RunHooks {
   isFullSync?: boolean;
   /** A sync run: each model's stored hashes are read once, and unchanged records are left out before the upsert. */
   compareStored?: boolean;
+  /** The variant a sync run runs (Nango's `nango.variant`); `base` when absent. */
+  variant?: string;
+  /** Where the run keeps a model's records (a variant's under `Model::variant`); the model itself when absent. */
+  storedModel?: (model: string) => string;
   /**
    * A sync run's ordered writes (features/scripts/write-lane.ts): batchSave returns once its page is
    * queued, and every other write and read of the run's state waits its turn behind it. The caller
@@ -199,11 +203,12 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     if (hooks.kind !== 'sync') throw new Error(`${what} is only available in syncs`);
   };
 
+  const at = hooks.storedModel ?? ((model: string) => model);
   // A sync run reads its models' stored hashes once and skips unchanged records before writing.
   const storedByModel = new Map<string, Promise<StoredHashes | null>>();
   const storedFor = (model: string) => {
     let stored = storedByModel.get(model);
-    if (!stored) storedByModel.set(model, (stored = storedHashes(deps.db, connection.id, model)));
+    if (!stored) storedByModel.set(model, (stored = storedHashes(deps.db, connection.id, at(model))));
     return stored;
   };
 
@@ -273,7 +278,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const save = async () => {
         const stored = hooks.compareStored ? await storedFor(model) : null;
         const { hashes } = await withTransaction(deps.db, async (tx) => {
-          const result = await savePrepared(tx, connection.id, model, prepared, { seenRunId: hooks.seenRunId, stored });
+          const result = await savePrepared(tx, connection.id, at(model), prepared, { seenRunId: hooks.seenRunId, stored });
           await hooks.onSaved?.(model, result, tx);
           return result;
         });
@@ -293,7 +298,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const partial = records.map((r) => ({ ...r, id: String(r.id) }));
       await inTurn(() =>
         withTransaction(deps.db, async (tx) => {
-          const result = await saveRecords(tx, connection.id, model, partial, { merge: true, seenRunId: hooks.seenRunId });
+          const result = await saveRecords(tx, connection.id, at(model), partial, { merge: true, seenRunId: hooks.seenRunId });
           await hooks.onSaved?.(model, result, tx);
         }),
       );
@@ -306,7 +311,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
         const stored = hooks.compareStored ? await storedFor(model) : null;
         for (const id of ids) stored?.delete(id);
         await withTransaction(deps.db, async (tx) => {
-          const count = await deleteRecords(tx, connection.id, model, ids);
+          const count = await deleteRecords(tx, connection.id, at(model), ids);
           await hooks.onDeleted?.(model, count, tx);
         });
       });
@@ -342,6 +347,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       await inTurn(async () => hooks.deletes?.sweep(model));
     },
     isFullSync: hooks.isFullSync ?? false,
+    variant: hooks.variant ?? 'base',
     ...(hooks.lastSyncDate && { lastSyncDate: hooks.lastSyncDate }),
   });
   return ctx;

@@ -232,10 +232,11 @@ export async function lastSuccessfulRunStart(db: Queryable, connectionPk: number
  * Marks a run done, once: first tombstones per model the records it did not see, counts them, and
  * forgets its seen ids — all in the transaction that marks it done. The models swept are those the
  * script named (deleteRecordsFromPreviousExecutions / trackDeletesEnd) when it named any (with
- * trackDeletesStart too), else every model of a full run. A worker that dies midway leaves
+ * trackDeletesStart too), else every model of a full run; `storedModel` says where the instance keeps a
+ * model's records (a variant's, features/syncs/variants.ts). A worker that dies midway leaves
  * nothing behind, and a retry of a run already done changes nothing (false).
  */
-export async function completeSyncRun(db: Db, runId: string, models: string[]): Promise<boolean> {
+export async function completeSyncRun(db: Db, runId: string, models: string[], storedModel: (model: string) => string = (m) => m): Promise<boolean> {
   return withTransaction(db, async (tx) => {
     const { rows } = await tx.query<{ status: string; mode: SyncRun['mode']; connection_pk: number; delete_tracked: string[]; delete_swept: string[] }>(
       'SELECT status, mode, connection_pk, delete_tracked, delete_swept FROM sync_runs WHERE id = $1 FOR UPDATE',
@@ -246,7 +247,7 @@ export async function completeSyncRun(db: Db, runId: string, models: string[]): 
     const explicit = run.delete_tracked.length > 0;
     const swept = explicit ? models.filter((m) => run.delete_swept.includes(m)) : run.mode === 'full' ? models : [];
     for (const model of swept) {
-      const deleted = await deleteUnseen(tx, run.connection_pk, model, runId);
+      const deleted = await deleteUnseen(tx, run.connection_pk, storedModel(model), runId);
       if (deleted) await addRunResult(tx, runId, model, { deleted });
     }
     await forgetRun(tx, runId);

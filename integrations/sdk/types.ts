@@ -205,6 +205,8 @@ export interface SyncContext<Metadata, Checkpoint> extends ScriptContext<Metadat
   clearCheckpoint(): Promise<void>;
   /** The run is a full resync: records not saved in it are marked deleted at the end. */
   readonly isFullSync: boolean;
+  /** The variant of the sync this run is for (`base`, or one created with POST /sync/{name}/variant/{variant}). */
+  readonly variant: string;
   /** When the last successful run of this sync started (Nango's incremental syncs); undefined before the first. */
   readonly lastSyncDate?: Date;
   /**

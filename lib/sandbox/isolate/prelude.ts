@@ -97,6 +97,7 @@ interface RunInfo {
   connectionId: string;
   providerConfigKey: string;
   isFullSync: boolean;
+  variant?: string;
   lastSyncDate?: string;
 }
 
@@ -112,6 +113,7 @@ const makeContext = (info: RunInfo) => {
     connectionId: info.connectionId,
     providerConfigKey: info.providerConfigKey,
     isFullSync: info.isFullSync,
+    variant: info.variant || 'base',
     ...(info.lastSyncDate ? { lastSyncDate: new Date(info.lastSyncDate) } : {}),
     get: send('GET'),
     post: send('POST'),
