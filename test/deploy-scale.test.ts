@@ -58,7 +58,7 @@ describe('deploy of a project larger than one request', () => {
     assert.match(r.stdout, /… Deploying to dev: \d+\/36 /);
     assert.match(r.stdout, /✓ Deploying to dev: 3 request\(s\)/);
     assert.match(r.stdout, /Deployed versions 1–3 to dev: 36 new, 0 changed, 0 removed/);
-    const config = (await (await t.api('/scripts/config')).json()) as Json;
+    const config = (await (await t.api('/scripts/config?format=switchyard')).json()) as Json;
     for (const key of project.integrations) {
       const deployed = (config.data as Json[]).find((i) => i.integration === key)!.scripts.filter((s: Json) => s.source === 'deployed');
       assert.equal(deployed.length, 12, key);

@@ -86,6 +86,7 @@ export default createAction({
   description: 'Sets and updates the connection metadata, and reads what a script may know',
   endpoint: { method: 'POST', path: '/settings' },
   input: z.object({}),
+  metadata: z.object({ team: z.string().optional(), region: z.string().optional(), tier: z.number().optional() }),
   output: z.object({
     metadata: z.record(z.string(), z.unknown()),
     webhookUrl: z.string().nullable(),
@@ -105,7 +106,7 @@ export default createAction({
       metadata,
       webhookUrl: (await nango.getWebhookURL()) ?? null,
       variables: (await nango.getEnvironmentVariables()) ?? [],
-      credentialType: typeof token === 'string' ? 'token' : token.type,
+      credentialType: typeof token === 'string' ? 'token' : 'type' in token ? String(token.type) : 'OAUTH1',
       connection: connection.connection_id,
     };
   },
@@ -137,7 +138,7 @@ export default createAction({
   input: z.object({}),
   output: z.unknown(),
   exec: async (nango) => {
-    await nango.getRecordsByIds(['1'], 'ActiveUser');
+    await nango.triggerSync('people-directory', ['people']);
     return nango.triggerAction('other', {});
   },
 });
@@ -344,7 +345,7 @@ describe('Nango function SDK: semantics through the platform', () => {
       await assert.rejects(typecheck(work, [file], ZOD), (err: unknown) => {
         assert.ok(err instanceof CliError);
         const text = err.details.join('\n');
-        assert.match(text, /getRecordsByIds is not supported by Switchyard/);
+        assert.match(text, /triggerSync is not supported by Switchyard/);
         assert.match(text, /triggerAction is not supported by Switchyard/);
         return true;
       });

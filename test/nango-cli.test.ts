@@ -165,7 +165,7 @@ describe("Nango's CLI from npm deploys a Nango project to Switchyard", () => {
   test('a second nango deploy dev with nothing changed makes no new script version', async () => {
     const r = await nangoCli(['deploy', 'dev', '--auto-confirm', '--no-interactive', '--no-dependency-update']);
     assert.equal(r.code, 0, r.output);
-    const config = (await (await t.api('/scripts/config')).json()) as Json;
+    const config = (await (await t.api('/scripts/config?format=switchyard')).json()) as Json;
     const scripts = config.data.find((c: Json) => c.integration === KEY).scripts as Json[];
     const deployed = scripts.filter((s) => s.source === 'deployed');
     assert.deepEqual(deployed.map((s) => [s.name, s.deployed_version]).sort(), [

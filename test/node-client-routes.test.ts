@@ -66,6 +66,8 @@ const ARGS: Record<string, unknown[]> = {
   listIntegrations: [],
   getEnvironmentVariables: [],
   getAsyncActionResult: [{ id: 'x' }],
+  listRecords: [{ providerConfigKey: 'x', connectionId: 'x', model: 'x' }],
+  updateSyncConnectionFrequency: ['x', 'x', 'x', 'every hour'],
   proxy: [{ ...PROXY_CONFIG, method: 'GET' }],
   get: [PROXY_CONFIG],
   post: [PROXY_CONFIG],
