@@ -12,12 +12,14 @@ import { relative, type ScriptFile } from './project.js';
 export interface TypeProblem {
   /** `TS2345`, the group a report counts it in. */
   code: string;
-  /** `hubspot/actions/x.ts:12:5 Argument of type …` (first line of the message). */
+  /** `hubspot/actions/x.ts:12:5 Argument of type …` (first line of the message, or the one naming a refused member). */
   line: string;
 }
 
 function problemOf(typescript: typeof ts, dir: string, d: ts.Diagnostic): TypeProblem {
-  const text = typescript.flattenDiagnosticMessageText(d.messageText, '\n').split('\n')[0]!;
+  const chain = typescript.flattenDiagnosticMessageText(d.messageText, '\n').split('\n');
+  // A member Switchyard refuses is named deep in the chain ("Type 'Unsupported<\"x is not supported…\">' has no call signatures").
+  const text = chain.find((l) => l.includes('is not supported by Switchyard'))?.trim() ?? chain[0]!;
   let where = '';
   if (d.file && d.start !== undefined) {
     const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);

@@ -200,7 +200,7 @@ describe("a Nango-layout project (Nango's template style) deploys and runs again
   test('compile type-checks and bundles the fifteen functions', async () => {
     const r = await cli('compile');
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /Compiled 15 script\(s\)/);
+    assert.match(r.stdout, /compiled 15 of 15 functions/);
   });
 
   test('deploy --activate; each sync fills its model through its provider, waiting out a 429 with Retry-After', async () => {

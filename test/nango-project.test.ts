@@ -101,7 +101,7 @@ describe('a Nango zero-yaml project deploys unchanged and runs through @nangohq/
   test('compile type-checks and bundles the functions index.ts imports; package.json is left as it is', async () => {
     const r = await cli('compile');
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /Compiled 5 script\(s\)/);
+    assert.match(r.stdout, /compiled 5 of 5 functions/);
     assert.match(r.stdout + r.stderr, /not imported by index\.ts[^\n]*items-api\/actions\/draft\.ts/);
     const manifest = JSON.parse(await readFile(path.join(proj, 'build', 'manifest.json'), 'utf8')) as Json;
     const byName = Object.fromEntries((manifest.scripts as Json[]).map((s) => [`${s.integration}/${s.name}`, s]));
