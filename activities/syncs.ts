@@ -170,6 +170,7 @@ export function syncActivities(deps: ActivityDeps) {
       throwIfWrittenBefore(previous);
       const stopHeartbeat = heartbeating(2000);
       const lane = new WriteLane();
+      let logLines: Promise<void> = Promise.resolve();
       const ctx = createScriptContext(deps, l.connection, {
         lane,
         writes: marks,
@@ -184,7 +185,8 @@ export function syncActivities(deps: ActivityDeps) {
         storedModel: l.stored,
         log: (e) => {
           deps.log[e.level]({ runId, ...e.fields }, e.message);
-          void appendSyncRunLog(deps.db, runId, e).catch(() => undefined);
+          // One append after another: two in flight on different pool connections could land out of order.
+          logLines = logLines.then(() => appendSyncRunLog(deps.db, runId, e)).catch(() => undefined);
         },
         // In the transaction that wrote the records: finishSync reads these counts to decide on the webhook.
         onSaved: (model, r, tx) => addRunResult(tx, runId, model, { added: r.added, updated: r.updated }),
@@ -216,6 +218,7 @@ export function syncActivities(deps: ActivityDeps) {
         throw ApplicationFailure.nonRetryable((err as Error).message ?? String(err), 'SyncScriptError');
       } finally {
         stopHeartbeat();
+        await logLines;
       }
     },
 
