@@ -194,8 +194,9 @@ describe('signed auth modes', () => {
     assert.equal(orphan.status, 302);
     assert.equal(orphan.headers.get('location'), 'https://github.com');
     const bad = await fetch(`${t.url}/app-auth/connect?installation_id=abc&state=x`);
+    // Every refusal is the HTML page that reports to the opener, as the route documents (schemathesis checks it).
     assert.equal(bad.status, 400);
-    assert.deepEqual(((await bad.json()) as Json).error.errors[0].path, ['installation_id']);
+    assert.match(bad.headers.get('content-type') ?? '', /text\/html/);
   });
 
   test('AWS_SIGV4 (aws-sigv4): proxied GET and POST signed with the access key and session token, verified by the fake', async () => {

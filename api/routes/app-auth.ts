@@ -15,13 +15,11 @@ import { defineRoute, html, redirect } from '../route.js';
 import { describeFailure, emptySession, finishConnection, withoutFlowSettings } from './connect.js';
 import { callbackPage } from './oauth-callback-page.js';
 
+// Checked in the handler, so that a browser always gets the HTML page that reports to the opener.
 const appCallbackQuery = z.object({
-  installation_id: z
-    .string()
-    .regex(/^\d{1,20}$/, 'the numeric installation id')
-    .optional(),
-  setup_action: z.enum(['install', 'update', 'request']).optional(),
-  state: z.string().max(128).optional(),
+  installation_id: z.string().optional(),
+  setup_action: z.string().optional(),
+  state: z.string().optional(),
 });
 
 export const appAuthCallback = defineRoute({
@@ -66,6 +64,7 @@ export const appAuthCallback = defineRoute({
   if (q.setup_action === 'request')
     return fail('wrong_auth_mode', 'The installation waits for an organization owner to approve it: connect again once it is approved');
   if (!q.installation_id) return fail('missing_installation_id', 'GitHub did not send the installation id');
+  if (!/^\d{1,20}$/.test(q.installation_id)) return fail('invalid_installation_id', 'installation_id: the numeric installation id');
   try {
     const provider = await providerOf(deps.db, session.environmentId, integration.provider);
     if (provider.authMode !== 'APP') return fail('invalid_auth_mode', `${provider.displayName} is not a GitHub App`);

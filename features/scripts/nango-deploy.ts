@@ -5,7 +5,7 @@
  * the deploy's scope from Nango's `deployMode`. The plan and result go back in Nango's shapes.
  */
 import { ValidationFailed, type FieldProblem } from '../../lib/errors.js';
-import { describeBundle, SandboxError } from '../../lib/sandbox/index.js';
+import { describeBundle, SandboxUnavailableError } from '../../lib/sandbox/index.js';
 import { bundleNangoFunction, NangoBundleError } from './nango-bundle.js';
 import type { DeployPlan, DeployRequest, DeployResult, PlanItem, UploadedScript } from './deploy.js';
 
@@ -43,17 +43,19 @@ export async function nangoDeployRequest(input: NangoDeployInput): Promise<Deplo
     const label = `${f.integration}/${f.name}`;
     try {
       const bundle = await bundleNangoFunction(label, f.js);
-      const manifest = (await describeBundle(bundle)) as Record<string, unknown>;
+      const manifest = (await describeBundle(bundle)) as Record<string, unknown> | null | undefined;
+      if (!manifest || typeof manifest !== 'object') throw new NangoBundleError('its code exports no function definition');
       if (manifest.type !== f.type) {
         problems.push({ code: 'invalid_script', message: `${label}: uploaded as a ${f.type}, but its code exports a ${String(manifest.type)}`, path: f.path });
         continue;
       }
       scripts.push({ integration: f.integration, name: f.name, bundle, source: f.ts, manifest });
     } catch (err) {
-      if (!(err instanceof NangoBundleError || err instanceof SandboxError)) throw err;
+      // A sandbox that cannot start is the platform's fault; anything the uploaded code does is the upload's.
+      if (err instanceof SandboxUnavailableError) throw err;
       problems.push({
         code: 'invalid_bundle',
-        message: `${label}: the compiled function cannot run in Switchyard's sandbox (${err.message})`,
+        message: `${label}: the compiled function cannot run in Switchyard's sandbox (${(err as Error).message ?? String(err)})`,
         path: [...f.path, 'fileBody', 'js'],
       });
     }
