@@ -12,6 +12,7 @@ import { verifiedConfigKeys } from '../../features/connections/create.js';
 import { environmentNameById, findEnvironmentByName } from '../../features/environments/store.js';
 import { getIntegrationById } from '../../features/integrations/store.js';
 import { defineRoute, html, redirect } from '../route.js';
+import { query } from '../validate.js';
 import { describeFailure, emptySession, finishConnection, withoutFlowSettings } from './connect.js';
 import { callbackPage } from './oauth-callback-page.js';
 
@@ -31,14 +32,20 @@ export const appAuthCallback = defineRoute({
     "Set it as the GitHub App's Setup URL. Without `state` (an installation approved or changed on GitHub itself, not from a connect flow) it sends the browser back to GitHub.",
   tag: 'connect',
   auth: 'none',
-  request: { query: appCallbackQuery },
+  handlerParses: { query: appCallbackQuery },
   responses: {
     200: html('Connected (HTML page that reports to the opener)'),
     302: redirect('Back to GitHub: no connect flow started this installation'),
     400: html('The connection failed (HTML page that reports to the opener)'),
   },
   errors: [],
-}).handle(async ({ deps, query: q }, c) => {
+}).handle(async ({ deps }, c) => {
+  let q: z.infer<typeof appCallbackQuery>;
+  try {
+    q = query(c, appCallbackQuery);
+  } catch (err) {
+    return c.html(callbackPage({ ok: false, errorType: 'invalid_query', message: err instanceof Error ? err.message : 'The query is not valid' }), 400);
+  }
   if (!q.state) {
     if (q.setup_action === 'install' || q.setup_action === 'update') return c.redirect('https://github.com', 302);
     return c.html(callbackPage({ ok: false, errorType: 'missing_state', message: 'This installation did not come from a connect flow.' }), 400);

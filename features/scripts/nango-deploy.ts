@@ -58,6 +58,8 @@ export async function nangoDeployRequest(input: NangoDeployInput): Promise<Deplo
         message: `${label}: the compiled function cannot run in Switchyard's sandbox (${(err as Error).message ?? String(err)})`,
         path: [...f.path, 'fileBody', 'js'],
       });
+      // The first function that cannot run answers the request: bundling the rest would only delay the 400.
+      break;
     }
   }
   if (problems.length) throw new ValidationFailed('invalid_body', problems);
