@@ -13,7 +13,7 @@ import { environmentNameById, findEnvironmentByName } from '../../features/envir
 import { getIntegrationById } from '../../features/integrations/store.js';
 import { defineRoute, html, redirect } from '../route.js';
 import { query } from '../validate.js';
-import { describeFailure, emptySession, finishConnection, withoutFlowSettings } from './connect.js';
+import { describeFailure, emptySession, finishConnection, flowFailure, withoutFlowSettings } from './connect.js';
 import { callbackPage } from './oauth-callback-page.js';
 
 // Checked in the handler, so that a browser always gets the HTML page that reports to the opener.
@@ -57,16 +57,7 @@ export const appAuthCallback = defineRoute({
   }
   const integration = await getIntegrationById(deps.db, deps.box, session.integrationId);
   const pck = integration?.uniqueKey ?? '';
-  const fail = (type: string, message: string) => {
-    deps.authSockets.publish(session.wsClientId, {
-      message_type: 'error',
-      provider_config_key: pck,
-      connection_id: session.connectionId,
-      error_type: type,
-      error_desc: message,
-    });
-    return c.html(callbackPage({ ok: false, errorType: type, message }), 400);
-  };
+  const fail = flowFailure(deps, c, session, pck);
   if (integration?.credentials?.type !== 'APP') return fail('missing_credentials', `Integration ${pck} has no GitHub App id and private key`);
   if (q.setup_action === 'request')
     return fail('wrong_auth_mode', 'The installation waits for an organization owner to approve it: connect again once it is approved');

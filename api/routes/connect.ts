@@ -4,6 +4,7 @@
  * client, TWO_STEP, TBA and SIGNATURE credentials.
  */
 import { randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { saveConnection, verifiedConfigKeys } from '../../features/connections/create.js';
 import { authorizeUrl, exchangeCode, OAuthError, pkcePair } from '../../features/connections/oauth.js';
@@ -577,16 +578,7 @@ export const oauthCallback = defineRoute({
   }
   const integration = await getIntegrationById(deps.db, deps.box, session.integrationId);
   const pck = integration?.uniqueKey ?? '';
-  const fail = (type: string, message: string) => {
-    deps.authSockets.publish(session.wsClientId, {
-      message_type: 'error',
-      provider_config_key: pck,
-      connection_id: session.connectionId,
-      error_type: type,
-      error_desc: message,
-    });
-    return c.html(callbackPage({ ok: false, errorType: type, message }), 400);
-  };
+  const fail = flowFailure(deps, c, session, pck);
   if (typeof q.error === 'string')
     return fail('provider_error', `The provider answered: ${typeof q.error_description === 'string' ? q.error_description : q.error}`);
   if (!integration) return fail('missing_credentials', 'The integration this authorization was started for no longer exists');
@@ -703,6 +695,20 @@ async function startAppInstallation(deps: AppDeps, target: Awaited<ReturnType<ty
 
 function mcpDeps(deps: AppDeps) {
   return { http: deps.http, db: deps.db, box: deps.box, allowedPrivateHosts: deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS };
+}
+
+/** How a callback reports a failed flow: to the popup's socket, and as the HTML page that tells the opener. */
+export function flowFailure(deps: AppDeps, c: Context, session: { wsClientId: string | null; connectionId: string }, pck: string) {
+  return (type: string, message: string) => {
+    deps.authSockets.publish(session.wsClientId, {
+      message_type: 'error',
+      provider_config_key: pck,
+      connection_id: session.connectionId,
+      error_type: type,
+      error_desc: message,
+    });
+    return c.html(callbackPage({ ok: false, errorType: type, message }), 400);
+  };
 }
 
 export function describeFailure(err: unknown): { type: string; message: string } {
