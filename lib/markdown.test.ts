@@ -44,7 +44,7 @@ describe('lib/markdown', () => {
     const md = '| a | b |\n|---|--:|\n| `x\\|y` | 1 \\| 2 |';
     assert.equal(
       html(md),
-      '<div class="table-scroll"><table><thead><tr><th>a</th><th style="text-align:right">b</th></tr></thead><tbody><tr><td><code>x|y</code></td><td style="text-align:right">1 | 2</td></tr></tbody></table></div>',
+      '<div class="table-wrap"><table><thead><tr><th>a</th><th style="text-align:right">b</th></tr></thead><tbody><tr><td><code>x|y</code></td><td style="text-align:right">1 | 2</td></tr></tbody></table></div>',
     );
   });
 });

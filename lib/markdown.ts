@@ -178,7 +178,7 @@ class Renderer {
     const cell = (tag: string, text: string, k: number) => `<${tag}${aligns[k] ? ` style="text-align:${aligns[k]}"` : ''}>${this.inline(text)}</${tag}>`;
     const thead = `<thead><tr>${head!.map((c, k) => cell('th', c, k)).join('')}</tr></thead>`;
     const tbody = body.map((r) => `<tr>${head!.map((_, k) => cell('td', r[k] ?? '', k)).join('')}</tr>`).join('\n');
-    return `<div class="table-scroll"><table>${thead}<tbody>${tbody}</tbody></table></div>`;
+    return `<div class="table-wrap"><table>${thead}<tbody>${tbody}</tbody></table></div>`;
   }
 
   inline(s: string): string {

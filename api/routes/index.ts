@@ -66,7 +66,7 @@
  * | ALL    | /mcp (the MCP server: POST; others 405)           | mcp.ts                    |
  * | POST   | /agent-sessions                                   | mcp.ts                    |
  * | DELETE | /agent-sessions/:id                               | mcp.ts                    |
- * | GET    | /openapi.json, /docs                              | docs.ts                   |
+ * | GET    | /openapi.json, /docs, /docs/guide[/:page]         | docs.ts                   |
  * | GET    | /images/logos/:file (`<provider>.svg`)            | logos.ts                  |
  * | GET    | /records, /records/                               | records.ts                |
  * | PATCH  | /records/prune                                    | records.ts                |
