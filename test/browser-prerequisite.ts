@@ -9,6 +9,9 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
+/** The flags every browser test launches Chromium with (headless on a machine without a display or sandbox). */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
 const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 
 function executable(file: string): boolean {
