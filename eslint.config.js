@@ -31,7 +31,7 @@ const nodeBuiltins = [
   'zlib',
 ];
 
-// ---- Layers (README "Folder map"): lib → features → integrations → activities / api → worker → start.
+// ---- Layers (docs/contributing.md, "Folder map"): lib → features → integrations → activities / api → worker → start.
 // Each rule names the layers a folder may not reach; type-only imports (`import type`) are allowed
 // where noted, since they vanish at compile time and create no runtime dependency.
 const layer = (regex, message, allowTypeImports = false) => ({ regex, message, allowTypeImports });

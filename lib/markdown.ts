@@ -151,7 +151,8 @@ class Renderer {
           continue;
         }
         if (indentOf(l) >= m.width) item.push(l.slice(m.width));
-        else if (item[item.length - 1] !== '' && !startsBlock(lines, i)) item.push(l.trim()); // a lazy continuation line
+        else if (item[item.length - 1] !== '' && !startsBlock(lines, i))
+          item.push(l.trim()); // a lazy continuation line
         else break;
         i++;
       }

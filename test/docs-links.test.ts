@@ -94,7 +94,8 @@ const scripts = Object.keys((JSON.parse(readFileSync(path.join(ROOT, 'package.js
 
 /** What is wrong with one command of the docs, or null; commands of other tools are not ours to check. */
 function checkCommand(words: string[], help: CliHelp, npmScripts: readonly string[]): string | null {
-  const w = words.slice(words.findIndex((x) => !/^[A-Z_][A-Z0-9_]*=/.test(x)))
+  const w = words
+    .slice(words.findIndex((x) => !/^[A-Z_][A-Z0-9_]*=/.test(x)))
     // `[--input json]`: an optional part of a synopsis is checked as the flag it holds.
     .map((x, k) => (k === 0 ? x : x.replace(/^\[+|\]+$/g, '')));
   let cli: string[] | null = null;
@@ -123,7 +124,9 @@ function checkCommand(words: string[], help: CliHelp, npmScripts: readonly strin
 function commandsOfPage(md: string): string[][] {
   const { code, prose } = splitFences(md);
   const blocks = code.filter((b) => ['', 'sh', 'bash', 'shell', 'console'].includes(b.lang)).map((b) => b.body);
-  const spans = [...prose.matchAll(/(`+)([\s\S]*?)\1/g)].map((m) => m[2]!.replace(/\n/g, ' ')).filter((s) => /^(npx switchyard|switchyard|npm (run|test|start))\b(?![/-])/.test(s.trim()));
+  const spans = [...prose.matchAll(/(`+)([\s\S]*?)\1/g)]
+    .map((m) => m[2]!.replace(/\n/g, ' '))
+    .filter((s) => /^(npx switchyard|switchyard|npm (run|test|start))\b(?![/-])/.test(s.trim()));
   return [...blocks, ...spans].flatMap(commandsOf);
 }
 
@@ -150,7 +153,9 @@ describe('the docs', () => {
   });
 
   test('every relative link resolves to a file, and an anchor to a heading of it', () => {
-    const problems = files.flatMap((f) => linksOf(splitFences(readFileSync(path.join(ROOT, f), 'utf8')).prose).map((href) => checkLink(f, href) && `${f}: ${checkLink(f, href)}`));
+    const problems = files.flatMap((f) =>
+      linksOf(splitFences(readFileSync(path.join(ROOT, f), 'utf8')).prose).map((href) => checkLink(f, href) && `${f}: ${checkLink(f, href)}`),
+    );
     const checked = files.flatMap((f) => linksOf(splitFences(readFileSync(path.join(ROOT, f), 'utf8')).prose)).length;
     assert.ok(checked > 50, `only ${checked} links found`);
     assert.deepEqual(problems.filter(Boolean), []);

@@ -55,7 +55,7 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       summary: 'A page of the guide (docs/*.md as HTML); /docs/guide is its contents',
       tag: 'docs',
       auth: 'none',
-      responses: { 200: html('The page'), 404: html('No such page: a page saying so, with the guide\'s contents') },
+      responses: { 200: html('The page'), 404: html("No such page: a page saying so, with the guide's contents") },
       errors: [],
     }).handle(async (_input, c) => {
       const { pages, order } = guide();
