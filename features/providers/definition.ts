@@ -519,8 +519,11 @@ function* placeholders(d: ProviderDefinition): Generator<[(string | number)[], s
 function fillsCredential(d: ProviderDefinition, ref: string): boolean {
   const key = /^credentials\.(.+)$/.exec(ref)?.[1];
   if (key === undefined) return true;
-  return PLACEHOLDERS.has(ref) || (d.auth_mode === 'TWO_STEP' && Object.hasOwn(d.credentials ?? {}, key));
+  return PLACEHOLDERS.has(ref) || (d.auth_mode === 'TWO_STEP' && Object.hasOwn(d.credentials ?? {}, key)) || (d.auth_mode === 'BILL' && BILL_FIELDS.has(key));
 }
+
+/** What a BILL connection's `${credentials.x}` may name (features/connections/bill.ts). */
+const BILL_FIELDS = new Set(['username', 'password', 'organization_id', 'dev_key', 'session_id', 'user_id']);
 
 /**
  * What a definition keeps without acting on: keys of Nango's format Switchyard does not use, unknown
