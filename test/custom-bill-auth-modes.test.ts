@@ -128,7 +128,11 @@ describe('CUSTOM and BILL auth modes', () => {
     const account = { username: 'ap@acme.test', password: 'pw-1', organizationId: '00801ABCDEFGHIJKLMN0', devKey: '01ABCDEFGHIJKLMNOPQRS' };
     const fake = await startBillFake(account, { now });
     fakes.push(fake as FakeServer<unknown>);
-    await nango.createIntegration({ provider: 'bill', unique_key: 'bill', integration_config: { base_url: `${fake.url}/connect`, token_url: `${fake.url}/connect/v3/login` } } as never);
+    await nango.createIntegration({
+      provider: 'bill',
+      unique_key: 'bill',
+      integration_config: { base_url: `${fake.url}/connect`, token_url: `${fake.url}/connect/v3/login` },
+    } as never);
 
     const wrong = await fetch(`${t.url}/auth/bill/bill?connect_session_token=${await sessionToken()}`, {
       method: 'POST',

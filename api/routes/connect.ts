@@ -729,7 +729,8 @@ async function startAppInstallation(deps: AppDeps, target: Awaited<ReturnType<ty
 export function installationOf(q: Record<string, unknown>): string | { type: string; message: string } {
   if (q.setup_action === 'request')
     return { type: 'wrong_auth_mode', message: 'The installation waits for an organization owner to approve it: connect again once it is approved' };
-  if (typeof q.installation_id !== 'string' || !q.installation_id) return { type: 'missing_installation_id', message: 'GitHub did not send the installation id' };
+  if (typeof q.installation_id !== 'string' || !q.installation_id)
+    return { type: 'missing_installation_id', message: 'GitHub did not send the installation id' };
   if (!/^\d{1,20}$/.test(q.installation_id)) return { type: 'invalid_installation_id', message: 'installation_id: the numeric installation id' };
   return q.installation_id;
 }

@@ -78,7 +78,8 @@ export async function appAndUserCredentials(opts: {
   context: RequestContext;
 }): Promise<{ credentials: StoredCustomCredentials; raw: Record<string, unknown> }> {
   const client = opts.endpoints.integration.credentials;
-  if (client?.type !== 'CUSTOM') throw new OAuthError('missing_credentials', `Integration ${opts.endpoints.integration.uniqueKey} has no GitHub App OAuth client`);
+  if (client?.type !== 'CUSTOM')
+    throw new OAuthError('missing_credentials', `Integration ${opts.endpoints.integration.uniqueKey} has no GitHub App OAuth client`);
   const user = opts.code ? await exchangeCode({ ...opts, credentials: client, code: opts.code }) : null;
   const app = await installationToken({ ...opts, config: opts.endpoints.connectionConfig });
   let userToken: StoredCustomCredentials['user'] = null;

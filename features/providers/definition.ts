@@ -412,7 +412,8 @@ export const providerDefinitionSchema = z
             path: ['token_url', mode],
             message: `is required when auth_mode is CUSTOM (${mode === 'OAUTH2' ? "the user's code exchange" : 'the installation token'})`,
           });
-    if (d.auth_mode === 'BILL' && !tokenUrlOf(d)) ctx.addIssue({ code: 'custom', path: ['token_url'], message: 'is required when auth_mode is BILL (the login)' });
+    if (d.auth_mode === 'BILL' && !tokenUrlOf(d))
+      ctx.addIssue({ code: 'custom', path: ['token_url'], message: 'is required when auth_mode is BILL (the login)' });
     if (d.auth_mode === 'MCP_OAUTH2') {
       for (const key of ['authorization_url', 'client_registration'] as const)
         if (!d[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when auth_mode is MCP_OAUTH2' });
