@@ -176,11 +176,23 @@ describe('CUSTOM and BILL auth modes', () => {
     assert.deepEqual(fake.state.refused, [fake.state.logins[0]]);
     assert.equal(fake.requests.at(-1)!.headers.sessionid, fake.state.logins[1]);
 
+    // Imported with Nango's BILL fields through the API: signed in on save.
+    const imported = await t.api('/connections', {
+      method: 'POST',
+      json: {
+        provider_config_key: 'bill',
+        connection_id: 'bill-imported',
+        credentials: { type: 'BILL', username: account.username, password: account.password, organization_id: account.organizationId, dev_key: account.devKey },
+      },
+    });
+    assert.equal(imported.status, 201, await imported.clone().text());
+    assert.equal(((await imported.json()) as Json).credentials.session_id, fake.state.logins[2]);
+
     // 25 minutes on, the session is within the refresh margin of its 35 idle minutes: signed in again before the call.
     offsetMs += 25 * 60_000;
     assert.equal(await proxy('bill', connectionId, '/v3/users'), 200);
-    assert.equal(fake.state.logins.length, 3);
+    assert.equal(fake.state.logins.length, 4);
     assert.equal(fake.state.refused.length, 1);
-    assert.equal(((await nango.getConnection('bill', connectionId)) as Json).credentials.session_id, fake.state.logins[2]);
+    assert.equal(((await nango.getConnection('bill', connectionId)) as Json).credentials.session_id, fake.state.logins[3]);
   });
 });
