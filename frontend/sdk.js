@@ -13,7 +13,7 @@
 
 /**
  * @typedef {{ providerConfigKey: string, connectionId: string, isPending?: boolean }} AuthResult
- * @typedef {{ apiKey: string } | { username: string, password: string } | { client_id?: string, client_secret?: string } | { type: 'NONE' } | { type: 'TWO_STEP', [field: string]: string } | { token_id: string, token_secret: string, oauth_client_id_override?: string, oauth_client_secret_override?: string } | { type: 'SIGNATURE', username: string, password: string }} Credentials
+ * @typedef {{ apiKey: string } | { username: string, password: string } | { client_id?: string, client_secret?: string } | { type: 'NONE' } | { type: 'TWO_STEP', [field: string]: string } | { token_id: string, token_secret: string, oauth_client_id_override?: string, oauth_client_secret_override?: string } | { type: 'SIGNATURE', username: string, password: string } | { username: string, password: string, organization_id: string, dev_key: string }} Credentials
  * @typedef {object} AuthOptions
  * @property {Credentials} [credentials] API-key, basic, OAuth 2 client-credentials, TWO_STEP, TBA or no credentials: no popup is opened.
  * @property {Record<string, string>} [params] Connection config, e.g. `{ hostname: 'acme.example.com' }`.
@@ -169,6 +169,10 @@ export class Switchyard {
     } else if ('type' in credentials && credentials.type === 'SIGNATURE') {
       route = 'auth/signature';
       body = credentials;
+    } else if ('organization_id' in credentials && 'dev_key' in credentials) {
+      // Before basic: Bill's sign-in has a username and password too.
+      route = 'auth/bill';
+      body = { username: credentials.username, password: credentials.password, organization_id: credentials.organization_id, dev_key: credentials.dev_key };
     } else if ('apiKey' in credentials) {
       route = 'api-auth/api-key';
       body = { apiKey: credentials.apiKey ?? '' };
@@ -186,7 +190,7 @@ export class Switchyard {
       body = {};
     } else {
       throw new AuthError(
-        'Supported credentials: API key ({apiKey}), basic ({username, password}), client credentials ({client_id, client_secret}), none ({type: "NONE"}), TWO_STEP ({type: "TWO_STEP", ...fields}), TBA ({token_id, token_secret}), SIGNATURE ({type: "SIGNATURE", username, password}).',
+        'Supported credentials: API key ({apiKey}), basic ({username, password}), client credentials ({client_id, client_secret}), none ({type: "NONE"}), TWO_STEP ({type: "TWO_STEP", ...fields}), TBA ({token_id, token_secret}), SIGNATURE ({type: "SIGNATURE", username, password}), BILL ({username, password, organization_id, dev_key}).',
         'missing_credentials',
       );
     }

@@ -13,7 +13,7 @@ import { environmentNameById, findEnvironmentByName } from '../../features/envir
 import { getIntegrationById } from '../../features/integrations/store.js';
 import { defineRoute, html, redirect } from '../route.js';
 import { query } from '../validate.js';
-import { describeFailure, emptySession, finishConnection, flowFailure, withoutFlowSettings } from './connect.js';
+import { describeFailure, emptySession, finishConnection, flowFailure, installationOf, withoutFlowSettings } from './connect.js';
 import { callbackPage } from './oauth-callback-page.js';
 
 // Checked in the handler, so that a browser always gets the HTML page that reports to the opener.
@@ -59,16 +59,14 @@ export const appAuthCallback = defineRoute({
   const pck = integration?.uniqueKey ?? '';
   const fail = flowFailure(deps, c, session, pck);
   if (integration?.credentials?.type !== 'APP') return fail('missing_credentials', `Integration ${pck} has no GitHub App id and private key`);
-  if (q.setup_action === 'request')
-    return fail('wrong_auth_mode', 'The installation waits for an organization owner to approve it: connect again once it is approved');
-  if (!q.installation_id) return fail('missing_installation_id', 'GitHub did not send the installation id');
-  if (!/^\d{1,20}$/.test(q.installation_id)) return fail('invalid_installation_id', 'installation_id: the numeric installation id');
+  const installationId = installationOf(q);
+  if (typeof installationId !== 'string') return fail(installationId.type, installationId.message);
   try {
     const provider = await providerOf(deps.db, session.environmentId, integration.provider);
     if (provider.authMode !== 'APP') return fail('invalid_auth_mode', `${provider.displayName} is not a GitHub App`);
     const environment = (await findEnvironmentByName(deps.db, (await environmentNameById(deps.db, session.environmentId))!))!;
     const started = session.connectSessionId ? await getConnectSessionById(deps.db, session.connectSessionId) : null;
-    const connectionConfig = { ...session.connectionConfig, installation_id: q.installation_id, app_id: integration.credentials.client_id };
+    const connectionConfig = { ...session.connectionConfig, installation_id: installationId, app_id: integration.credentials.client_id };
     // The installation id came through the browser: not verified (webhook routing trusts only verified keys).
     const connection = await finishConnection(
       deps,

@@ -1,7 +1,7 @@
 /**
  * @module api/routes/connect — connect sessions and the end user's flows: OAuth 2 authorization
  * code (popup, state, PKCE), OAuth 1.0a (request token, authorization, verifier), API key, basic,
- * client, TWO_STEP, TBA and SIGNATURE credentials.
+ * client, TWO_STEP, TBA, SIGNATURE and BILL credentials; a GitHub App's installation (APP, CUSTOM).
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
@@ -31,7 +31,8 @@ import { environmentNameById, findEnvironmentByName, type Environment } from '..
 import { getIntegration, getIntegrationById, type Integration } from '../../features/integrations/store.js';
 import { consumeOAuthSession, createOAuthSession } from '../../features/connections/oauth-sessions.js';
 import { BadRequest, NotFound, SwitchyardError, ValidationFailed, type FieldProblem } from '../../lib/errors.js';
-import { oauth2CcCredentials, type StoredCredentials } from '../../features/connections/credentials.js';
+import { billCredentials, githubAppKey, oauth2CcCredentials, type StoredCredentials } from '../../features/connections/credentials.js';
+import { appAndUserCredentials } from '../../features/connections/github-app.js';
 import type { AppDeps } from '../context.js';
 import { sessionForToken, sessionFromRequest } from '../middleware/connect-session.js';
 import { defineRoute, html, redirect } from '../route.js';
@@ -100,6 +101,9 @@ const tbaBody = z
 const signatureBody = z
   .object({ type: z.literal('SIGNATURE').optional(), username: z.string().min(1).max(1024), password: z.string().min(1).max(1024) })
   .strict();
+
+/** BILL (Nango's body): Bill's sign-in fields; the login's session is the credential. */
+const billBody = billCredentials.pick({ username: true, password: true, organization_id: true, dev_key: true }).strict();
 
 /** Query of the frontend auth routes: the session token plus connection config in `params[...]`. */
 const flowQuery = z
@@ -256,6 +260,9 @@ const callbackQuery = z.object({
   code: z.string().optional(),
   /** OAuth 1.0a: the authorized request token and its verifier. */
   oauth_token: z.string().optional(),
+  /** A GitHub App with user authorization (CUSTOM): the installation, and `install`, `update` or `request`. */
+  installation_id: z.string().optional(),
+  setup_action: z.string().optional(),
   oauth_verifier: z.string().optional(),
   error: z.string().optional(),
   error_description: z.string().optional(),
@@ -442,6 +449,14 @@ export const connectWithSignature = credentialsFlow({
   credentials: (input) => ({ type: 'SIGNATURE', username: input.username, password: input.password }),
 });
 
+export const connectWithBill = credentialsFlow({
+  path: '/auth/bill/:providerConfigKey',
+  operationId: 'connectWithBill',
+  summary: "Connect with Bill's sign-in fields (username, password, organization id, developer key)",
+  body: billBody,
+  credentials: (input) => ({ type: 'BILL', ...input }),
+});
+
 export const connectUnauthenticated = defineRoute({
   method: 'post',
   path: '/auth/unauthenticated/:providerConfigKey',
@@ -476,13 +491,14 @@ export const startOAuth = defineRoute({
   try {
     const target = await flowTarget(deps, query(c, flowQuery), pck);
     const provider = target.endpoints.provider;
-    if (!authorizationCodeModes.includes(provider.authMode) && provider.authMode !== 'APP' && provider.authMode !== 'OAUTH1')
+    const appInstallation = provider.authMode === 'APP' || provider.authMode === 'CUSTOM';
+    if (!authorizationCodeModes.includes(provider.authMode) && !appInstallation && provider.authMode !== 'OAUTH1')
       throw new BadRequest('invalid_auth_mode', `${provider.displayName} does not use OAuth; use the ${provider.authMode} flow`);
     const redirectUri = `${deps.config.publicUrl}/oauth/callback`;
     const state = randomUUID();
     // The popup's socket gets this flow's outcome only once this session has claimed it (api/ws.ts).
     const claimedSocket = wsClientId && deps.authSockets.claim(wsClientId, target.session.id) ? wsClientId : null;
-    if (provider.authMode === 'APP') return c.redirect(await startAppInstallation(deps, target, state, claimedSocket), 302);
+    if (appInstallation) return c.redirect(await startAppInstallation(deps, target, state, claimedSocket), 302);
     if (provider.authMode === 'OAUTH1') {
       const client = target.integration.credentials;
       if (!client) throw new BadRequest('missing_credentials', `Integration ${pck} has no OAuth consumer key and secret (its Authorization tab)`);
@@ -585,8 +601,9 @@ export const oauthCallback = defineRoute({
   try {
     const endpoints = await endpointsFor(deps, session.environmentId, integration, session.connectionConfig);
     const provider = endpoints.provider;
-    const { client, connectionConfig: startConfig, override } = callbackClient(deps.box, endpoints, session);
+    const { client, connectionConfig: given, override } = callbackClient(deps.box, endpoints, session);
     if (!client) return fail('missing_credentials', `Integration ${pck} has no OAuth client id and secret`);
+    let startConfig = given;
     const context = { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' } as const;
     const environment = (await findEnvironmentByName(deps.db, (await environmentNameById(deps.db, session.environmentId))!))!;
     const secret = session.codeVerifierEnc ? deps.box.decrypt(session.codeVerifierEnc, rowAad('oauth_sessions', 'code_verifier_enc', session.id)) : undefined;
@@ -598,6 +615,20 @@ export const oauthCallback = defineRoute({
       if (!constantTimeEqual(q.oauth_token, token.token))
         return fail('invalid_state', 'The provider returned another request token than this authorization asked for');
       exchanged = await accessToken({ http: deps.http, endpoints, client, token, verifier: q.oauth_verifier, context });
+    } else if (provider.authMode === 'CUSTOM') {
+      // A GitHub App with user authorization: GitHub's redirect after the installation brings its id with the user's code.
+      const installation = installationOf(q);
+      if (typeof installation !== 'string') return fail(installation.type, installation.message);
+      if (typeof q.code !== 'string' && q.setup_action !== 'update') return fail('missing_code', 'GitHub did not return an authorization code');
+      startConfig = { ...startConfig, installation_id: installation, app_id: githubAppKey(client)?.appId };
+      exchanged = await appAndUserCredentials({
+        http: deps.http,
+        endpoints: endpointsOfConfig(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, startConfig),
+        code: typeof q.code === 'string' ? q.code : undefined,
+        redirectUri: session.redirectUri,
+        now: deps.clock.now(),
+        context,
+      });
     } else {
       if (typeof q.code !== 'string') return fail('missing_code', 'The provider did not return an authorization code');
       exchanged = await exchangeCode({
@@ -624,7 +655,7 @@ export const oauthCallback = defineRoute({
     const started = session.connectSessionId ? await getConnectSessionById(deps.db, session.connectSessionId) : null;
     const connectSession = started && withoutFlowSettings(started);
     // Values the provider gave server to server (token response, post-connection call), not the end user or the redirect: webhook routing trusts only these.
-    const redirected = new Set(provider.redirectUriMetadata ?? []);
+    const redirected = new Set([...(provider.redirectUriMetadata ?? []), ...(provider.authMode === 'CUSTOM' ? ['installation_id'] : [])]);
     const fromProvider = Object.fromEntries(
       Object.entries(connectionConfig).filter(([k]) => !Object.hasOwn(session.connectionConfig, k) && !redirected.has(k)),
     );
@@ -663,7 +694,7 @@ export const oauthCallback = defineRoute({
  */
 async function startAppInstallation(deps: AppDeps, target: Awaited<ReturnType<typeof flowTarget>>, state: string, wsClientId: string | null) {
   const app = target.integration.credentials;
-  if (app?.type !== 'APP')
+  if (app?.type !== target.endpoints.provider.authMode || (app.type !== 'APP' && app.type !== 'CUSTOM'))
     throw new BadRequest('missing_credentials', `Integration ${target.integration.uniqueKey} has no GitHub App id, link and private key`);
   const connectionConfig = { ...target.connectionConfig, appPublicLink: app.app_link };
   const page = endpointsOfConfig(
@@ -683,7 +714,8 @@ async function startAppInstallation(deps: AppDeps, target: Awaited<ReturnType<ty
       connectionId: target.connectionId,
       connectionConfig,
       codeVerifierEnc: null,
-      redirectUri: `${deps.config.publicUrl}/app-auth/connect`,
+      // CUSTOM: GitHub sends the browser to the app's callback URL (user authorization during installation), else to its Setup URL.
+      redirectUri: app.type === 'CUSTOM' ? `${deps.config.publicUrl}/oauth/callback` : `${deps.config.publicUrl}/app-auth/connect`,
       wsClientId,
     },
     deps.clock.now(),
@@ -691,6 +723,16 @@ async function startAppInstallation(deps: AppDeps, target: Awaited<ReturnType<ty
   const url = new URL(page);
   url.searchParams.set('state', state);
   return url.toString();
+}
+
+/** The installation id GitHub's redirect brings (CUSTOM), or why there is none to use. */
+export function installationOf(q: Record<string, unknown>): string | { type: string; message: string } {
+  if (q.setup_action === 'request')
+    return { type: 'wrong_auth_mode', message: 'The installation waits for an organization owner to approve it: connect again once it is approved' };
+  if (typeof q.installation_id !== 'string' || !q.installation_id)
+    return { type: 'missing_installation_id', message: 'GitHub did not send the installation id' };
+  if (!/^\d{1,20}$/.test(q.installation_id)) return { type: 'invalid_installation_id', message: 'installation_id: the numeric installation id' };
+  return q.installation_id;
 }
 
 function mcpDeps(deps: AppDeps) {

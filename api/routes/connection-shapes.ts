@@ -77,6 +77,8 @@ export function listItem(c: Connection): z.output<typeof connectionListItem> {
 }
 
 export function credentialsOut(creds: StoredCredentials, includeRefreshToken: boolean): Record<string, unknown> {
+  // CUSTOM: the user's token as an OAUTH2 one is shown.
+  if (creds.type === 'CUSTOM') return { ...creds, raw: creds.raw ?? {}, user: creds.user && credentialsOut(creds.user, includeRefreshToken) };
   if (creds.type !== 'OAUTH2') return { ...creds };
   const { refresh_token, ...rest } = creds;
   return { ...rest, raw: creds.raw ?? {}, ...(includeRefreshToken && refresh_token ? { refresh_token } : {}) };

@@ -87,8 +87,21 @@ const metadataBody = z
   .strict();
 
 function toStored(creds: z.infer<typeof connectionCredentials>): StoredCredentials {
-  if (creds.type === 'OAUTH2' || creds.type === 'OAUTH2_CC' || creds.type === 'TWO_STEP' || creds.type === 'JWT' || creds.type === 'APP')
+  if (
+    creds.type === 'OAUTH2' ||
+    creds.type === 'OAUTH2_CC' ||
+    creds.type === 'TWO_STEP' ||
+    creds.type === 'JWT' ||
+    creds.type === 'APP' ||
+    creds.type === 'BILL'
+  )
     return { ...creds, expires_at: creds.expires_at?.toISOString() };
+  if (creds.type === 'CUSTOM')
+    return {
+      ...creds,
+      app: { ...creds.app, expires_at: creds.app.expires_at?.toISOString() },
+      user: creds.user && { ...creds.user, expires_at: creds.user.expires_at?.toISOString() },
+    };
   return creds;
 }
 

@@ -5,7 +5,8 @@
  * cookies). Retries on network errors, 5xx, 429 and `Retry-On` statuses, when the body can be replayed,
  * under the write policy (lib/http/retry-policy): a POST or PATCH without an `Idempotency-Key` that
  * reached the provider (any answer but 429, a timeout or reset after sending) is not sent again;
- * a 401 is tried once more with the stored credentials when they are newer than the cached ones.
+ * a 401 is tried once more with the stored credentials when they are newer than the cached ones, or
+ * after a new login when they are a session the provider may end early (BILL).
  */
 import { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
@@ -13,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
 import type { StatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import { newerTarget, providerTarget } from '../../features/connections/target.js';
+import { newerTarget, providerTarget, reauthorizedTarget } from '../../features/connections/target.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
 import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
 import { isUnsafeToRepeat } from '../../lib/http/retry-policy.js';
@@ -323,7 +324,8 @@ export const proxy = defineRoute({
         // Another process may have refreshed the token after this one cached the connection, its
         // change notice still on the way: once, the stored credentials, if newer, are tried at once.
         reloaded = true;
-        const newer = await newerTarget(deps, target);
+        // Else a session the provider ended early (Bill's) is signed in again.
+        const newer = (await newerTarget(deps, target)) ?? (await reauthorizedTarget(deps, target));
         if (newer) {
           discard(res.stream);
           target = newer;

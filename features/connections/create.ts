@@ -15,6 +15,7 @@ import type { Provider } from '../providers/providers.js';
 import { verifyCredentials, type ConnectionDeps } from './service.js';
 import { clientCredentialsToken, OAuthError } from './oauth.js';
 import { endpoints as endpointsOf } from './target.js';
+import { billLogin } from './bill.js';
 import { installationToken } from './github-app.js';
 import { jwtToken } from './jwt.js';
 import { twoStepToken } from './two-step.js';
@@ -143,7 +144,16 @@ export async function saveConnection(deps: ConnectionDeps, input: SaveConnection
       throw err;
     }
   }
-  if (input.credentials.type !== 'OAUTH2' && input.credentials.type !== 'APP') {
+  if (input.credentials.type === 'BILL' && !input.credentials.session_id) {
+    // Bill's login is the check: a refusal (BDC_1101: wrong username or password) names what Bill said.
+    try {
+      input = { ...input, credentials: await billLogin({ http: deps.http, endpoints, credentials: input.credentials, now: deps.clock.now(), context }) };
+    } catch (err) {
+      if (err instanceof OAuthError) throw new BadRequest('connection_test_failed', `Signing in to ${input.provider.displayName} failed: ${err.message}`);
+      throw err;
+    }
+  }
+  if (input.credentials.type !== 'OAUTH2' && input.credentials.type !== 'APP' && input.credentials.type !== 'CUSTOM') {
     const result = await verifyCredentials(deps, endpoints, input.credentials, context);
     if (!result.ok)
       throw new BadRequest('connection_test_failed', `The credentials did not work against ${input.provider.displayName}: ${result.reason ?? 'refused'}`);

@@ -89,6 +89,38 @@ export const appCredentials = z
   })
   .strict();
 
+/**
+ * CUSTOM (a GitHub App with user authorization, Nango's `github-app-oauth`): Nango's combined shape,
+ * the installation token (`app`, what requests carry, renewed before it expires) and the user's
+ * OAuth token (`user`; null when GitHub sent no code, as for an installation update).
+ */
+export const customCredentials = z
+  .object({
+    type: z.literal('CUSTOM'),
+    app: appCredentials.extend({ access_token: z.string().min(1) }),
+    user: oauth2Credentials.omit({ config_override: true }).nullable(),
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/**
+ * BILL (Bill.com's session login, Nango's names): the sign-in fields, and the `session_id` the login
+ * answered, signed in again before it is due or when Bill refuses it.
+ */
+export const billCredentials = z
+  .object({
+    type: z.literal('BILL'),
+    username: z.string().min(1).max(1024),
+    password: z.string().min(1).max(1024),
+    organization_id: z.string().min(1).max(255),
+    dev_key: z.string().min(1).max(1024),
+    session_id: z.string().min(1).max(4096).optional(),
+    user_id: z.string().max(255).optional(),
+    expires_at: z.coerce.date().optional(),
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
 /** OAuth 1.0a: the access token and its secret (Nango's names); the consumer key and secret are the integration's. */
 export const oauth1Credentials = z
   .object({
@@ -146,6 +178,8 @@ export const connectionCredentials = z.discriminatedUnion('type', [
   oauth1Credentials,
   tbaCredentials,
   signatureCredentials,
+  customCredentials,
+  billCredentials,
 ]);
 export type ConnectionCredentials = z.infer<typeof connectionCredentials>;
 
@@ -162,7 +196,19 @@ export type StoredCredentials =
   | z.infer<typeof awsSigV4Credentials>
   | z.infer<typeof oauth1Credentials>
   | z.infer<typeof tbaCredentials>
-  | z.infer<typeof signatureCredentials>;
+  | z.infer<typeof signatureCredentials>
+  | StoredCustomCredentials
+  | (Omit<z.infer<typeof billCredentials>, 'expires_at'> & { expires_at?: string });
+
+type Dated<T extends { expires_at?: unknown }> = Omit<T, 'expires_at'> & { expires_at?: string };
+
+/** CUSTOM as stored: both tokens' dates as ISO strings. */
+export interface StoredCustomCredentials {
+  type: 'CUSTOM';
+  app: Dated<z.infer<typeof customCredentials>['app']>;
+  user: Dated<NonNullable<z.infer<typeof customCredentials>['user']>> | null;
+  raw?: Record<string, unknown>;
+}
 
 /** TWO_STEP as stored: the token and the entered fields side by side (Nango's flat shape). */
 export interface StoredTwoStepCredentials {
@@ -213,5 +259,32 @@ const appIntegrationCredentials = z
     ...(webhook_secret !== undefined && { webhook_secret }),
   }));
 
-export const integrationCredentials = z.union([clientCredentials, appIntegrationCredentials]);
-export type IntegrationCredentials = z.infer<typeof clientCredentials> | (Omit<z.output<typeof appIntegrationCredentials>, 'scopes'> & { scopes?: undefined });
+/**
+ * A GitHub App with user authorization (auth_mode CUSTOM), as Nango takes it: the app's OAuth client
+ * id and secret (the user's token) besides its id, public link and private key (installation tokens).
+ */
+const customIntegrationCredentials = z
+  .object({
+    type: z.literal('CUSTOM'),
+    client_id: z.string().min(1).max(255),
+    client_secret: z.string().min(1).max(2048),
+    app_id: z.string().regex(/^\d{1,20}$/, 'the numeric app id'),
+    app_link: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(512),
+    private_key: z.string().min(64).max(8192),
+    webhook_secret: z.string().max(2048).optional(),
+  })
+  .strict()
+  .transform(({ app_link, ...rest }) => ({ ...rest, app_link: app_link.replace(/\/+$/, '') }));
+
+export const integrationCredentials = z.union([clientCredentials, appIntegrationCredentials, customIntegrationCredentials]);
+export type IntegrationCredentials =
+  | z.infer<typeof clientCredentials>
+  | (Omit<z.output<typeof appIntegrationCredentials>, 'scopes'> & { scopes?: undefined })
+  | (z.output<typeof customIntegrationCredentials> & { scopes?: undefined });
+
+/** A GitHub App's id and private key (auth modes APP and CUSTOM); null when the integration has none. */
+export function githubAppKey(credentials: IntegrationCredentials | null): { appId: string; privateKey: string } | null {
+  if (credentials?.type === 'APP') return { appId: credentials.client_id, privateKey: credentials.client_secret };
+  if (credentials?.type === 'CUSTOM') return { appId: credentials.app_id, privateKey: credentials.private_key };
+  return null;
+}

@@ -1,5 +1,6 @@
 /**
- * @module features/connections/github-app — auth_mode APP (a GitHub App installation): the app
+ * @module features/connections/github-app — auth_modes APP (a GitHub App installation) and CUSTOM
+ * (the same with user authorization during installation, Nango's `github-app-oauth`): the app
  * signs a JWT with its private key (RS256, `iss` the app id, `iat` 60 s in the past against clock
  * drift, `exp` under GitHub's 10-minute limit), and exchanges it at the definition's `token_url`
  * (`POST /app/installations/{installation_id}/access_tokens`) for an installation access token,
@@ -8,8 +9,8 @@
  */
 import type { ProviderHttpClient, RequestContext } from '../../lib/http/index.js';
 import { InvalidSigningKey, signJwt } from '../../lib/jwt.js';
-import type { StoredCredentials } from './credentials.js';
-import { OAuthError } from './oauth.js';
+import { githubAppKey, type StoredCredentials, type StoredCustomCredentials } from './credentials.js';
+import { exchangeCode, OAuthError } from './oauth.js';
 import type { Endpoints } from './target.js';
 
 /** The app's own JWT: GitHub refuses one whose `exp` is more than 10 minutes after its `iat`. */
@@ -35,16 +36,16 @@ export async function installationToken(opts: {
   signal?: AbortSignal;
 }): Promise<Extract<StoredCredentials, { type: 'APP' }>> {
   const { integration, provider } = opts.endpoints;
-  const app = integration.credentials;
-  if (app?.type !== 'APP') throw new OAuthError('missing_credentials', `Integration ${integration.uniqueKey} has no GitHub App id and private key`);
-  const url = opts.endpoints.tokenUrl('token');
+  const app = githubAppKey(integration.credentials);
+  if (!app) throw new OAuthError('missing_credentials', `Integration ${integration.uniqueKey} has no GitHub App id and private key`);
+  const url = opts.endpoints.tokenUrl('installation');
   if (!url) throw new OAuthError('invalid_auth_mode', `${provider.name} has no token URL`);
   const res = await opts.http.request({
     method: 'POST',
     baseUrl: url,
     path: '',
     headers: { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' },
-    auth: { type: 'bearer', token: appJwt(app.client_id, app.client_secret, opts.now) },
+    auth: { type: 'bearer', token: appJwt(app.appId, app.privateKey, opts.now) },
     context: opts.context,
     ...(opts.signal && { signal: opts.signal }),
   });
@@ -61,4 +62,33 @@ export async function installationToken(opts: {
   const expiresAt = typeof body.expires_at === 'string' && !Number.isNaN(Date.parse(body.expires_at)) ? new Date(body.expires_at).toISOString() : undefined;
   const { token, ...raw } = body;
   return { type: 'APP', access_token: token, ...(expiresAt && { expires_at: expiresAt }), raw };
+}
+
+/**
+ * CUSTOM: what GitHub's redirect to the app's callback URL brings after an installation with user
+ * authorization: the user's code exchanged at the OAuth token URL (none on an installation update)
+ * and the installation's token, as Nango's combined credentials (`app`, `user`).
+ */
+export async function appAndUserCredentials(opts: {
+  http: ProviderHttpClient;
+  endpoints: Endpoints;
+  code: string | undefined;
+  redirectUri: string;
+  now: Date;
+  context: RequestContext;
+}): Promise<{ credentials: StoredCustomCredentials; raw: Record<string, unknown> }> {
+  const client = opts.endpoints.integration.credentials;
+  if (client?.type !== 'CUSTOM')
+    throw new OAuthError('missing_credentials', `Integration ${opts.endpoints.integration.uniqueKey} has no GitHub App OAuth client`);
+  const user = opts.code ? await exchangeCode({ ...opts, credentials: client, code: opts.code }) : null;
+  const app = await installationToken({ ...opts, config: opts.endpoints.connectionConfig });
+  let userToken: StoredCustomCredentials['user'] = null;
+  if (user?.credentials.type === 'OAUTH2') {
+    const { config_override: _, ...token } = user.credentials;
+    userToken = token;
+  }
+  return {
+    credentials: { type: 'CUSTOM', app: { ...app, access_token: app.access_token! }, user: userToken, raw: app.raw ?? {} },
+    raw: user?.raw ?? {},
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * @module features/connections/refresh — OAuth, TWO_STEP, JWT and GitHub App installation tokens refreshed before they expire (or when forced),
+ * @module features/connections/refresh — OAuth, TWO_STEP, JWT and GitHub App installation tokens (and a CUSTOM app's user token), and Bill
+ * sessions, refreshed before they expire (or when forced),
  * under a per-connection lease (no transaction across the provider's answer) so two refreshes never race: whoever waits re-reads the row and
  * finds the fresh token. The token URL and parameters come from the resolver's endpoints
  * (target.ts), checked like every other URL. What a refresh's outcome sets off (alerts, the `auth`
@@ -9,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { withTransaction } from '../../lib/db/pool.js';
 import { BadRequest, NotFound } from '../../lib/errors.js';
 import type { StoredCredentials } from './credentials.js';
+import { billLogin } from './bill.js';
 import { installationToken } from './github-app.js';
 import { jwtToken } from './jwt.js';
 import { oauthClientOf } from './mcp-metadata.js';
@@ -30,8 +32,9 @@ function needsRefresh(c: Connection, now: Date, force: boolean, selfRenewing: bo
     const expiresAt = c.expiresAt ?? (typeof c.credentials.expires_at === 'string' ? new Date(c.credentials.expires_at) : null);
     return force || !c.credentials.token || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < JWT_MARGIN_MS);
   }
-  if (c.credentials.type === 'OAUTH2_CC' || c.credentials.type === 'TWO_STEP' || c.credentials.type === 'APP') {
-    // A client-credentials, TWO_STEP or installation token is fetched again (no refresh token) when it is about to expire.
+  if (c.credentials.type === 'CUSTOM') return force || customParts(c.credentials, now).length > 0;
+  if (c.credentials.type === 'OAUTH2_CC' || c.credentials.type === 'TWO_STEP' || c.credentials.type === 'APP' || c.credentials.type === 'BILL') {
+    // A client-credentials, TWO_STEP or installation token, or a Bill session, is fetched again (no refresh token) when it is about to expire.
     const expiresAt = c.expiresAt ?? (c.credentials.expires_at ? new Date(c.credentials.expires_at) : null);
     return force || Boolean(expiresAt && expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
   }
@@ -41,8 +44,18 @@ function needsRefresh(c: Connection, now: Date, force: boolean, selfRenewing: bo
   return Boolean(renewable && c.expiresAt && c.expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS);
 }
 
+const due = (expiresAt: string | undefined, now: Date) => Boolean(expiresAt && Date.parse(expiresAt) - now.getTime() < REFRESH_MARGIN_MS);
+
+/** CUSTOM: which of its two tokens are due, the user's only when it has a refresh token. */
+function customParts(c: Extract<StoredCredentials, { type: 'CUSTOM' }>, now: Date, force = false): ('app' | 'user')[] {
+  return [
+    ...(force || due(c.app.expires_at, now) ? (['app'] as const) : []),
+    ...(c.user?.refresh_token && (force || due(c.user.expires_at, now)) ? (['user'] as const) : []),
+  ];
+}
+
 /** Credentials that expire and that Switchyard can renew. */
-const RENEWABLE = new Set<StoredCredentials['type']>(['OAUTH2', 'OAUTH2_CC', 'TWO_STEP', 'JWT', 'APP']);
+const RENEWABLE = new Set<StoredCredentials['type']>(['OAUTH2', 'OAUTH2_CC', 'TWO_STEP', 'JWT', 'APP', 'CUSTOM', 'BILL']);
 
 /** A lease outlives its refresh's deadline by this much (the statements before and after the request). */
 const REFRESH_LEASE_GRACE_MS = 15_000;
@@ -118,6 +131,29 @@ async function refreshUnderLease(
         http: deps.http,
         endpoints,
         config: current.connectionConfig,
+        now: deps.clock.now(),
+        context,
+        signal: startDeadline(),
+      });
+    } else if (current.credentials.type === 'CUSTOM') {
+      const parts = customParts(current.credentials, deps.clock.now(), force);
+      const signal = startDeadline();
+      const { user } = current.credentials;
+      const opts = { http: deps.http, endpoints, now: deps.clock.now(), context, signal };
+      const app = parts.includes('app') ? await installationToken({ ...opts, config: current.connectionConfig }) : current.credentials.app;
+      let renewedUser = user;
+      if (user?.refresh_token && parts.includes('user')) {
+        const client = endpoints.integration.credentials;
+        if (!client) throw new BadRequest('invalid_credentials', "The integration has no OAuth client credentials to refresh the user's token with");
+        const refreshed = await refreshToken({ ...opts, client, refreshToken: user.refresh_token });
+        if (refreshed.type === 'OAUTH2') renewedUser = refreshed;
+      }
+      fresh = { type: 'CUSTOM', app: { ...app, access_token: app.access_token! }, user: renewedUser, raw: app.raw ?? {} };
+    } else if (current.credentials.type === 'BILL') {
+      fresh = await billLogin({
+        http: deps.http,
+        endpoints,
+        credentials: current.credentials,
         now: deps.clock.now(),
         context,
         signal: startDeadline(),

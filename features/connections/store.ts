@@ -219,7 +219,15 @@ export interface NewConnection {
 }
 
 function expiryOf(credentials: StoredCredentials): string | null {
+  if (credentials.type === 'CUSTOM') {
+    // The earlier of the installation token's and (when it can be renewed) the user token's.
+    const dates = [credentials.app.expires_at, credentials.user?.refresh_token ? credentials.user.expires_at : undefined].filter(
+      (d): d is string => typeof d === 'string',
+    );
+    return dates.sort((a, b) => Date.parse(a) - Date.parse(b))[0] ?? null;
+  }
   const expiring =
+    credentials.type === 'BILL' ||
     credentials.type === 'OAUTH2' ||
     credentials.type === 'OAUTH2_CC' ||
     credentials.type === 'TWO_STEP' ||

@@ -16,6 +16,7 @@ import { getIntegrationById, type Integration } from '../integrations/store.js';
 import type { Provider, ProviderRuntimeHooks } from '../providers/providers.js';
 import { findProvider } from '../providers/store.js';
 import { fillText, fillUrl, InvalidConfigValue, MissingConfigValue, type TemplateVars, type UrlRules } from '../providers/templates.js';
+import { billFields, billHeaders } from './bill.js';
 import { twoStepFields, type StoredCredentials } from './credentials.js';
 import { discoveredMetadata, resourceParam } from './mcp-metadata.js';
 import { withFreshCredentials } from './refresh.js';
@@ -31,8 +32,8 @@ export interface Endpoints {
   /** Where requests go: the integration's `base_url`, else the definition's; no trailing slash. */
   baseUrl(): string;
   authorizationUrl(clientId: string): string | undefined;
-  /** The token endpoint; for a refresh, the definition's `refresh_url` when it has one. */
-  tokenUrl(purpose: 'token' | 'refresh'): string | undefined;
+  /** The token endpoint; for a refresh, the definition's `refresh_url` when it has one; a GitHub App's installation-token endpoint. */
+  tokenUrl(purpose: 'token' | 'refresh' | 'installation'): string | undefined;
   /** The definition's `authorization_params`, `token_params`, `refresh_params` or (OAUTH1) `request_params`, placeholders filled (`${credentials.x}`: the entered fields). */
   params(of: 'authorization' | 'token' | 'refresh' | 'request', credentials?: Record<string, string>): Record<string, string>;
   /** OAUTH1: the request-token URL. */
@@ -106,10 +107,14 @@ export function endpoints(
   const generic = provider.authMode === 'MCP_OAUTH2_GENERIC';
   const discovered = generic ? discoveredMetadata(connectionConfig) : undefined;
   const authorizationTemplate = overrides.authorization_url ?? discovered?.authorization_endpoint ?? provider.authorizationUrl;
-  const tokenTemplate = (purpose: 'token' | 'refresh') =>
-    purpose === 'refresh'
-      ? (overrides.refresh_url ?? overrides.token_url ?? discovered?.token_endpoint ?? provider.refreshUrl ?? provider.tokenUrl)
-      : (overrides.token_url ?? discovered?.token_endpoint ?? provider.tokenUrl);
+  const tokenTemplate = (purpose: 'token' | 'refresh' | 'installation') =>
+    purpose === 'installation'
+      ? provider.authMode === 'CUSTOM'
+        ? (overrides.installation_token_url ?? provider.installationTokenUrl)
+        : (overrides.token_url ?? provider.installationTokenUrl)
+      : purpose === 'refresh'
+        ? (overrides.refresh_url ?? overrides.token_url ?? discovered?.token_endpoint ?? provider.refreshUrl ?? provider.tokenUrl)
+        : (overrides.token_url ?? discovered?.token_endpoint ?? provider.tokenUrl);
   const postConnectionTemplate = provider.postConnection && (overrides.post_connection_base_url ?? provider.postConnection.base_url_override);
   const baseUrl = () => url(overrides.base_url ?? provider.baseUrl).replace(/\/+$/, '');
   const verificationUrl = () => {
@@ -215,6 +220,7 @@ export function endpoints(
         authorizationTemplate,
         tokenTemplate('token'),
         tokenTemplate('refresh'),
+        tokenTemplate('installation'),
         provider.oauth1?.requestUrl,
         provider.verification?.baseUrlOverride,
         postConnectionTemplate,
@@ -279,6 +285,8 @@ const SECRET_REFS: Record<StoredCredentials['type'], RegExp> = {
   TWO_STEP: /\$\{accessToken\}/,
   JWT: /\$\{accessToken\}/,
   APP: /\$\{accessToken\}/,
+  CUSTOM: /\$\{accessToken\}/,
+  BILL: /\$\{(?:credentials\.)?session_id\}/,
   AWS_SIGV4: /$^/,
   // Signed, not templated (oauth1Auth).
   SIGNATURE: /\$\{accessToken\}/,
@@ -325,6 +333,9 @@ export function authInjection(
   }
   if (credentials?.type === 'JWT' && credentials.token) vars.accessToken = credentials.token;
   if (credentials?.type === 'APP' && credentials.access_token) vars.accessToken = credentials.access_token;
+  // A GitHub App with user authorization acts as its installation, as Nango's proxy does.
+  if (credentials?.type === 'CUSTOM') vars.accessToken = credentials.app.access_token;
+  if (credentials?.type === 'BILL') vars.credentials = billFields(credentials);
   const secretRef = SECRET_REFS[credentials?.type ?? 'NONE'];
   const secret =
     credentials?.type === 'API_KEY'
@@ -335,7 +346,9 @@ export function authInjection(
           ? (credentials.token ?? null)
           : credentials?.type === 'APP'
             ? (credentials.access_token ?? null)
-            : null;
+            : credentials?.type === 'CUSTOM'
+              ? credentials.app.access_token
+              : null;
   const placed = [...Object.values(provider.headers), ...Object.values(provider.query), ...Object.values(provider.bodyFields)].some((t) => secretRef.test(t));
   const fill = (map: Record<string, string>) => {
     const out: Record<string, string> = {};
@@ -354,6 +367,7 @@ export function authInjection(
   const body = fill(provider.bodyFields);
   if (!placed && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
     if (credentials?.type === 'SIGNATURE') headers['x-wsse'] = vars.accessToken!;
+    else if (credentials?.type === 'BILL') Object.assign(headers, billHeaders(credentials));
     else if (credentials?.type === 'BASIC')
       headers.authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
     else if (secret !== null) headers.authorization = `Bearer ${secret}`;
@@ -481,4 +495,18 @@ export async function newerTarget(deps: ConnectionDeps, target: ProviderTarget):
   if (!stored || stored.updatedAt.getTime() <= target.connection.updatedAt.getTime()) return null;
   if (constantTimeEqual(JSON.stringify(stored.credentials), JSON.stringify(target.connection.credentials))) return null;
   return providerTarget(deps, stored, target.integration);
+}
+
+/** Credentials the provider may end before their expiry (a Bill session idle for 35 minutes, or signed out). */
+const SESSION_CREDENTIALS = new Set<StoredCredentials['type']>(['BILL']);
+
+/**
+ * The target with a new session, when the provider refused the connection's and its credentials are
+ * a session it may end early: signed in again (under the refresh lease, so a concurrent 401 signs in
+ * once). Null for other credentials.
+ */
+export async function reauthorizedTarget(deps: ConnectionDeps, target: ProviderTarget): Promise<ProviderTarget | null> {
+  if (!SESSION_CREDENTIALS.has(target.connection.credentials.type)) return null;
+  const fresh = await freshConnection(deps, target.connection, { force: true });
+  return providerTarget(deps, fresh, target.integration);
 }

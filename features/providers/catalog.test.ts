@@ -61,6 +61,10 @@ const CREDENTIAL_PLACEHOLDERS: Record<string, string[]> = {
   OAUTH2_CC: ['accessToken', 'clientId'],
   JWT: ['accessToken'],
   APP: ['accessToken'],
+  // The installation token.
+  CUSTOM: ['accessToken'],
+  // Bill's login fields and the session it answered (features/connections/bill.ts).
+  BILL: ['username', 'password', 'organization_id', 'dev_key', 'session_id', 'user_id'].map((k) => `credentials.${k}`),
   AWS_SIGV4: [],
   // The X-WSSE value made for each request.
   SIGNATURE: ['accessToken', 'username', 'password', 'credentials.username', 'credentials.password'],

@@ -24,6 +24,8 @@ export const providerAuthModes = [
   'OAUTH1',
   'TBA',
   'SIGNATURE',
+  'CUSTOM',
+  'BILL',
 ] as const;
 /** The auth modes whose end user authorizes in the provider's pages (the authorization-code flow, api/routes/connect.ts). */
 export const authorizationCodeModes: readonly ProviderAuthMode[] = ['OAUTH2', 'MCP_OAUTH2', 'MCP_OAUTH2_GENERIC'];
@@ -400,8 +402,18 @@ export const providerDefinitionSchema = z
     if ((oauth || twoStep || oauth1) && !tokenUrlOf(d))
       ctx.addIssue({ code: 'custom', path: ['token_url'], message: `is required when auth_mode is ${d.auth_mode}` });
     if (twoStep && !d.token_response) ctx.addIssue({ code: 'custom', path: ['token_response'], message: 'is required when auth_mode is TWO_STEP' });
-    if (d.auth_mode === 'APP' && !d.authorization_url)
-      ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: 'is required when auth_mode is APP (the installation page)' });
+    if ((d.auth_mode === 'APP' || d.auth_mode === 'CUSTOM') && !d.authorization_url)
+      ctx.addIssue({ code: 'custom', path: ['authorization_url'], message: `is required when auth_mode is ${d.auth_mode} (the installation page)` });
+    if (d.auth_mode === 'CUSTOM')
+      for (const mode of ['OAUTH2', 'APP'] as const)
+        if (typeof d.token_url !== 'object' || !d.token_url[mode])
+          ctx.addIssue({
+            code: 'custom',
+            path: ['token_url', mode],
+            message: `is required when auth_mode is CUSTOM (${mode === 'OAUTH2' ? "the user's code exchange" : 'the installation token'})`,
+          });
+    if (d.auth_mode === 'BILL' && !tokenUrlOf(d))
+      ctx.addIssue({ code: 'custom', path: ['token_url'], message: 'is required when auth_mode is BILL (the login)' });
     if (d.auth_mode === 'MCP_OAUTH2') {
       for (const key of ['authorization_url', 'client_registration'] as const)
         if (!d[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when auth_mode is MCP_OAUTH2' });
@@ -453,10 +465,20 @@ const PLACEHOLDERS = new Set([
   'credentials.password',
 ]);
 
-/** The token URL of the definition's own auth mode (Nango's per-mode keys drop the `_`: `OAUTH2CC`). */
+/**
+ * The token URL of the definition's own auth mode (Nango's per-mode keys drop the `_`: `OAUTH2CC`).
+ * CUSTOM (a GitHub App with user authorization) has two: the user's code is exchanged at `OAUTH2`'s.
+ */
 export function tokenUrlOf(d: Pick<ProviderDefinition, 'auth_mode' | 'token_url'>): string | undefined {
   if (typeof d.token_url !== 'object') return d.token_url;
+  if (d.auth_mode === 'CUSTOM') return d.token_url.OAUTH2;
   return d.token_url[d.auth_mode] ?? d.token_url[d.auth_mode.replace('_', '')];
+}
+
+/** A GitHub App's installation-token URL: APP's token URL, or CUSTOM's `token_url.APP`. */
+export function installationTokenUrlOf(d: Pick<ProviderDefinition, 'auth_mode' | 'token_url'>): string | undefined {
+  if (d.auth_mode === 'APP') return tokenUrlOf(d);
+  return d.auth_mode === 'CUSTOM' && typeof d.token_url === 'object' ? d.token_url.APP : undefined;
 }
 
 /** Connection-config keys Nango fills from the redirect or a webhook, declared as such. */
@@ -498,8 +520,11 @@ function* placeholders(d: ProviderDefinition): Generator<[(string | number)[], s
 function fillsCredential(d: ProviderDefinition, ref: string): boolean {
   const key = /^credentials\.(.+)$/.exec(ref)?.[1];
   if (key === undefined) return true;
-  return PLACEHOLDERS.has(ref) || (d.auth_mode === 'TWO_STEP' && Object.hasOwn(d.credentials ?? {}, key));
+  return PLACEHOLDERS.has(ref) || (d.auth_mode === 'TWO_STEP' && Object.hasOwn(d.credentials ?? {}, key)) || (d.auth_mode === 'BILL' && BILL_FIELDS.has(key));
 }
+
+/** What a BILL connection's `${credentials.x}` may name (features/connections/bill.ts). */
+const BILL_FIELDS = new Set(['username', 'password', 'organization_id', 'dev_key', 'session_id', 'user_id']);
 
 /**
  * What a definition keeps without acting on: keys of Nango's format Switchyard does not use, unknown
@@ -535,6 +560,8 @@ export function definitionWarnings(d: ProviderDefinition): string[] {
     TWO_STEP: ['token_url'],
     OAUTH1: ['authorization_url', 'token_url', 'default_scopes'],
     APP: ['authorization_url', 'token_url'],
+    CUSTOM: ['authorization_url', 'token_url'],
+    BILL: ['token_url'],
   };
   if (d.auth_mode !== 'OAUTH2' && d.auth_mode !== 'OAUTH2_CC' && d.auth_mode !== 'MCP_OAUTH2')
     for (const key of OAUTH_ONLY)

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { AuthInjection, OAuth1SignatureMethod } from '../../lib/http/index.js';
 import type { StoredCredentials } from '../connections/credentials.js';
 import { catalog } from './catalog.js';
-import { isLinkUrl, isValidRegExp, tokenUrlOf, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
+import { installationTokenUrlOf, isLinkUrl, isValidRegExp, tokenUrlOf, type ProviderAuthMode, type ProviderDefinition } from './definition.js';
 
 export type AuthMode = ProviderAuthMode;
 
@@ -49,6 +49,8 @@ export interface Provider {
   baseUrl: string;
   authorizationUrl?: string;
   tokenUrl?: string;
+  /** APP and CUSTOM: where the app's JWT gets an installation token. */
+  installationTokenUrl?: string;
   refreshUrl?: string;
   scopeSeparator?: string;
   defaultScopes?: string[];
@@ -149,6 +151,7 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     baseUrl,
     ...(def.authorization_url && { authorizationUrl: def.authorization_url }),
     ...(tokenUrlOf(def) && { tokenUrl: tokenUrlOf(def) }),
+    ...(installationTokenUrlOf(def) && { installationTokenUrl: installationTokenUrlOf(def) }),
     ...(def.refresh_url && { refreshUrl: def.refresh_url }),
     ...(def.scope_separator && { scopeSeparator: def.scope_separator }),
     ...(def.default_scopes && { defaultScopes: def.default_scopes }),
@@ -247,6 +250,8 @@ export const integrationConfigSchema = z
     authorization_url: z.url().optional(),
     token_url: z.url().optional(),
     refresh_url: z.url().optional(),
+    /** Replaces a GitHub App's installation-token URL when auth_mode is CUSTOM (GitHub Enterprise Server, a test fake); APP's is `token_url`. */
+    installation_token_url: z.url().optional(),
     /** Replaces the base of the definition's post-connection call (a test fake, a self-hosted tool). */
     post_connection_base_url: z.url().optional(),
     /** Replace the URLs of the definition's `access_token_exchange` and `access_token_refresh` (a test fake). */

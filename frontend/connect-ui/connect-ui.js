@@ -169,6 +169,8 @@ const AUTH_MODES = {
   OAUTH1: 'OAuth 1.0a',
   TBA: 'Token-based authentication',
   SIGNATURE: 'API user and secret',
+  BILL: 'Sign-in and developer key',
+  CUSTOM: 'GitHub App',
   OAUTH2_CC: 'OAuth 2 client credentials',
   API_KEY: 'API key',
   BASIC: 'Username and password',
@@ -398,6 +400,14 @@ async function showIntegration(integration) {
     const spec = provider.credentials ?? {};
     nodes.push(field('username', { label: spec.username?.title ?? 'Username', description: spec.username?.description, required: true }));
     nodes.push(field('password', { label: spec.password?.title ?? 'Secret', description: spec.password?.description, type: 'password', required: true }));
+  } else if (provider.auth_mode === 'BILL') {
+    // Bill's sign-in fields (its API login): the session it answers is kept, not these alone.
+    nodes.push(
+      field('username', { label: 'Username', description: `The email address you sign in to ${name} with.`, required: true, autocomplete: 'username' }),
+    );
+    nodes.push(field('password', { label: 'Password', type: 'password', required: true, autocomplete: 'current-password' }));
+    nodes.push(field('organization_id', { label: 'Organization ID', description: 'Your organization ID (it begins with 008).', required: true }));
+    nodes.push(field('dev_key', { label: 'Developer key', type: 'password', required: true }));
   } else if (provider.auth_mode === 'TBA') {
     nodes.push(field('token_id', { label: 'Token ID', required: true, description: `The token ID of the access token created in ${name}.` }));
     nodes.push(field('token_secret', { label: 'Token secret', type: 'password', required: true }));
@@ -441,11 +451,11 @@ async function showIntegration(integration) {
 }
 
 /**
- * Whether the end user authorizes in the provider's own pages (a popup): OAuth 2, OAuth 1.0a, a GitHub App's installation and an MCP server's OAuth.
+ * Whether the end user authorizes in the provider's own pages (a popup): OAuth 2, OAuth 1.0a, a GitHub App's installation (with or without user authorization) and an MCP server's OAuth.
  * @param {any} provider
  */
 function isOAuth(provider) {
-  return ['OAUTH2', 'OAUTH1', 'APP', 'MCP_OAUTH2', 'MCP_OAUTH2_GENERIC'].includes(provider.auth_mode);
+  return ['OAUTH2', 'OAUTH1', 'APP', 'CUSTOM', 'MCP_OAUTH2', 'MCP_OAUTH2_GENERIC'].includes(provider.auth_mode);
 }
 
 /**

@@ -5,7 +5,9 @@
  *   verified with the secret or the public key, the header and claims the provider asks for, `exp`
  *   in the future and no further than the provider allows;
  * - GitHub for a GitHub App: the installation page redirecting to the app's setup URL with
- *   `installation_id`, `setup_action` and `state`; `POST /app/installations/{id}/access_tokens`
+ *   `installation_id`, `setup_action` and `state` (with user authorization during installation: to
+ *   its callback URL, with a `code` too, exchanged at `POST /login/oauth/access_token` for a user
+ *   token that lasts 8 hours and a refresh token); `POST /app/installations/{id}/access_tokens`
  *   taking the app's RS256 JWT (`iss` the app id, at most 10 minutes long) and issuing tokens that
  *   expire after an hour; the REST API accepting only unexpired installation tokens;
  * - an AWS endpoint: every request's Signature Version 4 recomputed from what arrived (signed
@@ -13,7 +15,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import { canonicalRequest, signingKey, stringToSign } from '../../lib/http/aws-sigv4.js';
-import { Router, bearerToken, json, redirect, startFakeServer } from './server.js';
+import { Router, bearerToken, json, parseBody, redirect, startFakeServer } from './server.js';
 import type { FakeServer, RequestContext } from './server.js';
 
 const unauthorized = (message: string) => json(401, { message });
@@ -99,6 +101,8 @@ export interface GitHubAppFakeState {
   /** App JWTs refused, with the reason. */
   refused: string[];
   issued: { installationId: string; token: string; expiresAt: number }[];
+  /** User tokens issued for a code or a refresh token (auth mode CUSTOM). */
+  userTokens: { grant: string; token: string; refreshToken: string }[];
 }
 
 export interface GitHubAppFake extends FakeServer<GitHubAppFakeState> {
@@ -108,18 +112,56 @@ export interface GitHubAppFake extends FakeServer<GitHubAppFakeState> {
 
 export const GITHUB_INSTALLATION_ID = '38631545';
 
-export async function startGitHubAppFake(opts: { appId: string; publicKey: KeyObject; slug: string; now?: () => number }): Promise<GitHubAppFake> {
-  const state: GitHubAppFakeState = { tokens: new Map(), refused: [], issued: [] };
+/**
+ * `oauth`: the app requests user authorization during installation (GitHub's registration option):
+ * the installation page sends the browser to its callback URL (`setSetupUrl`) with a code as well.
+ */
+export async function startGitHubAppFake(opts: {
+  appId: string;
+  publicKey: KeyObject;
+  slug: string;
+  now?: () => number;
+  oauth?: { clientId: string; clientSecret: string };
+}): Promise<GitHubAppFake> {
+  const state: GitHubAppFakeState = { tokens: new Map(), refused: [], issued: [], userTokens: [] };
   const now = () => (opts.now ?? Date.now)();
   let setupUrl = '';
+  const codes = new Set<string>();
+  const refreshTokens = new Set<string>();
   const router = new Router();
   router.get(`/apps/${opts.slug}/installations/new`, (ctx) => {
     const target = new URL(setupUrl);
+    if (opts.oauth) {
+      const code = randomBytes(10).toString('hex');
+      codes.add(code);
+      target.searchParams.set('code', code);
+    }
     target.searchParams.set('installation_id', GITHUB_INSTALLATION_ID);
     target.searchParams.set('setup_action', 'install');
     const stateParam = ctx.query.get('state');
     if (stateParam) target.searchParams.set('state', stateParam);
     return redirect(target.toString());
+  });
+  // GitHub's errors here are 200s with an `error` field, as its user access token page says.
+  router.post('/login/oauth/access_token', (ctx) => {
+    const p = parseBody(ctx) as Record<string, string>;
+    if (!opts.oauth || p.client_id !== opts.oauth.clientId || p.client_secret !== opts.oauth.clientSecret)
+      return json(200, { error: 'incorrect_client_credentials' });
+    const grant = p.grant_type === 'refresh_token' ? 'refresh_token' : 'authorization_code';
+    const spent = grant === 'refresh_token' ? refreshTokens.delete(p.refresh_token ?? '') : codes.delete(p.code ?? '');
+    if (!spent) return json(200, { error: grant === 'refresh_token' ? 'bad_refresh_token' : 'bad_verification_code' });
+    const token = `ghu_${randomBytes(18).toString('hex')}`;
+    const refreshToken = `ghr_${randomBytes(30).toString('hex')}`;
+    refreshTokens.add(refreshToken);
+    state.userTokens.push({ grant, token, refreshToken });
+    return json(200, {
+      access_token: token,
+      expires_in: 28800,
+      refresh_token: refreshToken,
+      refresh_token_expires_in: 15811200,
+      scope: '',
+      token_type: 'bearer',
+    });
   });
   router.post('/app/installations/:id/access_tokens', (ctx) => {
     const refuse = (why: string) => {
