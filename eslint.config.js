@@ -122,6 +122,26 @@ const noSql = {
   ],
 };
 
+// api/ parses, calls a use case and maps its result: sync state and schedules are reached through the sync commands
+// (features/syncs/commands.ts), connection writes through the connection commands, single rows through the resolver.
+const useCasesOnly = [
+  {
+    regex: 'features/syncs/(schedules|state)\\.js$',
+    allowTypeImports: true,
+    message: 'Sync use cases go through features/syncs/commands.ts (deps.syncs).',
+  },
+  {
+    regex: 'features/connections/store\\.js$',
+    importNames: ['getConnection', 'patchConnection', 'deleteConnection', 'setEndUserOfAllConnections'],
+    message: 'Connection use cases go through features/connections/commands.ts (deps.connections); one row through features/connections/resolve.ts.',
+  },
+  {
+    regex: 'features/integrations/store\\.js$',
+    importNames: ['getIntegration'],
+    message: 'Read one integration through features/connections/resolve.ts (requireIntegration) or deps.lookups.',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.switchyard/**', 'dist/**', 'test-output/**', 'frontend/dist/**', '**/*.generated.*', 'test/fixtures/**'] },
   js.configs.recommended,
@@ -176,6 +196,13 @@ export default tseslint.config(
     files: ['api/**/*.{ts,tsx}', 'activities/**/*.ts', 'worker/**/*.ts', 'start/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: noSql,
+  },
+  {
+    files: ['api/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'pg', message: 'SQL lives in features/<feature>/ stores (and lib/db).' }], patterns: useCasesOnly }],
+    },
   },
   {
     // The code evaluated inside an isolate (plain V8): no Node modules, packages or globals.

@@ -14,6 +14,8 @@ import type { TokenRefreshListener } from '../features/connections/service.js';
 import type { ProviderHooksLookup } from '../features/providers/providers.js';
 import type { Telemetry } from '../lib/otel/index.js';
 import type { Lookups } from '../features/connections/lookups.js';
+import type { SyncCommands } from '../features/syncs/commands.js';
+import type { ConnectionCommands } from '../features/connections/commands.js';
 import type { AuthSocketHub } from './ws.js';
 
 export interface AppDeps {
@@ -25,6 +27,10 @@ export interface AppDeps {
   temporal: Client;
   http: ProviderHttpClient;
   lifecycle: Lifecycle;
+  /** The sync use cases (features/syncs/commands.ts). */
+  syncs: SyncCommands;
+  /** Connection update and delete (features/connections/commands.ts). */
+  connections: ConnectionCommands;
   authSockets: AuthSocketHub;
   /** Alerts and the `auth` webhook of a token refresh's outcome (activities/token-refresh.ts). */
   onTokenRefresh: TokenRefreshListener;

@@ -17,10 +17,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentSession } from '../features/agent-sessions/store.js';
 import type { Environment } from '../features/environments/store.js';
-import { getConnection } from '../features/connections/store.js';
-import { getIntegration } from '../features/integrations/store.js';
+import { MISSING, requireConnection } from '../features/connections/resolve.js';
 import { isScriptEnabled, scriptsOf, type ActionHandle } from '../features/scripts/catalog.js';
-import { BadRequest, SwitchyardError, ValidationFailed } from '../lib/errors.js';
+import { SwitchyardError, ValidationFailed } from '../lib/errors.js';
 import { runAction, type ActionRunOutcome } from './action-run.js';
 import type { AppDeps } from './context.js';
 import { API_VERSION } from './version.js';
@@ -71,11 +70,9 @@ function withoutMeta(schema: unknown): Record<string, unknown> | null {
 export async function resolveScope(deps: AppDeps, scope: ToolScope) {
   const out = [];
   for (const conn of scope.connections) {
-    const integration = await getIntegration(deps.db, deps.box, scope.env.id, conn.providerConfigKey);
-    if (!integration) throw new BadRequest('unknown_provider', `Failed to find provider ${conn.providerConfigKey}`);
-    const connection = await getConnection(deps.db, deps.box, scope.env.id, conn.providerConfigKey, conn.connectionId);
-    if (!connection || (scope.rowsBound && connection.id !== conn.connectionPk)) {
-      throw new BadRequest('unknown_connection', `Failed to find connection ${conn.connectionId} of ${conn.providerConfigKey}`);
+    const { integration, connection } = await requireConnection(deps.lookups, scope.env, conn.providerConfigKey, conn.connectionId, 'mcp');
+    if (scope.rowsBound && connection.id !== conn.connectionPk) {
+      throw MISSING.mcp.connection(conn.connectionId, conn.providerConfigKey);
     }
     out.push({ conn, integration, connectionPk: connection.id });
   }

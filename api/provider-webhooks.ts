@@ -31,9 +31,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { getConnection, getConnectionByPk, type Connection } from '../features/connections/store.js';
+import { getConnectionByPk, type Connection } from '../features/connections/store.js';
 import { findEnvironmentByUuid, type Environment } from '../features/environments/store.js';
-import { getIntegration, type Integration } from '../features/integrations/store.js';
+import type { Integration } from '../features/integrations/store.js';
+import { requireIntegration } from '../features/connections/resolve.js';
 import { isScriptEnabled, webhookSyncsOf } from '../features/scripts/catalog.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import { SIGNATURE_HEADER, storedIncomingWebhookSecret, verifyIncomingWebhook, type IncomingSender } from '../features/webhooks/incoming.js';
@@ -42,7 +43,7 @@ import { claimWebhookEvent, finishWebhookEvent, releaseWebhookEvent } from '../f
 import { connectionsRoutedBy } from '../features/webhooks/routing.js';
 import type { ProviderWebhookSettings } from '../features/providers/definition.js';
 import { findProvider } from '../features/providers/store.js';
-import type { PluginDeps, ProviderWebhookEvent, ProviderWebhooks } from '../integrations/plugin.js';
+import type { ProviderWebhookEvent, ProviderWebhooks } from '../integrations/plugin.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { BadRequest, NotFound, PayloadTooLarge, Unauthorized } from '../lib/errors.js';
 import { searchAttributesFor, startWorkflow, syncWebhookWorkflowId, taskQueueFor } from '../workflows/contracts.js';
@@ -73,8 +74,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhookRequest): Promise<{ status: 'success' }> {
   const env = await findEnvironmentByUuid(deps.db, req.environmentUuid);
   if (!env) throw new NotFound('unknown_environment', 'No environment has this id');
-  const integration = await getIntegration(deps.db, deps.box, env.id, req.providerConfigKey);
-  if (!integration) throw new NotFound('unknown_provider_config', `Integration ${req.providerConfigKey} does not exist`);
+  const integration = await requireIntegration(deps.lookups, env, req.providerConfigKey, 'webhook');
   const own = await webhooksOf(deps, env, integration);
   if (!own && (await webhookSyncsOf(deps, integration)).length === 0) {
     const provider = await findProvider(deps.db, env.id, integration.provider);
@@ -162,10 +162,15 @@ async function connectionsOfSender(
 }
 
 /** A `connectionId` at the body's root. */
-async function connectionNamedIn(deps: PluginDeps, env: Environment, integration: Integration, event: ProviderWebhookEvent): Promise<Connection[]> {
+async function connectionNamedIn(
+  deps: Pick<AppDeps, 'lookups'>,
+  env: Environment,
+  integration: Integration,
+  event: ProviderWebhookEvent,
+): Promise<Connection[]> {
   const connectionId = event.connectionId;
   const connection =
-    typeof connectionId === 'string' && connectionId !== '' ? await getConnection(deps.db, deps.box, env.id, integration.uniqueKey, connectionId) : null;
+    typeof connectionId === 'string' && connectionId !== '' ? await deps.lookups.connection(env.id, integration.uniqueKey, connectionId) : null;
   return connection ? [connection] : [];
 }
 
@@ -174,11 +179,11 @@ async function webhooksOf(deps: AppDeps, env: Environment, integration: Integrat
   const plugin = pluginFor(integration.provider)?.webhooks;
   if (plugin) return plugin;
   const settings = (await findProvider(deps.db, env.id, integration.provider))?.definition.webhook;
-  return settings ? definedWebhooks(env, settings) : undefined;
+  return settings ? definedWebhooks(env, settings, deps) : undefined;
 }
 
 /** A provider's webhooks as its definition describes them (features/webhooks/provider-defined). */
-function definedWebhooks(env: Environment, settings: ProviderWebhookSettings): ProviderWebhooks {
+function definedWebhooks(env: Environment, settings: ProviderWebhookSettings, deps: Pick<AppDeps, 'lookups'>): ProviderWebhooks {
   return {
     async verify(verifyDeps, req, integration) {
       const generated = needsGeneratedSecret(settings, integration.credentials)
@@ -203,7 +208,7 @@ function definedWebhooks(env: Environment, settings: ProviderWebhookSettings): P
       throw new Unauthorized('webhook_invalid_signature', `The ${settings.signature_header} does not match the body`);
     },
     async route(routeDeps, integration, event) {
-      if (!settings.routing) return connectionNamedIn(routeDeps, env, integration, event);
+      if (!settings.routing) return connectionNamedIn(deps, env, integration, event);
       const where = definedRoute(settings.routing, event);
       return where ? connectionsRoutedBy(routeDeps, integration, where.configKey, where.value) : [];
     },

@@ -23,7 +23,9 @@ import { connectClient, ensureSearchAttributes } from '../lib/temporal/client.js
 import { temporalConnectionSettings } from '../lib/temporal/connection.js';
 import { createLifecycle, startConnectionSweeper } from '../features/lifecycle/lifecycle.js';
 import { migrateLegacyScheduleIds } from '../features/lifecycle/schedule-ids.js';
-import { syncScheduleTiming } from '../features/syncs/schedules.js';
+import { SyncSchedules, syncScheduleTiming } from '../features/syncs/schedules.js';
+import { syncCommands } from '../features/syncs/commands.js';
+import { connectionCommands } from '../features/connections/commands.js';
 import { createProviderHttpClient, type ProviderHttpClient } from '../lib/http/index.js';
 import { requestLogSinkFor } from '../features/logs/store.js';
 import { AuthSocketHub } from '../api/ws.js';
@@ -136,7 +138,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, log);
     // Before anything creates or updates a schedule: the ones still under a former id move first.
     await migrateLegacyScheduleIds({ temporal, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX, environments: ENVIRONMENTS, log });
-    const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX, scheduleTiming: syncScheduleTiming(config) });
+    const schedules = new SyncSchedules(temporal, config.SWITCHYARD_TASK_QUEUE_PREFIX, syncScheduleTiming(config));
+    const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX, schedules });
     const providerHooks = pluginFor;
     // The API's lookups (secret key, integration, connection) are cached while a LISTEN connection reports changes.
     let lookups = uncachedLookups(db, box);
@@ -146,7 +149,25 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       lookups = cachedLookups(db, box, changeFeed);
     }
     const onTokenRefresh = settledAfter(tokenRefreshListener({ db, box, temporal, config, log }), lookups);
-    const deps: AppDeps = { db, config, clock, box, log, temporal, http, lifecycle, authSockets, telemetry, onTokenRefresh, providerHooks, lookups };
+    const syncs = syncCommands({ db, box, lookups, schedules, config });
+    const connections = connectionCommands({ db, box, clock, http, config, temporal, onTokenRefresh, providerHooks, log, lookups, lifecycle });
+    const deps: AppDeps = {
+      db,
+      config,
+      clock,
+      box,
+      log,
+      temporal,
+      http,
+      lifecycle,
+      syncs,
+      connections,
+      authSockets,
+      telemetry,
+      onTokenRefresh,
+      providerHooks,
+      lookups,
+    };
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
     if (opts.runWorker) {

@@ -245,6 +245,36 @@ describe('integrations, connections and the connect flows', () => {
     assert.ok(((await nango.getConnection('drive', conn.connection_id, true)) as Json).credentials.access_token);
   });
 
+  test('a database failure during a refresh is not an invalid credential: no auth error, no alert, a 500', async () => {
+    const conn = ((await nango.listConnections({ integrationId: 'drive' } as never)) as Json).connections[0];
+    const db = t.platform.deps.db;
+    const pk = (await db.query('SELECT id FROM connections WHERE connection_id = $1', [conn.connection_id])).rows[0].id as number;
+    await db.query(`UPDATE connections SET status = 'ok', errors = '[]'::jsonb WHERE id = $1`, [pk]);
+    const alertsBefore = Number((await db.query(`SELECT count(*) FROM alerts WHERE status = 'open'`)).rows[0].count);
+    const tokenRequestsBefore = oauth.requests.filter((r) => r.path === '/oauth/token').length;
+    const release = oauth.provider.holdTokenResponses();
+    let renamed = false;
+    try {
+      const refreshing = t.api(`/connections/${conn.connection_id}?provider_config_key=drive&force_refresh=true`);
+      await waitFor('the refresh request to reach the provider', () => oauth.requests.filter((r) => r.path === '/oauth/token').length > tokenRequestsBefore);
+      // The provider answers well; the statements after it fail, as they would in a database outage.
+      await db.query('ALTER TABLE connection_refresh_leases RENAME TO connection_refresh_leases_away');
+      renamed = true;
+      release();
+      const res = await refreshing;
+      const body = (await res.json()) as Json;
+      assert.equal(res.status, 500, JSON.stringify(body));
+      assert.notEqual(body.error.code, 'invalid_credentials');
+    } finally {
+      release();
+      if (renamed) await db.query('ALTER TABLE connection_refresh_leases_away RENAME TO connection_refresh_leases');
+      await db.query('DELETE FROM connection_refresh_leases WHERE connection_id = $1', [pk]);
+    }
+    const row = (await db.query('SELECT status, errors FROM connections WHERE id = $1', [pk])).rows[0];
+    assert.deepEqual({ status: row.status, errors: row.errors }, { status: 'ok', errors: [] });
+    assert.equal(Number((await db.query(`SELECT count(*) FROM alerts WHERE status = 'open'`)).rows[0].count), alertsBefore);
+  });
+
   test('the real @nangohq/frontend popup flow: its socket, claimed by the session token of the popup, gets the outcome', async () => {
     // The SDK unchanged, in Node: its WebSocket is Node's (the browser's API), the popup a stand-in
     // whose location the test follows as the browser would.

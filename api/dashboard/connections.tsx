@@ -1,19 +1,19 @@
 /**
  * @module api/dashboard/connections — the connections list (health, end user, tags) and a
  * connection's page: metadata, syncs with their controls (pause / start / trigger / frequency
- * override, the same library calls as api/routes/syncs.ts), a paged records browser per model and
+ * override: the sync commands of features/syncs/commands.ts, as the API's routes call them), a paged records browser per model and
  * the connection's recent request logs.
  */
 import type { Hono } from 'hono';
-import { getConnection, listConnections, type Connection } from '../../features/connections/store.js';
-import { getIntegration, listIntegrations, type Integration } from '../../features/integrations/store.js';
+import { requireConnection } from '../../features/connections/resolve.js';
+import { listConnections, type Connection } from '../../features/connections/store.js';
+import { listIntegrations, type Integration } from '../../features/integrations/store.js';
 import { listRequestLogs } from '../../features/logs/store.js';
 import { BadRequest, NotFound, ValidationFailed } from '../../lib/errors.js';
 import { InvalidCursor, readRecords } from '../../features/records/read.js';
-import { isScriptEnabled, modelsOf, scriptsOf, type SyncHandle } from '../../features/scripts/catalog.js';
-import { parseFrequency } from '../../features/syncs/frequency.js';
-import { SyncSchedules, syncScheduleTiming, type SyncTarget } from '../../features/syncs/schedules.js';
-import { ensureSyncState, getSyncState, setFrequencyOverride, setSyncStatus, type SyncState } from '../../features/syncs/state.js';
+import { modelsOf } from '../../features/scripts/catalog.js';
+import type { SyncOverview } from '../../features/syncs/commands.js';
+import { BASE_VARIANT } from '../../features/syncs/variants.js';
 import type { AppDeps } from '../context.js';
 import { field, noticeFrom, redirectWith, type DashContext, type DashEnv } from './context.js';
 import { Badge, Csrf, Empty, Json, Layout, renderPage, statusTone, When, withQuery, type Notice, type PageContext } from './layout.js';
@@ -69,13 +69,7 @@ function Tags({ tags }: { tags: Record<string, string> }) {
   );
 }
 
-interface SyncRow {
-  name: string;
-  def: SyncHandle;
-  enabled: boolean;
-  state: SyncState | null;
-  nextRun: Date | null;
-}
+type SyncRow = SyncOverview;
 
 function syncStatus(s: SyncRow): { label: string; tone: 'ok' | 'warn' | 'error' | 'neutral' } {
   if (!s.enabled) return { label: 'not activated', tone: 'neutral' };
@@ -107,39 +101,8 @@ function LastResult({ s }: { s: SyncRow }) {
 }
 
 export function connectionPages(deps: AppDeps, app: Hono<DashEnv>): void {
-  const schedules = new SyncSchedules(deps.temporal, deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, syncScheduleTiming(deps.config));
-  const target = (env: string, conn: Connection, syncName: string): SyncTarget => ({ env, connection: conn, syncName });
-
   async function connectionOf(c: DashContext): Promise<{ connection: Connection; integration: Integration }> {
-    const env = c.get('page').env;
-    const pck = c.req.param('pck') ?? '';
-    const integration = await getIntegration(deps.db, deps.box, env.id, pck);
-    const connection = integration && (await getConnection(deps.db, deps.box, env.id, pck, c.req.param('cid') ?? ''));
-    if (!integration || !connection) throw new NotFound('not_found', 'No such connection in this environment');
-    return { connection, integration };
-  }
-
-  async function syncOf(integration: Integration, name: string): Promise<SyncHandle> {
-    const def = (await scriptsOf(deps, integration)).find(([n, d]) => n === name && d.type === 'sync')?.[1];
-    if (!def) throw new NotFound('unknown_sync', `Sync ${name} does not exist on ${integration.uniqueKey}`);
-    return def as SyncHandle;
-  }
-
-  async function requireEnabled(integration: Integration, name: string, def: SyncHandle) {
-    if (!(await isScriptEnabled(deps.db, integration, def))) {
-      throw new NotFound('endpoint_not_enabled', `Sync ${name} is not activated on ${integration.uniqueKey}; activate its endpoint in the Endpoints tab`);
-    }
-  }
-
-  async function syncRows(envName: string, integration: Integration, conn: Connection): Promise<SyncRow[]> {
-    const out: SyncRow[] = [];
-    for (const [name, def] of await scriptsOf(deps, integration)) {
-      if (def.type !== 'sync') continue;
-      const state = await getSyncState(deps.db, conn.id, name);
-      const nextRun = state ? await schedules.nextRunAt(target(envName, conn, name)).catch(() => null) : null;
-      out.push({ name, def, enabled: await isScriptEnabled(deps.db, integration, def), state, nextRun });
-    }
-    return out;
+    return requireConnection(deps.lookups, c.get('page').env, c.req.param('pck') ?? '', c.req.param('cid') ?? '', 'page');
   }
 
   app.get('/connections', async (c) => {
@@ -206,7 +169,7 @@ export function connectionPages(deps: AppDeps, app: Hono<DashEnv>): void {
   async function connectionPage(c: DashContext, status: 200 | 400 = 200, notice: Notice | null = noticeFrom(c)) {
     const ctx = c.get('page');
     const { connection: conn, integration } = await connectionOf(c);
-    const syncs = await syncRows(ctx.env.name, integration, conn);
+    const syncs = await deps.syncs.overview(ctx.env, integration, conn);
     const models = Object.keys(await modelsOf(deps, integration));
     const model = models.includes(c.req.query('model') ?? '') ? c.req.query('model')! : models[0];
     const cursor = c.req.query('cursor') || undefined;
@@ -443,46 +406,36 @@ export function connectionPages(deps: AppDeps, app: Hono<DashEnv>): void {
     const env = c.get('page').env;
     const { connection: conn, integration } = await connectionOf(c);
     const name = c.req.param('sync');
-    const def = await syncOf(integration, name);
-    const t = target(env.name, conn, name);
     const back = connectionHref(c.get('page'), conn);
     try {
-      switch (c.req.param('op')) {
-        case 'pause': {
-          const state = await ensureSyncState(deps.db, conn.id, name, 'PAUSED');
-          await setSyncStatus(deps.db, conn.id, name, 'PAUSED');
-          await schedules.ensure(t, state.frequencyOverride ?? def.frequency, { paused: true, runNow: false });
-          await schedules.pause(t);
-          return redirectWith(c, back, 'sync-paused', '#syncs-heading');
-        }
-        case 'start': {
-          await requireEnabled(integration, name, def);
-          const state = await ensureSyncState(deps.db, conn.id, name, 'RUNNING');
-          await setSyncStatus(deps.db, conn.id, name, 'RUNNING');
-          await schedules.ensure(t, state.frequencyOverride ?? def.frequency, { paused: false, runNow: false });
-          await schedules.unpause(t);
-          await schedules.triggerNow(t);
-          return redirectWith(c, back, 'sync-started', '#syncs-heading');
-        }
-        case 'trigger': {
-          await requireEnabled(integration, name, def);
-          await ensureSyncState(deps.db, conn.id, name);
-          await schedules.triggerNow(t);
-          return redirectWith(c, back, 'sync-triggered', '#syncs-heading');
-        }
-        default: {
-          const frequency = field(c, 'frequency') || null;
-          if (frequency !== null && parseFrequency(frequency) === null) {
-            throw new ValidationFailed('invalid_body', [
-              { code: 'invalid_frequency', message: 'Sync interval is invalid (e.g. "every 5 minutes", "1h"; at least 30 seconds)', path: ['frequency'] },
-            ]);
-          }
-          const state = await ensureSyncState(deps.db, conn.id, name);
-          await setFrequencyOverride(deps.db, conn.id, name, frequency);
-          await schedules.ensure(t, frequency ?? def.frequency, { paused: state.status === 'PAUSED', runNow: false });
-          return redirectWith(c, back, 'frequency-saved', '#syncs-heading');
-        }
+      const op = c.req.param('op');
+      if (op === 'frequency') {
+        const frequency = field(c, 'frequency') || null;
+        await deps.syncs.setFrequency(env, {
+          integrationKey: integration.uniqueKey,
+          connectionId: conn.connectionId,
+          syncName: name,
+          frequency,
+          missing: 'page',
+        });
+        return redirectWith(c, back, 'frequency-saved', '#syncs-heading');
       }
+      const sel = await deps.syncs.select(env, {
+        integrationKey: integration.uniqueKey,
+        connectionId: conn.connectionId,
+        refs: [{ name, variant: BASE_VARIANT }],
+        missing: 'page',
+      });
+      if (op === 'pause') {
+        await deps.syncs.pause(env, sel);
+        return redirectWith(c, back, 'sync-paused', '#syncs-heading');
+      }
+      if (op === 'start') {
+        await deps.syncs.start(env, sel);
+        return redirectWith(c, back, 'sync-started', '#syncs-heading');
+      }
+      await deps.syncs.trigger(env, sel);
+      return redirectWith(c, back, 'sync-triggered', '#syncs-heading');
     } catch (err) {
       if (err instanceof ValidationFailed || err instanceof BadRequest || (err instanceof NotFound && err.code === 'endpoint_not_enabled')) {
         const text = err instanceof ValidationFailed ? err.errors.map((e) => e.message).join('; ') : err.message;

@@ -28,7 +28,7 @@ import {
   type NewConnectSession,
 } from '../../features/connections/connect-sessions.js';
 import { environmentNameById, findEnvironmentByName, type Environment } from '../../features/environments/store.js';
-import { getIntegration, getIntegrationById, type Integration } from '../../features/integrations/store.js';
+import { getIntegrationById, type Integration } from '../../features/integrations/store.js';
 import { consumeOAuthSession, createOAuthSession } from '../../features/connections/oauth-sessions.js';
 import { BadRequest, NotFound, SwitchyardError, ValidationFailed, type FieldProblem } from '../../lib/errors.js';
 import { billCredentials, githubAppKey, oauth2CcCredentials, type StoredCredentials } from '../../features/connections/credentials.js';
@@ -123,7 +123,7 @@ const flowQuery = z
 async function checkIntegrationIds(deps: AppDeps, env: Environment, keys: { path: (string | number)[]; key: string }[]): Promise<void> {
   const problems: FieldProblem[] = [];
   for (const { path, key } of keys) {
-    if (!(await getIntegration(deps.db, deps.box, env.id, key))) problems.push({ code: 'invalid_value', message: 'Integration does not exist', path });
+    if (!(await deps.lookups.integration(env.id, key))) problems.push({ code: 'invalid_value', message: 'Integration does not exist', path });
   }
   if (problems.length) throw new ValidationFailed('invalid_body', problems);
 }
@@ -201,7 +201,7 @@ async function flowTarget(
     connectionId = existing.connectionId;
   } else {
     if (q.connection_id !== undefined) throw new BadRequest('invalid_query_params', 'connection_id cannot be chosen with a connect session; one is generated');
-    integration = await getIntegration(deps.db, deps.box, environment.id, providerConfigKey);
+    integration = await deps.lookups.integration(environment.id, providerConfigKey);
     connectionId = randomUUID();
   }
   if (!integration) throw new NotFound('unknown_provider_config', `Integration ${providerConfigKey} does not exist`);
@@ -304,7 +304,7 @@ export const createReconnectSession = defineRoute({
   errors: [],
 }).handle(async ({ deps, body: input }, c) => {
   const env = c.get('environment');
-  const integration = await getIntegration(deps.db, deps.box, env.id, input.integration_id);
+  const integration = await deps.lookups.integration(env.id, input.integration_id);
   if (!integration) throw new ValidationFailed('invalid_body', [{ code: 'invalid_value', message: 'Integration does not exist', path: ['integration_id'] }]);
   const connectionPk = await findConnectionPkOfIntegration(deps.db, integration.id, input.connection_id);
   if (connectionPk === null)

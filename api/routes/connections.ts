@@ -3,26 +3,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { dates } from '../../lib/clock.js';
 import { freshConnection, providerOf } from '../../features/connections/target.js';
 import { saveConnection } from '../../features/connections/create.js';
-import { runPreConnectionDeletion } from '../../features/scripts/on-event.js';
 import { endUserSchema, tagsFrom, tagsSchema } from '../../features/connections/tags.js';
-import {
-  deleteConnection,
-  getConnection,
-  getConnectionByPk,
-  listConnections,
-  markFetched,
-  patchConnection,
-  setEndUserOfAllConnections,
-  setMetadata,
-  type Connection,
-} from '../../features/connections/store.js';
+import { requireConnection, requireIntegration } from '../../features/connections/resolve.js';
+import { getConnectionByPk, listConnections, markFetched, setMetadata } from '../../features/connections/store.js';
 import type { Environment } from '../../features/environments/store.js';
-import { getIntegration } from '../../features/integrations/store.js';
 import { BadRequest, NotFound } from '../../lib/errors.js';
-import { assertUrlAllowed } from '../../lib/http/index.js';
 import { connectionCredentials, type StoredCredentials } from '../../features/connections/credentials.js';
 import type { AppDeps } from '../context.js';
 import { defineRoute } from '../route.js';
@@ -105,28 +92,11 @@ function toStored(creds: z.infer<typeof connectionCredentials>): StoredCredentia
   return creds;
 }
 
-async function checkWebhookUrl(deps: AppDeps, url: string | undefined, path: string[]): Promise<void> {
-  if (!url) return;
-  try {
-    await assertUrlAllowed(url, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
-  } catch (err) {
-    throw new BadRequest('invalid_body', `${path.join('.')}: ${(err as Error).message}`);
-  }
-}
-
-async function connectionOr404(deps: AppDeps, env: Environment, pck: string, connectionId: string): Promise<Connection> {
-  const integration = await getIntegration(deps.db, deps.box, env.id, pck);
-  if (!integration) throw new BadRequest('unknown_provider_config', 'Provider does not exists');
-  const connection = await getConnection(deps.db, deps.box, env.id, pck, connectionId);
-  if (!connection) throw new NotFound('not_found', 'Failed to find connection');
-  return connection;
-}
-
 async function applyMetadata(deps: AppDeps, env: Environment, input: z.output<typeof metadataBody>, merge: boolean) {
   const ids = Array.isArray(input.connection_id) ? input.connection_id : [input.connection_id];
   const pks: number[] = [];
   for (const id of ids) {
-    const conn = await getConnection(deps.db, deps.box, env.id, input.provider_config_key, id);
+    const conn = await deps.lookups.connection(env.id, input.provider_config_key, id);
     if (!conn) {
       throw new NotFound(
         'unknown_connection',
@@ -153,9 +123,8 @@ export const createConnection = defineRoute({
   errors: [404],
 }).handle(async ({ deps, body: input }, c) => {
   const env = c.get('environment');
-  const integration = await getIntegration(deps.db, deps.box, env.id, input.provider_config_key);
-  if (!integration) throw new NotFound('not_found', 'Integration does not exist');
-  await checkWebhookUrl(deps, input.webhook_url_override, ['webhook_url_override']);
+  const integration = await requireIntegration(deps.lookups, env, input.provider_config_key, 'integration');
+  await deps.connections.checkWebhookUrl(input.webhook_url_override, ['webhook_url_override']);
   const { connection, created } = await saveConnection(deps, {
     environment: env,
     integration,
@@ -237,7 +206,7 @@ export const getConnectionRoute = defineRoute({
   errors: [404],
 }).handle(async ({ deps, params, query: q }, c) => {
   const env = c.get('environment');
-  let connection = await connectionOr404(deps, env, q.provider_config_key, params.connectionId);
+  let { connection } = await requireConnection(deps.lookups, env, q.provider_config_key, params.connectionId, 'connection');
   await markFetched(deps.db, connection.id);
   try {
     connection = await freshConnection(deps, connection, { force: q.force_refresh ?? false });
@@ -264,17 +233,11 @@ export const updateConnection = defineRoute({
   responses: { 200: success },
   errors: [404],
 }).handle(async ({ deps, params, query: q, body: input }, c) => {
-  const env = c.get('environment');
-  const connection = await connectionOr404(deps, env, q.provider_config_key, params.connectionId);
-  await checkWebhookUrl(deps, input.webhook_url_override, ['webhook_url_override']);
-  const tags = input.tags ?? (input.end_user ? tagsFrom(input.end_user, undefined) : undefined);
-  await patchConnection(deps.db, connection.id, {
-    ...(tags !== undefined ? { tags: input.tags ? input.tags : { ...connection.tags, ...tags } } : {}),
-    ...(input.end_user !== undefined ? { endUser: input.end_user } : {}),
-    ...(input.webhook_url_override !== undefined ? { webhookUrlOverride: input.webhook_url_override } : {}),
-  });
-  // Before 2025-09-08 an end-user update applied to every connection of that end user.
-  if (input.end_user && deps.clock.now() < dates.endUserIsolation) await setEndUserOfAllConnections(deps.db, env.id, input.end_user);
+  await deps.connections.update(
+    c.get('environment'),
+    { integrationKey: q.provider_config_key, connectionId: params.connectionId },
+    { endUser: input.end_user, tags: input.tags, webhookUrlOverride: input.webhook_url_override },
+  );
   return { success: true as const };
 });
 
@@ -290,12 +253,6 @@ export const deleteConnectionRoute = defineRoute({
   responses: { 200: success },
   errors: [],
 }).handle(async ({ deps, params, query: q }, c) => {
-  const env = c.get('environment');
-  const connection = await getConnection(deps.db, deps.box, env.id, q.provider_config_key, params.connectionId);
-  if (!connection) throw new BadRequest('unknown_connection', 'Connection not found');
-  // The integration's pre-connection-deletion scripts (bounded; a failure does not stop the delete).
-  await runPreConnectionDeletion(deps, connection);
-  await deps.lifecycle.connectionDeleting(env, connection);
-  await deleteConnection(deps.db, connection.id);
+  await deps.connections.remove(c.get('environment'), { integrationKey: q.provider_config_key, connectionId: params.connectionId });
   return { success: true as const };
 });

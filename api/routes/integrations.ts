@@ -6,7 +6,6 @@ import { z } from 'zod';
 import {
   deleteIntegration,
   endpointStates,
-  getIntegration,
   insertIntegration,
   listIntegrations,
   setEndpointStates,
@@ -14,7 +13,8 @@ import {
   type Integration,
 } from '../../features/integrations/store.js';
 import type { Environment } from '../../features/environments/store.js';
-import { BadRequest, NotFound, ValidationFailed } from '../../lib/errors.js';
+import { requireIntegration } from '../../features/connections/resolve.js';
+import { BadRequest, ValidationFailed } from '../../lib/errors.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
 import { integrationConfigSchema, type Provider } from '../../features/providers/providers.js';
 import { findProvider } from '../../features/providers/store.js';
@@ -104,9 +104,7 @@ function checkCompatible(provider: Provider, credentials: z.infer<typeof integra
 }
 
 export async function integrationOr404(deps: AppDeps, env: Environment, uniqueKey: string): Promise<Integration> {
-  const integration = await getIntegration(deps.db, deps.box, env.id, uniqueKey);
-  if (!integration) throw new NotFound('not_found', 'Integration does not exist');
-  return integration;
+  return requireIntegration(deps.lookups, env, uniqueKey, 'integration');
 }
 
 export interface EndpointRow {

@@ -5,7 +5,6 @@
  * input; a sync's GET serves that sync's records.
  */
 import { z } from 'zod';
-import { getIntegration } from '../../features/integrations/store.js';
 import { NotFound } from '../../lib/errors.js';
 import { endpointsOfScript, isScriptEnabled, scriptsOf } from '../../features/scripts/catalog.js';
 import { defineRoute } from '../route.js';
@@ -38,7 +37,7 @@ export const unifiedEndpoint = defineRoute({
   if (!c.req.header('connection-id') && !c.req.header('provider-config-key')) throw unknown();
   const h = headers(c, endpointHeaders);
   const env = c.get('environment');
-  const integration = await getIntegration(deps.db, deps.box, env.id, h['provider-config-key']);
+  const integration = await deps.lookups.integration(env.id, h['provider-config-key']);
   if (!integration) throw unknown();
   const match = (await scriptsOf(deps, integration)).find(([, def]) => endpointsOfScript(def).some((e) => e.method === method && e.path === path));
   if (!match) throw unknown();

@@ -20,6 +20,7 @@ import { twoStepToken } from './two-step.js';
 import type { ConnectionDeps } from './service.js';
 import { getConnectionByPk, recordCheck, saveCredentials, type Connection } from './store.js';
 import type { Endpoints } from './target.js';
+import type { RequestContext } from '../../lib/http/index.js';
 
 export const REFRESH_MARGIN_MS = 15 * 60 * 1000;
 
@@ -89,13 +90,109 @@ export async function withFreshCredentials(
     if (refreshed) await deps.onTokenRefresh.refreshed(connection);
     return result;
   } catch (err) {
-    if (err instanceof NotFound) throw err;
+    // A database outage or a lost lease is not the connection's fault: no auth error, no alert.
+    if (!(err instanceof RefreshRefused)) throw err;
     const message = deadline?.aborted ? `the token endpoint did not answer within ${deadlineMs} ms` : (err as Error).message;
     await recordCheck(deps.db, connection.id, false, { type: 'auth', log_id: `refresh-${Date.now()}`, message, at: deps.clock.now().toISOString() });
     // Raises the auth_refresh_failed alert and emits the `auth` webhook (refresh, success: false).
     await deps.onTokenRefresh.refreshFailed(connection, message);
     throw new BadRequest('invalid_credentials', `Refreshing the token failed: ${message}`);
   }
+}
+
+/** The provider refused or failed the renewal (its answer, its deadline, a missing client): the credentials' problem, unlike a database error. */
+class RefreshRefused extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
+/** The renewed credentials, from the provider (or signed here for JWT); null when the type renews nothing. */
+async function renewedCredentials(
+  deps: ConnectionDeps,
+  current: Connection,
+  endpoints: Endpoints,
+  { selfRenewing, force }: { selfRenewing: boolean; force: boolean },
+  context: RequestContext,
+  startDeadline: () => AbortSignal,
+): Promise<StoredCredentials | null> {
+  if (current.credentials.type === 'JWT') {
+    return jwtToken({ endpoints, credentials: current.credentials, now: deps.clock.now() });
+  } else if (current.credentials.type === 'APP') {
+    return await installationToken({
+      http: deps.http,
+      endpoints,
+      config: current.connectionConfig,
+      now: deps.clock.now(),
+      context,
+      signal: startDeadline(),
+    });
+  } else if (current.credentials.type === 'CUSTOM') {
+    const parts = customParts(current.credentials, deps.clock.now(), force);
+    const signal = startDeadline();
+    const { user } = current.credentials;
+    const opts = { http: deps.http, endpoints, now: deps.clock.now(), context, signal };
+    const app = parts.includes('app') ? await installationToken({ ...opts, config: current.connectionConfig }) : current.credentials.app;
+    let renewedUser = user;
+    if (user?.refresh_token && parts.includes('user')) {
+      const client = endpoints.integration.credentials;
+      if (!client) throw new BadRequest('invalid_credentials', "The integration has no OAuth client credentials to refresh the user's token with");
+      const refreshed = await refreshToken({ ...opts, client, refreshToken: user.refresh_token });
+      if (refreshed.type === 'OAUTH2') renewedUser = refreshed;
+    }
+    return { type: 'CUSTOM', app: { ...app, access_token: app.access_token! }, user: renewedUser, raw: app.raw ?? {} };
+  } else if (current.credentials.type === 'BILL') {
+    return await billLogin({
+      http: deps.http,
+      endpoints,
+      credentials: current.credentials,
+      now: deps.clock.now(),
+      context,
+      signal: startDeadline(),
+    });
+  } else if (current.credentials.type === 'TWO_STEP') {
+    return await twoStepToken({
+      http: deps.http,
+      endpoints,
+      credentials: current.credentials,
+      now: deps.clock.now(),
+      context,
+      signal: startDeadline(),
+    });
+  } else if (current.credentials.type === 'OAUTH2_CC') {
+    return await clientCredentialsToken({
+      http: deps.http,
+      endpoints,
+      connectionCredentials: current.credentials,
+      now: deps.clock.now(),
+      context,
+      signal: startDeadline(),
+    });
+  } else if (current.credentials.type === 'OAUTH2' && !current.credentials.refresh_token && selfRenewing) {
+    const renewed = await accessTokenRequest({
+      http: deps.http,
+      endpoints,
+      kind: 'refresh',
+      accessToken: current.credentials.access_token,
+      now: deps.clock.now(),
+      context,
+      signal: startDeadline(),
+    });
+    return renewed!;
+  } else if (current.credentials.type === 'OAUTH2') {
+    const client = oauthClientOf(endpoints.integration, endpoints.provider.authMode, current.connectionConfig, current.credentials.config_override);
+    if (!client) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
+    return await refreshToken({
+      http: deps.http,
+      endpoints,
+      client,
+      refreshToken: current.credentials.refresh_token!,
+      now: deps.clock.now(),
+      context,
+      signal: startDeadline(),
+    });
+  }
+  return null;
 }
 
 /** The refresh itself, once this process holds the connection's lease; `startDeadline` arms the provider request's deadline. */
@@ -123,83 +220,13 @@ async function refreshUnderLease(
       connectionId: current.connectionId,
       kind: 'auth',
     } as const;
-    let fresh: StoredCredentials;
-    if (current.credentials.type === 'JWT') {
-      fresh = jwtToken({ endpoints, credentials: current.credentials, now: deps.clock.now() });
-    } else if (current.credentials.type === 'APP') {
-      fresh = await installationToken({
-        http: deps.http,
-        endpoints,
-        config: current.connectionConfig,
-        now: deps.clock.now(),
-        context,
-        signal: startDeadline(),
-      });
-    } else if (current.credentials.type === 'CUSTOM') {
-      const parts = customParts(current.credentials, deps.clock.now(), force);
-      const signal = startDeadline();
-      const { user } = current.credentials;
-      const opts = { http: deps.http, endpoints, now: deps.clock.now(), context, signal };
-      const app = parts.includes('app') ? await installationToken({ ...opts, config: current.connectionConfig }) : current.credentials.app;
-      let renewedUser = user;
-      if (user?.refresh_token && parts.includes('user')) {
-        const client = endpoints.integration.credentials;
-        if (!client) throw new BadRequest('invalid_credentials', "The integration has no OAuth client credentials to refresh the user's token with");
-        const refreshed = await refreshToken({ ...opts, client, refreshToken: user.refresh_token });
-        if (refreshed.type === 'OAUTH2') renewedUser = refreshed;
-      }
-      fresh = { type: 'CUSTOM', app: { ...app, access_token: app.access_token! }, user: renewedUser, raw: app.raw ?? {} };
-    } else if (current.credentials.type === 'BILL') {
-      fresh = await billLogin({
-        http: deps.http,
-        endpoints,
-        credentials: current.credentials,
-        now: deps.clock.now(),
-        context,
-        signal: startDeadline(),
-      });
-    } else if (current.credentials.type === 'TWO_STEP') {
-      fresh = await twoStepToken({
-        http: deps.http,
-        endpoints,
-        credentials: current.credentials,
-        now: deps.clock.now(),
-        context,
-        signal: startDeadline(),
-      });
-    } else if (current.credentials.type === 'OAUTH2_CC') {
-      fresh = await clientCredentialsToken({
-        http: deps.http,
-        endpoints,
-        connectionCredentials: current.credentials,
-        now: deps.clock.now(),
-        context,
-        signal: startDeadline(),
-      });
-    } else if (current.credentials.type === 'OAUTH2' && !current.credentials.refresh_token && selfRenewing) {
-      const renewed = await accessTokenRequest({
-        http: deps.http,
-        endpoints,
-        kind: 'refresh',
-        accessToken: current.credentials.access_token,
-        now: deps.clock.now(),
-        context,
-        signal: startDeadline(),
-      });
-      fresh = renewed!;
-    } else if (current.credentials.type === 'OAUTH2') {
-      const client = oauthClientOf(endpoints.integration, endpoints.provider.authMode, current.connectionConfig, current.credentials.config_override);
-      if (!client) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
-      fresh = await refreshToken({
-        http: deps.http,
-        endpoints,
-        client,
-        refreshToken: current.credentials.refresh_token!,
-        now: deps.clock.now(),
-        context,
-        signal: startDeadline(),
-      });
-    } else return { result: current, refreshed: false };
+    let fresh: StoredCredentials | null;
+    try {
+      fresh = await renewedCredentials(deps, current, endpoints, { selfRenewing, force }, context, startDeadline);
+    } catch (err) {
+      throw new RefreshRefused(err);
+    }
+    if (!fresh) return { result: current, refreshed: false };
     await withTransaction(deps.db, async (tx) => {
       // Taken over after its expiry: the other holder's outcome stands.
       if (!(await holdsRefreshLease(tx, current.id, holder))) throw new Error('the refresh outlived its lease and another process took over');

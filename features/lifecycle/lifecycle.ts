@@ -13,7 +13,7 @@ import type { SecretBox } from '../../lib/crypto.js';
 import { checkWorkflowId, onEventWorkflowId, scheduleAction, searchAttributesFor, startWorkflow, taskQueueFor } from '../../workflows/contracts.js';
 import { getIntegrationById } from '../integrations/store.js';
 import { isScriptEnabled, scriptsOf, type ScriptHandle } from '../scripts/catalog.js';
-import { SyncSchedules, type SyncScheduleTiming } from '../syncs/schedules.js';
+import type { SyncSchedules } from '../syncs/schedules.js';
 import { ensureSyncState, getSyncState } from '../syncs/state.js';
 import { instanceName, instancesOf, parseInstance, variantsOf } from '../syncs/variants.js';
 import { runPeriodically } from '../../lib/periodic.js';
@@ -28,9 +28,9 @@ export interface Lifecycle {
 
 export const CHECK_INTERVAL = '6h';
 
-export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox; taskQueuePrefix: string; scheduleTiming: SyncScheduleTiming }): Lifecycle {
+export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox; taskQueuePrefix: string; schedules: SyncSchedules }): Lifecycle {
   const { temporal } = deps;
-  const syncs = new SyncSchedules(temporal, deps.taskQueuePrefix, deps.scheduleTiming);
+  const syncs = deps.schedules;
 
   /** Brings one connection's sync schedules in line with its integration's activated endpoints. */
   async function reconcileSyncs(
