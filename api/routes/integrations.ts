@@ -19,7 +19,7 @@ import { integrationCredentials } from '../../features/connections/credentials.j
 import { integrationConfigSchema, type Provider } from '../../features/providers/providers.js';
 import { findProvider } from '../../features/providers/store.js';
 import { publicIntegration } from '../../features/integrations/present.js';
-import { endpointKey } from '../../integrations/registry.js';
+import { endpointKey } from '../../features/scripts/prebuilt.js';
 import { activationKeys, BY_NAME, scriptsOf } from '../../features/scripts/catalog.js';
 import { SCRIPT_NAME } from '../../features/scripts/manifest.js';
 import type { AppDeps } from '../context.js';
