@@ -20,8 +20,6 @@ import { sessionForToken, sessionFromRequest } from './connect-session.js';
 export const AUTH_KINDS = ['secret_key', 'secret_key_or_connect_session', 'secret_key_or_agent_session', 'connect_session', 'webhook_secret', 'none'] as const;
 export type Auth = (typeof AUTH_KINDS)[number];
 
-export const AGENT_SESSION_PREFIX = 'switchyard_agent_session_';
-
 /** The end user's connect session: `?connect_session_token=` (Nango's clients, the connect flows) or `Authorization: Bearer`. */
 const connectSession =
   (deps: AppDeps): MiddlewareHandler<AppEnv> =>
