@@ -25,4 +25,4 @@ COPY . .
 USER node
 EXPOSE 3003
 # node directly (not npm) so SIGTERM reaches the process that drains; the same as `npm run api`.
-CMD ["node", "--no-node-snapshot", "--import", "tsx", "api/main.ts"]
+CMD ["node", "--no-node-snapshot", "--import", "tsx", "start/api.ts"]

@@ -1,3 +1,6 @@
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { upwardImport } from './scripts/layers.ts';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -31,34 +34,43 @@ const nodeBuiltins = [
   'zlib',
 ];
 
-// ---- Layers (docs/contributing.md, "Folder map"): lib → features → integrations → activities / api → worker → start.
-// Each rule names the layers a folder may not reach; type-only imports (`import type`) are allowed
-// where noted, since they vanish at compile time and create no runtime dependency.
+// ---- Floors, bottom to top: sdk → lib → features → integrations → activities / api → worker → start
+// (scripts/layers.ts, also checked by scripts/check-cycles.ts). `layers/no-upward-import` refuses an
+// import from a floor to a higher one; the rules below add what a floor may not use beside that.
+// Type-only imports (`import type`) are allowed where noted, since they vanish at compile time.
 const layer = (regex, message, allowTypeImports = false) => ({ regex, message, allowTypeImports });
 
-// lib/ is infrastructure: it knows no feature, no entry point and no Temporal code. Exceptions: the
-// script SDK (integrations/sdk, the public contract the sandbox implements) and
-// workflows/trace-headers (two header-name constants with no imports, shared with the workflow bundle).
+const ROOT = dirname(fileURLToPath(import.meta.url));
+const layersPlugin = {
+  rules: {
+    'no-upward-import': {
+      meta: { type: 'problem', schema: [] },
+      create(context) {
+        const from = relative(ROOT, context.filename);
+        const check = (node) => {
+          const spec = node.source?.value;
+          if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+          const why = upwardImport(from, relative(ROOT, resolve(dirname(context.filename), spec)));
+          if (why) context.report({ node: node.source, message: why });
+        };
+        return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check };
+      },
+    },
+  },
+};
+
+// lib/ is infrastructure: no feature, entry point or workflow (the floors), and no tool or test.
 const libPatterns = [
-  layer(
-    '^(\\.\\./)+(features|start|api|activities|worker|cli|bench|test)/',
-    'lib/ is infrastructure: it imports no feature or entry point. Inject what it needs (see lib/otel/env-router.ts).',
-  ),
-  layer('^(\\.\\./)+workflows/(?!trace-headers\\.js$)', 'lib/ imports no workflow code.'),
-  layer('^(\\.\\./)+integrations/(?!sdk/)', 'lib/ may use the script SDK (integrations/sdk) only.'),
+  layer('^(\\.\\./)+(cli|bench|test)/', 'lib/ is infrastructure: it imports no tool or test. Inject what it needs (see lib/otel/env-router.ts).'),
 ];
 
 // features/ hold the domain: no entry points, no HTTP handlers, no activities; workflow types only.
 const featurePatterns = [
-  layer('^(\\.\\./)+(start|api|activities|worker|cli|bench)/', 'features/ sit below api/, activities/, worker/ and start/: pass what they need in.'),
+  layer('^(\\.\\./)+(cli|bench)/', 'features/ use no tool: pass what they need in.'),
   layer(
     '^(\\.\\./)+workflows/(?!contracts\\.js$)',
     'features/ may use the pure Temporal contracts (workflows/contracts.ts) and workflow types only (import type).',
     true,
-  ),
-  layer(
-    '^(\\.\\./)+integrations/(plugins?\\.js$|[^/]+/(plugin|workflows)/)',
-    'features/ sit below provider plugins: generic code reaches them through integrations/plugins.ts from activities/ or api/.',
   ),
 ];
 
@@ -146,6 +158,11 @@ export default tseslint.config(
   { ignores: ['node_modules/**', '.switchyard/**', 'dist/**', 'test-output/**', 'frontend/dist/**', '**/*.generated.*', 'test/fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    files: ['**/*.{ts,tsx}'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/no-upward-import': 'error' },
+  },
   {
     languageOptions: {
       globals: {
@@ -236,7 +253,10 @@ export default tseslint.config(
     // Pure modules outside workflows/ that the bundle may load: the plugins' workflow list and
     // contracts (deterministic code under the plugin-workflow rule below) and the search-attribute keys.
     rules: {
-      'no-restricted-imports': ['error', workflowImports(['integrations/workflows', 'integrations/workflow-contracts', 'lib/temporal/search-attributes'])],
+      'no-restricted-imports': [
+        'error',
+        workflowImports(['integrations/workflows', 'integrations/workflow-contracts', 'lib/temporal/search-attributes', 'lib/otel/trace-headers']),
+      ],
     },
   },
   {
@@ -252,9 +272,12 @@ export default tseslint.config(
   {
     // Pre-built scripts run in the sandbox: they see the script SDK and their own folder only.
     files: ['integrations/*/*.ts'],
-    ignores: ['integrations/sdk/**', '**/*.test.ts'],
+    ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [layer('^\\.\\./(?!sdk/)', 'A pre-built script imports the script SDK and its own folder only.')] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [layer('^\\.\\./(?!\\.\\./sdk/)', 'A pre-built script imports the script SDK (sdk/) and its own folder only.')] },
+      ],
     },
   },
 );

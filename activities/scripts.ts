@@ -15,7 +15,7 @@ import type { ModelResult } from '../features/syncs/state.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import type { OnEventWorkflowInput, SyncWebhookWorkflowInput } from '../workflows/contracts.js';
 import type { ActivityDeps } from './deps.js';
-import { throwIfDatabaseUnavailable, throwIfRetryable, throwIfWrittenBefore } from './failures.js';
+import { throwIfDatabaseUnavailable, throwIfRetryable, throwIfWrittenBefore } from '../features/scripts/failures.js';
 import { openWriteMarks } from '../features/scripts/write-marks.js';
 import { heartbeating } from './heartbeat.js';
 

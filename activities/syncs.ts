@@ -32,7 +32,7 @@ import { alertHooks, environmentName } from '../features/alerts/index.js';
 import { environmentNameById } from '../features/environments/store.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
-import { throwIfDatabaseUnavailable, throwIfRetryable, throwIfWrittenBefore } from './failures.js';
+import { throwIfDatabaseUnavailable, throwIfRetryable, throwIfWrittenBefore } from '../features/scripts/failures.js';
 import { openWriteMarks } from '../features/scripts/write-marks.js';
 import { BASE_VARIANT, parseInstance, storedModel } from '../features/syncs/variants.js';
 import { heartbeating } from './heartbeat.js';

@@ -17,6 +17,9 @@ import type { Lookups } from '../features/connections/lookups.js';
 import type { SyncCommands } from '../features/syncs/commands.js';
 import type { ConnectionCommands } from '../features/connections/commands.js';
 import type { AuthSocketHub } from './ws.js';
+import type { ConnectSession } from '../features/connections/connect-sessions.js';
+import type { AgentSessionLookup } from '../features/agent-sessions/store.js';
+import type { VerifiedWebhook } from './provider-webhooks.js';
 
 export interface AppDeps {
   db: Db;
@@ -46,6 +49,12 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     environment: Environment;
+    /** Set by the route's auth middleware (api/middleware/authenticate.ts): the end user's connect session, null with a secret key. */
+    connectSession: ConnectSession | null;
+    /** The agent session of an `/mcp` call, null with a secret key. */
+    agentSession: Extract<AgentSessionLookup, { session: unknown }> | null;
+    /** A provider webhook whose proof was checked (its environment, integration and raw body). */
+    providerWebhook: VerifiedWebhook;
     /** Answers a request with the whole app (the legacy /connection aliases). */
     dispatch: (req: Request) => Response | Promise<Response>;
   };

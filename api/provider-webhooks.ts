@@ -70,8 +70,21 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Receives one provider webhook; resolves with the body of the 200 answer, or throws an HTTP error (401, 404, 413, 400). */
-export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhookRequest): Promise<{ status: 'success' }> {
+/** A provider webhook whose proof was checked: what receiveProviderWebhook goes on with. */
+export interface VerifiedWebhook {
+  env: Environment;
+  integration: Integration;
+  own: ProviderWebhooks | null;
+  /** Who proved it when the integration's secret did (no plugin or definition settings). */
+  sender: IncomingSender | null;
+  raw: Buffer;
+}
+
+/**
+ * Checks a provider webhook's proof (the `webhook_secret` auth kind, api/middleware/authenticate.ts):
+ * the plugin's or definition's signature, else the integration's secret; throws 404, 413 or 401.
+ */
+export async function verifyProviderWebhook(deps: AppDeps, req: Omit<ProviderWebhookRequest, 'headers'>): Promise<VerifiedWebhook> {
   const env = await findEnvironmentByUuid(deps.db, req.environmentUuid);
   if (!env) throw new NotFound('unknown_environment', 'No environment has this id');
   const integration = await requireIntegration(deps.lookups, env, req.providerConfigKey, 'webhook');
@@ -94,6 +107,12 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
       `The webhook is not proven by the integration's secret: sign the raw body (${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256>) or post to the connection's webhook URL (GET /integrations/:key/webhook-secret?connection_id=)`,
     );
   }
+  return { env, integration, own: own ?? null, sender, raw };
+}
+
+/** Receives one verified provider webhook; resolves with the body of the 200 answer, or throws an HTTP error (400). */
+export async function receiveProviderWebhook(deps: AppDeps, verified: VerifiedWebhook, headers: () => Record<string, string>): Promise<{ status: 'success' }> {
+  const { env, integration, own, sender, raw } = verified;
 
   let event: ProviderWebhookEvent;
   try {
@@ -113,7 +132,7 @@ export async function receiveProviderWebhook(deps: AppDeps, req: ProviderWebhook
   }
   try {
     const connections = own
-      ? await receiveOwnWebhook(deps, own, env, integration, event, eventId, req.headers())
+      ? await receiveOwnWebhook(deps, own, env, integration, event, eventId, headers())
       : await connectionsOfSender(deps, env, integration, event, sender!);
     await startSyncWebhooks(deps, env, integration, connections, { type, id: eventId, payload: event, bytes: raw.length });
   } catch (err) {

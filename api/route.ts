@@ -16,17 +16,13 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { AppDeps, AppEnv } from './context.js';
-import { requireSecretKey } from './middleware/auth.js';
+import { authenticate, type Auth } from './middleware/authenticate.js';
 import { check, headers, params, query, readJson } from './validate.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export const ALL_METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
 
-/**
- * How a caller proves who it is. `secret_key` routes get the secret-key middleware; the others
- * authenticate in their handler (a connect-session token, a webhook's signature or URL token).
- */
-export type Auth = 'secret_key' | 'secret_key_or_connect_session' | 'secret_key_or_agent_session' | 'connect_session' | 'webhook_secret' | 'none';
+export type { Auth };
 
 /** Statuses answered with the JSON error envelope (api/errors.ts). */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 424 | 426 | 500 | 502 | 503 | 504;
@@ -76,7 +72,10 @@ export interface RouteSpec<Req extends RequestSchemas = RequestSchemas, Res exte
   summary: string;
   description?: string;
   tag: string;
+  /** How the caller proves who it is: the kind's middleware (api/middleware/authenticate.ts) runs before anything else of the route. */
   auth: Auth;
+  /** Answers a refused credential itself instead of the JSON 401 (a page that reports to the opener). */
+  refuse?: (err: unknown, c: Context<AppEnv>, deps: AppDeps) => Response;
   request?: Req;
   /** Documented, but parsed by the handler itself (whose failures are not the JSON envelope, e.g. an HTML page). */
   handlerParses?: RequestSchemas;
@@ -165,11 +164,28 @@ function declare<Req extends RequestSchemas, Res extends Responses>(spec: RouteS
         const out = await handler(input, c);
         return out instanceof Response ? out : c.json(out as object, success);
       };
-      const chain: MiddlewareHandler<AppEnv>[] = spec.auth === 'secret_key' ? [requireSecretKey(deps), run] : [run];
+      const auth = authenticate(spec.auth, deps);
+      const chain: MiddlewareHandler<AppEnv>[] = auth ? [spec.refuse ? refusing(auth, spec.refuse, deps) : auth, run] : [run];
       // Hono's overloads type each arity of handlers; the chain is built at runtime.
       const loose = app as unknown as { on(method: string, path: string, ...handlers: MiddlewareHandler<AppEnv>[]): void };
       for (const path of servedPaths(spec as unknown as RouteSpec)) loose.on(spec.method === 'all' ? 'ALL' : spec.method.toUpperCase(), path, ...chain);
     },
+  };
+}
+
+/** `auth`, with its refusals (not the route's own errors after it) answered by `refuse`. */
+function refusing(auth: MiddlewareHandler<AppEnv>, refuse: NonNullable<RouteSpec['refuse']>, deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    let passed = false;
+    try {
+      await auth(c, async () => {
+        passed = true;
+        await next();
+      });
+    } catch (err) {
+      if (passed) throw err;
+      return refuse(err, c, deps);
+    }
   };
 }
 

@@ -58,10 +58,10 @@ export async function stageCliPackage(stage = path.join(ROOT, 'dist', 'cli')): P
   // Read at run time: the sandbox's polyfills and prelude (bundled on first use, lib/sandbox/isolate-scripts.ts)
   // and the SDK the project's scripts import (type-checked and bundled with them).
   cpSync(path.join(ROOT, 'lib', 'sandbox', 'isolate'), path.join(stage, 'dist', 'isolate'), { recursive: true });
-  const sdk = path.join(ROOT, 'integrations', 'sdk');
-  mkdirSync(path.join(stage, 'integrations', 'sdk'), { recursive: true });
+  const sdk = path.join(ROOT, 'sdk');
+  mkdirSync(path.join(stage, 'sdk'), { recursive: true });
   for (const f of readdirSync(sdk).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
-    cpSync(path.join(sdk, f), path.join(stage, 'integrations', 'sdk', f));
+    cpSync(path.join(sdk, f), path.join(stage, 'sdk', f));
   }
   const pkg = {
     name: root.name,
@@ -71,8 +71,8 @@ export async function stageCliPackage(stage = path.join(ROOT, 'dist', 'cli')): P
     license: 'UNLICENSED',
     engines: root.engines,
     bin: { switchyard: 'dist/switchyard.mjs' },
-    exports: { './sdk': './integrations/sdk/index.ts', './package.json': './package.json' },
-    files: ['dist', 'integrations', 'README.md'],
+    exports: { './sdk': './sdk/index.ts', './package.json': './package.json' },
+    files: ['dist', 'sdk', 'README.md'],
     dependencies: versionsOf(root, RUNTIME_DEPENDENCIES),
     optionalDependencies: versionsOf(root, OPTIONAL_DEPENDENCIES),
   };

@@ -14,11 +14,11 @@ import { CliError, warn } from './ui.js';
 
 /** The root of this package (the Switchyard repository the CLI runs from). */
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const SDK_INDEX = path.join(PACKAGE_ROOT, 'integrations', 'sdk', 'index.ts');
-export const SDK_RUNTIME = path.join(PACKAGE_ROOT, 'integrations', 'sdk', 'runtime.ts');
-export const SDK_EXPERIMENTAL = path.join(PACKAGE_ROOT, 'integrations', 'sdk', 'experimental.ts');
+export const SDK_INDEX = path.join(PACKAGE_ROOT, 'sdk', 'index.ts');
+export const SDK_RUNTIME = path.join(PACKAGE_ROOT, 'sdk', 'runtime.ts');
+export const SDK_EXPERIMENTAL = path.join(PACKAGE_ROOT, 'sdk', 'experimental.ts');
 /** The type root holding `sandbox`: the globals and modules scripts have in the sandbox. */
-export const SDK_GLOBALS = path.join(PACKAGE_ROOT, 'integrations', 'sdk', 'globals');
+export const SDK_GLOBALS = path.join(PACKAGE_ROOT, 'sdk', 'globals');
 export const CLI_VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 export const PINNED_ZOD = '4.0.5';
 /** How scripts import the SDK. */

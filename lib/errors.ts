@@ -1,6 +1,6 @@
 /**
  * @module errors — the typed errors of the platform. The API maps them to HTTP in api/errors.ts;
- * activities map them to Temporal failures in activities/failures.ts.
+ * activities map them to Temporal failures in features/scripts/failures.ts.
  */
 
 export interface FieldProblem {

@@ -1,5 +1,6 @@
 /**
- * Fails when the relative-import graph of our .ts/.tsx files has a cycle (run by `npm run lint`).
+ * Fails when the relative-import graph of our .ts/.tsx files has a cycle, or an import from a lower
+ * floor to a higher one (scripts/layers.ts; type-only imports count there) (run by `npm run lint`).
  *
  * Edges are the imports that exist at run time: `import … from`, `import '…'` and `export … from`,
  * unless the whole statement is type-only (`import type`, or every specifier marked `type`):
@@ -12,6 +13,7 @@
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { upwardImports } from './layers.js';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const SKIP = new Set(['node_modules', '.git', '.switchyard', 'dist', 'test-output']);
@@ -141,6 +143,12 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
       console.error(`\n  ${component.length} files: ${component.map(rel).sort().join(', ')}`);
       console.error(`  e.g. ${loopThrough(graph, component).map(rel).join(' → ')}`);
     }
+    process.exitCode = 1;
+  }
+  const upward = upwardImports(importGraph(ROOT, true), ROOT);
+  if (upward.length > 0) {
+    console.error(`check-cycles: ${upward.length} upward import(s):`);
+    for (const u of upward) console.error(`  ${u.from} → ${u.to}: ${u.why}`);
     process.exitCode = 1;
   }
 }

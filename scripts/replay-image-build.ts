@@ -117,7 +117,7 @@ const final = stage;
 const bundle = final.env.SWITCHYARD_WORKFLOW_BUNDLE;
 if (!bundle || !existsSync(path.join(final.root, bundle))) throw new Error(`workflow bundle ${bundle} missing in the image`);
 say(`workflow bundle: ${bundle} (${statSync(path.join(final.root, bundle)).size} bytes)`);
-for (const entry of [cmd.at(-1)!, 'worker/main.ts']) {
+for (const entry of [cmd.at(-1)!, 'start/worker.ts']) {
   const args = [...cmd.slice(1, -1), entry];
   const r = spawnSync(cmd[0]!, args, { cwd: inStage(final, '.'), env: { PATH: process.env.PATH!, ...final.env }, encoding: 'utf8' });
   if (!/DATABASE_URL and TEMPORAL_ADDRESS are required/.test(r.stderr)) {

@@ -11,6 +11,7 @@ import type { AppDeps } from '../api/context.js';
 import { connectWorkers, startWorkers, type RunningWorkers } from '../worker/index.js';
 import { tokenRefreshListener } from '../activities/token-refresh.js';
 import { pluginFor } from '../integrations/plugins.js';
+import { registerAllPrebuiltScripts } from '../integrations/prebuilt.js';
 import { clockFrom, systemClock, type Clock } from '../lib/clock.js';
 import { ConfigError, type Config } from '../lib/config.js';
 import { migrate } from '../lib/db/migrate.js';
@@ -63,6 +64,9 @@ export interface Platform {
   changeFeed: ChangeFeed | null;
   stop(): Promise<void>;
 }
+
+// Once per process, at load: a test may then replace a provider's scripts before it starts a platform.
+registerAllPrebuiltScripts();
 
 export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const { config } = opts;

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
 import { metabaseScripts } from '../integrations/metabase/index.js';
-import { registerPrebuiltScripts } from '../integrations/registry.js';
-import { createAction } from '../integrations/sdk/index.js';
+import { registerPrebuiltScripts } from '../features/scripts/prebuilt.js';
+import { createAction } from '../sdk/index.js';
 import { startPagesFake } from './fakes/pages.js';
 import { connectMetabase, startTestPlatform, triggerAction, type TestPlatform } from './harness.js';
 

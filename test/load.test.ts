@@ -7,8 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import { Agent, request } from 'undici';
 import { z } from 'zod';
 import { metabaseScripts } from '../integrations/metabase/index.js';
-import { registerPrebuiltScripts } from '../integrations/registry.js';
-import { createAction } from '../integrations/sdk/index.js';
+import { registerPrebuiltScripts } from '../features/scripts/prebuilt.js';
+import { createAction } from '../sdk/index.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
 

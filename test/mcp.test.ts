@@ -14,9 +14,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { bundle, manifestOf } from '../cli/build.js';
 import { CLI_VERSION, findScripts } from '../cli/project.js';
-import { registerPrebuiltScripts } from '../integrations/registry.js';
+import { registerPrebuiltScripts } from '../features/scripts/prebuilt.js';
 import { metabaseScripts } from '../integrations/metabase/index.js';
-import { createAction } from '../integrations/sdk/index.js';
+import { createAction } from '../sdk/index.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { addMetabaseConnection, connectMetabase, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 

@@ -1,6 +1,6 @@
 /**
  * @module test/parts — the API and workers as separate OS processes (`node --import tsx
- * api/main.ts` / `worker/main.ts`), each in its own process group and killed as a group, for the
+ * start/api.ts` / `start/worker.ts`), each in its own process group and killed as a group, for the
  * tests that kill or restart them (test/process-faults.test.ts, test/prod-shape.ts).
  */
 import assert from 'node:assert/strict';

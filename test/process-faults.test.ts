@@ -1,7 +1,7 @@
 /**
  * Process faults (issue 11, item 1) on a private stack: an embedded PostgreSQL and a Temporal dev
  * server (own SQLite file) started for this file only, with the API and the worker as separate OS
- * processes (`node --import tsx api/main.ts` / `worker/main.ts`), so killing or restarting any of
+ * processes (`node --import tsx start/api.ts` / `start/worker.ts`), so killing or restarting any of
  * them never disturbs the shared services the other test files use. With SWITCHYARD_TEMPORAL=server
  * (npm run test:prod-shape) the private Temporal is a real Temporal server with its stores in the
  * private PostgreSQL, so test 2 takes Temporal's database away too.

@@ -12,8 +12,8 @@ import { Nango } from '@nangohq/node';
 import { z } from 'zod';
 import type { ProviderDefinitionInput } from '../features/providers/definition.js';
 import { createProvider, deleteProvider, findProvider, listStoredProviders, parseProviderDefinition, updateProvider } from '../features/providers/store.js';
-import { registerPrebuiltScripts } from '../integrations/registry.js';
-import { createAction } from '../integrations/sdk/index.js';
+import { registerPrebuiltScripts } from '../features/scripts/prebuilt.js';
+import { createAction } from '../sdk/index.js';
 import { startGenericProviderFake, type GenericProviderFake } from './fakes/generic-provider.js';
 import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 

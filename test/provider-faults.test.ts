@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
 import { metabaseScripts } from '../integrations/metabase/index.js';
-import { registerPrebuiltScripts } from '../integrations/registry.js';
-import { createAction, createSync } from '../integrations/sdk/index.js';
+import { registerPrebuiltScripts } from '../features/scripts/prebuilt.js';
+import { createAction, createSync } from '../sdk/index.js';
 import { startFaultyApi, type FaultyApi } from './fakes/faulty.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 

@@ -12,7 +12,7 @@ export interface WorkerProcess {
 }
 
 export async function startWorkerProcess(t: TestPlatform, env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'start/worker.ts'], {
     env: {
       ...process.env,
       DATABASE_URL: t.databaseUrl,

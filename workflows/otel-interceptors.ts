@@ -1,7 +1,7 @@
 /**
  * @module workflows/otel-interceptors — OpenTelemetry workflow interceptors, bundled with the
  * workflows (worker/index.ts: workflowInterceptorModules) and active per workflow only when its
- * start carried a trace context or the tracing marker (workflows/trace-headers.ts). A process
+ * start carried a trace context or the tracing marker (lib/otel/trace-headers.ts). A process
  * without telemetry never sends either, so its workflows create no spans and call no sink.
  *
  * Whether a run is traced is decided from its start headers, which are in its history: a replay
@@ -13,7 +13,7 @@ import {
   OpenTelemetryOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
 import type { WorkflowInboundCallsInterceptor, WorkflowInterceptors, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
-import { TRACE_CONTEXT_HEADER, TRACE_MARKER_HEADER } from './trace-headers.js';
+import { TRACE_CONTEXT_HEADER, TRACE_MARKER_HEADER } from '../lib/otel/trace-headers.js';
 
 export const interceptors = (): WorkflowInterceptors => {
   let inbound: OpenTelemetryInboundInterceptor | null = null;

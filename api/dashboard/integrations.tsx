@@ -9,7 +9,7 @@ import type { Hono } from 'hono';
 import { getCatalogProvider as getProvider } from '../../features/providers/providers.js';
 import { findProvider, listProviders } from '../../features/providers/store.js';
 import { integrationCredentials } from '../../features/connections/credentials.js';
-import { endpointKey } from '../../integrations/registry.js';
+import { endpointKey } from '../../features/scripts/prebuilt.js';
 import { BY_NAME } from '../../features/scripts/catalog.js';
 import { hasOwnWebhooks } from '../../integrations/plugins.js';
 import { insertIntegration, listIntegrations, setEndpointStates, updateIntegration, type Integration } from '../../features/integrations/store.js';

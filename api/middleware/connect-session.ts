@@ -7,7 +7,7 @@ import { CONNECT_SESSION_FORMAT, CONNECT_SESSION_PREFIX, findConnectSession, typ
 import { environmentNameById, findEnvironmentByName, type Environment } from '../../features/environments/store.js';
 import { Unauthorized } from '../../lib/errors.js';
 import type { AppDeps, AppEnv } from '../context.js';
-import { bearerToken, environmentForSecretKey } from './auth.js';
+import { bearerToken } from './auth.js';
 
 export async function sessionForToken(deps: AppDeps, token: string): Promise<{ session: ConnectSession; environment: Environment }> {
   if (!CONNECT_SESSION_FORMAT.test(token)) {
@@ -30,11 +30,4 @@ export async function sessionFromRequest(deps: AppDeps, c: Context<AppEnv>): Pro
   const fromQuery = c.req.query('connect_session_token');
   if (fromQuery !== undefined) return sessionForToken(deps, fromQuery);
   return sessionForToken(deps, bearerToken(c.req.header('authorization')));
-}
-
-/** Either a secret key (full access) or a connect-session token (scoped to the session). */
-export async function secretKeyOrSession(deps: AppDeps, c: Context<AppEnv>): Promise<{ environment: Environment; session: ConnectSession | null }> {
-  const token = bearerToken(c.req.header('authorization'));
-  if (token.startsWith(CONNECT_SESSION_PREFIX)) return sessionForToken(deps, token);
-  return { environment: await environmentForSecretKey(deps, token), session: null };
 }

@@ -33,8 +33,7 @@ import { consumeOAuthSession, createOAuthSession } from '../../features/connecti
 import { BadRequest, NotFound, SwitchyardError, ValidationFailed, type FieldProblem } from '../../lib/errors.js';
 import { billCredentials, githubAppKey, oauth2CcCredentials, type StoredCredentials } from '../../features/connections/credentials.js';
 import { appAndUserCredentials } from '../../features/connections/github-app.js';
-import type { AppDeps } from '../context.js';
-import { sessionForToken, sessionFromRequest } from '../middleware/connect-session.js';
+import type { AppDeps, AppEnv } from '../context.js';
 import { defineRoute, html, redirect } from '../route.js';
 import { body, parseQuery, query } from '../validate.js';
 import { connectionIdSchema } from './connections.js';
@@ -184,10 +183,12 @@ function withDefaults<T>(fixed: Record<string, T> | undefined, given: Record<str
 /** Resolves and checks what an end user's flow is about, before anything is saved. */
 async function flowTarget(
   deps: AppDeps,
+  c: Context<AppEnv>,
   q: z.output<typeof flowQuery>,
   providerConfigKey: string,
 ): Promise<FlowTarget & { endpoints: Endpoints; q: z.output<typeof flowQuery> }> {
-  const { session, environment } = await sessionForToken(deps, q.connect_session_token);
+  const session = c.get('connectSession')!;
+  const environment = c.get('environment');
   if (session.allowedIntegrations && !session.allowedIntegrations.includes(providerConfigKey)) {
     throw new BadRequest('integration_not_allowed', `Integration ${providerConfigKey} is not allowed by this connect session`);
   }
@@ -325,8 +326,8 @@ export const getSession = defineRoute({
   auth: 'connect_session',
   responses: { 200: z.object({ data: sessionDataShape }) },
   errors: [],
-}).handle(async ({ deps }, c) => {
-  const { session } = await sessionFromRequest(deps, c);
+}).handle(async (_input, c) => {
+  const session = c.get('connectSession')!;
   return {
     data: {
       endUser: session.endUser
@@ -358,7 +359,7 @@ export const deleteSession = defineRoute({
   responses: { 204: { description: 'Ended' } },
   errors: [],
 }).handle(async ({ deps }, c) => {
-  const { session } = await sessionFromRequest(deps, c);
+  const session = c.get('connectSession')!;
   await deleteConnectSession(deps.db, session.id);
   return c.body(null, 204);
 });
@@ -385,7 +386,7 @@ function credentialsFlow<S extends z.ZodType>(spec: {
     responses: { 200: connectedResponse },
     errors: [404],
   }).handle(async ({ deps, params, query: q }, c) => {
-    const target = await flowTarget(deps, q, params.providerConfigKey);
+    const target = await flowTarget(deps, c, q, params.providerConfigKey);
     const connection = await finishConnection(deps, target, spec.credentials(await body(c, spec.body)));
     return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
   });
@@ -468,8 +469,8 @@ export const connectUnauthenticated = defineRoute({
   request: { params: pckParam, query: flowQuery },
   responses: { 200: connectedResponse },
   errors: [404],
-}).handle(async ({ deps, params, query: q }) => {
-  const target = await flowTarget(deps, q, params.providerConfigKey);
+}).handle(async ({ deps, params, query: q }, c) => {
+  const target = await flowTarget(deps, c, q, params.providerConfigKey);
   const connection = await finishConnection(deps, target, { type: 'NONE' });
   return { connectionId: connection.connectionId, providerConfigKey: target.integration.uniqueKey };
 });
@@ -482,6 +483,7 @@ export const startOAuth = defineRoute({
   description: `${FLOW_NOTE} Failures answer an HTML page that reports to the opener (and to the ws_client_id socket).`,
   tag: 'connect',
   auth: 'connect_session',
+  refuse: (err, c, deps) => oauthStartFailure(deps, c, err),
   handlerParses: { query: flowQuery },
   responses: { 302: redirect("The provider's authorization page"), 400: html('The flow could not start (HTML page that reports to the opener)') },
   errors: [],
@@ -489,7 +491,7 @@ export const startOAuth = defineRoute({
   const pck = c.req.param('providerConfigKey') ?? '';
   const wsClientId = typeof parseQuery(c.req.url).ws_client_id === 'string' ? (parseQuery(c.req.url).ws_client_id as string) : null;
   try {
-    const target = await flowTarget(deps, query(c, flowQuery), pck);
+    const target = await flowTarget(deps, c, query(c, flowQuery), pck);
     const provider = target.endpoints.provider;
     const appInstallation = provider.authMode === 'APP' || provider.authMode === 'CUSTOM';
     if (!authorizationCodeModes.includes(provider.authMode) && !appInstallation && provider.authMode !== 'OAUTH1')
@@ -562,11 +564,23 @@ export const startOAuth = defineRoute({
       302,
     );
   } catch (err) {
-    const { type, message } = describeFailure(err);
-    deps.authSockets.publish(wsClientId, { message_type: 'error', provider_config_key: pck, connection_id: '', error_type: type, error_desc: message });
-    return c.html(callbackPage({ ok: false, errorType: type, message }), 400);
+    return oauthStartFailure(deps, c, err);
   }
 });
+
+/** A flow that could not start: the page that reports to the opener, and the same to the ws_client_id socket. */
+function oauthStartFailure(deps: AppDeps, c: Context<AppEnv>, err: unknown): Response {
+  const { type, message } = describeFailure(err);
+  const wsClientId = parseQuery(c.req.url).ws_client_id;
+  deps.authSockets.publish(typeof wsClientId === 'string' ? wsClientId : null, {
+    message_type: 'error',
+    provider_config_key: c.req.param('providerConfigKey') ?? '',
+    connection_id: '',
+    error_type: type,
+    error_desc: message,
+  });
+  return c.html(callbackPage({ ok: false, errorType: type, message }), 400) as Response;
+}
 
 export const oauthCallback = defineRoute({
   method: 'get',

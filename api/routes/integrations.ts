@@ -19,11 +19,10 @@ import { integrationCredentials } from '../../features/connections/credentials.j
 import { integrationConfigSchema, type Provider } from '../../features/providers/providers.js';
 import { findProvider } from '../../features/providers/store.js';
 import { publicIntegration } from '../../features/integrations/present.js';
-import { endpointKey } from '../../integrations/registry.js';
+import { endpointKey } from '../../features/scripts/prebuilt.js';
 import { activationKeys, BY_NAME, scriptsOf } from '../../features/scripts/catalog.js';
 import { SCRIPT_NAME } from '../../features/scripts/manifest.js';
 import type { AppDeps } from '../context.js';
-import { secretKeyOrSession } from '../middleware/connect-session.js';
 import { defineRoute } from '../route.js';
 
 export const uniqueKeySchema = z
@@ -139,7 +138,8 @@ export const listIntegrationsRoute = defineRoute({
   responses: { 200: z.object({ data: z.array(integrationResponse) }) },
   errors: [],
 }).handle(async ({ deps }, c) => {
-  const { environment, session } = await secretKeyOrSession(deps, c);
+  const environment = c.get('environment');
+  const session = c.get('connectSession');
   let list = await listIntegrations(deps.db, deps.box, environment.id);
   if (session?.allowedIntegrations) list = list.filter((i) => session.allowedIntegrations!.includes(i.uniqueKey));
   return { data: await Promise.all(list.map((i) => present(deps, environment, i, []))) };

@@ -4,13 +4,11 @@
  * /agent-sessions/:id`).
  */
 import { z } from 'zod';
-import { createAgentSession, findAgentSession, revokeAgentSession, AGENT_SESSION_DEFAULT_TTL_S } from '../../features/agent-sessions/store.js';
+import { createAgentSession, revokeAgentSession, AGENT_SESSION_DEFAULT_TTL_S } from '../../features/agent-sessions/store.js';
 import { endUserSchema } from '../../features/connections/tags.js';
-import { BadRequest, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../lib/errors.js';
-import { environmentForSecretKey, bearerToken } from '../middleware/auth.js';
-import { annotate } from '../../lib/otel/attributes.js';
+import { BadRequest, Forbidden, NotFound, ValidationFailed } from '../../lib/errors.js';
 import { collidingPrefix, handleMcpRequest, resolveScope, sessionScope, TOOL_SEPARATOR, type ToolScope } from '../mcp.js';
-import type { AppDeps, AppEnv } from '../context.js';
+import type { AppEnv } from '../context.js';
 import type { Context } from 'hono';
 import { defineRoute } from '../route.js';
 import { headers as parseHeaders, readJson } from '../validate.js';
@@ -25,16 +23,11 @@ const mcpHeaders = z.object({
 
 const errorEnvelope = { $ref: '#/components/schemas/Error' };
 
-/** Who calls /mcp: a secret key with the connection headers, or an agent session (whose headers may only repeat its own connections). */
-async function scopeOf(deps: AppDeps, c: Context<AppEnv>): Promise<ToolScope> {
-  const token = bearerToken(c.req.header('authorization'));
+/** Who calls /mcp (authenticated by the route's secret_key_or_agent_session middleware): a secret key with the connection headers, or an agent session (whose headers may only repeat its own connections). */
+function scopeOf(c: Context<AppEnv>): ToolScope {
   const h = parseHeaders(c, mcpHeaders);
-  if (token.startsWith('switchyard_agent_session_')) {
-    const found = await findAgentSession(deps.db, token, deps.clock.now());
-    if ('refused' in found) {
-      const why = { unknown: 'unknown', expired: 'has expired', revoked: 'was revoked' }[found.refused];
-      throw new Unauthorized(`agent_session_${found.refused}`, `Authentication failed. The agent session ${why}.`);
-    }
+  const found = c.get('agentSession');
+  if (found) {
     const named = h['connection-id'] ?? h['provider-config-key'];
     if (
       named !== undefined &&
@@ -46,12 +39,9 @@ async function scopeOf(deps: AppDeps, c: Context<AppEnv>): Promise<ToolScope> {
     ) {
       throw new Forbidden('connection_not_in_session', 'The agent session does not include this connection');
     }
-    annotate({ environment: found.environment.name });
     return sessionScope(found.environment, found.session);
   }
-  const env = await environmentForSecretKey(deps, token);
-  c.set('environment', env);
-  annotate({ environment: env.name });
+  const env = c.get('environment');
   const connectionId = h['connection-id'];
   const providerConfigKey = h['provider-config-key'];
   if (!connectionId || !providerConfigKey) {
@@ -83,7 +73,7 @@ export const mcpRoute = defineRoute({
   },
   errors: [400, 403, 415],
 }).handle(async ({ deps }, c) => {
-  const scope = await scopeOf(deps, c);
+  const scope = scopeOf(c);
   if (c.req.method !== 'POST') {
     const error = { code: 'method_not_allowed', message: 'This MCP server is stateless: POST JSON-RPC messages' };
     return c.json({ error }, 405, { Allow: 'POST' });

@@ -9,7 +9,6 @@ import { z } from 'zod';
 import type { AppDeps, AppEnv } from '../context.js';
 import { receiveProviderWebhook } from '../provider-webhooks.js';
 import { defineRoute } from '../route.js';
-import { params } from '../validate.js';
 
 const pathParams = z.object({ environmentUuid: z.uuid(), providerConfigKey: z.string().min(1).max(255), token: z.string().max(255).optional() });
 
@@ -37,16 +36,7 @@ export const receiveProviderWebhookWithToken = defineRoute({
   handlerParses: { params: pathParams.required({ token: true }), body: z.unknown() },
 }).handle(async ({ deps }, c) => receive(deps, c));
 
-// The body is read raw (signatures are over its bytes), so the handler parses it itself.
+// The body is read raw (signatures are over its bytes) by the webhook_secret middleware, which parses the path too.
 async function receive(deps: AppDeps, c: Context<AppEnv>) {
-  const { environmentUuid, providerConfigKey, token } = params(c, pathParams);
-  const answer = await receiveProviderWebhook(deps, {
-    environmentUuid,
-    providerConfigKey,
-    token,
-    header: (name) => c.req.header(name),
-    headers: () => c.req.header(),
-    body: () => c.req.arrayBuffer(),
-  });
-  return c.json(answer, 200);
+  return c.json(await receiveProviderWebhook(deps, c.get('providerWebhook'), () => c.req.header()), 200);
 }

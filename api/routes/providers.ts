@@ -21,7 +21,6 @@ import {
 import { NotFound } from '../../lib/errors.js';
 import type { Context } from 'hono';
 import type { AppDeps, AppEnv } from '../context.js';
-import { secretKeyOrSession, sessionForToken } from '../middleware/connect-session.js';
 import { defineRoute } from '../route.js';
 
 const fieldOut = z.object({ title: z.string(), description: z.string(), required: z.boolean() }).catchall(z.unknown());
@@ -51,10 +50,8 @@ const listQuery = z.object({ search: z.string().max(128).optional(), ...tokenQue
 const getQuery = z.object(tokenQuery).strict();
 
 /** The caller's environment, and whether it is an end user's connect session (in the header or, for Nango's clients, the query) rather than a secret key. */
-async function caller(deps: AppDeps, c: Context<AppEnv>, token: string | undefined) {
-  if (token && !c.req.header('authorization')) return { environment: (await sessionForToken(deps, token)).environment, endUser: true };
-  const { environment, session } = await secretKeyOrSession(deps, c);
-  return { environment, endUser: session !== null };
+function caller(c: Context<AppEnv>) {
+  return { environment: c.get('environment'), endUser: c.get('connectSession') !== null };
 }
 const one = z.object({ data: providerShape });
 const created = z.object({ data: providerShape, warnings: z.array(z.string()) });
@@ -116,7 +113,7 @@ export const listProvidersRoute = defineRoute({
   responses: { 200: z.object({ data: z.array(providerShape) }) },
   errors: [],
 }).handle(async ({ deps, query: q }, c) => {
-  const { environment, endUser } = await caller(deps, c, q.connect_session_token);
+  const { environment, endUser } = caller(c);
   const needle = q.search?.toLowerCase();
   const all = await listProviders(deps.db, environment.id);
   return {
@@ -136,8 +133,8 @@ export const getProviderRoute = defineRoute({
   request: { params: providerParam, query: getQuery },
   responses: { 200: one },
   errors: [404],
-}).handle(async ({ deps, params, query: q }, c) => {
-  const { environment, endUser } = await caller(deps, c, q.connect_session_token);
+}).handle(async ({ deps, params }, c) => {
+  const { environment, endUser } = caller(c);
   const p = await lookupProvider(deps.db, environment.id, params.provider);
   if (!p) throw new NotFound('unknown_provider_template', 'No such provider');
   return { data: viewFor(deps, endUser)(p) };

@@ -12,7 +12,7 @@ import { BadRequest, UpgradeRequired } from '../../lib/errors.js';
 import { findProvider } from '../../features/providers/store.js';
 import { activationKeys, prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../features/scripts/catalog.js';
 import { deploy, previewDeploy, type DeployRequest } from '../../features/scripts/deploy.js';
-import { endpointKey } from '../../integrations/registry.js';
+import { endpointKey } from '../../features/scripts/prebuilt.js';
 import { catalogProviderMap } from '../../features/providers/providers.js';
 import type { AppDeps } from '../context.js';
 import { isBelowMinimum, MIN_CLIENT_VERSION } from '../middleware/client-version.js';

@@ -5,8 +5,8 @@
  * records paged 1000 at a time, and a small sync on a 1-minute schedule.
  */
 import { z } from 'zod';
-import { registerPrebuiltScripts } from '../../integrations/registry.js';
-import { createAction, createSync } from '../../integrations/sdk/index.js';
+import { registerPrebuiltScripts } from '../../features/scripts/prebuilt.js';
+import { createAction, createSync } from '../../sdk/index.js';
 
 export const BENCH_PROVIDER = 'metabase';
 /** The one upstream call of the no-op action (and of the floor's activity, and of the proxy benchmark). */

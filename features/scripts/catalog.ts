@@ -11,8 +11,8 @@ import { endpointStates, type Integration } from '../integrations/store.js';
 import type { Queryable } from '../../lib/db/pool.js';
 import { activeScriptsOf, bundleOf, type DeployedScriptRow } from './store.js';
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, type SandboxLimits } from '../../lib/sandbox/index.js';
-import { declaredEndpoints, endpointKey, prebuiltEntriesOf } from '../../integrations/registry.js';
-import type { AnyScriptDefinition, ConnectionEvent, Endpoint, SyncContext } from '../../integrations/sdk/types.js';
+import { declaredEndpoints, endpointKey, prebuiltEntriesOf } from './prebuilt.js';
+import type { AnyScriptDefinition, ConnectionEvent, Endpoint, SyncContext } from '../../sdk/types.js';
 
 type Ctx = SyncContext<Record<string, unknown>, unknown>;
 

@@ -30,8 +30,8 @@ import type {
   ScriptCredentials,
   ScriptResponse,
   SyncContext,
-} from '../../integrations/sdk/types.js';
-import { logLine, withHelpers, type Helpers } from '../../integrations/sdk/helpers.js';
+} from '../../sdk/types.js';
+import { logLine, withHelpers, type Helpers } from '../../sdk/helpers.js';
 import { paginate, withPaginateDefaults, type PagePosition, type PageResume } from './paginate.js';
 import { findProvider } from '../providers/store.js';
 import { findEnvironmentById } from '../environments/store.js';

@@ -14,7 +14,7 @@ import { activeScriptsOf, deactivateScript, insertDeployment, insertScriptVersio
 import { ValidationFailed, type FieldProblem } from '../../lib/errors.js';
 import { describeBundle, SandboxError } from '../../lib/sandbox/index.js';
 import type { Lifecycle } from '../lifecycle/lifecycle.js';
-import { declaredEndpoints, endpointKey, prebuiltScriptEntries } from '../../integrations/registry.js';
+import { declaredEndpoints, endpointKey, prebuiltScriptEntries } from './prebuilt.js';
 import { manifestProblems, type ScriptManifest } from './manifest.js';
 import { activationKeys } from './catalog.js';
 

@@ -16,8 +16,8 @@ import * as esbuild from 'esbuild';
 import { noNode, SANDBOX_BUILD_OPTIONS, sandboxModules } from './sandbox-bundle.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SDK_INDEX = path.join(ROOT, 'integrations', 'sdk', 'index.ts');
-const SDK_RUNTIME = path.join(ROOT, 'integrations', 'sdk', 'runtime.ts');
+const SDK_INDEX = path.join(ROOT, 'sdk', 'index.ts');
+const SDK_RUNTIME = path.join(ROOT, 'sdk', 'runtime.ts');
 const UPLOAD = 'switchyard-nango-upload';
 
 export class NangoBundleError extends Error {}

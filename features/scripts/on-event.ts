@@ -9,7 +9,7 @@ import type { ConnectionDeps } from '../connections/service.js';
 import type { Connection } from '../connections/store.js';
 import { getIntegrationById, type Integration } from '../integrations/store.js';
 import type { Logger } from '../../lib/log.js';
-import type { ConnectionEvent } from '../../integrations/sdk/types.js';
+import type { ConnectionEvent } from '../../sdk/types.js';
 import { modelsOf, onEventScriptsOf } from './catalog.js';
 import { createScriptContext, type RunHooks } from './context.js';
 

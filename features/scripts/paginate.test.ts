@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ProxyConfig, ScriptResponse } from '../../integrations/sdk/types.js';
+import type { ProxyConfig, ScriptResponse } from '../../sdk/types.js';
 import { paginate, withPaginateDefaults } from './paginate.js';
 
 async function all<T>(gen: AsyncGenerator<T[]>): Promise<T[]> {

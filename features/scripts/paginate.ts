@@ -5,7 +5,7 @@
  * fetched (the previous page has been processed by then), so a run restarted after a crash goes on
  * from the page in flight rather than from the start.
  */
-import type { PaginateConfig, ProxyConfig, ScriptResponse } from '../../integrations/sdk/types.js';
+import type { PaginateConfig, ProxyConfig, ScriptResponse } from '../../sdk/types.js';
 import type { ProviderPaginate } from '../providers/providers.js';
 
 /**

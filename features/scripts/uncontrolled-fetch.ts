@@ -5,8 +5,8 @@
  * connection's credentials. As Nango's runner: a URL the policy refuses is an ActionError
  * `url_not_allowed`; any HTTP status is answered (not thrown). Redirects are not followed.
  */
-import { ActionError } from '../../integrations/sdk/errors.js';
-import type { FetchResponse, UncontrolledFetchOptions } from '../../integrations/sdk/types.js';
+import { ActionError } from '../../sdk/errors.js';
+import type { FetchResponse, UncontrolledFetchOptions } from '../../sdk/types.js';
 import { AddressNotAllowed, InvalidUrl, type ProviderHttpClient, type RequestContext } from '../../lib/http/index.js';
 
 /** Statuses whose response has no body (the Response constructor refuses one). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createAction } from '../sdk/index.js';
+import { createAction } from '../../sdk/index.js';
 import { hierarchyEnabled } from './hierarchy.js';
 import { BackgroundCheckParameterResponse } from './models.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createSync } from '../sdk/index.js';
+import { createSync } from '../../sdk/index.js';
 import { BackgroundCheck, LINK_PAGINATION, toBackgroundCheck, type CheckrInvitation, type CheckrReport } from './models.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { createAction } from '../sdk/index.js';
+import { createAction } from '../../sdk/index.js';
 import { Candidate, CreateCandidate } from './models.js';
 
 /** `POST /v1/candidates`: the input minus country/state/city, which become `work_locations`. */

@@ -1,4 +1,4 @@
-import type { NangoAction } from '../sdk/index.js';
+import type { NangoAction } from '../../sdk/index.js';
 
 /**
  * Whether the account has Account Hierarchy (nodes). Set at connection time in

@@ -1,4 +1,4 @@
-import { ActionError, createAction } from '../sdk/index.js';
+import { ActionError, createAction } from '../../sdk/index.js';
 import { hierarchyEnabled } from './hierarchy.js';
 import { toBackgroundCheck, TriggerBackgroundCheckInput, TriggeredBackgroundCheck, type CheckrInvitation } from './models.js';
 

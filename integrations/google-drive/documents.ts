@@ -1,4 +1,4 @@
-import { createSync } from '../sdk/index.js';
+import { createSync } from '../../sdk/index.js';
 import { Document, DocumentMetadata, FOLDER_MIME, toDocument, type DriveFile } from './models.js';
 
 const FILE_FIELDS = 'id, name, mimeType, webViewLink, parents, modifiedTime';

@@ -1,4 +1,4 @@
-import { ActionError, createAction } from '../sdk/index.js';
+import { ActionError, createAction } from '../../sdk/index.js';
 import { DocumentDownload, EXPORT_AS, FOLDER_MIME, IdEntity, type DriveFile } from './models.js';
 
 /**

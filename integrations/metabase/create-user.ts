@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createAction } from '../sdk/index.js';
+import { createAction } from '../../sdk/index.js';
 import { toUser, User, type MetabaseUser } from './models.js';
 
 export default createAction({

@@ -1,4 +1,4 @@
-import { createAction } from '../sdk/index.js';
+import { createAction } from '../../sdk/index.js';
 import { IdEntity, SuccessResponse, toUser, type MetabaseUser } from './models.js';
 import { positiveId } from './ids.js';
 

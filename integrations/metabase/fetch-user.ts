@@ -1,4 +1,4 @@
-import { createAction } from '../sdk/index.js';
+import { createAction } from '../../sdk/index.js';
 import { IdEntity, toUser, User, type MetabaseUser } from './models.js';
 import { positiveId } from './ids.js';
 

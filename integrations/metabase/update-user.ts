@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ActionError, createAction } from '../sdk/index.js';
+import { ActionError, createAction } from '../../sdk/index.js';
 import { SuccessResponse, toUser, type MetabaseUser } from './models.js';
 import { positiveId } from './ids.js';
 

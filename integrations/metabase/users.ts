@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createSync } from '../sdk/index.js';
+import { createSync } from '../../sdk/index.js';
 import { toUser, User, type MetabaseUser } from './models.js';
 
 /** Active and deactivated users (`status=all`), offset-paged 100 at a time; a full sync, so removed users show as deleted. */

@@ -1,4 +1,4 @@
-import { ActionError, createAction } from '../sdk/index.js';
+import { ActionError, createAction } from '../../sdk/index.js';
 import { SendMessageInput, SendMessageOutput, type SlackEnvelope } from './models.js';
 
 interface PostMessageAnswer extends SlackEnvelope {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createSync } from '../sdk/index.js';
+import { createSync } from '../../sdk/index.js';
 import { SlackUser, toSlackUser, type SlackEnvelope, type SlackMember } from './models.js';
 
 interface UsersListPage extends SlackEnvelope {

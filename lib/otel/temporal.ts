@@ -20,11 +20,11 @@ import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundI
 import type { OpenTelemetrySinks, SerializableSpan } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions.js';
 import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import { TRACE_MARKER_HEADER } from '../../workflows/trace-headers.js';
+import { TRACE_MARKER_HEADER } from './trace-headers.js';
 import { searchAttributeNames } from '../temporal/search-attributes.js';
 import { ATTR, labelAttributes, runIdOf } from './attributes.js';
 
-/** Schedules created while tracing is on start every run with the tracing marker (see workflows/trace-headers.ts). */
+/** Schedules created while tracing is on start every run with the tracing marker (see lib/otel/trace-headers.ts). */
 class TraceMarkerScheduleInterceptor implements ScheduleClientInterceptor {
   async create(input: CreateScheduleInput, next: ClientNext<ScheduleClientInterceptor, 'create'>): Promise<CreateScheduleOutput> {
     return next({ ...input, headers: { ...input.headers, [TRACE_MARKER_HEADER]: defaultPayloadConverter.toPayload(true) } });

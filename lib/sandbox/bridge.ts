@@ -6,7 +6,7 @@
  * id, so the original (an UpstreamHttpError, a 429 for Temporal to wait out) comes back out of the
  * run when the script does not catch it.
  */
-import type { HttpMethod, PaginateConfig, ProxyConfig, SyncContext, UncontrolledFetchOptions } from '../../integrations/sdk/types.js';
+import type { HttpMethod, PaginateConfig, ProxyConfig, SyncContext, UncontrolledFetchOptions } from '../../sdk/types.js';
 
 const METHODS = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** Longest single setTimeout inside a script; the run's wall-time limit still applies. */
@@ -163,7 +163,7 @@ export function createBridge(ctx: Ctx): Bridge {
       ctx.log(String(message), level === 'info' ? extra : { ...extra, level });
       return null;
     },
-    /** `log(...args)` of the script: the host's context makes one line of them (lib: integrations/sdk/helpers logLine). */
+    /** `log(...args)` of the script: the host's context makes one line of them (lib: sdk/helpers logLine). */
     async logArgs(...args) {
       if (tooManyLines()) return null;
       ctx.log(...args);

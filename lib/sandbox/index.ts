@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import type ivm from 'isolated-vm';
-import { ActionError } from '../../integrations/sdk/errors.js';
-import type { SyncContext } from '../../integrations/sdk/types.js';
+import { ActionError } from '../../sdk/errors.js';
+import type { SyncContext } from '../../sdk/types.js';
 import { createBridge } from './bridge.js';
 import { isolateScripts } from './isolate-scripts.js';
 import { hostCrypto } from './host-crypto.js';

@@ -48,7 +48,7 @@ describe('--no-node-snapshot wherever the sandbox loads (isolated-vm on Node 20+
   });
 
   test('a platform process started without it stops at once and says which flag is missing', async () => {
-    const { code, out } = await runNode(['--import', 'tsx', 'worker/main.ts'], {
+    const { code, out } = await runNode(['--import', 'tsx', 'start/worker.ts'], {
       ...withoutSandboxFlags(process.env),
       DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:1/none',
       TEMPORAL_ADDRESS: '127.0.0.1:1',

@@ -7,7 +7,7 @@
  */
 import type * as z from 'zod';
 import type * as Theirs from 'nango';
-import type * as Ours from '../../integrations/sdk/index.js';
+import type * as Ours from '../../sdk/index.js';
 
 type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** Fails to compile unless the union of failing member names is empty: the error names them. */

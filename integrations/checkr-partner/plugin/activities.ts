@@ -16,7 +16,7 @@ import { TRIGGER_ACTION } from '../index.js';
 import { checkStatusOf, type InvitationFacts, type ReportFacts } from '../status.js';
 import type { BackgroundCheckActivities } from '../workflows/contracts.js';
 import type { PluginDeps } from '../../plugin.js';
-import { throwIfRetryable } from '../../../activities/failures.js';
+import { throwIfRetryable } from '../../../features/scripts/failures.js';
 
 /**
  * Starts backgroundCheckWorkflow for a successful `trigger-background-check` run of a Checkr

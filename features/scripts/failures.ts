@@ -1,10 +1,10 @@
 /**
- * @module activities/failures — typed errors mapped once to Temporal failures: a 429 waits exactly
+ * @module features/scripts/failures — typed errors mapped once to Temporal failures: a 429 waits exactly
  * what the provider asked (nextRetryDelay), 5xx and network errors back off, the rest end the run.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { NetworkError, ProviderError, RateLimited, UpstreamHttpError } from '../lib/http/index.js';
-import type { UnkeyedWrite } from '../features/scripts/write-marks.js';
+import { NetworkError, ProviderError, RateLimited, UpstreamHttpError } from '../../lib/http/index.js';
+import type { UnkeyedWrite } from './write-marks.js';
 
 /**
  * Rethrows retryable errors as retryable Temporal failures; returns for final ones. With

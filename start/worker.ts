@@ -2,10 +2,10 @@
  * `npm run worker`: the Temporal worker alone, against configured DATABASE_URL and TEMPORAL_ADDRESS.
  */
 import { ConfigError, loadConfig } from '../lib/config.js';
-import { startPlatform } from '../start/platform.js';
-import { onShutdown } from '../start/shutdown.js';
+import { startPlatform } from './platform.js';
+import { onShutdown } from './shutdown.js';
 import { pingDatabase } from '../lib/db/pool.js';
-import { startWorkerHealthServer } from './health.js';
+import { startWorkerHealthServer } from '../worker/health.js';
 
 const say = (m: string) => console.log(`[switchyard worker] ${m}`);
 

@@ -1,5 +1,5 @@
 /**
- * @module workflows/trace-headers — the Temporal headers that switch workflow tracing on. Shared by
+ * @module lib/otel/trace-headers — the Temporal headers that switch workflow tracing on. Shared by
  * the workflow interceptors (in the bundle) and the client side (lib/otel/temporal.ts).
  */
 

@@ -2,8 +2,8 @@
  * `npm run api`: the HTTP API alone, against configured DATABASE_URL and TEMPORAL_ADDRESS.
  */
 import { ConfigError, loadConfig } from '../lib/config.js';
-import { startPlatform } from '../start/platform.js';
-import { onShutdown } from '../start/shutdown.js';
+import { startPlatform } from './platform.js';
+import { onShutdown } from './shutdown.js';
 
 const say = (m: string) => console.log(`[switchyard api] ${m}`);
 
