@@ -25,16 +25,22 @@ const mcpHeaders = z.object({
 
 const errorEnvelope = { $ref: '#/components/schemas/Error' };
 
+/** The live agent session of a token; 401 naming why when there is none. */
+export async function agentSessionOf(deps: AppDeps, token: string) {
+  const found = await findAgentSession(deps.db, token, deps.clock.now());
+  if ('refused' in found) {
+    const why = { unknown: 'unknown', expired: 'has expired', revoked: 'was revoked' }[found.refused];
+    throw new Unauthorized(`agent_session_${found.refused}`, `Authentication failed. The agent session ${why}.`);
+  }
+  return found;
+}
+
 /** Who calls /mcp: a secret key with the connection headers, or an agent session (whose headers may only repeat its own connections). */
 async function scopeOf(deps: AppDeps, c: Context<AppEnv>): Promise<ToolScope> {
   const token = bearerToken(c.req.header('authorization'));
   const h = parseHeaders(c, mcpHeaders);
   if (token.startsWith('switchyard_agent_session_')) {
-    const found = await findAgentSession(deps.db, token, deps.clock.now());
-    if ('refused' in found) {
-      const why = { unknown: 'unknown', expired: 'has expired', revoked: 'was revoked' }[found.refused];
-      throw new Unauthorized(`agent_session_${found.refused}`, `Authentication failed. The agent session ${why}.`);
-    }
+    const found = await agentSessionOf(deps, token);
     const named = h['connection-id'] ?? h['provider-config-key'];
     if (
       named !== undefined &&
@@ -82,8 +88,10 @@ export const mcpRoute = defineRoute({
     406: { description: 'The Accept header must list application/json and text/event-stream', content: { 'application/json': { schema: errorEnvelope } } },
   },
   errors: [400, 403, 415],
-}).handle(async ({ deps }, c) => {
-  const scope = await scopeOf(deps, c);
+}).handle(async ({ deps }, c) => serveMcp(deps, c, await scopeOf(deps, c)));
+
+/** One MCP request for a scope: POST only (the server is stateless), its body a JSON-RPC message. */
+export async function serveMcp(deps: AppDeps, c: Context<AppEnv>, scope: ToolScope): Promise<Response> {
   if (c.req.method !== 'POST') {
     const error = { code: 'method_not_allowed', message: 'This MCP server is stateless: POST JSON-RPC messages' };
     return c.json({ error }, 405, { Allow: 'POST' });
@@ -91,7 +99,7 @@ export const mcpRoute = defineRoute({
   const body = await readJson(c);
   if (body === undefined) throw new BadRequest('invalid_body', 'The body must be a JSON-RPC message (or a batch of them)');
   return handleMcpRequest(deps, scope, c.req.raw, body);
-});
+}
 
 const sessionConnection = z.object({ provider_config_key: uniqueKeySchema, connection_id: connectionIdSchema }).strict();
 const createSessionBody = z

@@ -154,7 +154,7 @@ async function refreshUnderLease(
     } else if (current.credentials.type === 'OAUTH2') {
       const client = oauthClientOf(endpoints.integration, endpoints.provider.authMode, current.connectionConfig, current.credentials.config_override);
       if (!client) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
-      fresh = await refreshToken({
+      const refreshed = await refreshToken({
         http: deps.http,
         endpoints,
         client,
@@ -163,6 +163,9 @@ async function refreshUnderLease(
         context,
         signal: startDeadline(),
       });
+      // The connection's own client stays its own for the refreshes after this one.
+      const override = current.credentials.config_override;
+      fresh = override && refreshed.type === 'OAUTH2' ? { ...refreshed, config_override: override } : refreshed;
     } else return { result: current, refreshed: false };
     await withTransaction(deps.db, async (tx) => {
       // Taken over after its expiry: the other holder's outcome stands.
