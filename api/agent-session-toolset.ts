@@ -61,7 +61,10 @@ export async function resolveTenant(deps: AppDeps, env: Environment, input: Nang
   const ambiguous = [...matches].filter(([, ids]) => ids.size > 1);
   if (ambiguous.length) {
     const integrations = Object.fromEntries(
-      ambiguous.map(([key, ids]) => [key, { match_count: ids.size, candidates: [...ids].slice(0, CANDIDATES_LISTED).map((connection_id) => ({ connection_id })) }]),
+      ambiguous.map(([key, ids]) => [
+        key,
+        { match_count: ids.size, candidates: [...ids].slice(0, CANDIDATES_LISTED).map((connection_id) => ({ connection_id })) },
+      ]),
     );
     throw new BadRequest('ambiguous_connections', 'The selectors match more than one connection of some integrations: pin one', { integrations });
   }
@@ -96,14 +99,21 @@ function allowedBy(policy: IntegrationPolicy, actions: string[]): string[] {
  * The session's allowed tool names; null when every integration of the session allows every tool
  * (then tools deployed later are the session's too, as with our own sessions without `tools`).
  */
-export async function compileToolset(deps: AppDeps, env: Environment, connections: ResolvedSessionConnection[], input: NangoSessionInput): Promise<string[] | null> {
+export async function compileToolset(
+  deps: AppDeps,
+  env: Environment,
+  connections: ResolvedSessionConnection[],
+  input: NangoSessionInput,
+): Promise<string[] | null> {
   const keys = connections.map((c) => c.providerConfigKey);
   const toolset = input.toolset ?? '*';
   const policies: Record<string, IntegrationPolicy> = toolset === '*' ? Object.fromEntries(keys.map((k) => [k, '*' as const])) : toolset;
   const strays = Object.keys(policies).filter((k) => !keys.includes(k));
   const pinnedStrays = Object.keys(input.pinned_tools ?? {}).filter((k) => !keys.includes(k));
   if (strays.length || pinnedStrays.length) {
-    throw new BadRequest('unknown_integration', 'The toolset names integrations the session has no connection of', { integrations: [...strays, ...pinnedStrays] });
+    throw new BadRequest('unknown_integration', 'The toolset names integrations the session has no connection of', {
+      integrations: [...strays, ...pinnedStrays],
+    });
   }
   const scripts = await actionsByIntegration(deps, env, keys);
   const unknownTools: { integration_id: string; tool: string }[] = [];

@@ -151,7 +151,11 @@ export function openapiDocument(routes: readonly RouteDef[], version: string, se
           scheme: 'bearer',
           description: 'A connect-session token (nango_connect_session_…), as a bearer token or in ?connect_session_token=',
         },
-        agentSession: { type: 'http', scheme: 'bearer', description: 'An agent-session token (switchyard_agent_session_…), accepted only on /mcp and /session/{sessionId}/mcp' },
+        agentSession: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An agent-session token (switchyard_agent_session_…), accepted only on /mcp and /session/{sessionId}/mcp',
+        },
       },
       responses: {
         ...errorResponses,

@@ -26,7 +26,8 @@ export const ALL_METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'd
  * How a caller proves who it is. `secret_key` routes get the secret-key middleware; the others
  * authenticate in their handler (a connect-session token, a webhook's signature or URL token).
  */
-export type Auth = 'secret_key' | 'secret_key_or_connect_session' | 'secret_key_or_agent_session' | 'agent_session' | 'connect_session' | 'webhook_secret' | 'none';
+export type Auth =
+  'secret_key' | 'secret_key_or_connect_session' | 'secret_key_or_agent_session' | 'agent_session' | 'connect_session' | 'webhook_secret' | 'none';
 
 /** Statuses answered with the JSON error envelope (api/errors.ts). */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 424 | 426 | 500 | 502 | 503 | 504;

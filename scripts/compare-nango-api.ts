@@ -98,7 +98,13 @@ function differences(nango: Json, ours: Json, n: { pathItem: Json; op: Json }, o
   const oResponses = (o.op.responses as Json) ?? {};
   for (const status of Object.keys(nResponses).filter((s) => /^2/.test(s))) {
     if (!(status in oResponses)) {
-      out.push(`status ${status} (ours: ${Object.keys(oResponses).filter((s) => /^2/.test(s)).join(', ') || 'none'})`);
+      out.push(
+        `status ${status} (ours: ${
+          Object.keys(oResponses)
+            .filter((s) => /^2/.test(s))
+            .join(', ') || 'none'
+        })`,
+      );
       continue;
     }
     const nSchema = jsonSchemaOf(nango, nResponses[status]);

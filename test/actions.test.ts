@@ -195,7 +195,10 @@ describe('actions', () => {
     assert.deepEqual([sync.status, sync.error.code], [400, 'invalid_invocation']);
     const noType = await refusal(call);
     assert.deepEqual([noType.status, noType.error.code], [400, 'invalid_body']);
-    assert.ok(noType.error.errors.some((e: Json) => e.path[0] === 'invocation_type'), JSON.stringify(noType.error));
+    assert.ok(
+      noType.error.errors.some((e: Json) => e.path[0] === 'invocation_type'),
+      JSON.stringify(noType.error),
+    );
     const badInput = await refusal({ ...call, input: { id: 'x' }, invocation_type: 'wait' });
     assert.deepEqual([badInput.status, badInput.error.code], [400, 'invalid_action_input']);
     const other = await t.api('/functions/invocations/00000000-0000-4000-8000-000000000000');

@@ -193,10 +193,18 @@ describe('integrations, connections and the connect flows', () => {
       } as never);
       const overrides = {
         'drive-own': {
-          connection_config: { oauth_scopes_override: 'files.read,files.write', oauth_client_id_override: 'own-client', oauth_client_secret_override: 'own-secret' },
+          connection_config: {
+            oauth_scopes_override: 'files.read,files.write',
+            oauth_client_id_override: 'own-client',
+            oauth_client_secret_override: 'own-secret',
+          },
         },
       };
-      const token = await session({ tags: { end_user_id: 'own-1' }, integrations_config_defaults: overrides, overrides: { 'drive-own': { docs_connect: 'https://docs.example.com/own' } } });
+      const token = await session({
+        tags: { end_user_id: 'own-1' },
+        integrations_config_defaults: overrides,
+        overrides: { 'drive-own': { docs_connect: 'https://docs.example.com/own' } },
+      });
       const seen = (await (await fetch(`${t.url}/connect/session`, { headers: { authorization: `Bearer ${token}` } })).json()) as Json;
       assert.deepEqual(seen.data.integrations_config_defaults['drive-own'].connection_config, {
         oauth_scopes_override: 'files.read,files.write',
@@ -215,7 +223,9 @@ describe('integrations, connections and the connect flows', () => {
       const done = await fetch((await fetch(authorize, { redirect: 'manual' })).headers.get('location')!);
       assert.equal(done.status, 200, await done.clone().text());
       const [conn] = ((await nango.listConnections({ integrationId: 'drive-own' } as never)) as Json).connections;
-      const row = await t.platform.deps.db.query(`SELECT connection_config::text AS c, credentials_enc FROM connections WHERE connection_id = $1`, [conn.connection_id]);
+      const row = await t.platform.deps.db.query(`SELECT connection_config::text AS c, credentials_enc FROM connections WHERE connection_id = $1`, [
+        conn.connection_id,
+      ]);
       assert.ok(!row.rows[0].c.includes('own-client') && !row.rows[0].credentials_enc.includes('own-secret'), row.rows[0].c);
       // The fake knows only own-client: each refresh succeeding means each used the override.
       for (const n of [1, 2]) {
@@ -229,7 +239,9 @@ describe('integrations, connections and the connect flows', () => {
         json: { connection_id: conn.connection_id, integration_id: 'drive-own', integrations_config_defaults: overrides, overrides: { 'drive-own': {} } },
       });
       assert.equal(reconnect.status, 201, await reconnect.clone().text());
-      const again = await fetch(`${t.url}/oauth/connect/drive-own?connect_session_token=${((await reconnect.json()) as Json).data.token}`, { redirect: 'manual' });
+      const again = await fetch(`${t.url}/oauth/connect/drive-own?connect_session_token=${((await reconnect.json()) as Json).data.token}`, {
+        redirect: 'manual',
+      });
       const reauthorize = new URL(again.headers.get('location')!);
       assert.deepEqual([reauthorize.searchParams.get('client_id'), reauthorize.searchParams.get('scope')], ['own-client', 'files.read files.write']);
       assert.equal((await fetch((await fetch(reauthorize, { redirect: 'manual' })).headers.get('location')!)).status, 200);
@@ -239,7 +251,12 @@ describe('integrations, connections and the connect flows', () => {
         json: { tags: { end_user_id: 'x' }, integrations_config_defaults: { 'drive-own': { connection_config: { oauth_scopes_override: 'a, b' } } } },
       });
       assert.equal(bad.status, 400);
-      assert.deepEqual(((await bad.json()) as Json).error.errors[0].path, ['integrations_config_defaults', 'drive-own', 'connection_config', 'oauth_scopes_override']);
+      assert.deepEqual(((await bad.json()) as Json).error.errors[0].path, [
+        'integrations_config_defaults',
+        'drive-own',
+        'connection_config',
+        'oauth_scopes_override',
+      ]);
     } finally {
       await own.close();
     }

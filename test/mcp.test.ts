@@ -504,7 +504,11 @@ describe('MCP server', () => {
       assert.deepEqual([unknownTool.status, unknownTool.body.error.code, unknownTool.body.error.payload.tools[0].tool], [400, 'unknown_tool', 'nope']);
       const syncTool = await create({ ...pinned, toolset: { metabase: { deny: { tools: ['users'] } } } });
       assert.equal(syncTool.body.error.code, 'unsupported_function_type');
-      const notInToolset = await create({ ...pinned, toolset: { metabase: { allow: { tools: ['fetch-user'] } } }, pinned_tools: { metabase: ['create-user'] } });
+      const notInToolset = await create({
+        ...pinned,
+        toolset: { metabase: { allow: { tools: ['fetch-user'] } } },
+        pinned_tools: { metabase: ['create-user'] },
+      });
       assert.equal(notInToolset.body.error.code, 'tool_not_in_toolset');
       const strayIntegration = await create({ ...pinned, toolset: { other: '*' } });
       assert.equal(strayIntegration.body.error.code, 'unknown_integration');

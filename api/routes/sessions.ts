@@ -105,7 +105,8 @@ export const createNangoAgentSession = defineRoute({
   if (!connections.length) throw new BadRequest('no_connections', 'The tag selectors match no connection');
   const keys = connections.map((x) => x.providerConfigKey);
   const at = collidingPrefix(keys.map((k) => `${k}${TOOL_SEPARATOR}`));
-  if (at >= 0) throw new BadRequest('colliding_integrations', `'${keys[at]}' and another integration of the session start the same tool names: use one of them`);
+  if (at >= 0)
+    throw new BadRequest('colliding_integrations', `'${keys[at]}' and another integration of the session start the same tool names: use one of them`);
   const tools = await compileToolset(deps, env, connections, body);
   const resolved = await resolveScope(deps, { env, connections: connections.map((x) => ({ ...x, prefix: '' })), allowed: null, rowsBound: false });
   const bound = connections.map((x, i) => ({ ...x, connectionPk: resolved[i]!.connectionPk }));

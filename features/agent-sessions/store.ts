@@ -113,5 +113,7 @@ export async function endAgentSession(db: Queryable, environmentId: number, id: 
   );
   const row = rows[0];
   if (!row) return null;
-  return row.expires_at.getTime() <= row.revoked_at.getTime() ? { endedAt: row.expires_at, reason: 'expired' } : { endedAt: row.revoked_at, reason: 'terminated' };
+  return row.expires_at.getTime() <= row.revoked_at.getTime()
+    ? { endedAt: row.expires_at, reason: 'expired' }
+    : { endedAt: row.revoked_at, reason: 'terminated' };
 }

@@ -74,7 +74,12 @@ export type NewConnectSession = Omit<ConnectSession, 'id' | 'expiresAt' | 'clien
 
 const secretsAad = (id: number) => rowAad('connect_sessions', 'client_secret_overrides_enc', id);
 
-export async function createConnectSession(db: Queryable, box: SecretBox, s: NewConnectSession, now: Date): Promise<{ token: string; session: ConnectSession }> {
+export async function createConnectSession(
+  db: Queryable,
+  box: SecretBox,
+  s: NewConnectSession,
+  now: Date,
+): Promise<{ token: string; session: ConnectSession }> {
   const token = CONNECT_SESSION_PREFIX + randomBytes(32).toString('hex');
   const { rows } = await db.query<Row>(
     `INSERT INTO connect_sessions (environment_id, token_hash, end_user, organization, tags, allowed_integrations, integrations_config_defaults, webhook_url_override, reconnect_connection_id, overrides, expires_at)
