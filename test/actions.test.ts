@@ -164,12 +164,18 @@ describe('actions', () => {
   });
 
   test("Nango's POST /functions/invocations runs an action (wait and no_wait) and GET /functions/invocations/:id reads it", async () => {
-    const user = metabase.state.users.find((u) => u.email === 'ada@example.com')!;
     const invoke = (body: Json) => t.api('/functions/invocations', { method: 'POST', json: body });
+    const created = await invoke({
+      integration_id: 'metabase',
+      connection_id: 'acme',
+      name: 'create-user',
+      input: { firstName: 'In', lastName: 'Vo', email: 'invoked@example.com' },
+      invocation_type: 'wait',
+    });
+    assert.equal(created.status, 200);
+    const user = (await created.json()) as Json;
+    assert.equal(user.email, 'invoked@example.com');
     const call = { integration_id: 'metabase', connection_id: 'acme', name: 'fetch-user', input: { id: user.id } };
-    const waited = await invoke({ ...call, invocation_type: 'wait' });
-    assert.equal(waited.status, 200);
-    assert.equal(((await waited.json()) as Json).email, 'ada@example.com');
 
     const started = await invoke({ ...call, invocation_type: 'no_wait', options: { anything: 1 } });
     assert.equal(started.status, 202);
@@ -181,7 +187,7 @@ describe('actions', () => {
       return r.status === 202 ? null : { status: r.status, body: (await r.json()) as Json };
     });
     assert.equal(result.status, 200, JSON.stringify(result.body));
-    assert.equal(result.body.email, 'ada@example.com');
+    assert.equal(result.body.email, 'invoked@example.com');
 
     const refusal = async (body: Json) => {
       const r = await invoke(body);
