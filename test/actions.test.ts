@@ -175,7 +175,7 @@ describe('actions', () => {
     assert.equal(created.status, 200);
     const user = (await created.json()) as Json;
     assert.equal(user.email, 'invoked@example.com');
-    const call = { integration_id: 'metabase', connection_id: 'acme', name: 'fetch-user', input: { id: user.id } };
+    const call = { integration_id: 'metabase', connection_id: 'acme', name: 'fetch-user', input: { id: Number(user.id) } };
 
     const started = await invoke({ ...call, invocation_type: 'no_wait', options: { anything: 1 } });
     assert.equal(started.status, 202);
