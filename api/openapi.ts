@@ -28,6 +28,7 @@ const SECURITY: Record<RouteSpec['auth'], Record<string, string[]>[]> = {
   secret_key_or_connect_session: [{ bearer: [] }, { connectSession: [] }],
   connect_session: [{ connectSession: [] }],
   secret_key_or_agent_session: [{ bearer: [] }, { agentSession: [] }],
+  agent_session: [{ agentSession: [] }],
   // Proven by the integration's secret (a signature header or the URL's token), described on the operation.
   webhook_secret: [],
   none: [],
@@ -150,7 +151,11 @@ export function openapiDocument(routes: readonly RouteDef[], version: string, se
           scheme: 'bearer',
           description: 'A connect-session token (nango_connect_session_…), as a bearer token or in ?connect_session_token=',
         },
-        agentSession: { type: 'http', scheme: 'bearer', description: 'An agent-session token (switchyard_agent_session_…), accepted only on /mcp' },
+        agentSession: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An agent-session token (switchyard_agent_session_…), accepted only on /mcp and /session/{sessionId}/mcp',
+        },
       },
       responses: {
         ...errorResponses,

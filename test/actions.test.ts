@@ -163,6 +163,56 @@ describe('actions', () => {
     assert.equal(tooMany.status, 400);
   });
 
+  test("Nango's POST /functions/invocations runs an action (wait and no_wait) and GET /functions/invocations/:id reads it", async () => {
+    const invoke = (body: Json) => t.api('/functions/invocations', { method: 'POST', json: body });
+    const created = await invoke({
+      integration_id: 'metabase',
+      connection_id: 'acme',
+      name: 'create-user',
+      input: { firstName: 'In', lastName: 'Vo', email: 'invoked@example.com' },
+      invocation_type: 'wait',
+    });
+    assert.equal(created.status, 200);
+    const user = (await created.json()) as Json;
+    assert.equal(user.email, 'invoked@example.com');
+    const call = { integration_id: 'metabase', connection_id: 'acme', name: 'fetch-user', input: { id: Number(user.id) } };
+
+    const started = await invoke({ ...call, invocation_type: 'no_wait', options: { anything: 1 } });
+    assert.equal(started.status, 202);
+    const accepted = (await started.json()) as Json;
+    assert.equal(accepted.statusUrl, `/functions/invocations/${accepted.id}`);
+    assert.equal(started.headers.get('location'), accepted.statusUrl);
+    const result = await waitFor('the invocation result', async () => {
+      const r = await t.api(accepted.statusUrl);
+      return r.status === 202 ? null : { status: r.status, body: (await r.json()) as Json };
+    });
+    assert.equal(result.status, 200, JSON.stringify(result.body));
+    assert.equal(result.body.email, 'invoked@example.com');
+
+    const refusal = async (body: Json) => {
+      const r = await invoke(body);
+      return { status: r.status, error: ((await r.json()) as Json).error };
+    };
+    const ghost = await refusal({ ...call, connection_id: 'ghost', invocation_type: 'wait' });
+    assert.deepEqual([ghost.status, ghost.error.code], [404, 'connection_not_found']);
+    const unknown = await refusal({ ...call, name: 'nope', invocation_type: 'wait' });
+    assert.deepEqual([unknown.status, unknown.error.code], [404, 'unknown_function']);
+    const sync = await refusal({ ...call, name: 'users', invocation_type: 'no_wait' });
+    assert.deepEqual([sync.status, sync.error.code], [400, 'invalid_invocation']);
+    const noType = await refusal(call);
+    assert.deepEqual([noType.status, noType.error.code], [400, 'invalid_body']);
+    assert.ok(
+      noType.error.errors.some((e: Json) => e.path[0] === 'invocation_type'),
+      JSON.stringify(noType.error),
+    );
+    const badInput = await refusal({ ...call, input: { id: 'x' }, invocation_type: 'wait' });
+    assert.deepEqual([badInput.status, badInput.error.code], [400, 'invalid_action_input']);
+    const other = await t.api('/functions/invocations/00000000-0000-4000-8000-000000000000');
+    assert.equal(other.status, 404);
+    const badId = await t.api('/functions/invocations/nope');
+    assert.equal(((await badId.json()) as Json).error.code, 'invalid_uri_params');
+  });
+
   test('a 429 with Retry-After: 2 makes the next attempt wait about 2 s, then it succeeds', async () => {
     metabase.failNext({ status: 429, headers: { 'retry-after': '2' }, body: 'slow down', match: (r) => r.method === 'POST' && r.path === '/api/user' });
     const user = (await nango.triggerAction('metabase', 'acme', 'create-user', { firstName: 'Cy', lastName: 'C', email: 'cy@example.com' })) as Json;

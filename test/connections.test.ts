@@ -182,6 +182,86 @@ describe('integrations, connections and the connect flows', () => {
     assert.equal(bare.credentials.refresh_token, undefined);
   });
 
+  test("a connect session's OAuth overrides: its scopes in the authorize URL, its client at the code exchange and every refresh, its secret never stored in clear", async () => {
+    const own = await startOAuthProviderFake({ clientId: 'own-client', clientSecret: 'own-secret', issueRefreshTokens: true, autoApprove: true });
+    try {
+      await nango.createIntegration({
+        provider: 'google-drive',
+        unique_key: 'drive-own',
+        credentials: { type: 'OAUTH2', client_id: 'gd-client', client_secret: 'gd-secret', scopes: 'default.scope' },
+        integration_config: { authorization_url: `${own.url}/oauth/authorize`, token_url: `${own.url}/oauth/token`, base_url: own.url },
+      } as never);
+      const overrides = {
+        'drive-own': {
+          connection_config: {
+            oauth_scopes_override: 'files.read,files.write',
+            oauth_client_id_override: 'own-client',
+            oauth_client_secret_override: 'own-secret',
+          },
+        },
+      };
+      const token = await session({
+        tags: { end_user_id: 'own-1' },
+        integrations_config_defaults: overrides,
+        overrides: { 'drive-own': { docs_connect: 'https://docs.example.com/own' } },
+      });
+      const seen = (await (await fetch(`${t.url}/connect/session`, { headers: { authorization: `Bearer ${token}` } })).json()) as Json;
+      assert.deepEqual(seen.data.integrations_config_defaults['drive-own'].connection_config, {
+        oauth_scopes_override: 'files.read,files.write',
+        oauth_client_id_override: 'own-client',
+      });
+      assert.deepEqual(seen.data.overrides, { 'drive-own': { docs_connect: 'https://docs.example.com/own' } });
+      assert.equal(seen.data.connectUISettings.defaultTheme, 'system');
+      const stored = await t.platform.deps.db.query(`SELECT integrations_config_defaults::text AS d, client_secret_overrides_enc AS s FROM connect_sessions`);
+      assert.ok(stored.rows.every((r) => !r.d?.includes('own-secret') && !r.s?.includes('own-secret')));
+
+      const start = await fetch(`${t.url}/oauth/connect/drive-own?connect_session_token=${token}`, { redirect: 'manual' });
+      assert.equal(start.status, 302, await start.clone().text());
+      const authorize = new URL(start.headers.get('location')!);
+      assert.equal(authorize.searchParams.get('client_id'), 'own-client');
+      assert.equal(authorize.searchParams.get('scope'), 'files.read files.write');
+      const done = await fetch((await fetch(authorize, { redirect: 'manual' })).headers.get('location')!);
+      assert.equal(done.status, 200, await done.clone().text());
+      const [conn] = ((await nango.listConnections({ integrationId: 'drive-own' } as never)) as Json).connections;
+      const row = await t.platform.deps.db.query(`SELECT connection_config::text AS c, credentials_enc FROM connections WHERE connection_id = $1`, [
+        conn.connection_id,
+      ]);
+      assert.ok(!row.rows[0].c.includes('own-client') && !row.rows[0].credentials_enc.includes('own-secret'), row.rows[0].c);
+      // The fake knows only own-client: each refresh succeeding means each used the override.
+      for (const n of [1, 2]) {
+        const refreshed = (await nango.getConnection('drive-own', conn.connection_id, true)) as Json;
+        assert.equal(own.state.refreshCount, n);
+        assert.ok(refreshed.credentials.access_token);
+      }
+
+      const reconnect = await t.api('/connect/sessions/reconnect', {
+        method: 'POST',
+        json: { connection_id: conn.connection_id, integration_id: 'drive-own', integrations_config_defaults: overrides, overrides: { 'drive-own': {} } },
+      });
+      assert.equal(reconnect.status, 201, await reconnect.clone().text());
+      const again = await fetch(`${t.url}/oauth/connect/drive-own?connect_session_token=${((await reconnect.json()) as Json).data.token}`, {
+        redirect: 'manual',
+      });
+      const reauthorize = new URL(again.headers.get('location')!);
+      assert.deepEqual([reauthorize.searchParams.get('client_id'), reauthorize.searchParams.get('scope')], ['own-client', 'files.read files.write']);
+      assert.equal((await fetch((await fetch(reauthorize, { redirect: 'manual' })).headers.get('location')!)).status, 200);
+
+      const bad = await t.api('/connect/sessions', {
+        method: 'POST',
+        json: { tags: { end_user_id: 'x' }, integrations_config_defaults: { 'drive-own': { connection_config: { oauth_scopes_override: 'a, b' } } } },
+      });
+      assert.equal(bad.status, 400);
+      assert.deepEqual(((await bad.json()) as Json).error.errors[0].path, [
+        'integrations_config_defaults',
+        'drive-own',
+        'connection_config',
+        'oauth_scopes_override',
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
+
   test('an expiring token is refreshed once under concurrent reads', async () => {
     const conn = ((await nango.listConnections({ integrationId: 'drive' } as never)) as Json).connections[0];
     await t.platform.deps.db.query(`UPDATE connections SET expires_at = now() + interval '5 minutes' WHERE connection_id = $1`, [conn.connection_id]);

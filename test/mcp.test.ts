@@ -431,6 +431,98 @@ describe('MCP server', () => {
       await client.close();
       assert.equal((await t.api(`/agent-sessions/${s.id}`, { method: 'DELETE', key: t.prodKey })).status, 404);
     });
+
+    test("Nango's POST /sessions: connections by tags or pinned, a toolset, its MCP server at /session/:id/mcp, DELETE /sessions/:id", async () => {
+      for (const [id, tags] of [
+        ['tagged-1', { tenant: 'shared', team: 'a' }],
+        ['tagged-2', { tenant: 'shared', team: 'b' }],
+      ] as const) {
+        await addMetabaseConnection(t, metabase.url, API_KEY, { connectionId: id, extra: { tags } });
+      }
+      const create = async (body: Json) => {
+        const res = await t.api('/sessions', { method: 'POST', json: body });
+        return { status: res.status, body: (await res.json()) as Json };
+      };
+      const byTag = await create({
+        tenant: { connections: { any: [{ tags: { team: 'a' } }] } },
+        toolset: { metabase: { allow: { tools: ['fetch-user', 'create-user'] }, deny: { tools: ['create-user'] } } },
+        pinned_tools: { metabase: ['fetch-user'] },
+        expires_in: '15m',
+      });
+      assert.equal(byTag.status, 201, JSON.stringify(byTag.body));
+      const s = byTag.body.data as Json;
+      assert.equal(s.mcp_url, `${t.config.publicUrl}/session/${s.session_id}/mcp`);
+      assert.deepEqual(s.toolset, { metabase: { connected: true, tools_pinned: 1, tools_searchable: 0 } });
+      assert.deepEqual(s.meta_tools, { nango_tool_search: false, nango_execute: false, nango_proxy: false });
+      assert.ok(Math.abs(Date.parse(s.expires_at) - Date.now() - 15 * 60_000) < 60_000, s.expires_at);
+
+      const client = new Client({ name: 'switchyard-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(s.mcp_url), { requestInit: { headers: { authorization: `Bearer ${s.session_token}` } } }));
+      assert.deepEqual(
+        (await client.listTools()).tools.map((x) => x.name),
+        ['metabase__fetch-user'],
+      );
+      const user = metabase.state.users[0]!;
+      const fetched = (await client.callTool({ name: 'metabase__fetch-user', arguments: { id: user.id } })) as CallToolResult;
+      assert.equal(textOf(fetched).email, user.email);
+      const run = await t.platform.deps.db.query(`SELECT agent_session_id, connection_id FROM action_runs WHERE id = $1`, [fetched._meta![RUN_ID]]);
+      assert.deepEqual(run.rows[0], { agent_session_id: s.session_id, connection_id: 'tagged-1' });
+      const denied = (await client.callTool({ name: 'metabase__create-user', arguments: {} })) as CallToolResult;
+      assert.equal(denied.isError, true);
+
+      const other = await create({ tenant: { connections: { pinned: [{ integration_id: 'metabase', connection_id: 'acme' }] } } });
+      assert.equal(other.status, 201, JSON.stringify(other.body));
+      const wrongPath = await t.api(`/session/${other.body.data.session_id}/mcp`, {
+        method: 'POST',
+        key: s.session_token,
+        headers: { accept: 'application/json, text/event-stream' },
+        json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      });
+      assert.equal(wrongPath.status, 404);
+      assert.equal(((await wrongPath.json()) as Json).error.code, 'session_not_found');
+      const bySecretKey = await t.api(`/session/${s.session_id}/mcp`, { method: 'POST', json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      assert.equal(bySecretKey.status, 401);
+
+      const ended = await t.api(`/sessions/${s.session_id}`, { method: 'DELETE' });
+      assert.equal(ended.status, 200);
+      const endedBody = ((await ended.json()) as Json).data as Json;
+      assert.equal(endedBody.session_id, s.session_id);
+      assert.equal(endedBody.reason, 'terminated');
+      assert.ok(Date.parse(endedBody.ended_at) <= Date.now());
+      await assert.rejects(client.listTools(), /agent_session_revoked/);
+      await client.close();
+      assert.equal((await t.api(`/sessions/${s.session_id}`, { method: 'DELETE', key: t.prodKey })).status, 404);
+
+      const ambiguous = await create({ tenant: { connections: { any: [{ tags: { tenant: 'shared' } }] } } });
+      assert.equal(ambiguous.status, 400);
+      assert.equal(ambiguous.body.error.code, 'ambiguous_connections');
+      assert.equal(ambiguous.body.error.payload.integrations.metabase.match_count, 2);
+      const unknownPinned = await create({ tenant: { connections: { pinned: [{ integration_id: 'metabase', connection_id: 'ghost' }] } } });
+      assert.deepEqual([unknownPinned.body.error.code, unknownPinned.body.error.payload.pinned[0].connection_id], ['unknown_pinned_connection', 'ghost']);
+      const pinned = { tenant: { connections: { pinned: [{ integration_id: 'metabase', connection_id: 'acme' }] } } };
+      const unknownTool = await create({ ...pinned, toolset: { metabase: { allow: { tools: ['nope'] } } } });
+      assert.deepEqual([unknownTool.status, unknownTool.body.error.code, unknownTool.body.error.payload.tools[0].tool], [400, 'unknown_tool', 'nope']);
+      const syncTool = await create({ ...pinned, toolset: { metabase: { deny: { tools: ['users'] } } } });
+      assert.equal(syncTool.body.error.code, 'unsupported_function_type');
+      const notInToolset = await create({
+        ...pinned,
+        toolset: { metabase: { allow: { tools: ['fetch-user'] } } },
+        pinned_tools: { metabase: ['create-user'] },
+      });
+      assert.equal(notInToolset.body.error.code, 'tool_not_in_toolset');
+      const strayIntegration = await create({ ...pinned, toolset: { other: '*' } });
+      assert.equal(strayIntegration.body.error.code, 'unknown_integration');
+      const fieldOf = async (body: Json) => {
+        const r = await create(body);
+        assert.equal(r.status, 400, JSON.stringify(r.body));
+        assert.equal(r.body.error.code, 'invalid_body');
+        return r.body.error.errors[0].path.join('.');
+      };
+      assert.equal(await fieldOf({ ...pinned, meta_tools: { nango_proxy: true } }), 'meta_tools.nango_proxy');
+      assert.equal(await fieldOf({ ...pinned, expires_in: 'soon' }), 'expires_in');
+      assert.equal(await fieldOf({ tenant: { connections: {} } }), 'tenant.connections');
+      assert.equal(await fieldOf({ ...pinned, toolset: { metabase: { allow: ['x'] } } }), 'toolset');
+    });
   });
 
   test('a tool’s title and annotations (createTool) reach the MCP tool list', async () => {

@@ -35,6 +35,8 @@ function refusedAttempts(kind: Auth): [string, Record<string, string>, string][]
       return [none, wrongKey, wrongSession, wrongSessionQuery];
     case 'secret_key_or_agent_session':
       return [none, wrongKey, ['an unknown agent session', bearer(`switchyard_agent_session_${hex(32)}`), '']];
+    case 'agent_session':
+      return [none, ['an unknown agent session', bearer(`switchyard_agent_session_${hex(32)}`), ''], ['a secret key', bearer(randomUUID()), '']];
     case 'webhook_secret':
       return [none, ['a wrong signature', { 'x-switchyard-signature': `sha256=${hex(32)}`, 'x-checkr-signature': hex(32) }, '']];
     case 'none':

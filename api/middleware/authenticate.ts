@@ -17,7 +17,15 @@ import { bearerToken, environmentForSecretKey, requireSecretKey } from './auth.j
 import { sessionForToken, sessionFromRequest } from './connect-session.js';
 
 /** How a caller proves who it is. */
-export const AUTH_KINDS = ['secret_key', 'secret_key_or_connect_session', 'secret_key_or_agent_session', 'connect_session', 'webhook_secret', 'none'] as const;
+export const AUTH_KINDS = [
+  'secret_key',
+  'secret_key_or_connect_session',
+  'secret_key_or_agent_session',
+  'agent_session',
+  'connect_session',
+  'webhook_secret',
+  'none',
+] as const;
 export type Auth = (typeof AUTH_KINDS)[number];
 
 /** The end user's connect session: `?connect_session_token=` (Nango's clients, the connect flows) or `Authorization: Bearer`. */
@@ -47,19 +55,32 @@ const secretKeyOrConnectSession =
     await next();
   };
 
+/** The live agent session of a token; 401 naming why when there is none. */
+async function liveAgentSession(deps: AppDeps, token: string) {
+  const found = await findAgentSession(deps.db, token, deps.clock.now());
+  if ('refused' in found) {
+    const why = { unknown: 'unknown', expired: 'has expired', revoked: 'was revoked' }[found.refused];
+    throw new Unauthorized(`agent_session_${found.refused}`, `Authentication failed. The agent session ${why}.`);
+  }
+  annotate({ environment: found.environment.name });
+  return found;
+}
+
+/** An agent session's token only (`/session/:id/mcp`): which session the path names is the handler's to check. */
+const agentSession =
+  (deps: AppDeps): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    c.set('agentSession', await liveAgentSession(deps, bearerToken(c.req.header('authorization'))));
+    await next();
+  };
+
 /** A secret key, or an agent session (`/mcp`): which connections the session may use is the handler's to check. */
 const secretKeyOrAgentSession =
   (deps: AppDeps): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     const token = bearerToken(c.req.header('authorization'));
     if (token.startsWith(AGENT_SESSION_PREFIX)) {
-      const found = await findAgentSession(deps.db, token, deps.clock.now());
-      if ('refused' in found) {
-        const why = { unknown: 'unknown', expired: 'has expired', revoked: 'was revoked' }[found.refused];
-        throw new Unauthorized(`agent_session_${found.refused}`, `Authentication failed. The agent session ${why}.`);
-      }
-      c.set('agentSession', found);
-      annotate({ environment: found.environment.name });
+      c.set('agentSession', await liveAgentSession(deps, token));
     } else {
       const env = await environmentForSecretKey(deps, token);
       c.set('agentSession', null);
@@ -87,6 +108,7 @@ const MIDDLEWARE: Record<Auth, ((deps: AppDeps) => MiddlewareHandler<AppEnv>) | 
   secret_key: requireSecretKey,
   secret_key_or_connect_session: secretKeyOrConnectSession,
   secret_key_or_agent_session: secretKeyOrAgentSession,
+  agent_session: agentSession,
   connect_session: connectSession,
   webhook_secret: webhookSecret,
   none: null,

@@ -22,7 +22,8 @@ const triggerBody = z.object({ action_name: z.string().regex(/^[a-zA-Z0-9_-]+$/)
 const idParam = z.object({ id: z.uuid() });
 export const actionAccepted = z.object({ id: z.string(), statusUrl: z.string() });
 
-function resultResponse(c: Context<AppEnv>, run: ActionRun) {
+/** A finished run's answer: its output, or its error as the trigger would have answered it. */
+export function resultResponse(c: Context<AppEnv>, run: ActionRun) {
   if (run.status === 'success') return c.json(run.output as object, 200);
   const e = run.error!;
   throw new UpstreamError(e.code, e.message, e.status, e.payload, e.upstream);

@@ -9,6 +9,16 @@ import { z } from 'zod';
 import { saveConnection, verifiedConfigKeys } from '../../features/connections/create.js';
 import { authorizeUrl, exchangeCode, OAuthError, pkcePair } from '../../features/connections/oauth.js';
 import { authorizationClient, callbackClient } from '../../features/connections/mcp.js';
+import {
+  CLIENT_ID_OVERRIDE,
+  CLIENT_SECRET_OVERRIDE,
+  overriddenClient,
+  SCOPES_OVERRIDE,
+  sessionClientOverride,
+  sessionScopesOverride,
+  withoutClientOverrides,
+  withoutClientSecrets,
+} from '../../features/connections/client-override.js';
 import { accessToken, authorizationUrl, requestToken, type RequestToken } from '../../features/connections/oauth1.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { pluginFor } from '../../integrations/plugins.js';
@@ -44,9 +54,27 @@ const integrationDefaults = z
   .object({
     user_scopes: z.string().max(2048).optional(),
     authorization_params: z.record(z.string(), z.string()).optional(),
-    connection_config: z.record(z.string(), z.unknown()).optional(),
+    connection_config: z
+      .object({
+        [SCOPES_OVERRIDE]: z
+          .string()
+          .max(2048)
+          .regex(/^[^\s,]+(,[^\s,]+)*$/, 'comma-separated scopes')
+          .optional()
+          .describe('The scopes the OAuth flow asks for instead of the integration’s (comma-separated)'),
+        [CLIENT_ID_OVERRIDE]: z.string().min(1).max(255).optional().describe('The OAuth client id the flow and the connection’s refreshes use'),
+        [CLIENT_SECRET_OVERRIDE]: z
+          .string()
+          .min(1)
+          .max(2048)
+          .optional()
+          .describe('Its secret: kept encrypted, never returned (GET /connect/session leaves it out)'),
+      })
+      .catchall(z.unknown())
+      .optional(),
   })
   .strict();
+const overridesSchema = z.record(uniqueKeySchema, z.object({ docs_connect: linkUrl.optional() }).strict());
 
 const sessionBody = z
   .object({
@@ -55,7 +83,7 @@ const sessionBody = z
     tags: tagsSchema.optional(),
     allowed_integrations: z.array(uniqueKeySchema).max(100).optional(),
     integrations_config_defaults: z.record(uniqueKeySchema, integrationDefaults).optional(),
-    overrides: z.record(uniqueKeySchema, z.object({ docs_connect: linkUrl.optional() }).strict()).optional(),
+    overrides: overridesSchema.optional(),
     webhook_url_override: z.url({ protocol: /^https?$/ }).optional(),
   })
   .strict()
@@ -69,6 +97,7 @@ const reconnectBody = z
     organization: organizationSchema.optional(),
     tags: tagsSchema.optional(),
     integrations_config_defaults: z.record(uniqueKeySchema, integrationDefaults).optional(),
+    overrides: overridesSchema.optional(),
     webhook_url_override: z.url({ protocol: /^https?$/ }).optional(),
   })
   .strict();
@@ -135,16 +164,20 @@ function sessionOut(deps: AppDeps, token: string, session: ConnectSession) {
 async function openSession(
   deps: AppDeps,
   env: Environment,
-  input: Pick<z.infer<typeof reconnectBody>, 'end_user' | 'organization' | 'integrations_config_defaults' | 'webhook_url_override'>,
+  input: Pick<z.infer<typeof reconnectBody>, 'end_user' | 'organization' | 'integrations_config_defaults' | 'overrides' | 'webhook_url_override'>,
   scope: Pick<NewConnectSession, 'tags' | 'allowedIntegrations' | 'reconnectConnectionPk'>,
 ) {
+  const { defaults, secrets } = withoutClientSecrets(input.integrations_config_defaults);
   const { token, session } = await createConnectSession(
     deps.db,
+    deps.box,
     {
       environmentId: env.id,
       endUser: input.end_user ?? null,
       organization: input.organization ?? null,
-      integrationsConfigDefaults: input.integrations_config_defaults ?? null,
+      integrationsConfigDefaults: defaults,
+      clientSecretOverrides: secrets,
+      overrides: input.overrides ?? null,
       webhookUrlOverride: input.webhook_url_override ?? null,
       ...scope,
     },
@@ -206,7 +239,10 @@ async function flowTarget(
     connectionId = randomUUID();
   }
   if (!integration) throw new NotFound('unknown_provider_config', `Integration ${providerConfigKey} does not exist`);
-  const given: Record<string, unknown> = withDefaults(session.integrationsConfigDefaults?.[providerConfigKey]?.connection_config, q.params, 'params');
+  // The client overrides go to the credentials (client-override.ts), not the connection config; the end user sets neither.
+  const given: Record<string, unknown> = withoutClientOverrides(
+    withDefaults(session.integrationsConfigDefaults?.[providerConfigKey]?.connection_config, q.params, 'params'),
+  );
   delete given.webhook_url;
   const provider = await providerOf(deps.db, environment.id, integration.provider);
   // The provider's defaults where neither the session nor the end user gave a value (a region's usual host).
@@ -247,10 +283,12 @@ const sessionDataShape = z.object({
   tags: z.record(z.string(), z.string()),
   allowed_integrations: z.array(z.string()).optional(),
   integrations_config_defaults: z.record(z.string(), integrationDefaults).optional(),
+  overrides: overridesSchema.optional(),
   isReconnecting: z.boolean(),
   expires_at: z.string(),
   connectUISettings: z.object({
     theme: z.object({ light: z.object({ primary: z.string() }), dark: z.object({ primary: z.string() }) }),
+    defaultTheme: z.enum(['light', 'dark', 'system']),
     showWatermark: z.boolean(),
   }),
 });
@@ -342,9 +380,10 @@ export const getSession = defineRoute({
       tags: session.tags,
       allowed_integrations: session.allowedIntegrations ?? undefined,
       integrations_config_defaults: session.integrationsConfigDefaults ?? undefined,
+      overrides: session.overrides ?? undefined,
       isReconnecting: session.reconnectConnectionPk !== null,
       expires_at: session.expiresAt.toISOString(),
-      connectUISettings: { theme: { light: { primary: '#2255cc' }, dark: { primary: '#7aa2ff' } }, showWatermark: false },
+      connectUISettings: { theme: { light: { primary: '#2255cc' }, dark: { primary: '#7aa2ff' } }, defaultTheme: 'system', showWatermark: false },
     },
   };
 });
@@ -534,6 +573,8 @@ export const startOAuth = defineRoute({
     });
     const pkce = provider.pkce ? pkcePair() : null;
     const defaults = target.session.integrationsConfigDefaults?.[pck];
+    const overridden = overriddenClient(client, provider.authMode === 'OAUTH2' ? sessionClientOverride(deps.box, target.session, pck) : undefined)!;
+    const scopes = sessionScopesOverride(target.session, pck);
     const userScope = (value?: string) => (value === undefined ? undefined : { user_scope: value });
     const { user_scope: userScopes } = withDefaults(userScope(defaults?.user_scopes), userScope(target.q.user_scope), null);
     await createOAuthSession(
@@ -554,7 +595,7 @@ export const startOAuth = defineRoute({
     return c.redirect(
       authorizeUrl({
         endpoints,
-        credentials: client,
+        credentials: scopes === undefined || overridden.type === 'APP' || overridden.type === 'CUSTOM' ? overridden : { ...overridden, scopes },
         redirectUri,
         state,
         codeChallenge: pkce?.challenge,
@@ -615,7 +656,12 @@ export const oauthCallback = defineRoute({
   try {
     const endpoints = await endpointsFor(deps, session.environmentId, integration, session.connectionConfig);
     const provider = endpoints.provider;
-    const { client, connectionConfig: given, override } = callbackClient(deps.box, endpoints, session);
+    const started = session.connectSessionId ? await getConnectSessionById(deps.db, session.connectSessionId) : null;
+    const sessionOverride = started && provider.authMode === 'OAUTH2' ? sessionClientOverride(deps.box, started, pck) : undefined;
+    const fromCallback = callbackClient(deps.box, endpoints, session);
+    const given = fromCallback.connectionConfig;
+    const override = fromCallback.override ?? sessionOverride;
+    const client = overriddenClient(fromCallback.client, sessionOverride);
     if (!client) return fail('missing_credentials', `Integration ${pck} has no OAuth client id and secret`);
     let startConfig = given;
     const context = { environmentId: session.environmentId, integration: integration.uniqueKey, connectionId: session.connectionId, kind: 'auth' } as const;
@@ -666,7 +712,6 @@ export const oauthCallback = defineRoute({
       credentials,
       context,
     });
-    const started = session.connectSessionId ? await getConnectSessionById(deps.db, session.connectSessionId) : null;
     const connectSession = started && withoutFlowSettings(started);
     // Values the provider gave server to server (token response, post-connection call), not the end user or the redirect: webhook routing trusts only these.
     const redirected = new Set([...(provider.redirectUriMetadata ?? []), ...(provider.authMode === 'CUSTOM' ? ['installation_id'] : [])]);
@@ -683,7 +728,7 @@ export const oauthCallback = defineRoute({
         connectionConfig,
         verifiedConfigKeys: verifiedConfigKeys(connectionConfig, started?.integrationsConfigDefaults?.[pck]?.connection_config ?? {}, fromProvider),
       },
-      // A connection's own client's secret (MCP_OAUTH2_GENERIC) is kept encrypted with its tokens.
+      // A connection's own client (MCP_OAUTH2_GENERIC's, or the one its connect session overrode) is kept encrypted with its tokens.
       credentials.type === 'OAUTH2' && override ? { ...credentials, config_override: override } : credentials,
     );
     // The provider's step after connecting (its plugin's afterConnect), before the end user is told it is done.
@@ -788,6 +833,8 @@ export function emptySession(environmentId: number): ConnectSession {
     integrationsConfigDefaults: null,
     webhookUrlOverride: null,
     reconnectConnectionPk: null,
+    overrides: null,
+    clientSecretOverridesEnc: null,
     expiresAt: new Date(Date.now() + CONNECT_SESSION_TTL_MS),
   };
 }

@@ -39,6 +39,8 @@
  * | GET    | /app-auth/connect                                 | app-auth.ts               |
  * | POST   | /action/trigger                                   | actions.ts                |
  * | GET    | /action/:id                                       | actions.ts                |
+ * | POST   | /functions/invocations                            | function-invocations.ts   |
+ * | GET    | /functions/invocations/:id                        | function-invocations.ts   |
  * | POST   | /sync/trigger, /sync/start, /sync/pause           | syncs.ts                  |
  * | GET    | /sync/status                                      | syncs.ts                  |
  * | PUT    | /sync/update-connection-frequency                 | syncs.ts                  |
@@ -66,6 +68,8 @@
  * | ALL    | /mcp (the MCP server: POST; others 405)           | mcp.ts                    |
  * | POST   | /agent-sessions                                   | mcp.ts                    |
  * | DELETE | /agent-sessions/:id                               | mcp.ts                    |
+ * | POST   | /sessions, DELETE /sessions/:sessionId            | sessions.ts               |
+ * | ALL    | /session/:sessionId/mcp (POST; others 405)        | sessions.ts               |
  * | GET    | /openapi.json, /docs, /docs/guide[/:page]         | docs.ts                   |
  * | GET    | /images/logos/:file (`<provider>.svg`)            | logos.ts                  |
  * | GET    | /records, /records/                               | records.ts                |
@@ -142,9 +146,11 @@ import { receiveProviderWebhookRoute, receiveProviderWebhookWithToken } from './
 import { proxy } from './proxy.js';
 import { callToolRoute } from './tools.js';
 import { createAgentSessionRoute, deleteAgentSessionRoute, mcpRoute } from './mcp.js';
+import { createNangoAgentSession, deleteNangoAgentSession, sessionMcpRoute } from './sessions.js';
 import { listRecords, pruneRecordsRoute } from './records.js';
 import { deployRoute, previewDeployRoute, providerTemplates, scriptsConfig } from './scripts.js';
 import { nangoDeployConfirmationRoute, nangoDeployRoute } from './nango-deploy.js';
+import { createFunctionInvocation, getFunctionInvocation } from './function-invocations.js';
 import { deleteFunctionRoute, getFunctionCodeRoute, getFunctionRoute, listFunctionsRoute } from './functions.js';
 import { createSyncVariant, deleteSyncVariant, pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
 import { unifiedEndpoint } from './unified-endpoints.js';
@@ -217,6 +223,8 @@ export const routeTable: readonly RouteDef[] = [
   appAuthCallback,
   triggerActionRoute,
   getActionResult,
+  createFunctionInvocation,
+  getFunctionInvocation,
   triggerSyncs,
   startSyncs,
   pauseSyncs,
@@ -250,6 +258,9 @@ export const routeTable: readonly RouteDef[] = [
   mcpRoute,
   createAgentSessionRoute,
   deleteAgentSessionRoute,
+  createNangoAgentSession,
+  deleteNangoAgentSession,
+  sessionMcpRoute,
   ...docsRoutes(() => routeTable),
   listRecords,
   pruneRecordsRoute,

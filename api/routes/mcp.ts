@@ -8,7 +8,7 @@ import { createAgentSession, revokeAgentSession, AGENT_SESSION_DEFAULT_TTL_S } f
 import { endUserSchema } from '../../features/connections/tags.js';
 import { BadRequest, Forbidden, NotFound, ValidationFailed } from '../../lib/errors.js';
 import { collidingPrefix, handleMcpRequest, resolveScope, sessionScope, TOOL_SEPARATOR, type ToolScope } from '../mcp.js';
-import type { AppEnv } from '../context.js';
+import type { AppDeps, AppEnv } from '../context.js';
 import type { Context } from 'hono';
 import { defineRoute } from '../route.js';
 import { headers as parseHeaders, readJson } from '../validate.js';
@@ -72,8 +72,10 @@ export const mcpRoute = defineRoute({
     406: { description: 'The Accept header must list application/json and text/event-stream', content: { 'application/json': { schema: errorEnvelope } } },
   },
   errors: [400, 403, 415],
-}).handle(async ({ deps }, c) => {
-  const scope = scopeOf(c);
+}).handle(async ({ deps }, c) => serveMcp(deps, c, scopeOf(c)));
+
+/** One MCP request for a scope: POST only (the server is stateless), its body a JSON-RPC message. */
+export async function serveMcp(deps: AppDeps, c: Context<AppEnv>, scope: ToolScope): Promise<Response> {
   if (c.req.method !== 'POST') {
     const error = { code: 'method_not_allowed', message: 'This MCP server is stateless: POST JSON-RPC messages' };
     return c.json({ error }, 405, { Allow: 'POST' });
@@ -81,7 +83,7 @@ export const mcpRoute = defineRoute({
   const body = await readJson(c);
   if (body === undefined) throw new BadRequest('invalid_body', 'The body must be a JSON-RPC message (or a batch of them)');
   return handleMcpRequest(deps, scope, c.req.raw, body);
-});
+}
 
 const sessionConnection = z.object({ provider_config_key: uniqueKeySchema, connection_id: connectionIdSchema }).strict();
 const createSessionBody = z

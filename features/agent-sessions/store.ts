@@ -99,9 +99,21 @@ export async function findAgentSession(db: Queryable, token: string, now: Date):
 
 /** Revokes a session of the environment; false when it has none with this id. */
 export async function revokeAgentSession(db: Queryable, environmentId: number, id: string): Promise<boolean> {
-  const { rowCount } = await db.query(`UPDATE agent_sessions SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND environment_id = $2`, [
-    id,
-    environmentId,
-  ]);
-  return (rowCount ?? 0) > 0;
+  return (await endAgentSession(db, environmentId, id)) !== null;
+}
+
+/**
+ * Ends a session of the environment (Nango's DELETE /sessions/:id): when it ended and why, also for
+ * one that had already ended; null when the environment has no session with this id.
+ */
+export async function endAgentSession(db: Queryable, environmentId: number, id: string): Promise<{ endedAt: Date; reason: 'terminated' | 'expired' } | null> {
+  const { rows } = await db.query<{ revoked_at: Date; expires_at: Date }>(
+    `UPDATE agent_sessions SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND environment_id = $2 RETURNING revoked_at, expires_at`,
+    [id, environmentId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return row.expires_at.getTime() <= row.revoked_at.getTime()
+    ? { endedAt: row.expires_at, reason: 'expired' }
+    : { endedAt: row.revoked_at, reason: 'terminated' };
 }

@@ -3,7 +3,7 @@
  * connection. The token is shown once; only its hash is stored.
  */
 import { randomBytes } from 'node:crypto';
-import { constantTimeEqual, sha256Hex } from '../../lib/crypto.js';
+import { constantTimeEqual, rowAad, sha256Hex, type SecretBox } from '../../lib/crypto.js';
 import type { EndUser } from './store.js';
 import type { Queryable } from '../../lib/db/pool.js';
 
@@ -27,6 +27,10 @@ export interface ConnectSession {
   integrationsConfigDefaults: Record<string, IntegrationDefaults> | null;
   webhookUrlOverride: string | null;
   reconnectConnectionPk: number | null;
+  /** Nango's `overrides`: per integration, the docs link the connect flow shows. */
+  overrides: Record<string, { docs_connect?: string }> | null;
+  /** The OAuth client secrets the session overrides, by integration key, sealed (clientSecretOverrides reads them). */
+  clientSecretOverridesEnc: string | null;
   expiresAt: Date;
 }
 
@@ -41,6 +45,8 @@ interface Row {
   integrations_config_defaults: Record<string, IntegrationDefaults> | null;
   webhook_url_override: string | null;
   reconnect_connection_id: number | null;
+  overrides: ConnectSession['overrides'];
+  client_secret_overrides_enc: string | null;
   expires_at: Date;
 }
 
@@ -55,17 +61,29 @@ function fromRow(r: Row): ConnectSession {
     integrationsConfigDefaults: r.integrations_config_defaults,
     webhookUrlOverride: r.webhook_url_override,
     reconnectConnectionPk: r.reconnect_connection_id,
+    overrides: r.overrides,
+    clientSecretOverridesEnc: r.client_secret_overrides_enc,
     expiresAt: r.expires_at,
   };
 }
 
-export type NewConnectSession = Omit<ConnectSession, 'id' | 'expiresAt'>;
+export type NewConnectSession = Omit<ConnectSession, 'id' | 'expiresAt' | 'clientSecretOverridesEnc'> & {
+  /** By integration key; sealed with the row's id once it has one. */
+  clientSecretOverrides: Record<string, string> | null;
+};
 
-export async function createConnectSession(db: Queryable, s: NewConnectSession, now: Date): Promise<{ token: string; session: ConnectSession }> {
+const secretsAad = (id: number) => rowAad('connect_sessions', 'client_secret_overrides_enc', id);
+
+export async function createConnectSession(
+  db: Queryable,
+  box: SecretBox,
+  s: NewConnectSession,
+  now: Date,
+): Promise<{ token: string; session: ConnectSession }> {
   const token = CONNECT_SESSION_PREFIX + randomBytes(32).toString('hex');
   const { rows } = await db.query<Row>(
-    `INSERT INTO connect_sessions (environment_id, token_hash, end_user, organization, tags, allowed_integrations, integrations_config_defaults, webhook_url_override, reconnect_connection_id, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+    `INSERT INTO connect_sessions (environment_id, token_hash, end_user, organization, tags, allowed_integrations, integrations_config_defaults, webhook_url_override, reconnect_connection_id, overrides, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
     [
       s.environmentId,
       sha256Hex(token),
@@ -76,10 +94,22 @@ export async function createConnectSession(db: Queryable, s: NewConnectSession, 
       s.integrationsConfigDefaults ? JSON.stringify(s.integrationsConfigDefaults) : null,
       s.webhookUrlOverride,
       s.reconnectConnectionPk,
+      s.overrides ? JSON.stringify(s.overrides) : null,
       new Date(now.getTime() + CONNECT_SESSION_TTL_MS),
     ],
   );
-  return { token, session: fromRow(rows[0]!) };
+  const row = rows[0]!;
+  if (s.clientSecretOverrides && Object.keys(s.clientSecretOverrides).length) {
+    row.client_secret_overrides_enc = box.encrypt(JSON.stringify(s.clientSecretOverrides), secretsAad(row.id));
+    await db.query('UPDATE connect_sessions SET client_secret_overrides_enc = $2 WHERE id = $1', [row.id, row.client_secret_overrides_enc]);
+  }
+  return { token, session: fromRow(row) };
+}
+
+/** The OAuth client secrets a session overrides, by integration key (none: {}). */
+export function clientSecretOverrides(box: SecretBox, session: ConnectSession): Record<string, string> {
+  if (!session.clientSecretOverridesEnc) return {};
+  return JSON.parse(box.decrypt(session.clientSecretOverridesEnc, secretsAad(session.id))) as Record<string, string>;
 }
 
 /** The session for a token, or null when unknown or expired. */

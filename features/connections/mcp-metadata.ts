@@ -7,6 +7,7 @@
  * Read here without I/O, for the resolver (target.ts) and the token requests.
  */
 import { z } from 'zod';
+import { overriddenClient } from './client-override.js';
 import type { IntegrationCredentials } from './credentials.js';
 
 export const MCP_CONFIG_KEYS = ['oauth_metadata', 'oauth_client_info', 'oauth_resource_url'] as const;
@@ -60,7 +61,8 @@ export function resourceParam(connectionConfig: Record<string, unknown>): Record
 /**
  * The OAuth client of a connection's code exchange and refreshes: an MCP_OAUTH2_GENERIC connection's
  * own registered client (its secret, when the server issued one, from the credentials' `config_override`),
- * else the integration's (OAUTH2, and MCP_OAUTH2's registered or entered client).
+ * else the integration's (OAUTH2, and MCP_OAUTH2's registered or entered client) with what the connection's
+ * `config_override` overrides of it.
  */
 export function oauthClientOf(
   integration: { credentials: IntegrationCredentials | null },
@@ -68,7 +70,8 @@ export function oauthClientOf(
   connectionConfig: Record<string, unknown>,
   override?: { client_id?: string; client_secret?: string },
 ): IntegrationCredentials | null {
-  if (authMode !== 'MCP_OAUTH2_GENERIC') return integration.credentials;
+  // A client a connect session overrode (client-override.ts), else the integration's.
+  if (authMode !== 'MCP_OAUTH2_GENERIC') return overriddenClient(integration.credentials, override);
   const clientId = override?.client_id ?? registeredClientId(connectionConfig);
   if (!clientId) return integration.credentials;
   return { type: 'OAUTH2', client_id: clientId, client_secret: override?.client_secret ?? '' };

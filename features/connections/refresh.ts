@@ -182,7 +182,7 @@ async function renewedCredentials(
   } else if (current.credentials.type === 'OAUTH2') {
     const client = oauthClientOf(endpoints.integration, endpoints.provider.authMode, current.connectionConfig, current.credentials.config_override);
     if (!client) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
-    return await refreshToken({
+    const refreshed = await refreshToken({
       http: deps.http,
       endpoints,
       client,
@@ -191,6 +191,9 @@ async function renewedCredentials(
       context,
       signal: startDeadline(),
     });
+    // The connection's own client stays its own for the refreshes after this one.
+    const override = current.credentials.config_override;
+    return override && refreshed.type === 'OAUTH2' ? { ...refreshed, config_override: override } : refreshed;
   }
   return null;
 }

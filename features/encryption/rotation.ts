@@ -16,6 +16,7 @@ export const ENCRYPTED_COLUMNS = [
   { table: 'integrations', key: 'id', column: 'incoming_webhook_secret_enc' },
   { table: 'connections', key: 'id', column: 'credentials_enc' },
   { table: 'oauth_sessions', key: 'id', column: 'code_verifier_enc' },
+  { table: 'connect_sessions', key: 'id', column: 'client_secret_overrides_enc' },
   { table: 'environment_settings', key: 'environment_id', column: 'otlp_headers_enc' },
   { table: 'environment_settings', key: 'environment_id', column: 'webhook_signing_key_enc' },
   { table: 'environment_settings', key: 'environment_id', column: 'previous_signing_key_enc' },
