@@ -273,6 +273,15 @@ export const providerDefinitionSchema = z
     authorization_url_replacements: z.record(z.string().min(1).max(64), z.string().max(64)).optional(),
     token_params: params.optional(),
     refresh_params: params.optional(),
+    /**
+     * OAUTH2: names of the token and refresh requests' parameters replaced, OAuth's (`client_id`,
+     * `client_secret`, `code`, `redirect_uri`, …) by the provider's (TikTok's Business API: `app_id`,
+     * `secret`, `auth_code`); empty: left out. Its `client_id` wins over `authorization_url_replacements`'.
+     * Our own key: Nango does TikTok's token requests in code.
+     */
+    token_request_replacements: z.record(z.string().min(1).max(64), z.string().max(64)).optional(),
+    /** OAUTH2: where the token endpoint's JSON answer has its fields (TikTok's Business API: `data`); our own key. */
+    token_response_root: responsePath.optional(),
     scope_separator: z.string().min(1).max(8).optional(),
     default_scopes: z.array(z.string().min(1).max(512)).max(64).optional(),
     disable_pkce: flag.optional(),
