@@ -73,7 +73,7 @@ export interface Provider {
   /** TWO_STEP: the token request's headers, method, and where its response has the token and expiry. */
   twoStep?: {
     headers: Record<string, string>;
-    method: 'GET' | 'POST';
+    method: 'GET' | 'POST' | 'PUT';
     response: NonNullable<ProviderDefinition['token_response']>;
     /** The token's lifetime when the response gives none. */
     expiresInMs?: number;
