@@ -13,6 +13,10 @@ const families: Record<string, PathRow[]> = {
     ['tripletex', { environment: 'tripletex.no' }, 'v2/invoice', 'https://tripletex.no/v2/invoice'],
     ['tripletex', { environment: 'api-test.tripletex.tech' }, 'v2/customer', 'https://api-test.tripletex.tech/v2/customer'],
   ],
+  'signed tokens (JWT)': [
+    ['snowflake-jwt', { subdomain: 'myorg-myaccount' }, '/api/v2/statements', 'https://myorg-myaccount.snowflakecomputing.com/api/v2/statements'],
+    ['snowflake-jwt', { subdomain: 'xy12345.us-east-2.aws' }, '/api/v2/statements', 'https://xy12345.us-east-2.aws.snowflakecomputing.com/api/v2/statements'],
+  ],
   'TikTok API for Business': [
     ['tiktok-ads', {}, '/campaign/get/', 'https://business-api.tiktok.com/open_api/v1.3/campaign/get/'],
     ['tiktok-ads', {}, 'pixel/list/', 'https://business-api.tiktok.com/open_api/v1.3/pixel/list/'],
