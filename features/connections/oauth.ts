@@ -129,7 +129,9 @@ function renamed(params: Record<string, string>, names: Record<string, string>):
 
 /** The value at a dot path of a JSON answer (`team.id`). */
 function dotPath(body: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((o, k) => (o !== null && typeof o === 'object' && Object.hasOwn(o, k) ? (o as Record<string, unknown>)[k] : undefined), body);
+  return path
+    .split('.')
+    .reduce<unknown>((o, k) => (o !== null && typeof o === 'object' && Object.hasOwn(o, k) ? (o as Record<string, unknown>)[k] : undefined), body);
 }
 
 function credentialsFrom(body: TokenResponse, now: Date, previousRefresh?: string): StoredCredentials {
