@@ -4,7 +4,7 @@
  * not DER). Keys are PEM text (PKCS#8, PKCS#1 `RSA PRIVATE KEY` or SEC1 `EC PRIVATE KEY`), also
  * when pasted on one line or with literal `\n`s, or a KeyObject; HMAC keys are bytes.
  */
-import { createHmac, createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 
 export const jwtAlgorithms = ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'] as const;
 export type JwtAlgorithm = (typeof jwtAlgorithms)[number];
@@ -20,6 +20,15 @@ export function normalizePem(text: string): string {
   if (!m) return unescaped;
   const body = m[2]!.replace(/\s+/g, '');
   return `-----BEGIN ${m[1]}-----\n${body.match(/.{1,64}/g)?.join('\n') ?? ''}\n-----END ${m[1]}-----\n`;
+}
+
+/**
+ * `SHA256:` and the base64 SHA-256 of the public key (its DER SubjectPublicKeyInfo) of a private key:
+ * how Snowflake names the key a key-pair JWT's `iss` claims to be signed with.
+ */
+export function publicKeyFingerprint(key: string | KeyObject): string {
+  const der = createPublicKey(privateKey(key)).export({ type: 'spki', format: 'der' });
+  return `SHA256:${createHash('sha256').update(der).digest('base64')}`;
 }
 
 function privateKey(key: string | KeyObject): KeyObject {

@@ -8,9 +8,12 @@ import {
   POST_AUTH_CLIENT,
   QUICKBOOKS_REALM_ID,
   startPostAuthProviderFake,
+  type FakeServer,
+  type InstagramTokens,
   type PostAuthProviderFake,
   type PostAuthProviderKind,
 } from './fakes/index.js';
+import { startTikTokBusinessFake, TIKTOK_ADVERTISER_IDS, TIKTOK_CLIENT } from './fakes/tiktok-business.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -23,7 +26,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 describe('catalogue entries that need values known after authorization', () => {
   let t: TestPlatform;
   let nango: Nango;
-  const fakes: PostAuthProviderFake[] = [];
+  const fakes: FakeServer<unknown>[] = [];
   // Moved by the tests of long-lived tokens, back to 0 after each.
   let offsetMs = 0;
   const now = () => Date.now() + offsetMs;
@@ -37,9 +40,9 @@ describe('catalogue entries that need values known after authorization', () => {
     for (const f of fakes) await f.close();
   });
 
-  async function connect(
+  async function connect<F extends FakeServer<unknown> = PostAuthProviderFake & { instagram: InstagramTokens }>(
     provider: string,
-    kind: PostAuthProviderKind,
+    kind: PostAuthProviderKind | { start: () => Promise<F>; client: { clientId: string; clientSecret: string } },
     opts: {
       paths: { authorize: string; token: string; refresh?: string };
       config?: Record<string, string>;
@@ -47,13 +50,14 @@ describe('catalogue entries that need values known after authorization', () => {
       fakeConfig?: (url: string) => Record<string, string>;
       params?: Record<string, string>;
     },
-  ): Promise<{ fake: Awaited<ReturnType<typeof startPostAuthProviderFake>>; conn: Json }> {
-    const fake = await startPostAuthProviderFake(kind, { now });
+  ): Promise<{ fake: F; conn: Json }> {
+    const fake = (typeof kind === 'string' ? await startPostAuthProviderFake(kind, { now }) : await kind.start()) as F;
     fakes.push(fake);
+    const client = typeof kind === 'string' ? POST_AUTH_CLIENT : kind.client;
     await nango.createIntegration({
       provider,
       unique_key: provider,
-      credentials: { type: 'OAUTH2', client_id: POST_AUTH_CLIENT.clientId, client_secret: POST_AUTH_CLIENT.clientSecret },
+      credentials: { type: 'OAUTH2', client_id: client.clientId, client_secret: client.clientSecret },
       integration_config: {
         authorization_url: `${fake.url}${opts.paths.authorize}`,
         token_url: `${fake.url}${opts.paths.token}`,
@@ -185,5 +189,36 @@ describe('catalogue entries that need values known after authorization', () => {
     } finally {
       offsetMs = 0;
     }
+  });
+  const tiktok = { start: startTikTokBusinessFake, client: { clientId: TIKTOK_CLIENT.appId, clientSecret: TIKTOK_CLIENT.secret } };
+  const tiktokApi = (url: string) => ({ base_url: `${url}/open_api/v1.3` });
+
+  test('tiktok-ads: app_id, secret and auth_code in a JSON token request, the token and advertiser_ids read from data, sent as Access-Token', async () => {
+    const { fake, conn } = await connect('tiktok-ads', tiktok, {
+      paths: { authorize: '/portal/auth', token: '/open_api/v1.3/oauth2/access_token/' },
+      fakeConfig: tiktokApi,
+    });
+    assert.deepEqual(Object.keys(fake.state.tokenRequests[0]!.body).sort(), ['app_id', 'auth_code', 'secret']);
+    assert.ok(fake.state.tokens.has(conn.credentials.access_token));
+    assert.deepEqual(conn.connection_config.advertiser_ids, TIKTOK_ADVERTISER_IDS);
+    const res = await nango.proxy({ providerConfigKey: 'tiktok-ads', connectionId: conn.connection_id, endpoint: '/campaign/get/' });
+    assert.equal((res.data as Json).code, 0, JSON.stringify(res.data));
+    assert.equal(fake.requests.at(-1)!.headers['access-token'], conn.credentials.access_token);
+  });
+
+  test('tiktok-accounts: client_key to authorize, auth_code to the tt_user token endpoint, tokens from data, renewed at its refresh URL', async () => {
+    const { fake, conn } = await connect('tiktok-accounts', tiktok, {
+      paths: { authorize: '/v2/auth/authorize/', token: '/open_api/v1.3/tt_user/oauth2/token/', refresh: '/open_api/v1.3/tt_user/oauth2/refresh_token/' },
+      fakeConfig: tiktokApi,
+    });
+    assert.deepEqual(Object.keys(fake.state.tokenRequests[0]!.body).sort(), ['auth_code', 'client_id', 'client_secret', 'grant_type', 'redirect_uri']);
+    assert.equal(conn.connection_config.open_id, 'open-1');
+    assert.ok(Math.abs(Date.parse(conn.credentials.expires_at) - (Date.now() + 86_400_000)) < 120_000, conn.credentials.expires_at);
+    const refreshed = (await nango.getConnection('tiktok-accounts', conn.connection_id, true)) as Json;
+    assert.notEqual(refreshed.credentials.access_token, conn.credentials.access_token);
+    assert.equal(fake.state.tokenRequests.at(-1)!.path, '/open_api/v1.3/tt_user/oauth2/refresh_token/');
+    const res = await nango.proxy({ providerConfigKey: 'tiktok-accounts', connectionId: conn.connection_id, endpoint: '/identity/get/' });
+    assert.equal((res.data as Json).code, 0, JSON.stringify(res.data));
+    assert.equal(fake.requests.at(-1)!.headers['access-token'], refreshed.credentials.access_token);
   });
 });

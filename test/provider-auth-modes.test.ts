@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { z } from 'zod';
 import type { ProviderDefinitionInput } from '../features/providers/definition.js';
+import { getCatalogProvider } from '../features/providers/providers.js';
 import { createProvider, deleteProvider, findProvider, listStoredProviders, parseProviderDefinition, updateProvider } from '../features/providers/store.js';
 import { registerPrebuiltScripts } from '../features/scripts/prebuilt.js';
 import { createAction } from '../sdk/index.js';
@@ -412,6 +413,35 @@ describe('provider auth modes from definitions', () => {
     });
     assert.equal(created.status, 201, await created.clone().text());
     assert.equal((await nango.proxy({ providerConfigKey: 'acme-two-step', connectionId: 'ts-api', endpoint: '/me' })).status, 200);
+    assert.deepEqual(fake.state.problems, []);
+  });
+
+  test('TWO_STEP, the tripletex entry: PUT with the tokens and an expiration date three days on in the query, Basic company id and session token', async () => {
+    const fields = { consumerToken: 'eyJjb25zdW1lciI6MX0=', employeeToken: 'eyJlbXBsb3llZSI6Mn0=' };
+    const fake = await startGenericProviderFake({ ...CLIENT, fields });
+    fakes.push(fake);
+    fake.define(getCatalogProvider('tripletex')!.definition);
+    await nango.createIntegration({
+      provider: 'tripletex',
+      unique_key: 'tripletex',
+      integration_config: { token_url: `${fake.url}/auth/token`, base_url: `${fake.url}/api` },
+    } as never);
+    const created = await t.api('/connections', {
+      method: 'POST',
+      json: { provider_config_key: 'tripletex', connection_id: 'tx-1', credentials: { type: 'TWO_STEP', ...fields } },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const request = fake.state.twoStepRequests.at(-1)!;
+    assert.equal(request.method, 'PUT');
+    const inThreeDays = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    assert.deepEqual(request.params, { ...fields, expirationDate: inThreeDays });
+    const conn = (await nango.getConnection('tripletex', 'tx-1')) as Json;
+    assert.equal(conn.connection_config.proxyCompanyId, '0');
+    const twoDays = 2 * 86_400_000;
+    assert.ok(Math.abs(Date.parse(conn.credentials.expires_at) - (Date.now() + twoDays)) < 120_000, conn.credentials.expires_at);
+    assert.equal((await nango.proxy({ providerConfigKey: 'tripletex', connectionId: 'tx-1', endpoint: 'v2/invoice' })).status, 200);
+    const call = apiCalls(fake, '/api/v2/invoice').at(-1)!;
+    assert.equal(call.headers.authorization, `Basic ${Buffer.from(`0:${conn.credentials.token}`).toString('base64')}`);
     assert.deepEqual(fake.state.problems, []);
   });
 

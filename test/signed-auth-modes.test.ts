@@ -6,7 +6,7 @@
  * installation tokens renewed before their hour ends); and AWS Signature Version 4 on proxied calls.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { GITHUB_INSTALLATION_ID, startAwsFake, startGitHubAppFake, startJwtApiFake } from './fakes/signed-auth.js';
@@ -125,6 +125,45 @@ describe('signed auth modes', () => {
     });
     assert.equal(missing.status, 400);
     assert.deepEqual(((await missing.json()) as Json).error.errors[0].path, ['credentials', 'privateKeyId']);
+  });
+
+  test('JWT (snowflake-jwt): RS256 with a real RSA key pair, iss naming the public key by its SHA-256 fingerprint, the KEYPAIR_JWT type on every call', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    // As Snowflake computes it from the public key assigned to the user (its DER, the PEM body).
+    const pub = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const fingerprint = createHash('sha256')
+      .update(Buffer.from(pub.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64'))
+      .digest('base64');
+    const fake = await startJwtApiFake({
+      scheme: 'Bearer',
+      alg: 'RS256',
+      key: publicKey,
+      claims: { iss: `MYORG-ACME.ANN.SHA256:${fingerprint}`, sub: 'MYORG-ACME.ANN' },
+      maxLifetimeSeconds: 3600,
+      requestHeaders: { 'x-snowflake-authorization-token-type': 'KEYPAIR_JWT' },
+      now,
+    });
+    fakes.push(fake as FakeServer<unknown>);
+    const res = await connect('snowflake-jwt', fake.url, 'sf', {
+      connection_config: { subdomain: 'myorg-acme' },
+      credentials: {
+        type: 'JWT',
+        accountIdentifier: 'MYORG-ACME',
+        userName: 'ANN',
+        privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      },
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+    const statement = await nango.proxy({
+      providerConfigKey: 'snowflake-jwt',
+      connectionId: 'sf',
+      method: 'POST',
+      endpoint: '/api/v2/statements',
+      data: { statement: 'SELECT CURRENT_TIMESTAMP' },
+    });
+    assert.equal(statement.status, 200);
+    assert.deepEqual(fake.state.refused, []);
+    assert.equal(fake.state.accepted.length, 1);
   });
 
   /** A connect session's token, for the browser's side of a flow. */

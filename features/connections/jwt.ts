@@ -4,16 +4,33 @@
  * (Nango's keys): `token.header` and `token.payload` filled with `${credentials.x}` and
  * `${connectionConfig.x}`, `iat` and `exp` added (`exp` = now + `token.expires_in_ms`), signed with
  * `token.signing_key` by HMAC (`signature.protocol: HMAC`, the secret hex unless
- * `hmac_secret_encoding: utf8`), RSA or EC. Signed again before it expires (refresh.ts).
+ * `hmac_secret_encoding: utf8`), RSA or EC. `${fingerprint(${credentials.key})}` is the entered
+ * private key's public key fingerprint (Snowflake's `iss`). Signed again before it expires (refresh.ts).
  */
 import { ValidationFailed } from '../../lib/errors.js';
-import { InvalidSigningKey, jwtAlgorithms, signJwt, type JwtAlgorithm } from '../../lib/jwt.js';
+import { InvalidSigningKey, jwtAlgorithms, publicKeyFingerprint, signJwt, type JwtAlgorithm } from '../../lib/jwt.js';
 import type { ProviderDefinition } from '../providers/definition.js';
 import { twoStepFields, type StoredJwtCredentials } from './credentials.js';
 import { OAuthError } from './oauth.js';
 import type { Endpoints } from './target.js';
 
 type TokenSpec = NonNullable<ProviderDefinition['token']>;
+
+/** `${fingerprint(${credentials.key})}` (Nango's): the public key fingerprint of the entered private key, `SHA256:<base64>`. */
+const FINGERPRINT = /\$\{fingerprint\(\$\{credentials\.([A-Za-z][\w-]*)\}\)\}/g;
+
+/** The template with each `${fingerprint(...)}` replaced by the fingerprint (text without placeholders), so the key itself is never filled in. */
+function withFingerprints(template: string, fields: Record<string, string>): string {
+  return template.replace(FINGERPRINT, (_, key: string) => {
+    const pem = fields[key];
+    if (!pem) throw new OAuthError('invalid_credentials', `${key} is missing`);
+    try {
+      return publicKeyFingerprint(pem);
+    } catch (err) {
+      throw new OAuthError('invalid_credentials', `the private key cannot sign: ${(err as Error).message}`);
+    }
+  });
+}
 
 /**
  * The values templates may use: the fields, and for a field used as `${credentials.key.id}` and
@@ -51,7 +68,7 @@ export function jwtToken(opts: { endpoints: Endpoints; credentials: Record<strin
       );
   }
   const vars = templateCredentials(spec, fields);
-  const fill = (template: string) => endpoints.fillWithCredentials(template, vars);
+  const fill = (template: string) => endpoints.fillWithCredentials(withFingerprints(template, fields), vars);
   // A claim whose value this connection lacks (an optional field) is left out, as Nango does.
   const claims = (map: Record<string, unknown>) => {
     const out: Record<string, unknown> = {};

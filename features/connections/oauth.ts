@@ -84,9 +84,11 @@ async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promis
   if (!tokenUrl) throw new OAuthError('invalid_auth_mode', `${provider.name} has no token URL`);
   const json = provider.tokenRequestEncoding === 'json';
   const basic = provider.tokenRequestAuthMethod === 'basic';
-  const clientIdName = provider.authorizationParamNames.client_id || 'client_id';
   // A public client (MCP's dynamically registered ones) has no secret to send.
-  const params = { ...req.params, ...(basic ? {} : { [clientIdName]: req.client.id, ...(req.client.secret !== '' && { client_secret: req.client.secret }) }) };
+  const params = renamed(
+    { ...req.params, ...(basic ? {} : { client_id: req.client.id, ...(req.client.secret !== '' && { client_secret: req.client.secret }) }) },
+    provider.tokenParamNames,
+  );
   const res = await http.request({
     method: 'POST',
     baseUrl: tokenUrl,
@@ -99,18 +101,37 @@ async function tokenRequest(http: ProviderHttpClient, req: TokenRequest): Promis
     ...(req.signal && { signal: req.signal }),
   });
   const text = res.body?.toString('utf8') ?? '';
-  let body: TokenResponse;
+  let answer: TokenResponse;
   try {
-    body = text.trim().startsWith('{') ? (JSON.parse(text) as TokenResponse) : Object.fromEntries(new URLSearchParams(text));
+    answer = text.trim().startsWith('{') ? (JSON.parse(text) as TokenResponse) : Object.fromEntries(new URLSearchParams(text));
   } catch {
     throw new OAuthError('token_exchange_failed', `the token endpoint answered ${res.status} with a body that is not JSON`);
   }
-  // Slack answers HTTP 200 with {ok:false,error} on failure.
-  if (res.status >= 400 || body.ok === false || typeof body.access_token !== 'string') {
-    const reason = typeof body.error_description === 'string' ? body.error_description : typeof body.error === 'string' ? body.error : `HTTP ${res.status}`;
-    throw new OAuthError('token_exchange_failed', `the provider refused the token request: ${reason}`);
+  const nested = provider.tokenResponseRoot === undefined ? answer : dotPath(answer, provider.tokenResponseRoot);
+  const body: TokenResponse = nested !== null && typeof nested === 'object' && !Array.isArray(nested) ? (nested as TokenResponse) : {};
+  // Slack answers HTTP 200 with {ok:false,error} on failure; TikTok's Business API HTTP 200 with {code,message} and no data.
+  if (res.status >= 400 || answer.ok === false || typeof body.access_token !== 'string') {
+    const said = [answer.error_description, answer.error, answer.message].find((v): v is string => typeof v === 'string' && v !== '');
+    throw new OAuthError('token_exchange_failed', `the provider refused the token request: ${said ?? `HTTP ${res.status}`}`);
   }
   return body;
+}
+
+/** OAuth's parameter names replaced by the provider's (an empty name leaves the parameter out). */
+function renamed(params: Record<string, string>, names: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) {
+    const name = Object.hasOwn(names, k) ? names[k]! : k;
+    if (name !== '') out[name] = v;
+  }
+  return out;
+}
+
+/** The value at a dot path of a JSON answer (`team.id`). */
+function dotPath(body: unknown, path: string): unknown {
+  return path
+    .split('.')
+    .reduce<unknown>((o, k) => (o !== null && typeof o === 'object' && Object.hasOwn(o, k) ? (o as Record<string, unknown>)[k] : undefined), body);
 }
 
 function credentialsFrom(body: TokenResponse, now: Date, previousRefresh?: string): StoredCredentials {
@@ -128,7 +149,7 @@ function credentialsFrom(body: TokenResponse, now: Date, previousRefresh?: strin
 export function tokenMetadata(provider: Provider, body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of provider.tokenResponseMetadata ?? []) {
-    const value = field.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), body);
+    const value = dotPath(body, field);
     if (value !== undefined) out[field] = value;
   }
   return out;

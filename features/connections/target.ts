@@ -34,8 +34,8 @@ export interface Endpoints {
   authorizationUrl(clientId: string): string | undefined;
   /** The token endpoint; for a refresh, the definition's `refresh_url` when it has one; a GitHub App's installation-token endpoint. */
   tokenUrl(purpose: 'token' | 'refresh' | 'installation'): string | undefined;
-  /** The definition's `authorization_params`, `token_params`, `refresh_params` or (OAUTH1) `request_params`, placeholders filled (`${credentials.x}`: the entered fields). */
-  params(of: 'authorization' | 'token' | 'refresh' | 'request', credentials?: Record<string, string>): Record<string, string>;
+  /** The definition's `authorization_params`, `token_params`, `refresh_params` or (OAUTH1) `request_params`, placeholders filled (`${credentials.x}`: the entered fields; `${now...}`: `now`, else the current time). */
+  params(of: 'authorization' | 'token' | 'refresh' | 'request', credentials?: Record<string, string>, now?: Date): Record<string, string>;
   /** OAUTH1: the request-token URL. */
   requestUrl(): string | undefined;
   /** TWO_STEP: the definition's `token_headers`, filled with the entered fields. */
@@ -142,12 +142,12 @@ export function endpoints(
       const template = tokenTemplate(purpose);
       return template ? url(template) : undefined;
     },
-    params(of, credentials) {
+    params(of, credentials, now) {
       const templates =
         { authorization: provider.authorizationParams, token: provider.tokenParams, refresh: provider.refreshParams, request: provider.oauth1?.requestParams }[
           of
         ] ?? {};
-      return { ...(generic && resourceParam(connectionConfig)), ...fillAll(templates, { ...vars, ...(credentials && { credentials }) }) };
+      return { ...(generic && resourceParam(connectionConfig)), ...fillAll(templates, { ...vars, ...(credentials && { credentials }), ...(now && { now }) }) };
     },
     requestUrl: () => (provider.oauth1?.requestUrl ? url(provider.oauth1.requestUrl) : undefined),
     tokenHeaders: (credentials) => fillAll(provider.twoStep?.headers ?? {}, { ...vars, credentials }),

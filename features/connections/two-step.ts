@@ -60,21 +60,22 @@ export async function twoStepToken(opts: {
         `credentials.${key} is required: ${field.title}`,
       );
   }
-  const params = endpoints.params('token', fields);
+  const params = endpoints.params('token', fields, opts.now);
   const json = provider.tokenRequestEncoding === 'json';
-  const get = spec.method === 'GET';
+  // GET and PUT (Tripletex's) carry the parameters in the query, POST in the body.
+  const inQuery = spec.method !== 'POST';
   const url = new URL(tokenUrl);
-  if (get) for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  if (inQuery) for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   const res = await opts.http.request({
     method: spec.method,
     baseUrl: url.toString(),
     path: '',
     headers: {
       accept: 'application/json',
-      ...(get ? {} : { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded' }),
+      ...(inQuery ? {} : { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded' }),
       ...endpoints.tokenHeaders(fields),
     },
-    ...(get ? {} : { body: json ? JSON.stringify(params) : new URLSearchParams(params).toString() }),
+    ...(inQuery ? {} : { body: json ? JSON.stringify(params) : new URLSearchParams(params).toString() }),
     auth: { type: 'none' },
     context: opts.context,
     ...(opts.signal && { signal: opts.signal }),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { buildUrl } from '../../lib/http/provider-client.js';
 import { CATALOG_DIR, catalog, readCatalogEntry } from './catalog.js';
-import { ALTERNATIVES, BASE64, definitionWarnings, providerDefinitionSchema, tokenUrlOf, type ProviderDefinition } from './definition.js';
+import { ALTERNATIVES, BASE64, NOW, definitionWarnings, providerDefinitionSchema, tokenUrlOf, type ProviderDefinition } from './definition.js';
 import { catalogEndpoints } from './catalog-paths-check.js';
 import { getCatalogProvider, type Provider } from './providers.js';
 
@@ -60,6 +60,8 @@ const CREDENTIAL_PLACEHOLDERS: Record<string, string[]> = {
   OAUTH2: ['accessToken', 'clientId'],
   OAUTH2_CC: ['accessToken', 'clientId'],
   JWT: ['accessToken'],
+  // And `${credentials.x}` of the entry's own fields (below).
+  TWO_STEP: ['accessToken'],
   APP: ['accessToken'],
   // The installation token.
   CUSTOM: ['accessToken'],
@@ -78,18 +80,20 @@ test("every placeholder of every catalogue entry is declared: a connection-confi
   const undeclared: string[] = [];
   for (const d of catalog().values()) {
     const filled = new Set(d.token_response_metadata ?? []);
-    const templates = [
-      ...urlsOf(d),
-      ...Object.entries({ ...d.proxy?.headers, ...d.proxy?.query }),
+    const texts = [
+      ...Object.entries({ ...d.proxy?.headers, ...d.proxy?.query, ...d.token_headers }),
       ...(['authorization_params', 'token_params', 'refresh_params'] as const).flatMap((k) =>
         Object.entries(d[k] ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'),
       ),
     ];
+    const entered = d.auth_mode === 'TWO_STEP' ? Object.keys(d.credentials ?? {}).map((k) => `credentials.${k}`) : [];
+    // `${base64(...)}` is read without its wrapper, and `${now...}` in a text is filled there, as the definition's own check reads them.
+    const templates = [...urlsOf(d), ...texts.map(([where, t]): [string, string] => [where, t.replace(NOW, '')])];
     for (const [where, t] of templates) {
-      // `${base64(...)}` is read without its wrapper, as the definition's own check reads it.
       for (const [, ref] of t.replace(BASE64, '$1').matchAll(/\$\{([^}]*)\}/g)) {
         const key = /^connectionConfig\.(.+)$/.exec(ref!)?.[1];
-        const ok = key !== undefined ? Boolean(d.connection_config?.[key]) || filled.has(key) : CREDENTIAL_PLACEHOLDERS[d.auth_mode]!.includes(ref!);
+        const ok =
+          key !== undefined ? Boolean(d.connection_config?.[key]) || filled.has(key) : [...CREDENTIAL_PLACEHOLDERS[d.auth_mode]!, ...entered].includes(ref!);
         if (!ok) undeclared.push(`${d.name} ${where}: \${${ref}}`);
       }
     }

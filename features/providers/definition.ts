@@ -275,6 +275,15 @@ export const providerDefinitionSchema = z
     authorization_url_replacements: z.record(z.string().min(1).max(64), z.string().max(64)).optional(),
     token_params: params.optional(),
     refresh_params: params.optional(),
+    /**
+     * OAUTH2: names of the token and refresh requests' parameters replaced, OAuth's (`client_id`,
+     * `client_secret`, `code`, `redirect_uri`, …) by the provider's (TikTok's Business API: `app_id`,
+     * `secret`, `auth_code`); empty: left out. Its `client_id` wins over `authorization_url_replacements`'.
+     * Our own key: Nango does TikTok's token requests in code.
+     */
+    token_request_replacements: z.record(z.string().min(1).max(64), z.string().max(64)).optional(),
+    /** OAUTH2: where the token endpoint's JSON answer has its fields (TikTok's Business API: `data`); our own key. */
+    token_response_root: responsePath.optional(),
     scope_separator: z.string().min(1).max(8).optional(),
     default_scopes: z.array(z.string().min(1).max(512)).max(64).optional(),
     disable_pkce: flag.optional(),
@@ -313,8 +322,8 @@ export const providerDefinitionSchema = z
     token_response: providerTokenResponseSchema.optional(),
     /** TWO_STEP: the token's lifetime when the response does not give one (0: none). */
     token_expires_in_ms: z.number().int().nonnegative().optional(),
-    /** TWO_STEP: the token request's method (default POST). */
-    token_request_method: z.enum(['GET', 'POST']).optional(),
+    /** TWO_STEP: the token request's method (default POST); GET and PUT send the parameters in the query (Tripletex's PUT /token/session/:create). */
+    token_request_method: z.enum(['GET', 'POST', 'PUT']).optional(),
     /** How a signed value is made: SIGNATURE's `WSSE` (an X-WSSE UsernameToken); Nango's JWT modes name their key type here. */
     signature: jwtSignatureSchema.optional(),
     /** OAUTH1: the temporary-credentials (request token) URL (Nango's name). */
@@ -508,12 +517,29 @@ function* templateSites(d: ProviderDefinition): Generator<[(string | number)[], 
   for (const [i, origin] of (d.proxy.credential_origins ?? []).entries()) yield [['proxy', 'credential_origins', i], origin];
 }
 
+/**
+ * `${now}`, `${now+7:days}`, `${now-1:hours:YYYY-MM-DD}` (Nango's): the time the template is filled,
+ * moved by whole minutes, hours or days, as ISO 8601 (UTC) or as a UTC date. Filled in text only
+ * (parameters, headers), never in a URL.
+ */
+export const NOW = /\$\{now(?:([+-])(\d{1,4}):(minutes|hours|days))?(?::(YYYY-MM-DD))?\}/g;
+
 /** `${base64(...)}` (filled, templates.ts): its content is a template like any other, read without the wrapper. */
 export const BASE64 = /\$\{base64\(([^()]*)\)\}/g;
 
-/** Every `${...}` in the definition's templates, where it stands. Another nested one (`${sha256Hex(${x})}`) is read from its start. */
+/**
+ * Every `${...}` in the definition's templates, where it stands, but `${now...}` in a text (not a URL),
+ * which is filled there. Another nested one (`${sha256Hex(${x})}`) is read from its start.
+ */
 function* placeholders(d: ProviderDefinition): Generator<[(string | number)[], string]> {
-  for (const [where, value] of templateSites(d)) for (const m of value.replace(BASE64, '$1').matchAll(/\$\{([^}]*)\}/g)) yield [where, m[1]!];
+  for (const [where, value] of templateSites(d)) {
+    const text = where.some((part) => typeof part === 'string' && (part.endsWith('_params') || part.endsWith('headers') || part === 'query'));
+    for (const m of value
+      .replace(BASE64, '$1')
+      .replace(text ? NOW : /$^/, '')
+      .matchAll(/\$\{([^}]*)\}/g))
+      yield [where, m[1]!];
+  }
 }
 
 /** `${credentials.x}` is filled with an entered field in TWO_STEP's templates, and with the secret of API_KEY and BASIC. */

@@ -75,7 +75,7 @@ export interface Provider {
   /** TWO_STEP: the token request's headers, method, and where its response has the token and expiry. */
   twoStep?: {
     headers: Record<string, string>;
-    method: 'GET' | 'POST';
+    method: 'GET' | 'POST' | 'PUT';
     response: NonNullable<ProviderDefinition['token_response']>;
     /** The token's lifetime when the response gives none. */
     expiresInMs?: number;
@@ -95,6 +95,10 @@ export interface Provider {
   bodyFields: Record<string, string>;
   /** Renamed parameters of the authorization URL (`authorization_url_replacements`). */
   authorizationParamNames: Record<string, string>;
+  /** Renamed parameters of the token and refresh requests, the client id's from `authorization_url_replacements` unless `token_request_replacements` names it; empty: left out. */
+  tokenParamNames: Record<string, string>;
+  /** Where the token endpoint's answer has its fields (`token_response_root`); undefined: at the top. */
+  tokenResponseRoot?: string;
   /**
    * URL templates of origins besides the base URL's (and the verification URL's) that may receive the
    * credentials (a script's `baseUrlOverride`, an absolute pagination link); requests elsewhere go
@@ -196,6 +200,11 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
     query: proxy?.query ?? {},
     bodyFields: Object.fromEntries(Object.entries(proxy?.body ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')),
     authorizationParamNames: def.authorization_url_replacements ?? {},
+    tokenParamNames: {
+      ...(def.authorization_url_replacements?.client_id && { client_id: def.authorization_url_replacements.client_id }),
+      ...def.token_request_replacements,
+    },
+    ...(def.token_response_root && { tokenResponseRoot: def.token_response_root }),
     credentialOrigins: proxy?.credential_origins ?? [],
     connectionConfig,
     credentialFields: def.credentials ?? {},

@@ -8,7 +8,7 @@
  * Only the resolver (features/connections/target.ts) calls these.
  */
 import { isHostAllowListed, normalizeHost } from '../../lib/http/index.js';
-import { ALTERNATIVES, BASE64 } from './definition.js';
+import { ALTERNATIVES, BASE64, NOW } from './definition.js';
 
 export class MissingConfigValue extends Error {
   constructor(readonly key: string) {
@@ -27,9 +27,12 @@ export class InvalidConfigValue extends Error {
 }
 
 /** Values a template may use: `connectionConfig.x`, `apiKey`, `username`, `password`, `accessToken`, `clientId`, `credentials.x` (Nango's). */
-export type TemplateVars = { connectionConfig?: Record<string, unknown>; credentials?: Record<string, string> } & Partial<
-  Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId' | 'clientSecret', string>
->;
+export type TemplateVars = {
+  connectionConfig?: Record<string, unknown>;
+  credentials?: Record<string, string>;
+  /** The time `${now...}` stands for in a text template (default: the current time). */
+  now?: Date;
+} & Partial<Record<'apiKey' | 'username' | 'password' | 'accessToken' | 'clientId' | 'clientSecret', string>>;
 
 export interface UrlRules {
   /** The hosts a value in the host may produce (`acme.com`, `*.okta.com`, `*` for any); undefined: decided by its place. */
@@ -83,9 +86,21 @@ function firstFilled(template: string, fill: (alternative: string) => string): s
   }
 }
 
+const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
+
+/** `${now}`, `${now+7:days:YYYY-MM-DD}`: the time moved by whole units, ISO 8601 or a date, in UTC. */
+function nowText(now: Date, sign?: string, amount?: string, unit?: keyof typeof UNIT_MS, format?: string): string {
+  const moved = new Date(now.getTime() + (sign === '-' ? -1 : 1) * Number(amount ?? 0) * (unit ? UNIT_MS[unit] : 0));
+  return format === 'YYYY-MM-DD' ? moved.toISOString().slice(0, 10) : moved.toISOString();
+}
+
 /** Fills a header, query or parameter template as text; a missing or empty value throws MissingConfigValue naming it. */
 export function fillText(template: string, vars: TemplateVars): string {
-  const fill = (text: string) => text.replace(PLACEHOLDER, (_, key: string) => valueOf(vars, key));
+  const now = vars.now ?? new Date();
+  const fill = (text: string) =>
+    text
+      .replace(NOW, (_, sign?: string, amount?: string, unit?: keyof typeof UNIT_MS, format?: string) => nowText(now, sign, amount, unit, format))
+      .replace(PLACEHOLDER, (_, key: string) => valueOf(vars, key));
   return firstFilled(template, (t) =>
     t
       .split(BASE64)

@@ -9,7 +9,8 @@
  * definition's `proxy.retry` header, and a listing paged as `proxy.paginate` describes.
  *
  * TWO_STEP: a token request at /auth/token checked against the definition's `token_params`,
- * `token_headers`, `body_format` and `token_request_method`, answered as `token_response` says.
+ * `token_headers`, `body_format` and `token_request_method` (GET and PUT: the parameters in the
+ * query), answered as `token_response` says; credentials in a `${base64(...)}` header are decoded.
  *
  * OAUTH1: POST /oauth1/request_token, GET /oauth1/authorize, POST /oauth1/access_token (RFC 5849
  * section 2, every request's signature checked by oauth1-check.ts, `request_params`,
@@ -293,7 +294,7 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     const method = d.token_request_method ?? 'POST';
     if (ctx.method !== method) return problem(405, `two-step: token request must be ${method}`);
     let params: Record<string, string>;
-    if (method === 'GET') params = Object.fromEntries(ctx.query);
+    if (method !== 'POST') params = Object.fromEntries(ctx.query);
     else {
       const wantJson = (d.body_format ?? 'json') === 'json';
       const contentType = ctx.headers['content-type'] ?? '';
@@ -320,9 +321,15 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     return json(200, body);
   }
 
-  /** Whether a TWO_STEP template was filled with the expected fields (`${credentials.x}`, `${base64(...)}`); other placeholders: any value. */
+  /**
+   * Whether a TWO_STEP template was filled with the expected fields (`${credentials.x}`, `${base64(...)}`)
+   * and dates (`${now+N:days:YYYY-MM-DD}`: today's UTC date N days on); other placeholders: any value.
+   */
   function entered(template: string, actual: string | null | undefined): boolean {
-    const withFields = (text: string) => text.replace(/\$\{credentials\.(\w+)\}/g, (_, k: string) => opts.fields?.[k] ?? '\u0000missing');
+    const withFields = (text: string) =>
+      text
+        .replace(/\$\{credentials\.(\w+)\}/g, (_, k: string) => opts.fields?.[k] ?? '\u0000missing')
+        .replace(/\$\{now\+(\d+):days:YYYY-MM-DD\}/g, (_, days: string) => new Date(Date.now() + Number(days) * 86_400_000).toISOString().slice(0, 10));
     const expected = template.replace(/\$\{base64\(([^()]*)\)\}/g, (_, inner: string) => Buffer.from(withFields(inner)).toString('base64'));
     return filled(withFields(expected), actual);
   }
@@ -370,8 +377,16 @@ export async function startGenericProviderFake(opts: GenericProviderOptions): Pr
     }
     // Find the secret where the templates put it: the value of each templated header/query with the secret's slot.
     const sent: Record<string, string> = {};
-    const read = (template: string, actual: string | undefined | null) => {
+    const read = (template: string, actual: string | undefined | null): void => {
       if (actual == null) return;
+      // `${base64(...)}`: the text around it as written, its content read from the decoded value.
+      const b64 = /^(.*?)\$\{base64\(([^()]*)\)\}(.*)$/.exec(template);
+      if (b64) {
+        const [, before = '', inner = '', after = ''] = b64;
+        if (actual.startsWith(before) && actual.endsWith(after) && actual.length >= before.length + after.length)
+          read(inner, Buffer.from(actual.slice(before.length, actual.length - after.length), 'base64').toString('utf8'));
+        return;
+      }
       const escape = (lit: string) => lit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       const parts = template.split(/\$\{([\w.]+)\}/);
       const pattern = new RegExp(`^${parts.map((part, i) => (i % 2 ? `(?<${part.replace('.', '_')}>.*)` : escape(part))).join('')}$`);

@@ -1,7 +1,7 @@
 /**
  * @module Fakes of providers whose requests carry a signature rather than a stored token, each
  * checking it as the provider's docs say:
- * - a JWT API (Ghost Admin API, App Store Connect): `Authorization: <scheme> <jwt>`, the signature
+ * - a JWT API (Ghost Admin API, App Store Connect, Snowflake's SQL API): `Authorization: <scheme> <jwt>`, the signature
  *   verified with the secret or the public key, the header and claims the provider asks for, `exp`
  *   in the future and no further than the provider allows;
  * - GitHub for a GitHub App: the installation page redirecting to the app's setup URL with
@@ -64,12 +64,14 @@ export interface JwtApiFakeOptions {
   claims?: Record<string, unknown>;
   /** The longest `exp - iat` the provider accepts. */
   maxLifetimeSeconds: number;
+  /** Request headers every call must carry besides the token (Snowflake's token type). */
+  requestHeaders?: Record<string, string>;
   now?: () => number;
 }
 
 export type JwtApiFake = FakeServer<{ accepted: string[]; refused: string[] }>;
 
-/** Any `GET /...` answered 200 when its JWT holds. */
+/** Any request answered 200 when its JWT holds. */
 export async function startJwtApiFake(opts: JwtApiFakeOptions): Promise<JwtApiFake> {
   const state = { accepted: [] as string[], refused: [] as string[] };
   const now = () => Math.floor((opts.now ?? Date.now)() / 1000);
@@ -80,6 +82,7 @@ export async function startJwtApiFake(opts: JwtApiFakeOptions): Promise<JwtApiFa
       return unauthorized(why);
     };
     if (scheme !== opts.scheme || !token) return refuse(`Authorization must be "${opts.scheme} <token>"`);
+    for (const [k, v] of Object.entries(opts.requestHeaders ?? {})) if (ctx.headers[k] !== v) return refuse(`header ${k} must be ${v}`);
     const jwt = verifiedJwt(token, opts.alg, opts.key);
     if (typeof jwt === 'string') return refuse(jwt);
     for (const [k, v] of Object.entries(opts.header ?? {})) if (jwt.header[k] !== v) return refuse(`header ${k} must be ${String(v)}`);
