@@ -40,6 +40,8 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     environment: Environment;
+    /** The scopes of which a secret key must hold one for this route (api/route.ts `scope`). */
+    requiredScopes: readonly string[];
     /** Answers a request with the whole app (the legacy /connection aliases). */
     dispatch: (req: Request) => Response | Promise<Response>;
   };

@@ -17,6 +17,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { AppDeps, AppEnv } from './context.js';
 import { requireSecretKey } from './middleware/auth.js';
+import { FULL_ENVIRONMENT_ACCESS, type Scope } from '../features/environments/scopes.js';
 import { check, headers, params, query, readJson } from './validate.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -77,6 +78,11 @@ export interface RouteSpec<Req extends RequestSchemas = RequestSchemas, Res exte
   description?: string;
   tag: string;
   auth: Auth;
+  /**
+   * With a secret key: the scope an API key needs here (Nango's), or any one of several. Without
+   * one, only a full-access key (`environment:*`) passes. Default secret keys hold every scope.
+   */
+  scope?: Scope | readonly Scope[];
   request?: Req;
   /** Documented, but parsed by the handler itself (whose failures are not the JSON envelope, e.g. an HTML page). */
   handlerParses?: RequestSchemas;
@@ -126,6 +132,12 @@ export function isZod(x: unknown): x is z.ZodType {
   return x instanceof z.ZodType;
 }
 
+/** The scopes of which a secret key must hold one to call the route. */
+export function requiredScopes(spec: Pick<RouteSpec, 'scope'>): readonly string[] {
+  if (spec.scope === undefined) return [FULL_ENVIRONMENT_ACCESS];
+  return typeof spec.scope === 'string' ? [spec.scope] : spec.scope;
+}
+
 /** The Hono paths a declaration serves. */
 export function servedPaths(spec: RouteSpec): string[] {
   return spec.serves ?? [spec.path];
@@ -149,6 +161,11 @@ export function defineRoute<const Req extends RequestSchemas = RequestSchemas, c
 function declare<Req extends RequestSchemas, Res extends Responses>(spec: RouteSpec<Req, Res>, handler: Handler<Req, Res>): RouteDef {
   const request: RequestSchemas = spec.request ?? {};
   const success = defaultStatus(spec.responses);
+  const scopes = requiredScopes(spec);
+  const setScopes: MiddlewareHandler<AppEnv> = async (c, next) => {
+    c.set('requiredScopes', scopes);
+    await next();
+  };
   return {
     spec: spec as unknown as RouteSpec,
     register(app, deps) {
@@ -165,7 +182,7 @@ function declare<Req extends RequestSchemas, Res extends Responses>(spec: RouteS
         const out = await handler(input, c);
         return out instanceof Response ? out : c.json(out as object, success);
       };
-      const chain: MiddlewareHandler<AppEnv>[] = spec.auth === 'secret_key' ? [requireSecretKey(deps), run] : [run];
+      const chain: MiddlewareHandler<AppEnv>[] = spec.auth === 'secret_key' ? [setScopes, requireSecretKey(deps), run] : [setScopes, run];
       // Hono's overloads type each arity of handlers; the chain is built at runtime.
       const loose = app as unknown as { on(method: string, path: string, ...handlers: MiddlewareHandler<AppEnv>[]): void };
       for (const path of servedPaths(spec as unknown as RouteSpec)) loose.on(spec.method === 'all' ? 'ALL' : spec.method.toUpperCase(), path, ...chain);

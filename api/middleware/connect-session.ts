@@ -36,5 +36,5 @@ export async function sessionFromRequest(deps: AppDeps, c: Context<AppEnv>): Pro
 export async function secretKeyOrSession(deps: AppDeps, c: Context<AppEnv>): Promise<{ environment: Environment; session: ConnectSession | null }> {
   const token = bearerToken(c.req.header('authorization'));
   if (token.startsWith(CONNECT_SESSION_PREFIX)) return sessionForToken(deps, token);
-  return { environment: await environmentForSecretKey(deps, token), session: null };
+  return { environment: await environmentForSecretKey(deps, token, c.get('requiredScopes')), session: null };
 }

@@ -49,7 +49,7 @@ async function scopeOf(deps: AppDeps, c: Context<AppEnv>): Promise<ToolScope> {
     annotate({ environment: found.environment.name });
     return sessionScope(found.environment, found.session);
   }
-  const env = await environmentForSecretKey(deps, token);
+  const env = await environmentForSecretKey(deps, token, c.get('requiredScopes'));
   c.set('environment', env);
   annotate({ environment: env.name });
   const connectionId = h['connection-id'];
