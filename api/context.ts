@@ -42,6 +42,8 @@ export interface AppEnv {
     environment: Environment;
     /** The scopes of which a secret key must hold one for this route (api/route.ts `scope`). */
     requiredScopes: readonly string[];
+    /** The scopes of the secret key that authenticated the request (secret_key routes). */
+    grantedScopes: readonly string[];
     /** Answers a request with the whole app (the legacy /connection aliases). */
     dispatch: (req: Request) => Response | Promise<Response>;
   };

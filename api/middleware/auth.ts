@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { UUID_V4 } from '../../lib/crypto.js';
 import type { Environment } from '../../features/environments/store.js';
+import type { KeyHolder } from '../../features/environments/keys.js';
 import { touchApiKey } from '../../features/environments/api-keys.js';
 import { FULL_ENVIRONMENT_ACCESS, grants } from '../../features/environments/scopes.js';
 import { Forbidden, Unauthorized } from '../../lib/errors.js';
@@ -23,21 +24,34 @@ export function bearerToken(header: string | undefined): string {
   return token;
 }
 
-/** The environment of a secret key that holds one of `required` (a route's: `c.get('requiredScopes')`, set by api/route.ts). */
+/** 403 naming the scope unless `granted` holds one of `required`. */
+export function assertGranted(granted: readonly string[], required: readonly string[]): void {
+  // None required: any key of the environment (Nango's routes without a scope, e.g. GET /providers).
+  if (required.length === 0 || required.some((scope) => grants(granted, scope))) return;
+  const named = required.length === 1 ? required[0] : `one of: ${required.join(' or ')}`;
+  throw new Forbidden('forbidden', `Insufficient scope. Required: ${named}`, { required_scopes: required });
+}
+
+/** Who a secret key is, when it holds one of `required` (a route's: `c.get('requiredScopes')`, set by api/route.ts). */
+export async function keyHolderForToken(
+  deps: Pick<AppDeps, 'lookups' | 'db' | 'log'>,
+  token: string,
+  required: readonly string[] = [FULL_ENVIRONMENT_ACCESS],
+): Promise<KeyHolder> {
+  if (!UUID_V4.test(token)) throw new Unauthorized('invalid_secret_key_format', 'Authentication failed. The provided secret key is not a UUID v4.');
+  const holder = await deps.lookups.keyHolder(token);
+  if (!holder) throw new Unauthorized('unknown_account', 'Authentication failed. The provided authorization header does not match any account.');
+  assertGranted(holder.scopes, required);
+  if (holder.apiKeyId !== null) noteUse(deps, holder.apiKeyId);
+  return holder;
+}
+
 export async function environmentForSecretKey(
   deps: Pick<AppDeps, 'lookups' | 'db' | 'log'>,
   token: string,
   required: readonly string[] = [FULL_ENVIRONMENT_ACCESS],
 ): Promise<Environment> {
-  if (!UUID_V4.test(token)) throw new Unauthorized('invalid_secret_key_format', 'Authentication failed. The provided secret key is not a UUID v4.');
-  const holder = await deps.lookups.keyHolder(token);
-  if (!holder) throw new Unauthorized('unknown_account', 'Authentication failed. The provided authorization header does not match any account.');
-  if (!required.some((scope) => grants(holder.scopes, scope))) {
-    const named = required.length === 1 ? required[0] : `one of: ${required.join(' or ')}`;
-    throw new Forbidden('forbidden', `Insufficient scope. Required: ${named}`, { required_scopes: required });
-  }
-  if (holder.apiKeyId !== null) noteUse(deps, holder.apiKeyId);
-  return holder.environment;
+  return (await keyHolderForToken(deps, token, required)).environment;
 }
 
 function noteUse(deps: Pick<AppDeps, 'db' | 'log'>, keyId: number): void {
@@ -49,8 +63,10 @@ function noteUse(deps: Pick<AppDeps, 'db' | 'log'>, keyId: number): void {
 
 export function requireSecretKey(deps: Pick<AppDeps, 'lookups' | 'db' | 'log'>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const env = await environmentForSecretKey(deps, bearerToken(c.req.header('authorization')), c.get('requiredScopes'));
+    const holder = await keyHolderForToken(deps, bearerToken(c.req.header('authorization')), c.get('requiredScopes'));
+    const env = holder.environment;
     c.set('environment', env);
+    c.set('grantedScopes', holder.scopes);
     annotate({ environment: env.name }); // the request's span (when tracing), inherited by its children
     await next();
   };
