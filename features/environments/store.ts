@@ -42,7 +42,7 @@ export async function listEnvironments(db: Queryable): Promise<Environment[]> {
 /** Creates the environment with this key, or points an existing one at this key. */
 export async function upsertEnvironmentKey(db: Queryable, name: string, secretKey: string): Promise<Environment> {
   const { rows } = await db.query<Environment>(
-    `INSERT INTO environments (uuid, name, secret_key_hash) VALUES ($1, $2, $3)
+    `INSERT INTO environments (uuid, name, secret_key_hash, is_production) VALUES ($1, $2, $3, $2 = 'prod')
      ON CONFLICT (name) DO UPDATE SET secret_key_hash = EXCLUDED.secret_key_hash, updated_at = now()
      RETURNING ${COLUMNS}`,
     [randomUUID(), name, sha256Hex(secretKey)],
@@ -52,7 +52,7 @@ export async function upsertEnvironmentKey(db: Queryable, name: string, secretKe
 
 export async function createEnvironmentIfMissing(db: Queryable, name: string, secretKey: string): Promise<{ env: Environment; created: boolean }> {
   const { rows } = await db.query<Environment>(
-    `INSERT INTO environments (uuid, name, secret_key_hash) VALUES ($1, $2, $3)
+    `INSERT INTO environments (uuid, name, secret_key_hash, is_production) VALUES ($1, $2, $3, $2 = 'prod')
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
     [randomUUID(), name, sha256Hex(secretKey)],
   );
