@@ -4,7 +4,17 @@
  */
 import { z } from 'zod';
 import { errorEnvelope } from './errors.js';
-import { ALL_METHODS, isZod, type ErrorStatus, type HeaderDoc, type RawResponse, type ResponseSpec, type RouteDef, type RouteSpec, requiredScopes } from './route.js';
+import {
+  ALL_METHODS,
+  isZod,
+  type ErrorStatus,
+  type HeaderDoc,
+  type RawResponse,
+  type ResponseSpec,
+  type RouteDef,
+  type RouteSpec,
+  requiredScopes,
+} from './route.js';
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: 'Bad request: a request that fails validation (invalid_body, invalid_query_params, invalid_headers, invalid_uri_params) or, as in Nango, names an unknown resource',

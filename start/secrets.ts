@@ -9,9 +9,14 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type Config } from '../lib/config.js';
 import { newSecretKey, parseKey, SecretBox } from '../lib/crypto.js';
-import { createEnvironmentIfMissing, DEFAULT_ENVIRONMENTS, findEnvironmentByName, upsertEnvironmentKey, type Environment } from '../features/environments/store.js';
+import {
+  createEnvironmentIfMissing,
+  DEFAULT_ENVIRONMENTS,
+  findEnvironmentByName,
+  upsertEnvironmentKey,
+  type Environment,
+} from '../features/environments/store.js';
 import type { Db } from '../lib/db/pool.js';
-
 
 interface LocalSecrets {
   encryptionKey?: string;

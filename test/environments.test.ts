@@ -72,16 +72,14 @@ describe('environments and API keys', () => {
     // The dev key sees none of it: environments are apart.
     assert.equal((await t.api('/connections/acme?provider_config_key=metabase')).status, 400);
     const schedules = await schedulesOf(queue);
-    assert.ok(
-      schedules.some((s) => s.startsWith('sync:')) && schedules.some((s) => s.startsWith('check:')),
-      schedules.join(', '),
-    );
+    assert.ok(schedules.some((s) => s.startsWith('sync:')) && schedules.some((s) => s.startsWith('check:')), schedules.join(', '));
 
     const deleted = await t.api(`/environments/${id}`, { method: 'DELETE' });
     assert.equal(deleted.status, 204, await deleted.clone().text());
     assert.deepEqual(await schedulesOf(queue), []);
     const running: string[] = [];
-    for await (const w of t.platform.deps.temporal.workflow.list({ query: `TaskQueue = '${queue}' AND ExecutionStatus = 'Running'` })) running.push(w.workflowId);
+    for await (const w of t.platform.deps.temporal.workflow.list({ query: `TaskQueue = '${queue}' AND ExecutionStatus = 'Running'` }))
+      running.push(w.workflowId);
     assert.deepEqual(running, []);
     assert.equal((await staging.api('/connections')).status, 401, 'its keys went with it');
     await waitFor('its worker stopped', async () => !t.platform.workers!.taskQueues.includes(queue));

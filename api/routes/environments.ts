@@ -68,7 +68,8 @@ function refuseUnsupported(body: z.output<typeof createBody>): void {
   if (body.callback_url !== undefined) refuse('callback_url', 'the OAuth callback URL is set per deployment (SWITCHYARD_PUBLIC_URL), not per environment');
   if (body.hmac_key !== undefined) refuse('hmac_key', 'there is no public-key HMAC flow: connect sessions authorize connections');
   if (body.hmac_enabled === true) refuse('hmac_enabled', 'there is no public-key HMAC flow: connect sessions authorize connections');
-  if (body.slack_notifications === true) refuse('slack_notifications', 'Slack notifications do not exist here: use the alert webhook (PATCH /environment alert_webhook_url)');
+  if (body.slack_notifications === true)
+    refuse('slack_notifications', 'Slack notifications do not exist here: use the alert webhook (PATCH /environment alert_webhook_url)');
   if (problems.length) throw new ValidationFailed('invalid_body', problems);
 }
 
@@ -141,7 +142,9 @@ export const deleteEnvironmentRoute = defineRoute({
   await deps.lifecycle.environmentDeleting(env);
   await deleteEnvironmentRow(deps.db, env.id);
   // What was scheduled or started between the first pass and the delete.
-  await deps.lifecycle.environmentDeleting(env).catch((err: unknown) => deps.log.warn({ err, environment: env.name }, 'second pass of an environment deletion failed'));
+  await deps.lifecycle
+    .environmentDeleting(env)
+    .catch((err: unknown) => deps.log.warn({ err, environment: env.name }, 'second pass of an environment deletion failed'));
   await deps.lookups.settled();
   return c.body(null, 204);
 });

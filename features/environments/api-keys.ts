@@ -61,15 +61,20 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(db: Queryable, environmentId: number, displayName?: string): Promise<ApiKey[]> {
-  const { rows } = await db.query<Row>(
-    `SELECT * FROM api_keys WHERE environment_id = $1 AND ($2::text IS NULL OR display_name = $2) ORDER BY id`,
-    [environmentId, displayName ?? null],
-  );
+  const { rows } = await db.query<Row>(`SELECT * FROM api_keys WHERE environment_id = $1 AND ($2::text IS NULL OR display_name = $2) ORDER BY id`, [
+    environmentId,
+    displayName ?? null,
+  ]);
   return rows.map(fromRow);
 }
 
 /** By its uuid or its numeric id, with its secret. */
-export async function getApiKey(db: Queryable, box: SecretBox, environmentId: number, key: { uuid: string } | { id: number }): Promise<(ApiKey & { secret: string }) | null> {
+export async function getApiKey(
+  db: Queryable,
+  box: SecretBox,
+  environmentId: number,
+  key: { uuid: string } | { id: number },
+): Promise<(ApiKey & { secret: string }) | null> {
   const { rows } = await db.query<Row>(`SELECT * FROM api_keys WHERE environment_id = $1 AND ${'uuid' in key ? 'uuid = $2' : 'id = $2'}`, [
     environmentId,
     'uuid' in key ? key.uuid : key.id,
