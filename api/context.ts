@@ -55,6 +55,10 @@ export interface AppEnv {
     agentSession: Extract<AgentSessionLookup, { session: unknown }> | null;
     /** A provider webhook whose proof was checked (its environment, integration and raw body). */
     providerWebhook: VerifiedWebhook;
+    /** The scopes of which a secret key must hold one for this route (api/route.ts `scope`). */
+    requiredScopes: readonly string[];
+    /** The scopes of the secret key that authenticated the request (secret_key routes). */
+    grantedScopes: readonly string[];
     /** Answers a request with the whole app (the legacy /connection aliases). */
     dispatch: (req: Request) => Response | Promise<Response>;
   };

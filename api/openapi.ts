@@ -4,7 +4,17 @@
  */
 import { z } from 'zod';
 import { errorEnvelope } from './errors.js';
-import { ALL_METHODS, isZod, type ErrorStatus, type HeaderDoc, type RawResponse, type ResponseSpec, type RouteDef, type RouteSpec } from './route.js';
+import {
+  ALL_METHODS,
+  isZod,
+  type ErrorStatus,
+  type HeaderDoc,
+  type RawResponse,
+  type ResponseSpec,
+  type RouteDef,
+  type RouteSpec,
+  requiredScopes,
+} from './route.js';
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: 'Bad request: a request that fails validation (invalid_body, invalid_query_params, invalid_headers, invalid_uri_params) or, as in Nango, names an unknown resource',
@@ -58,6 +68,8 @@ export function errorStatuses(spec: RouteSpec): ErrorStatus[] {
   const out = new Set<ErrorStatus>(spec.errors);
   if (r.params || r.query || r.headers || r.body) out.add(400);
   if (spec.auth !== 'none') out.add(401);
+  // An API key without the route's scope.
+  if (spec.auth.startsWith('secret_key')) out.add(403);
   if (r.body) {
     out.add(413);
     out.add(415);
@@ -107,7 +119,8 @@ function operationsOf(spec: RouteSpec): [string, string, Record<string, unknown>
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     tags: [spec.tag],
-    security: SECURITY[spec.auth],
+    // OpenAPI 3.1 lets any scheme list what it needs: the scopes of which an API key must hold one.
+    security: SECURITY[spec.auth].map((r) => ('bearer' in r ? { ...r, bearer: [...requiredScopes(spec)] } : r)),
     parameters: [...pathParams, ...parametersOf(r.query, 'query'), ...parametersOf(r.headers, 'header')],
     ...(r.body && method !== 'get'
       ? { requestBody: { required: bodyRequired(r.body), content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } } }

@@ -17,6 +17,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { AppDeps, AppEnv } from './context.js';
 import { authenticate, type Auth } from './middleware/authenticate.js';
+import { FULL_ENVIRONMENT_ACCESS, type Scope } from '../features/environments/scopes.js';
 import { check, headers, params, query, readJson } from './validate.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -76,6 +77,11 @@ export interface RouteSpec<Req extends RequestSchemas = RequestSchemas, Res exte
   auth: Auth;
   /** Answers a refused credential itself instead of the JSON 401 (a page that reports to the opener). */
   refuse?: (err: unknown, c: Context<AppEnv>, deps: AppDeps) => Response;
+  /**
+   * With a secret key: the scope an API key needs here (Nango's), or any one of several. Without
+   * one, only a full-access key (`environment:*`) passes. Default secret keys hold every scope.
+   */
+  scope?: Scope | readonly Scope[];
   request?: Req;
   /** Documented, but parsed by the handler itself (whose failures are not the JSON envelope, e.g. an HTML page). */
   handlerParses?: RequestSchemas;
@@ -125,6 +131,12 @@ export function isZod(x: unknown): x is z.ZodType {
   return x instanceof z.ZodType;
 }
 
+/** The scopes of which a secret key must hold one to call the route. */
+export function requiredScopes(spec: Pick<RouteSpec, 'scope'>): readonly string[] {
+  if (spec.scope === undefined) return [FULL_ENVIRONMENT_ACCESS];
+  return typeof spec.scope === 'string' ? [spec.scope] : spec.scope;
+}
+
 /** The Hono paths a declaration serves. */
 export function servedPaths(spec: RouteSpec): string[] {
   return spec.serves ?? [spec.path];
@@ -148,6 +160,11 @@ export function defineRoute<const Req extends RequestSchemas = RequestSchemas, c
 function declare<Req extends RequestSchemas, Res extends Responses>(spec: RouteSpec<Req, Res>, handler: Handler<Req, Res>): RouteDef {
   const request: RequestSchemas = spec.request ?? {};
   const success = defaultStatus(spec.responses);
+  const scopes = requiredScopes(spec);
+  const setScopes: MiddlewareHandler<AppEnv> = async (c, next) => {
+    c.set('requiredScopes', scopes);
+    await next();
+  };
   return {
     spec: spec as unknown as RouteSpec,
     register(app, deps) {
@@ -165,7 +182,7 @@ function declare<Req extends RequestSchemas, Res extends Responses>(spec: RouteS
         return out instanceof Response ? out : c.json(out as object, success);
       };
       const auth = authenticate(spec.auth, deps);
-      const chain: MiddlewareHandler<AppEnv>[] = auth ? [spec.refuse ? refusing(auth, spec.refuse, deps) : auth, run] : [run];
+      const chain: MiddlewareHandler<AppEnv>[] = auth ? [setScopes, spec.refuse ? refusing(auth, spec.refuse, deps) : auth, run] : [setScopes, run];
       // Hono's overloads type each arity of handlers; the chain is built at runtime.
       const loose = app as unknown as { on(method: string, path: string, ...handlers: MiddlewareHandler<AppEnv>[]): void };
       for (const path of servedPaths(spec as unknown as RouteSpec)) loose.on(spec.method === 'all' ? 'ALL' : spec.method.toUpperCase(), path, ...chain);

@@ -20,11 +20,11 @@ function problems(env: Record<string, string>): string[] {
 }
 
 describe('operations settings', () => {
-  test('defaults: plain TCP to Temporal, pool of 20, a worker serves dev and prod, 10 s drain, 10 connection attempts', () => {
+  test('defaults: plain TCP to Temporal, pool of 20, a worker serves every environment, 10 s drain, 10 connection attempts', () => {
     const c = loadConfig({ ...base });
     assert.equal(c.temporalTls, null);
     assert.equal(c.DATABASE_POOL_SIZE, 20);
-    assert.deepEqual(c.SWITCHYARD_WORKER_ENVIRONMENTS, ['dev', 'prod']);
+    assert.equal(c.SWITCHYARD_WORKER_ENVIRONMENTS, undefined);
     assert.equal(c.SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS, 10_000);
     assert.equal(c.TEMPORAL_CONNECT_ATTEMPTS, 10);
     assert.deepEqual(temporalConnectionSettings(c, 'temporal.example:7233').tls, false);
@@ -102,7 +102,8 @@ describe('operations settings', () => {
     assert.equal(c.SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS, 30_000);
     assert.equal(temporalConnectionSettings(c, base.TEMPORAL_ADDRESS).retry.attempts, 3);
     assert.match(problems({ ...base, DATABASE_POOL_SIZE: '0' }).join('\n'), /^DATABASE_POOL_SIZE: /);
-    assert.match(problems({ ...base, SWITCHYARD_WORKER_ENVIRONMENTS: 'prod,staging' }).join('\n'), /^SWITCHYARD_WORKER_ENVIRONMENTS\.1: /);
+    assert.deepEqual(loadConfig({ ...base, SWITCHYARD_WORKER_ENVIRONMENTS: 'prod,staging' }).SWITCHYARD_WORKER_ENVIRONMENTS, ['prod', 'staging']);
+    assert.match(problems({ ...base, SWITCHYARD_WORKER_ENVIRONMENTS: 'prod,Staging!' }).join('\n'), /^SWITCHYARD_WORKER_ENVIRONMENTS\.1: /);
     assert.match(problems({ ...base, SWITCHYARD_WORKER_ENVIRONMENTS: ',' }).join('\n'), /^SWITCHYARD_WORKER_ENVIRONMENTS: name at least one environment/);
   });
 });

@@ -35,8 +35,11 @@ const pem = z.string().transform((value, ctx) => {
   return content;
 });
 
-/** The environments a worker may serve (start/secrets.ts ENVIRONMENTS; lib cannot import start/). */
-const workerEnvironment = z.enum(['dev', 'prod']);
+/** An environment's name, as POST /environments accepts it. */
+const workerEnvironment = z
+  .string()
+  .max(255)
+  .regex(/^[a-z0-9_-]+$/, 'an environment name: lowercase letters, digits, hyphens and underscores');
 
 const secretKey = z
   .string()
@@ -65,7 +68,8 @@ export const configSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
   // The longest a query waits for a free pool connection before it fails (503 database_busy).
   DATABASE_POOL_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
-  SWITCHYARD_WORKER_ENVIRONMENTS: commaList.pipe(z.array(workerEnvironment).min(1, 'name at least one environment (dev, prod)')).default(['dev', 'prod']),
+  // Unset: every environment, those created later included (worker/index.ts follows the table).
+  SWITCHYARD_WORKER_ENVIRONMENTS: commaList.pipe(z.array(workerEnvironment).min(1, 'name at least one environment (dev, prod, …)')).optional(),
   SWITCHYARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),

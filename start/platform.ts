@@ -34,7 +34,9 @@ import { startLogRetention } from '../api/routes/logs.js';
 import { startDeliverySweeper } from '../features/webhooks/emit.js';
 import { environmentOtlpTargets } from '../features/webhooks/settings.js';
 import { startActionRunSweeper } from '../features/actions/sweeper.js';
-import { ensureEnvironments, ENVIRONMENTS, loadSecretBox, requireEnvironments, type EnvironmentKey } from './secrets.js';
+import { ensureEnvironments, loadSecretBox, requireEnvironments, type EnvironmentKey } from './secrets.js';
+import { followEnvironments } from './environment-watch.js';
+import { DEFAULT_ENVIRONMENTS, listEnvironments } from '../features/environments/store.js';
 import { startTelemetry, type Telemetry } from '../lib/otel/index.js';
 import { missingSandboxFlags } from '../lib/sandbox/node-flags.js';
 import { loadIsolatedVm } from '../lib/sandbox/index.js';
@@ -105,6 +107,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   let stopActionRunSweeper: (() => void) | null = null;
   let telemetry: Telemetry | null = null;
   let changeFeed: ChangeFeed | null = null;
+  /** The worker's own LISTEN connection, when no API runs in the process. */
+  let workerFeed: ChangeFeed | null = null;
+  let stopEnvironmentWatch: (() => void) | null = null;
 
   const stop = async () => {
     authSockets.close();
@@ -116,7 +121,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       await closed;
       clearTimeout(cut);
     }
+    stopEnvironmentWatch?.();
     if (workers) await workers.shutdown();
+    await workerFeed?.stop();
     if (temporal) await temporal.connection.close().catch(() => undefined);
     stopLogRetention?.();
     stopSweeper?.();
@@ -141,7 +148,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     temporal = await connectClient(temporalSettings, config.TEMPORAL_NAMESPACE, telemetry?.clientInterceptors, log, workerConnection);
     await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, log);
     // Before anything creates or updates a schedule: the ones still under a former id move first.
-    await migrateLegacyScheduleIds({ temporal, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX, environments: ENVIRONMENTS, log });
+    await migrateLegacyScheduleIds({ temporal, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX, environments: DEFAULT_ENVIRONMENTS, log });
     const schedules = new SyncSchedules(temporal, config.SWITCHYARD_TASK_QUEUE_PREFIX, syncScheduleTiming(config));
     const lifecycle = createLifecycle({ temporal, db, box, taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX, schedules });
     const providerHooks = pluginFor;
@@ -175,11 +182,13 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
     if (opts.runWorker) {
+      // Named environments are polled as configured; unset, every environment is, as they come and go.
+      const named = config.SWITCHYARD_WORKER_ENVIRONMENTS;
       workers = await startWorkers({
         temporal: temporalSettings,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX,
-        environments: ENVIRONMENTS.filter((e) => config.SWITCHYARD_WORKER_ENVIRONMENTS.includes(e)),
+        environments: named ?? (await listEnvironments(db)).map((e) => e.name),
         shutdownGraceTime: config.SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS,
         deps: { db, config, clock, box, log, http, temporal, onTokenRefresh, providerHooks },
         workflowBundle: opts.workflowBundle,
@@ -188,6 +197,13 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         connection: workerConnection,
       });
       workers.done.catch((err: unknown) => log.error({ err }, 'worker stopped'));
+      if (!named) {
+        if (!changeFeed) {
+          workerFeed = new ChangeFeed(opts.databaseUrl, log);
+          await workerFeed.start();
+        }
+        stopEnvironmentWatch = followEnvironments({ db, feed: (changeFeed ?? workerFeed)!, workers, log });
+      }
       // Starts delivery workflows whose start was lost (e.g. Temporal unreachable at emit time).
       stopSweeper = startDeliverySweeper({ db, temporal, config, log });
       // Completes connections whose API process died between the row and its schedules.

@@ -9,10 +9,14 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type Config } from '../lib/config.js';
 import { newSecretKey, parseKey, SecretBox } from '../lib/crypto.js';
-import { createEnvironmentIfMissing, findEnvironmentByName, upsertEnvironmentKey, type Environment } from '../features/environments/store.js';
+import {
+  createEnvironmentIfMissing,
+  DEFAULT_ENVIRONMENTS,
+  findEnvironmentByName,
+  upsertEnvironmentKey,
+  type Environment,
+} from '../features/environments/store.js';
 import type { Db } from '../lib/db/pool.js';
-
-export const ENVIRONMENTS = ['dev', 'prod'] as const;
 
 interface LocalSecrets {
   encryptionKey?: string;
@@ -64,7 +68,7 @@ export async function ensureEnvironments(db: Db, config: Config, keepLocally: bo
   const local = keepLocally ? await readLocal(config) : {};
   const out: EnvironmentKey[] = [];
   let changed = false;
-  for (const name of ENVIRONMENTS) {
+  for (const name of DEFAULT_ENVIRONMENTS) {
     const configured = name === 'dev' ? config.SWITCHYARD_SECRET_KEY_DEV : config.SWITCHYARD_SECRET_KEY_PROD;
     if (configured) {
       out.push({ env: await upsertEnvironmentKey(db, name, configured), secretKey: configured, generated: false });
@@ -90,7 +94,7 @@ export async function ensureEnvironments(db: Db, config: Config, keepLocally: bo
 export async function requireEnvironments(db: Db): Promise<EnvironmentKey[]> {
   const out: EnvironmentKey[] = [];
   const missing: string[] = [];
-  for (const name of ENVIRONMENTS) {
+  for (const name of DEFAULT_ENVIRONMENTS) {
     const env = await findEnvironmentByName(db, name);
     if (env) out.push({ env, secretKey: null, generated: false });
     else missing.push(name);

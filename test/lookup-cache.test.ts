@@ -126,11 +126,13 @@ describe('cached lookups across two API processes', () => {
     assert.equal((await proxied(a, 'rec', 'cached')).auth, 'Key unannounced-key');
   });
 
-  test('a connection deleted through the other process is unknown on the next request', async () => {
+  test('a connection deleted through the other process is unknown once its notice has reached this one', async () => {
     await ok(await importKey(a, 'gone', 'k1'), 201);
     assert.equal((await proxied(a, 'rec', 'gone')).auth, 'Key k1');
     assert.equal((await proxied(a, 'rec', 'gone')).auth, 'Key k1'); // now served from A's cache
     await ok(await b.api('/connections/gone?provider_config_key=rec', { method: 'DELETE' }));
+    // B's delete is committed; its notice reaches A in commit order, before A's own barrier notice.
+    await a.platform.changeFeed!.barrier();
     const after = await proxied(a, 'rec', 'gone');
     assert.equal(after.status, 400);
     assert.equal(after.body.error.code, 'unknown_connection');

@@ -1,6 +1,7 @@
 /**
- * @module worker — Temporal workers: one task queue per environment, workflows bundled from
- * workflows/, activities from createActivities(deps), graceful shutdown.
+ * @module worker — Temporal workers: one task queue per environment (environments come and go:
+ * `serve` follows them), workflows bundled from workflows/, activities from createActivities(deps),
+ * graceful shutdown.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -68,10 +69,16 @@ export interface WorkerOptions {
 }
 
 export interface RunningWorkers {
-  taskQueues: string[];
+  /** The task queues polled now. */
+  readonly taskQueues: string[];
+  /**
+   * Polls the task queues of exactly these environments from now on: starts a worker for each new
+   * one, stops (with the grace time) those of environments no longer named. Calls run one at a time.
+   */
+  serve(environments: readonly string[]): Promise<void>;
   /** Stops polling, lets running activities finish within the grace time, then resolves. */
   shutdown(): Promise<void>;
-  /** Resolves or rejects when any worker stops on its own (a fatal error). */
+  /** Rejects when a worker stops on its own (a fatal error); resolves after shutdown(). */
   done: Promise<void>;
 }
 
@@ -79,31 +86,70 @@ export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers>
   const connection = opts.connection ?? (await connectWorkers(opts.temporal, opts.log));
   const workflowBundle = opts.workflowBundle ?? (await bundleWorkflows());
   const activities = createActivities(opts.deps);
-  const workers = await Promise.all(
-    opts.environments.map((env) =>
-      Worker.create({
-        connection,
-        namespace: opts.namespace,
-        taskQueue: taskQueueFor(opts.taskQueuePrefix, env),
-        workflowBundle,
-        activities,
-        interceptors: {
-          activity: [...(opts.telemetry?.workerInterceptors(opts.taskQueuePrefix).activity ?? []), activityLogContext],
-        },
-        // Registered without telemetry too (a no-op), so a traced workflow never finds it missing.
-        sinks: opts.telemetry?.sinks ?? workflowSpanSinks(null),
-        shutdownGraceTime: opts.shutdownGraceTime ?? '10 seconds',
-      }),
-    ),
-  );
-  const runs = workers.map((w) => w.run());
-  const done = Promise.all(runs).then(() => undefined);
+  const running = new Map<string, { worker: Worker; run: Promise<void>; stopping: boolean }>();
+  let closing = false;
+  let settle!: { resolve: () => void; reject: (err: unknown) => void };
+  const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  // A caller that only awaits shutdown() must not see an unhandled rejection.
+  done.catch(() => undefined);
+
+  const start = async (env: string) => {
+    const worker = await Worker.create({
+      connection,
+      namespace: opts.namespace,
+      taskQueue: taskQueueFor(opts.taskQueuePrefix, env),
+      workflowBundle,
+      activities,
+      interceptors: {
+        activity: [...(opts.telemetry?.workerInterceptors(opts.taskQueuePrefix).activity ?? []), activityLogContext],
+      },
+      // Registered without telemetry too (a no-op), so a traced workflow never finds it missing.
+      sinks: opts.telemetry?.sinks ?? workflowSpanSinks(null),
+      shutdownGraceTime: opts.shutdownGraceTime ?? '10 seconds',
+    });
+    const entry = { worker, run: worker.run(), stopping: false };
+    entry.run.catch((err: unknown) => {
+      if (!entry.stopping && !closing) settle.reject(err);
+    });
+    running.set(env, entry);
+  };
+  const stop = async (env: string) => {
+    const entry = running.get(env)!;
+    running.delete(env);
+    entry.stopping = true;
+    if (entry.worker.getState() === 'RUNNING') entry.worker.shutdown();
+    await entry.run.catch(() => undefined);
+  };
+
+  let queue: Promise<void> = Promise.resolve();
+  const serve = (environments: readonly string[]) => {
+    const next = queue.then(async () => {
+      if (closing) return;
+      const wanted = new Set(environments);
+      await Promise.all([...running.keys()].filter((env) => !wanted.has(env)).map(stop));
+      await Promise.all([...wanted].filter((env) => !running.has(env)).map(start));
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  try {
+    await serve(opts.environments);
+  } catch (err) {
+    await Promise.all([...running.keys()].map(stop));
+    if (!opts.connection) await connection.close();
+    throw err;
+  }
   return {
-    taskQueues: opts.environments.map((env) => taskQueueFor(opts.taskQueuePrefix, env)),
+    get taskQueues() {
+      return [...running.keys()].map((env) => taskQueueFor(opts.taskQueuePrefix, env));
+    },
+    serve,
     done,
     async shutdown() {
-      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-      await Promise.allSettled(runs);
+      closing = true;
+      await queue;
+      await Promise.all([...running.keys()].map(stop));
+      settle.resolve();
       if (!opts.connection) await connection.close();
     },
   };

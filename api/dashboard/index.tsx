@@ -17,7 +17,7 @@ import { deleteCookie, getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { listEnvironments, type Environment } from '../../features/environments/store.js';
-import { NotFound, Unauthorized } from '../../lib/errors.js';
+import { Forbidden, NotFound, Unauthorized } from '../../lib/errors.js';
 import type { AppDeps } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { environmentForSecretKey } from '../middleware/auth.js';
@@ -192,9 +192,10 @@ export function dashboardRoutes(deps: AppDeps): Hono<DashEnv> {
     }
     let env: Environment;
     try {
+      // A full-access key: an environment's secret key or an `environment:*` API key.
       env = await environmentForSecretKey(deps, first(form.secret_key).trim());
     } catch (err) {
-      if (!(err instanceof Unauthorized)) throw err;
+      if (!(err instanceof Unauthorized) && !(err instanceof Forbidden)) throw err;
       return signInPage(c, 401, { kind: 'error', text: 'That secret key does not match any environment.' }, true);
     }
     const { id } = await createSession(deps.db, env);

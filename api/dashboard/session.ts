@@ -13,7 +13,7 @@ import { SESSION_TTL_SECONDS } from '../../features/dashboard/sessions.js';
 export const COOKIE_PATH = '/dashboard';
 /** The double-submit token of the sign-in form (there is no session yet to hold one). */
 export const PRE_SESSION_COOKIE = 'sy_dash_signin';
-export const ENV_NAME = /^[a-z0-9_-]{1,64}$/;
+export const ENV_NAME = /^[a-z0-9_-]{1,255}$/;
 
 export function sessionCookieName(envName: string): string {
   return `sy_dash_${envName}`;

@@ -50,7 +50,7 @@ const secretKeyOrConnectSession =
       c.set('environment', environment);
     } else {
       c.set('connectSession', null);
-      c.set('environment', await environmentForSecretKey(deps, token));
+      c.set('environment', await environmentForSecretKey(deps, token, c.get('requiredScopes')));
     }
     await next();
   };
@@ -82,7 +82,7 @@ const secretKeyOrAgentSession =
     if (token.startsWith(AGENT_SESSION_PREFIX)) {
       c.set('agentSession', await liveAgentSession(deps, token));
     } else {
-      const env = await environmentForSecretKey(deps, token);
+      const env = await environmentForSecretKey(deps, token, c.get('requiredScopes'));
       c.set('agentSession', null);
       c.set('environment', env);
       annotate({ environment: env.name });

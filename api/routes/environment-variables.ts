@@ -28,6 +28,7 @@ export const listEnvironmentVariables = defineRoute({
   summary: "The environment's variables (name and value), as its scripts read them",
   tag: 'environment',
   auth: 'secret_key',
+  scope: 'environment:variables:read',
   responses: { 200: list },
   errors: [],
 }).handle(async ({ deps }, c) => getEnvironmentVariables(deps.db, deps.box, c.get('environment').id));

@@ -67,6 +67,21 @@ const rotateResponse = z.object({ data: z.object({ webhook_signing_key: z.string
 type UrlField = 'webhook_url' | 'secondary_webhook_url' | 'alert_webhook_url' | 'otlp_endpoint';
 const URL_FIELDS: UrlField[] = ['webhook_url', 'secondary_webhook_url', 'alert_webhook_url', 'otlp_endpoint'];
 
+/** 400 naming every field of `input` whose URL points where the platform may not send (private hosts). */
+export async function assertUrlsAllowed<F extends string>(deps: AppDeps, input: Partial<Record<F, string | null>>, fields: readonly F[]): Promise<void> {
+  const problems: ValidationFailed['errors'] = [];
+  for (const field of fields) {
+    const url = input[field];
+    if (!url) continue;
+    try {
+      await assertUrlAllowed(url, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
+    } catch (err) {
+      problems.push({ code: 'url_not_allowed', message: (err as Error).message, path: [field] });
+    }
+  }
+  if (problems.length) throw new ValidationFailed('invalid_body', problems);
+}
+
 async function view(deps: AppDeps, env: Environment, settings: EnvironmentSettings): Promise<z.infer<typeof settingsResponse>> {
   const keys = await signingKeys(deps.db, deps.box, env.id);
   return {
@@ -112,17 +127,7 @@ export const updateEnvironment = defineRoute({
   errors: [],
 }).handle(async ({ deps, body: input }, c) => {
   const env = c.get('environment');
-  const problems: ValidationFailed['errors'] = [];
-  for (const field of URL_FIELDS) {
-    const url = input[field];
-    if (!url) continue;
-    try {
-      await assertUrlAllowed(url, deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS);
-    } catch (err) {
-      problems.push({ code: 'url_not_allowed', message: (err as Error).message, path: [field] });
-    }
-  }
-  if (problems.length) throw new ValidationFailed('invalid_body', problems);
+  await assertUrlsAllowed(deps, input, URL_FIELDS);
   const clear = (v: string | null | undefined) => (v === undefined ? undefined : v || null);
   const settings = await updateSettings(deps.db, deps.box, env.id, {
     webhookUrl: clear(input.webhook_url),
@@ -143,6 +148,7 @@ export const rotateWebhookSigningKey = defineRoute({
   summary: 'New webhook signing key; the previous one also signs (X-Switchyard-Signature-V2) for 24 h',
   tag: 'environment',
   auth: 'secret_key',
+  scope: 'environment:webhook_signing_key:rotate',
   responses: { 200: rotateResponse },
   errors: [],
 }).handle(async ({ deps }, c) => {

@@ -51,6 +51,15 @@
  * | GET    | /environment                                      | environment.ts            |
  * | PATCH  | /environment                                      | environment.ts            |
  * | POST   | /environment/webhook-signing-key/rotate           | environment.ts            |
+ * | GET    | /environments                                     | environments.ts           |
+ * | POST   | /environments                                     | environments.ts           |
+ * | DELETE | /environments/:environmentId (id or uuid)         | environments.ts           |
+ * | POST   | /environment/api-keys                             | api-keys.ts               |
+ * | DELETE | /environment/api-keys                             | api-keys.ts               |
+ * | GET    | /environments/:environmentUuid/api-keys           | api-keys.ts               |
+ * | POST   | /environments/:environmentUuid/api-keys           | api-keys.ts               |
+ * | GET    | /environments/:environmentUuid/api-keys/:keyUuid  | api-keys.ts               |
+ * | DELETE | /environments/:environmentUuid/api-keys/:keyUuid  | api-keys.ts               |
  * | GET    | /environment-variables                            | environment-variables.ts  |
  * | POST   | /environment-variables                            | environment-variables.ts  |
  * | GET    | /webhook-deliveries                               | webhook-deliveries.ts     |
@@ -125,6 +134,8 @@ import { diagnosticsRoundtrip } from './diagnostics.js';
 import { docsRoutes } from './docs.js';
 import { getEnvironment, rotateWebhookSigningKey, updateEnvironment } from './environment.js';
 import { listEnvironmentVariables, replaceEnvironmentVariables } from './environment-variables.js';
+import { createEnvironmentRoute, deleteEnvironmentRoute, listEnvironmentsRoute } from './environments.js';
+import { createApiKeyByIdRoute, createApiKeyRoute, deleteApiKeyByIdRoute, deleteApiKeyRoute, getApiKeyRoute, listApiKeysRoute } from './api-keys.js';
 import { health } from './health.js';
 import { getIncomingWebhookSecret, rotateIncomingWebhookSecretRoute } from './incoming-webhook-secrets.js';
 import { getIntegrationStatus } from './integration-status.js';
@@ -240,6 +251,15 @@ export const routeTable: readonly RouteDef[] = [
   updateEnvironment,
   rotateWebhookSigningKey,
   listEnvironmentVariables,
+  listEnvironmentsRoute,
+  createEnvironmentRoute,
+  deleteEnvironmentRoute,
+  createApiKeyByIdRoute,
+  deleteApiKeyByIdRoute,
+  listApiKeysRoute,
+  createApiKeyRoute,
+  getApiKeyRoute,
+  deleteApiKeyRoute,
   replaceEnvironmentVariables,
   listWebhookDeliveries,
   replayWebhookDelivery,

@@ -61,6 +61,7 @@ export const mcpRoute = defineRoute({
     'The server is stateless: GET (a standalone stream) and other methods answer 405.',
   tag: 'agents',
   auth: 'secret_key_or_agent_session',
+  scope: 'environment:mcp',
   handlerParses: { headers: mcpHeaders },
   responses: {
     200: {
@@ -125,6 +126,7 @@ export const createAgentSessionRoute = defineRoute({
   summary: 'An agent session: a token for /mcp limited to some connections (and tools), expiring',
   tag: 'agents',
   auth: 'secret_key',
+  scope: 'environment:agent_sessions:write',
   request: { body: createSessionBody },
   responses: { 201: createSessionResponse },
   errors: [],
@@ -153,6 +155,7 @@ export const deleteAgentSessionRoute = defineRoute({
   summary: 'Revoke an agent session',
   tag: 'agents',
   auth: 'secret_key',
+  scope: 'environment:agent_sessions:write',
   request: { params: z.object({ id: z.uuid() }) },
   responses: { 204: { description: 'Revoked' } },
   errors: [404],

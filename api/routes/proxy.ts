@@ -264,6 +264,7 @@ export const proxy = defineRoute({
     'Any method, path, query and body go to the provider as sent (headers prefixed Switchyard-Proxy- or Nango-Proxy- too); its answer, whatever its status and content, comes back unchanged. An unknown integration or connection answers 400, as Nango does.',
   tag: 'proxy',
   auth: 'secret_key',
+  scope: 'environment:proxy',
   request: { headers: proxyHeaders },
   responses: {
     200: anyContent("The provider's 2xx answer, unchanged: its status, headers and a body of any content type"),

@@ -25,6 +25,7 @@ export const callToolRoute = defineRoute({
     'the `async_action` webhook when it ends, and its result at GET /action/{id}. Failures answer as POST /action/trigger does.',
   tag: 'tools',
   auth: 'secret_key',
+  scope: 'environment:actions:execute',
   request: { params: toolParams, query: toolQuery, body: toolBody },
   readBody: (c, deps) => readActionBody(deps, c),
   responses: actionResponses,

@@ -14,6 +14,7 @@ import { ACTION_ERRORS, actionResponses, readActionBody, triggerAction } from '.
 import { serveRecords } from './records.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
+import { assertGranted } from '../middleware/auth.js';
 
 const endpointHeaders = z.object({ 'connection-id': connectionIdSchema, 'provider-config-key': uniqueKeySchema, 'x-async': z.string().optional() });
 
@@ -27,6 +28,7 @@ export const unifiedEndpoint = defineRoute({
     "An action's endpoint runs the action with the body (the query, for GET) as input; a sync's GET endpoint serves its records. Only endpoints activated on the integration's Endpoints tab answer; anything else is 404.",
   tag: 'endpoints',
   auth: 'secret_key',
+  scope: [], // checked in the handler once the endpoint's script is known
   handlerParses: { headers: endpointHeaders },
   responses: { ...actionResponses, 200: { description: "The action's output, or the sync's records", schema: z.unknown() } },
   errors: [404, ...ACTION_ERRORS],
@@ -48,6 +50,8 @@ export const unifiedEndpoint = defineRoute({
       `${method} ${path} is not activated on ${integration.uniqueKey}; activate it in the integration's Endpoints tab`,
     );
   }
+  // As Nango's /v1 passthrough: the scope depends on what the endpoint runs.
+  assertGranted(c.get('grantedScopes'), [def.type === 'sync' ? 'environment:records:read' : 'environment:actions:execute']);
   if (def.type === 'sync') {
     return serveRecords(deps)(c, { integrationKey: integration.uniqueKey, connectionId: h['connection-id'], models: def.modelNames });
   }

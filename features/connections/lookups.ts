@@ -10,12 +10,13 @@ import type { SecretBox } from '../../lib/crypto.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { NotifiedCache, type ChangeFeed } from '../../lib/db/change-feed.js';
 import type { Queryable } from '../../lib/db/pool.js';
-import { findEnvironmentBySecretKey, type Environment } from '../environments/store.js';
+import { keyHolderForSecret, type KeyHolder } from '../environments/keys.js';
 import { getIntegration, type Integration } from '../integrations/store.js';
 import { getConnection, type Connection } from './store.js';
 
 export interface Lookups {
-  environmentBySecretKey(secretKey: string): Promise<Environment | null>;
+  /** The environment and scopes of a secret key (an environment's default key or one of its API keys). */
+  keyHolder(secretKey: string): Promise<KeyHolder | null>;
   integration(environmentId: number, uniqueKey: string): Promise<Integration | null>;
   connection(environmentId: number, integrationKey: string, connectionId: string): Promise<Connection | null>;
   /** Resolves once the changes committed so far (this process's own writes included) have reached the caches. */
@@ -31,7 +32,7 @@ export interface LookupLimits {
 /** Lookups straight from the database (processes without a change feed: the worker, tools). */
 export function uncachedLookups(db: Queryable, box: SecretBox): Lookups {
   return {
-    environmentBySecretKey: (secretKey) => findEnvironmentBySecretKey(db, secretKey),
+    keyHolder: (secretKey) => keyHolderForSecret(db, secretKey),
     integration: (environmentId, uniqueKey) => getIntegration(db, box, environmentId, uniqueKey),
     connection: (environmentId, integrationKey, connectionId) => getConnection(db, box, environmentId, integrationKey, connectionId),
     settled: async () => undefined,
@@ -40,8 +41,11 @@ export function uncachedLookups(db: Queryable, box: SecretBox): Lookups {
 
 export function cachedLookups(db: Queryable, box: SecretBox, feed: ChangeFeed, limits: LookupLimits = {}): Lookups {
   const direct = uncachedLookups(db, box);
-  // Two environments; a key that no longer matches must fail at once, so any environment change empties it.
-  const environments = new NotifiedCache<Environment>(feed, { max: limits.environments ?? 64, affected: (c) => (c.table === 'environments' ? 'all' : null) });
+  // Few keys; a key that no longer matches must fail at once, so any environment or key change empties it.
+  const keys = new NotifiedCache<KeyHolder>(feed, {
+    max: limits.environments ?? 256,
+    affected: (c) => (c.table === 'environments' || c.table === 'api_keys' ? 'all' : null),
+  });
   // An integration's unique key or provider is part of the connection entries too: an integration change empties both.
   const integrations = new NotifiedCache<Integration>(feed, { max: limits.integrations ?? 1000, affected: (c) => (c.table === 'integrations' ? 'all' : null) });
   const connections = new NotifiedCache<Connection>(feed, {
@@ -53,7 +57,7 @@ export function cachedLookups(db: Queryable, box: SecretBox, feed: ChangeFeed, l
     },
   });
   return {
-    environmentBySecretKey: (secretKey) => environments.get(sha256Hex(secretKey), () => direct.environmentBySecretKey(secretKey)),
+    keyHolder: (secretKey) => keys.get(sha256Hex(secretKey), () => direct.keyHolder(secretKey)),
     integration: (environmentId, uniqueKey) => integrations.get(`${environmentId}\0${uniqueKey}`, () => direct.integration(environmentId, uniqueKey)),
     connection: (environmentId, integrationKey, connectionId) =>
       connections.get(`${environmentId}\0${integrationKey}\0${connectionId}`, () => direct.connection(environmentId, integrationKey, connectionId)),

@@ -21,6 +21,7 @@ export const ENCRYPTED_COLUMNS = [
   { table: 'environment_settings', key: 'environment_id', column: 'webhook_signing_key_enc' },
   { table: 'environment_settings', key: 'environment_id', column: 'previous_signing_key_enc' },
   { table: 'environment_variables', key: 'environment_id', column: 'variables_enc' },
+  { table: 'api_keys', key: 'id', column: 'secret_enc' },
 ] as const;
 
 export interface ReencryptReport {

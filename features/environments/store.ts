@@ -2,7 +2,7 @@
  * @module features/environments/store — environments and their secret keys (stored as SHA-256 hashes).
  */
 import { randomUUID } from 'node:crypto';
-import { constantTimeEqual, sha256Hex } from '../../lib/crypto.js';
+import { constantTimeEqual, newSecretKey, sha256Hex } from '../../lib/crypto.js';
 import type { Queryable } from '../../lib/db/pool.js';
 
 export interface Environment {
@@ -42,7 +42,7 @@ export async function listEnvironments(db: Queryable): Promise<Environment[]> {
 /** Creates the environment with this key, or points an existing one at this key. */
 export async function upsertEnvironmentKey(db: Queryable, name: string, secretKey: string): Promise<Environment> {
   const { rows } = await db.query<Environment>(
-    `INSERT INTO environments (uuid, name, secret_key_hash) VALUES ($1, $2, $3)
+    `INSERT INTO environments (uuid, name, secret_key_hash, is_production) VALUES ($1, $2, $3, $2 = 'prod')
      ON CONFLICT (name) DO UPDATE SET secret_key_hash = EXCLUDED.secret_key_hash, updated_at = now()
      RETURNING ${COLUMNS}`,
     [randomUUID(), name, sha256Hex(secretKey)],
@@ -52,7 +52,7 @@ export async function upsertEnvironmentKey(db: Queryable, name: string, secretKe
 
 export async function createEnvironmentIfMissing(db: Queryable, name: string, secretKey: string): Promise<{ env: Environment; created: boolean }> {
   const { rows } = await db.query<Environment>(
-    `INSERT INTO environments (uuid, name, secret_key_hash) VALUES ($1, $2, $3)
+    `INSERT INTO environments (uuid, name, secret_key_hash, is_production) VALUES ($1, $2, $3, $2 = 'prod')
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
     [randomUUID(), name, sha256Hex(secretKey)],
   );
@@ -69,4 +69,37 @@ export async function environmentNameById(db: Queryable, id: number): Promise<st
 export async function findEnvironmentById(db: Queryable, id: number): Promise<Environment | null> {
   const { rows } = await db.query<Environment>(`SELECT ${COLUMNS} FROM environments WHERE id = $1`, [id]);
   return rows[0] ?? null;
+}
+
+/** The environments every deployment has; they cannot be deleted. */
+export const DEFAULT_ENVIRONMENTS = ['dev', 'prod'] as const;
+/** `prod` is always a production environment (as in Nango). */
+export const PROD_ENVIRONMENT = 'prod';
+
+export interface EnvironmentListing extends Environment {
+  isProduction: boolean;
+}
+
+export async function listEnvironmentsWithFlags(db: Queryable, name?: string): Promise<EnvironmentListing[]> {
+  const { rows } = await db.query<Environment & { is_production: boolean }>(
+    `SELECT ${COLUMNS}, is_production FROM environments WHERE ($1::text IS NULL OR name = $1) ORDER BY id`,
+    [name ?? null],
+  );
+  return rows.map((r) => ({ id: r.id, uuid: r.uuid, name: r.name, isProduction: r.is_production }));
+}
+
+/** A new environment with a new default secret key (shown to nobody: its API keys are made apart). Null when the name is taken. */
+export async function createEnvironment(db: Queryable, input: { name: string; isProduction: boolean }): Promise<Environment | null> {
+  const { rows } = await db.query<Environment>(
+    `INSERT INTO environments (uuid, name, secret_key_hash, is_production) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
+    [randomUUID(), input.name, sha256Hex(newSecretKey()), input.isProduction],
+  );
+  return rows[0] ?? null;
+}
+
+/** Deletes the row; every row of the environment goes with it (ON DELETE CASCADE). */
+export async function deleteEnvironmentRow(db: Queryable, id: number): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM environments WHERE id = $1', [id]);
+  return (rowCount ?? 0) > 0;
 }

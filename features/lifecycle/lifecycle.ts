@@ -4,7 +4,7 @@
  * connection (onEventWorkflow); a schedule per activated sync; schedules removed with the
  * connection, or when a sync's endpoints are deactivated.
  */
-import { ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { getConnectionByPk, type Connection } from '../connections/store.js';
 import type { Environment } from '../environments/store.js';
 import type { Integration } from '../integrations/store.js';
@@ -24,6 +24,12 @@ export interface Lifecycle {
   connectionDeleting(env: Environment, connection: Connection): Promise<void>;
   integrationDeleting(env: Environment, integration: Integration): Promise<void>;
   endpointsChanged(env: Environment, integration: Integration): Promise<void>;
+  /**
+   * Deletes every schedule whose runs go to the environment's task queue and terminates the
+   * workflows running there (a webhook endpoint's, a sync's). Found in Temporal, not the database,
+   * so running it again after the environment's rows are gone catches what was made meanwhile.
+   */
+  environmentDeleting(env: Environment): Promise<void>;
 }
 
 export const CHECK_INTERVAL = '6h';
@@ -158,6 +164,22 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
     },
     async endpointsChanged(env, integration) {
       for (const c of await connectionsOf(integration)) await reconcileSyncs(env, integration, c, false);
+    },
+    async environmentDeleting(env) {
+      const taskQueue = taskQueueFor(deps.taskQueuePrefix, env.name);
+      // Schedule ids hold the task queue (workflows/contracts.ts checkWorkflowId, syncScheduleId).
+      const prefixes = [`check:${taskQueue}:`, `sync:${taskQueue}:`];
+      const ids: string[] = [];
+      for await (const schedule of temporal.schedule.list()) if (prefixes.some((p) => schedule.scheduleId.startsWith(p))) ids.push(schedule.scheduleId);
+      for (const id of ids) await deleteSchedule(id);
+      const running = temporal.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` });
+      for await (const w of running) {
+        try {
+          await temporal.workflow.getHandle(w.workflowId, w.runId).terminate(`environment ${env.name} deleted`);
+        } catch (err) {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+      }
     },
   };
 }
