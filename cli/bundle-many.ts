@@ -4,7 +4,7 @@
  * and run() as `bundle()` makes them), and the code scripts share (zod, the SDK runtime, an
  * integration's models) is written once, in shared modules under `_shared/`. A build that fails is
  * split in halves until the scripts that fail are alone, so one bad import costs a few more builds,
- * not one per script.
+ * not one per script; the rest are then bundled together again.
  */
 import path from 'node:path';
 import * as esbuild from 'esbuild';
@@ -92,17 +92,41 @@ async function buildAll(dir: string, scripts: ScriptFile[]): Promise<Bundled[]> 
   });
 }
 
-/** Bundles every script; those that do not bundle come back with esbuild's messages. */
+/** The scripts that do not bundle: a failing build is split in halves until they are alone. */
+async function failuresIn(dir: string, scripts: ScriptFile[], errors: esbuild.Message[]): Promise<BundleFailure[]> {
+  if (scripts.length === 1) return [{ script: scripts[0]!, lines: esbuildLines(errors) }];
+  const half = Math.ceil(scripts.length / 2);
+  const found = await Promise.all(
+    [scripts.slice(0, half), scripts.slice(half)].map(async (part) => {
+      try {
+        await buildAll(dir, part);
+        return [];
+      } catch (err) {
+        const partErrors = (err as { errors?: esbuild.Message[] }).errors;
+        if (!partErrors) throw err;
+        return failuresIn(dir, part, partErrors);
+      }
+    }),
+  );
+  return found.flat();
+}
+
+/**
+ * Bundles every script; those that do not bundle come back with esbuild's messages. The others are
+ * bundled again in one build, so they share the same shared modules as when nothing fails.
+ */
 export async function bundleMany(dir: string, scripts: ScriptFile[]): Promise<{ bundled: Bundled[]; failed: BundleFailure[] }> {
   if (!scripts.length) return { bundled: [], failed: [] };
+  let errors: esbuild.Message[];
   try {
     return { bundled: await buildAll(dir, scripts), failed: [] };
   } catch (err) {
-    const errors = (err as { errors?: esbuild.Message[] }).errors;
-    if (!errors) throw err;
-    if (scripts.length === 1) return { bundled: [], failed: [{ script: scripts[0]!, lines: esbuildLines(errors) }] };
-    const half = Math.ceil(scripts.length / 2);
-    const [a, b] = await Promise.all([bundleMany(dir, scripts.slice(0, half)), bundleMany(dir, scripts.slice(half))]);
-    return { bundled: [...a.bundled, ...b.bundled], failed: [...a.failed, ...b.failed] };
+    const found = (err as { errors?: esbuild.Message[] }).errors;
+    if (!found) throw err;
+    errors = found;
   }
+  const failed = await failuresIn(dir, scripts, errors);
+  const bad = new Set(failed.map((f) => f.script));
+  const good = scripts.filter((s) => !bad.has(s));
+  return { bundled: good.length ? await buildAll(dir, good) : [], failed };
 }

@@ -149,7 +149,8 @@ export async function compileProject(dir: string, opts: { integration?: string }
   }
   const compiled: CompiledScript[] = [];
   for (const [s, hit] of hits) {
-    if (!types.byScript.has(s.file)) compiled.push({ ...s, bundleFile: bundlePath(dir, s), modules: Object.keys(hit.modules), sha256: hit.sha256, manifest: hit.manifest });
+    if (!types.byScript.has(s.file))
+      compiled.push({ ...s, bundleFile: bundlePath(dir, s), modules: Object.keys(hit.modules), sha256: hit.sha256, manifest: hit.manifest });
   }
   const reused = compiled.length;
   const building = toBuild.filter((s) => !types.byScript.has(s.file));

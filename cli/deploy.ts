@@ -91,9 +91,7 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
     info(`Providers of the project (${providers.length}) on ${opts.env}:`);
     await deployProviders(api, providers);
   }
-  const sized = await Promise.all(
-    outcome.compiled.map(async (s) => ({ ...s, bytes: (await stat(s.bundleFile)).size + (await stat(s.file)).size + 4096 })),
-  );
+  const sized = await Promise.all(outcome.compiled.map(async (s) => ({ ...s, bytes: (await stat(s.bundleFile)).size + (await stat(s.file)).size + 4096 })));
   let extra: string[] = [];
   if (!opts.integration) {
     const listed = await api.json<{ data: { unique_key: string }[] }>('GET', '/integrations');

@@ -45,7 +45,7 @@ const deployBody = z
     modules: z
       .record(SHA256, z.string().min(1))
       .optional()
-      .describe("Code of the shared modules the scripts import, by sha256 (each once; those the platform keeps from an earlier deploy may be left out)"),
+      .describe('Code of the shared modules the scripts import, by sha256 (each once; those the platform keeps from an earlier deploy may be left out)'),
     activate: z.boolean().optional(),
     integrations: z.array(z.string().min(1).max(255)).max(500).optional(),
     // Checked here, not only from the User-Agent, which a proxy or wrapper may replace.

@@ -278,7 +278,9 @@ export async function describeLinked(bundles: LinkedBundle[], limits: Partial<Sa
         timeout: cpuMs,
       })) as string;
       const result = JSON.parse(json) as { ok: true; value: unknown } | { ok: false; error: { name: string; message: string; stack?: string } };
-      out.push(result.ok ? result : { ok: false, error: new ScriptError(result.error.name, explain(result.error.name, result.error.message), result.error.stack) });
+      out.push(
+        result.ok ? result : { ok: false, error: new ScriptError(result.error.name, explain(result.error.name, result.error.message), result.error.stack) },
+      );
     }
   } catch {
     // the isolate died: the rest are described alone below

@@ -37,7 +37,9 @@ export function bundleSha256(bundle: SandboxBundle): string {
 
 /** Bytes of a bundle with every module it imports. */
 export const bundleBytes = (bundle: SandboxBundle): number =>
-  typeof bundle === 'string' ? Buffer.byteLength(bundle) : Buffer.byteLength(bundle.entry) + Object.values(bundle.modules).reduce((n, c) => n + Buffer.byteLength(c), 0);
+  typeof bundle === 'string'
+    ? Buffer.byteLength(bundle)
+    : Buffer.byteLength(bundle.entry) + Object.values(bundle.modules).reduce((n, c) => n + Buffer.byteLength(c), 0);
 
 /**
  * Compiles and links a linked bundle's entry into `context`, evaluates it, and makes it the
