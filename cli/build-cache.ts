@@ -3,25 +3,30 @@
  * changed. Its key hashes the content of every file esbuild put in the bundle (the script, its
  * helpers and models, the CLI's SDK), the name and version of every package it took from
  * node_modules (zod…), and the CLI's version. Kept in .switchyard/compile-cache.json; the bundles
- * themselves are the files of build/ (an entry whose file is gone or altered is rebuilt).
+ * themselves are the files of build/ (an entry whose file, or a shared module it imports, is gone or
+ * altered is rebuilt).
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ScriptManifest } from '../features/scripts/manifest.js';
+import { bundleSha256, moduleHashes, type LinkedBundle } from '../lib/sandbox/linked.js';
 import { CLI_VERSION, relative, type ScriptFile } from './project.js';
 
 /** Bumped when what compile puts in a bundle changes without the CLI's version changing. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 export interface CacheEntry {
   key: string;
   /** Files the bundle was made of, relative to the project; those under node_modules as `pkg:<name>`. */
   inputs: string[];
+  /** The bundle's version hash (lib/sandbox/linked.ts: its entry and every module it imports). */
   sha256: string;
-  /** Size of the bundle file in build/, to notice one replaced or truncated. */
+  /** Size of the entry file in build/, to notice one replaced or truncated. */
   size: number;
+  /** The shared modules the entry imports, path within build/ → sha256 (checked before reuse). */
+  modules: Record<string, string>;
   manifest: ScriptManifest;
 }
 
@@ -106,19 +111,30 @@ export class BuildCache {
     return sha256(JSON.stringify([FORMAT, CLI_VERSION, parts]));
   }
 
-  /** The cached bundle of a script, when nothing it was made of changed and its file is still in build/. */
+  /** The cached bundle of a script, when nothing it was made of changed and its files are still in build/. */
   async lookup(script: ScriptFile, bundleFile: string): Promise<CacheEntry | null> {
     const entry = this.previous[relative(this.dir, script.file)];
-    if (!entry || !existsSync(bundleFile)) return null;
-    const [key, size] = await Promise.all([this.keyOf(entry.inputs), stat(bundleFile).then((s) => s.size)]);
-    if (key !== entry.key || size !== entry.size) return null;
+    if (!entry?.modules || !existsSync(bundleFile)) return null;
+    const [key, size, modulesIntact] = await Promise.all([
+      this.keyOf(entry.inputs),
+      stat(bundleFile).then((s) => s.size),
+      Promise.all(Object.entries(entry.modules).map(async ([p, h]) => (await this.hashOf(path.join(this.dir, 'build', p))) === h)),
+    ]);
+    if (key !== entry.key || size !== entry.size || modulesIntact.includes(false)) return null;
     this.next[relative(this.dir, script.file)] = entry;
     return entry;
   }
 
-  async record(script: ScriptFile, esbuildInputs: string[], code: string, manifest: ScriptManifest): Promise<CacheEntry> {
+  async record(script: ScriptFile, esbuildInputs: string[], bundle: LinkedBundle, manifest: ScriptManifest): Promise<CacheEntry> {
     const inputs = BuildCache.inputsOf(esbuildInputs);
-    const entry: CacheEntry = { key: await this.keyOf(inputs), inputs, sha256: sha256(code), size: Buffer.byteLength(code), manifest };
+    const entry: CacheEntry = {
+      key: await this.keyOf(inputs),
+      inputs,
+      sha256: bundleSha256(bundle),
+      size: Buffer.byteLength(bundle.entry),
+      modules: moduleHashes(bundle.modules),
+      manifest,
+    };
     this.next[relative(this.dir, script.file)] = entry;
     return entry;
   }

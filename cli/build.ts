@@ -144,19 +144,18 @@ export function sandboxMissing(err: SandboxUnavailableError): CliError {
   );
 }
 
-/** The manifest of a bundle, from its own describe(), run in a sandbox. */
-export async function manifestOf(dir: string, script: ScriptFile, code: string): Promise<ScriptManifest> {
-  let described: unknown;
-  try {
-    described = await describeBundle(code);
-  } catch (err) {
-    if (err instanceof SandboxUnavailableError) throw sandboxMissing(err);
-    const message = err instanceof SandboxError || err instanceof ScriptError ? err.message : String(err);
-    throw new CliError(
-      `${relative(dir, script.file)} does not load: ${message}`,
-      /is not defined/.test(message) ? `fix it: ${SANDBOX_HINT}` : 'fix the script (its top level runs when it loads) and run the command again',
-    );
-  }
+/** A describe() that threw, as compile reports it: "does not load: …". */
+export function loadFailure(dir: string, script: ScriptFile, err: unknown): CliError {
+  if (err instanceof SandboxUnavailableError) return sandboxMissing(err);
+  const message = err instanceof SandboxError || err instanceof ScriptError ? err.message : String(err);
+  return new CliError(
+    `${relative(dir, script.file)} does not load: ${message}`,
+    /is not defined/.test(message) ? `fix it: ${SANDBOX_HINT}` : 'fix the script (its top level runs when it loads) and run the command again',
+  );
+}
+
+/** The manifest of a script from what its describe() returned, checked as the platform checks it. */
+export function checkedManifest(dir: string, script: ScriptFile, described: unknown): ScriptManifest {
   const { manifest, problems } = manifestProblems({ ...(described as object), integration: script.integration, name: script.name });
   if (!manifest || problems.length) {
     throw new CliError(`${relative(dir, script.file)} declares something the platform refuses:`, 'fix the definition and run the command again', problems);
@@ -168,6 +167,17 @@ export async function manifestOf(dir: string, script: ScriptFile, code: string):
     );
   }
   return manifest;
+}
+
+/** The manifest of a bundle, from its own describe(), run in a sandbox. */
+export async function manifestOf(dir: string, script: ScriptFile, code: string): Promise<ScriptManifest> {
+  let described: unknown;
+  try {
+    described = await describeBundle(code);
+  } catch (err) {
+    throw loadFailure(dir, script, err);
+  }
+  return checkedManifest(dir, script, described);
 }
 
 export async function buildScript(dir: string, script: ScriptFile): Promise<BuiltScript> {

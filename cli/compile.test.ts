@@ -4,11 +4,11 @@
  * integration and reason, with the line `compiled N of M functions`; the exit is 1 and build/
  * holds what compiled. A second compile reuses every bundle (counted from build/manifest.json
  * and the summary line); a change to one function, then to one integration's models.ts, rebuilds
- * those and no more.
+ * those and no more. What the functions share (zod, the SDK runtime) is written to build/ once.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -31,7 +31,7 @@ function compile(dir: string): Promise<{ code: number; stdout: string; stderr: s
 }
 
 interface Manifest {
-  scripts: { integration: string; name: string; sha256: string }[];
+  scripts: { integration: string; name: string; sha256: string; file: string; modules: string[] }[];
   failed: { integration: string; name: string; stage: string; reason: string }[];
 }
 const manifestOf = async (dir: string) => JSON.parse(await readFile(path.join(dir, 'build', 'manifest.json'), 'utf8')) as Manifest;
@@ -89,6 +89,19 @@ describe('compile of a large project: grouped failures, summary line, content ca
       `${three}/update-contact-3 load`,
     ]);
     assert.equal(reusedIn(r), 0);
+  });
+
+  test('zod and the SDK runtime are written once to build/_shared, not into every function', async () => {
+    const manifest = await manifestOf(project.dir);
+    const sizes = await Promise.all(manifest.scripts.map(async (s) => (await stat(path.join(project.dir, s.file))).size));
+    // A function's own entry is a few KB; zod alone is over 100 KB minified.
+    assert.ok(Math.max(...sizes) < 32 * 1024, `largest entry ${Math.max(...sizes)} bytes`);
+    const everyOne = manifest.scripts.map((s) => new Set(s.modules)).reduce((a, b) => new Set([...a].filter((m) => b.has(m))));
+    assert.ok(everyOne.size > 0, 'no shared module imported by every function');
+    let total = 0;
+    for (const f of await readdir(path.join(project.dir, 'build'), { recursive: true }))
+      if (f.endsWith('.js')) total += (await stat(path.join(project.dir, 'build', f))).size;
+    assert.ok(total < 1024 * 1024, `build/ holds ${total} bytes of JavaScript for 36 functions`);
   });
 
   test('a second compile reuses the 36 bundles; a changed function, then a changed models.ts, rebuild only what they are in', async () => {

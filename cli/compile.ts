@@ -1,28 +1,31 @@
 /**
  * @module cli/compile — `switchyard compile` of a whole project: one type-check of every script,
  * then, for the scripts that pass it, their bundles and manifests: reused from the cache when
- * nothing they are made of changed, otherwise bundled many to one esbuild build and described in
- * sandboxes run side by side. Every script that fails, at whichever step, is reported with its
+ * nothing they are made of changed, otherwise bundled many to one esbuild build (as ES modules, the
+ * code they share written once, while TypeScript checks) and described many to one sandbox, two
+ * sandboxes side by side. Every script that fails, at whichever step, is reported with its
  * reason; what compiled is written to build/ all the same (build/manifest.json lists both).
  */
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ScriptManifest } from '../features/scripts/manifest.js';
-import { loadIsolatedVm, SandboxUnavailableError } from '../lib/sandbox/index.js';
-import { manifestOf, sandboxMissing } from './build.js';
-import { BuildCache } from './build-cache.js';
-import { bundleMany, type Bundled } from './bundle-many.js';
+import { describeLinked, loadIsolatedVm, SandboxUnavailableError } from '../lib/sandbox/index.js';
+import { bundleSha256, type LinkedBundle } from '../lib/sandbox/linked.js';
+import { checkedManifest, loadFailure, sandboxMissing } from './build.js';
+import { BuildCache, type CacheEntry } from './build-cache.js';
+import { bundleMany, entryPathOf, SHARED_DIR, type Bundled } from './bundle-many.js';
 import { typeProblems } from './check.js';
 import { failureReport, summaryLine, type CompileFailure } from './compile-report.js';
 import { checkZod, CLI_VERSION, refuseYaml, relative, requireScripts, type ScriptFile } from './project.js';
 import { CliError, info, progress, step } from './ui.js';
 
 export interface CompiledScript extends ScriptFile {
-  /** Absolute path of the bundle in build/. */
+  /** Absolute path of the script's entry module in build/. */
   bundleFile: string;
+  /** The shared modules it imports, directly or not: paths within build/. */
+  modules: string[];
   sha256: string;
   manifest: ScriptManifest;
 }
@@ -37,10 +40,12 @@ export interface CompileOutcome {
   manifestFile: string;
 }
 
-/** Scripts per esbuild build: enough to parse zod and the SDK once for many, few enough to keep memory flat. */
-const BUNDLE_BATCH = 200;
+/** Scripts per esbuild build: whole integrations in each (their models shared), the next bundled while one is described. */
+const BUNDLE_BATCH = 1000;
+/** Scripts described in one isolate, their shared modules (zod…) loaded once. */
+const DESCRIBE_BATCH = 100;
 
-export const bundlePath = (dir: string, s: ScriptFile) => path.join(dir, 'build', s.integration, `${s.kind}s`, `${s.name}.js`);
+export const bundlePath = (dir: string, s: ScriptFile) => path.join(dir, 'build', entryPathOf(s));
 
 /** Runs `fn` over the items, at most `limit` at a time. */
 async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -72,6 +77,7 @@ async function writeManifest(dir: string, compiled: CompiledScript[], failed: Co
     name: b.name,
     type: b.kind,
     file: relative(dir, b.bundleFile),
+    modules: b.modules,
     sha256: b.sha256,
     manifest: b.manifest,
   }));
@@ -81,22 +87,35 @@ async function writeManifest(dir: string, compiled: CompiledScript[], failed: Co
   return file;
 }
 
-/** Bundle files a previous compile left in build/ that this one did not make (scripts gone or failing now). */
+/** Files a previous compile left in build/ that no compiled script uses now (scripts gone or failing, shared modules no longer imported). */
 async function removeStale(dir: string, compiled: CompiledScript[]): Promise<void> {
-  const file = path.join(dir, 'build', 'manifest.json');
-  if (!existsSync(file)) return;
-  let previous: { file?: string }[];
+  const build = path.join(dir, 'build');
+  const kept = new Set([...compiled.map((c) => path.resolve(c.bundleFile)), ...compiled.flatMap((c) => c.modules.map((m) => path.join(build, m)))]);
+  const file = path.join(build, 'manifest.json');
+  let previous: { file?: string }[] = [];
   try {
     previous = (JSON.parse(await readFile(file, 'utf8')) as { scripts?: { file?: string }[] }).scripts ?? [];
   } catch {
-    return;
+    // no previous build
   }
-  const kept = new Set(compiled.map((c) => path.resolve(c.bundleFile)));
-  for (const p of previous) {
-    if (!p.file) continue;
-    const abs = path.resolve(dir, p.file);
-    if (!kept.has(abs) && abs.startsWith(path.join(dir, 'build') + path.sep)) await rm(abs, { force: true });
-  }
+  const candidates = previous.flatMap((p) => (p.file ? [path.resolve(dir, p.file)] : []));
+  const shared = path.join(build, SHARED_DIR);
+  if (existsSync(shared)) candidates.push(...(await readdir(shared)).map((f) => path.join(shared, f)));
+  for (const abs of candidates) if (!kept.has(abs) && abs.startsWith(build + path.sep)) await rm(abs, { force: true });
+}
+
+/** Writes a script's entry and the shared modules it imports (each once per compile) to build/. */
+function bundleWriter(dir: string): (b: LinkedBundle) => Promise<void> {
+  const written = new Set<string>();
+  return async (b) => {
+    for (const [p, code] of [[b.entryPath, b.entry] as const, ...Object.entries(b.modules)]) {
+      if (written.has(p)) continue;
+      written.add(p);
+      const file = path.join(dir, 'build', p);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, code);
+    }
+  };
 }
 
 export async function compileProject(dir: string, opts: { integration?: string } = {}): Promise<CompileOutcome> {
@@ -110,48 +129,61 @@ export async function compileProject(dir: string, opts: { integration?: string }
   await loadIsolatedVm().catch((err: unknown) => {
     throw err instanceof SandboxUnavailableError ? sandboxMissing(err) : err;
   });
+  const cache = await BuildCache.open(dir);
+  const hits = new Map<ScriptFile, CacheEntry>();
+  await pool(scripts, 16, async (s) => {
+    const hit = await cache.lookup(s, bundlePath(dir, s));
+    if (hit) hits.set(s, hit);
+  });
+  const toBuild = scripts.filter((s) => !hits.has(s)).sort((a, b) => `${a.integration}/${a.name}`.localeCompare(`${b.integration}/${b.name}`));
+  // esbuild bundles in its own process while TypeScript checks (its failures are dropped after).
+  const batches = chunks(toBuild, BUNDLE_BATCH);
+  let bundling = batches.length ? bundleMany(dir, batches[0]!) : null;
+  bundling?.catch(() => undefined);
+
   const failed: CompileFailure[] = [];
   const types = await step(`Type-checking ${scripts.length} function(s)`, () => typeProblems(dir, scripts, zodDir));
   for (const s of scripts) {
     const problems = types.byScript.get(s.file);
     if (problems) failed.push({ script: s, stage: 'type-check', reason: `type error ${problems[0]!.code}`, lines: problems.map((p) => p.line) });
   }
-  const checked = scripts.filter((s) => !types.byScript.has(s.file));
-
-  const cache = await BuildCache.open(dir);
   const compiled: CompiledScript[] = [];
-  const toBuild: ScriptFile[] = [];
-  await pool(checked, 16, async (s) => {
-    const bundleFile = bundlePath(dir, s);
-    const hit = await cache.lookup(s, bundleFile);
-    if (hit) compiled.push({ ...s, bundleFile, sha256: hit.sha256, manifest: hit.manifest });
-    else toBuild.push(s);
-  });
+  for (const [s, hit] of hits) {
+    if (!types.byScript.has(s.file))
+      compiled.push({ ...s, bundleFile: bundlePath(dir, s), modules: Object.keys(hit.modules), sha256: hit.sha256, manifest: hit.manifest });
+  }
   const reused = compiled.length;
+  const building = toBuild.filter((s) => !types.byScript.has(s.file));
 
-  if (toBuild.length) {
-    toBuild.sort((a, b) => `${a.integration}/${a.name}`.localeCompare(`${b.integration}/${b.name}`));
-    const bar = progress(`Bundling and describing ${toBuild.length} function(s)${reused ? ` (${reused} unchanged)` : ''}`, toBuild.length);
+  if (building.length) {
+    const bar = progress(`Bundling and describing ${building.length} function(s)${reused ? ` (${reused} unchanged)` : ''}`, building.length);
+    const write = bundleWriter(dir);
     const parallel = Math.max(2, os.availableParallelism());
-    const describe = (items: Bundled[]) =>
-      pool(items, parallel, async ({ script, code, inputs }) => {
-        try {
-          const manifest = await manifestOf(dir, script, code);
-          const bundleFile = bundlePath(dir, script);
-          await mkdir(path.dirname(bundleFile), { recursive: true });
-          await writeFile(bundleFile, code);
-          const entry = await cache.record(script, inputs, code, manifest);
-          compiled.push({ ...script, bundleFile, sha256: entry.sha256, manifest });
-        } catch (err) {
-          failed.push(failureOf(script, /does not load/.test((err as Error).message) ? 'load' : 'manifest', err, dir));
+    const describe = async (items: Bundled[]) =>
+      pool(chunks(items, DESCRIBE_BATCH), parallel, async (group) => {
+        const described = await describeLinked(group.map((b) => b.bundle));
+        for (const [i, { script, bundle, inputs }] of group.entries()) {
+          const d = described[i]!;
+          try {
+            if (!d.ok) throw loadFailure(dir, script, d.error);
+            const manifest = checkedManifest(dir, script, d.value);
+            await write(bundle);
+            const entry = await cache.record(script, inputs, bundle, manifest);
+            compiled.push({ ...script, bundleFile: bundlePath(dir, script), modules: Object.keys(entry.modules), sha256: entry.sha256, manifest });
+          } catch (err) {
+            failed.push(failureOf(script, d.ok ? 'manifest' : 'load', err, dir));
+          }
+          bar.advance();
         }
-        bar.advance();
       });
-    // The next batch bundles while the last one is described; at most two batches are in memory.
+    // The next batch bundles while the last one is described.
     let describing: Promise<void> = Promise.resolve();
-    for (const batch of chunks(toBuild, BUNDLE_BATCH)) {
-      const result = await bundleMany(dir, batch);
+    for (let n = 0; n < batches.length; n++) {
+      const result = await bundling!;
+      bundling = n + 1 < batches.length ? bundleMany(dir, batches[n + 1]!) : null;
+      bundling?.catch(() => undefined);
       for (const f of result.failed) {
+        if (types.byScript.has(f.script.file)) continue;
         failed.push({
           script: f.script,
           stage: 'bundle',
@@ -161,10 +193,10 @@ export async function compileProject(dir: string, opts: { integration?: string }
         bar.advance();
       }
       await describing;
-      describing = describe(result.bundled);
+      describing = describe(result.bundled.filter((b) => !types.byScript.has(b.script.file)));
     }
     await describing;
-    bar.done(`${toBuild.length - failed.filter((f) => f.stage !== 'type-check').length} of ${toBuild.length}`);
+    bar.done(`${building.length - failed.filter((f) => f.stage !== 'type-check').length} of ${building.length}`);
   }
 
   compiled.sort((a, b) => `${a.integration}/${a.name}`.localeCompare(`${b.integration}/${b.name}`));
@@ -176,12 +208,16 @@ export async function compileProject(dir: string, opts: { integration?: string }
 }
 
 /** The bundle of a compiled script, read from build/ when a deploy sends it. */
-export async function bundleOf(s: CompiledScript): Promise<string> {
-  const code = await readFile(s.bundleFile, 'utf8');
-  if (createHash('sha256').update(code).digest('hex') !== s.sha256) {
-    throw new CliError(`${s.bundleFile} changed after compile`, 'run `switchyard compile` (or the deploy) again');
+export async function bundleOf(dir: string, s: CompiledScript): Promise<LinkedBundle> {
+  const build = path.join(dir, 'build');
+  const entryPath = path.relative(build, s.bundleFile).split(path.sep).join('/');
+  const modules: Record<string, string> = {};
+  for (const m of s.modules) modules[m] = await readFile(path.join(build, m), 'utf8');
+  const bundle = { entryPath, entry: await readFile(s.bundleFile, 'utf8'), modules };
+  if (bundleSha256(bundle) !== s.sha256) {
+    throw new CliError(`${s.bundleFile} (or a module it imports) changed after compile`, 'run `switchyard compile` (or the deploy) again');
   }
-  return code;
+  return bundle;
 }
 
 /** `switchyard compile`: the report of what failed, the summary line; exit 1 when any function failed. */

@@ -2,12 +2,14 @@
  * @module cli/deploy — `switchyard deploy <env>`: compile (a deploy needs every function to compile,
  * as Nango's does), then show what the deploy adds, changes and removes, ask before removing
  * (unless --yes), and upload. The upload is one request per group of whole integrations, each group
- * under a byte budget (every bundle carries its own zod, so a large project is far over any one
- * request): each request is one deploy, applied in one transaction, so a deploy is atomic per
+ * under a byte budget and the route's 500 scripts. A script is its entry module; the shared modules
+ * it imports (zod, the SDK runtime, models) go with the first request that needs them, once, and the
+ * platform stores each once by its hash. Each request is one deploy, applied in one transaction, so a deploy is atomic per
  * integration, not across the project. Provider definitions kept in the project (cli/providers.ts)
  * are created or replaced first.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { moduleHashes } from '../lib/sandbox/linked.js';
 import { Api } from './api.js';
 import { bundleOf, compileProject, type CompiledScript } from './compile.js';
 import { failureReport, summaryLine } from './compile-report.js';
@@ -89,9 +91,7 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
     info(`Providers of the project (${providers.length}) on ${opts.env}:`);
     await deployProviders(api, providers);
   }
-  const sized = await Promise.all(
-    outcome.compiled.map(async (s) => ({ ...s, bytes: (await readFile(s.bundleFile)).length + (await readFile(s.file)).length + 4096 })),
-  );
+  const sized = await Promise.all(outcome.compiled.map(async (s) => ({ ...s, bytes: (await stat(s.bundleFile)).size + (await stat(s.file)).size + 4096 })));
   let extra: string[] = [];
   if (!opts.integration) {
     const listed = await api.json<{ data: { unique_key: string }[] }>('GET', '/integrations');
@@ -100,20 +100,28 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
   }
   const budget = Number(process.env.SWITCHYARD_DEPLOY_BATCH_BYTES) || DEPLOY_BATCH_BYTES;
   const groups = batches(sized, extra, budget);
-  const bodyOfBatch = async (b: Batch) => ({
-    scripts: await Promise.all(
-      b.scripts.map(async (s) => ({
-        integration: s.integration,
-        name: s.name,
-        bundle: await bundleOf(s),
-        source: await readFile(s.file, 'utf8'),
-        manifest: s.manifest,
-      })),
-    ),
-    activate: opts.activate,
-    integrations: b.integrations,
-    cli_version: CLI_VERSION,
-  });
+  // Shared modules a deploy request of this command stored already: later requests leave them out.
+  const stored = new Set<string>();
+  const bodyOfBatch = async (b: Batch) => {
+    const modules: Record<string, string> = {};
+    const scripts = await Promise.all(
+      b.scripts.map(async (s) => {
+        const bundle = await bundleOf(dir, s);
+        const hashes = moduleHashes(bundle.modules);
+        for (const [p, sha] of Object.entries(hashes)) if (!stored.has(sha)) modules[sha] = bundle.modules[p]!;
+        return {
+          integration: s.integration,
+          name: s.name,
+          bundle: bundle.entry,
+          entry_path: bundle.entryPath,
+          modules: hashes,
+          source: await readFile(s.file, 'utf8'),
+          manifest: s.manifest,
+        };
+      }),
+    );
+    return { scripts, modules, activate: opts.activate, integrations: b.integrations, cli_version: CLI_VERSION };
+  };
 
   const plan: Plan = { new: [], changed: [], removed: [], unchanged: [] };
   const changedGroups: Batch[] = [];
@@ -147,7 +155,9 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
   const results: DeployResult[] = [];
   for (const [n, b] of changedGroups.entries()) {
     try {
-      results.push(await api.json<DeployResult>('POST', '/scripts/deploy', await bodyOfBatch(b)));
+      const body = await bodyOfBatch(b);
+      results.push(await api.json<DeployResult>('POST', '/scripts/deploy', body));
+      for (const sha of Object.keys(body.modules)) stored.add(sha);
     } catch (err) {
       if (!results.length) throw err;
       const done = changedGroups.slice(0, n).flatMap((g) => g.integrations);

@@ -18,11 +18,19 @@ import type { AppDeps } from '../context.js';
 import { isBelowMinimum, MIN_CLIENT_VERSION } from '../middleware/client-version.js';
 import { defineRoute } from '../route.js';
 
+const SHA256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256, 64 lowercase hex digits');
+const MODULE_PATH = z
+  .string()
+  .max(512)
+  .regex(/^[\w@.-]+(\/[\w@.-]+)*\.js$/, 'a relative path ending in .js');
+
 const uploadedScript = z
   .object({
     integration: z.string().min(1).max(255),
     name: z.string().min(1).max(255),
-    bundle: z.string().min(1),
+    bundle: z.string().min(1).describe('The IIFE bundle, or with `modules` the entry module of a bundle of ES modules'),
+    entry_path: MODULE_PATH.optional().describe("The entry module's path within the build (`<integration>/<type>s/<name>.js`)"),
+    modules: z.record(MODULE_PATH, SHA256).optional().describe('Every module the entry imports, directly or not: its path → the sha256 of its code'),
     source: z
       .string()
       .max(2 * 1024 * 1024)
@@ -34,6 +42,10 @@ const uploadedScript = z
 const deployBody = z
   .object({
     scripts: z.array(uploadedScript).max(500),
+    modules: z
+      .record(SHA256, z.string().min(1))
+      .optional()
+      .describe('Code of the shared modules the scripts import, by sha256 (each once; those the platform keeps from an earlier deploy may be left out)'),
     activate: z.boolean().optional(),
     integrations: z.array(z.string().min(1).max(255)).max(500).optional(),
     // Checked here, not only from the User-Agent, which a proxy or wrapper may replace.
@@ -56,7 +68,13 @@ function request(input: z.infer<typeof deployBody>): DeployRequest {
       `cli_version ${input.cli_version} is no longer supported: upgrade the Switchyard CLI to ${MIN_CLIENT_VERSION} or later, then deploy again.`,
     );
   }
-  return { scripts: input.scripts, activate: input.activate, integrations: input.integrations, cliVersion: input.cli_version };
+  return {
+    scripts: input.scripts.map(({ entry_path, ...s }) => ({ ...s, entryPath: entry_path })),
+    modules: input.modules,
+    activate: input.activate,
+    integrations: input.integrations,
+    cliVersion: input.cli_version,
+  };
 }
 
 export interface ConfiguredScript {

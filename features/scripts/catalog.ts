@@ -10,7 +10,7 @@ import type { Config } from '../../lib/config.js';
 import { endpointStates, type Integration } from '../integrations/store.js';
 import type { Queryable } from '../../lib/db/pool.js';
 import { activeScriptsOf, bundleOf, type DeployedScriptRow } from './store.js';
-import { DEFAULT_SANDBOX_LIMITS, runSandboxed, type SandboxLimits } from '../../lib/sandbox/index.js';
+import { DEFAULT_SANDBOX_LIMITS, runSandboxed, type SandboxBundle, type SandboxLimits } from '../../lib/sandbox/index.js';
 import { declaredEndpoints, endpointKey, prebuiltEntriesOf } from './prebuilt.js';
 import type { AnyScriptDefinition, ConnectionEvent, Endpoint, SyncContext } from '../../sdk/types.js';
 
@@ -281,10 +281,10 @@ function validator(cacheKey: string, schema: unknown): z.ZodType {
   return v;
 }
 
-const bundles = new Map<string, string>();
+const bundles = new Map<string, SandboxBundle>();
 const BUNDLE_CACHE_SIZE = 32;
 
-async function loadBundle(db: Queryable, row: DeployedScriptRow): Promise<string> {
+async function loadBundle(db: Queryable, row: DeployedScriptRow): Promise<SandboxBundle> {
   const cached = bundles.get(row.bundleSha256);
   if (cached) return cached;
   const bundle = await bundleOf(db, row.id);

@@ -10,9 +10,19 @@ import type { SecretBox } from '../../lib/crypto.js';
 import type { Environment } from '../environments/store.js';
 import { endpointStates, getIntegration, listIntegrations, type Integration } from '../integrations/store.js';
 import { withTransaction, type Db } from '../../lib/db/pool.js';
-import { activeScriptsOf, deactivateScript, insertDeployment, insertScriptVersion, nextDeploymentVersion, type DeployedScriptRow } from './store.js';
+import {
+  activeScriptsOf,
+  deactivateScript,
+  insertDeployment,
+  insertModules,
+  insertScriptVersion,
+  moduleCodes,
+  nextDeploymentVersion,
+  type DeployedScriptRow,
+} from './store.js';
 import { ValidationFailed, type FieldProblem } from '../../lib/errors.js';
-import { describeBundle, SandboxError } from '../../lib/sandbox/index.js';
+import { describeBundle, describeLinked, SandboxError, type Described, type SandboxBundle } from '../../lib/sandbox/index.js';
+import { bundleBytes, bundleSha256 } from '../../lib/sandbox/linked.js';
 import type { Lifecycle } from '../lifecycle/lifecycle.js';
 import { declaredEndpoints, endpointKey, prebuiltScriptEntries } from './prebuilt.js';
 import { manifestProblems, type ScriptManifest } from './manifest.js';
@@ -21,13 +31,19 @@ import { activationKeys } from './catalog.js';
 export interface UploadedScript {
   integration: string;
   name: string;
+  /** The IIFE bundle, or with `modules` the entry module of a linked bundle. */
   bundle: string;
+  /** A linked bundle's entry path (`<integration>/<type>s/<name>.js`) and its modules: path → sha256. */
+  entryPath?: string;
+  modules?: Record<string, string>;
   source?: string;
   manifest: Record<string, unknown>;
 }
 
 export interface DeployRequest {
   scripts: UploadedScript[];
+  /** Code of shared modules the scripts import, by sha256: each once per request, kept once by the platform. */
+  modules?: Record<string, string>;
   /** Activate the endpoints this deploy adds (otherwise they wait in the Endpoints tab). */
   activate?: boolean;
   /** Limit the deploy to these integrations: scripts of others are neither added nor removed. */
@@ -53,7 +69,11 @@ interface Prepared {
   manifest: ScriptManifest;
   sha256: string;
   integration: Integration;
+  bundle: SandboxBundle;
 }
+
+/** Scripts of one request described in one sandbox (their shared modules loaded once). */
+const DESCRIBE_BATCH = 100;
 
 export interface DeployDeps {
   db: Db;
@@ -67,6 +87,24 @@ const canonical = canonicalJson;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/** describe() of every bundle: linked ones many to a sandbox, IIFE ones one each. */
+async function describeAll(bundles: SandboxBundle[]): Promise<Described[]> {
+  const out: Described[] = new Array<Described>(bundles.length);
+  const linked = bundles.flatMap((b, i) => (typeof b === 'string' ? [] : [{ b, i }]));
+  for (let at = 0; at < linked.length; at += DESCRIBE_BATCH) {
+    const group = linked.slice(at, at + DESCRIBE_BATCH);
+    for (const [n, d] of (await describeLinked(group.map((g) => g.b))).entries()) out[group[n]!.i] = d;
+  }
+  for (const [i, b] of bundles.entries()) {
+    if (typeof b !== 'string') continue;
+    out[i] = await describeBundle(b).then(
+      (value): Described => ({ ok: true, value }),
+      (error: Error): Described => ({ ok: false, error }),
+    );
+  }
+  return out;
+}
+
 /** Validates everything a deploy needs; throws ValidationFailed listing every problem. */
 async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): Promise<{ prepared: Prepared[]; scope: Integration[] }> {
   const problems: FieldProblem[] = [];
@@ -79,7 +117,31 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
     return integrations.get(key)!;
   };
 
+  // A linked bundle's modules: from this request (checked against their hash) or stored by an earlier deploy.
+  const sent = new Map<string, string>();
+  for (const [sha, code] of Object.entries(req.modules ?? {})) {
+    if (sha256(code) === sha) sent.set(sha, code);
+    else problems.push({ code: 'invalid_module', message: `the module ${sha} does not have that sha256`, path: ['modules', sha] });
+  }
+  const wanted = (req.scripts.flatMap((u) => Object.values(u.modules ?? {})) as string[]).filter((h) => !sent.has(h));
+  const stored = await moduleCodes(deps.db, wanted);
+  const sandboxBundleOf = (upload: UploadedScript, i: number): SandboxBundle | null => {
+    if (!upload.modules) return upload.bundle;
+    const modules: Record<string, string> = {};
+    for (const [p, sha] of Object.entries(upload.modules)) {
+      const code = sent.get(sha) ?? stored.get(sha);
+      if (code === undefined) {
+        problem(i, `${upload.integration}/${upload.name}: its module ${p} (${sha}) is neither in this request's modules nor stored`, 'missing_module');
+        return null;
+      }
+      modules[p] = code;
+    }
+    const type = typeof upload.manifest.type === 'string' ? upload.manifest.type : 'script';
+    return { entryPath: upload.entryPath ?? `${upload.integration}/${type}s/${upload.name}.js`, entry: upload.bundle, modules };
+  };
+
   const seen = new Set<string>();
+  const candidates: Prepared[] = [];
   const prepared: Prepared[] = [];
   for (const [i, upload] of req.scripts.entries()) {
     const label = `${upload.integration}/${upload.name}`;
@@ -95,23 +157,30 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
         'unknown_integration',
       );
     }
-    if (Buffer.byteLength(upload.bundle) > BUNDLE_LIMIT_BYTES) problem(i, `${label}: the bundle is larger than ${BUNDLE_LIMIT_BYTES} bytes`);
-    if (!manifest || !integration || found.length) continue;
-    // The bundle must load in a sandbox and declare what its manifest says.
-    try {
-      const described = (await describeBundle(upload.bundle)) as Record<string, unknown>;
-      const expected = { ...manifest, integration: undefined, name: undefined };
-      const actual = manifestProblems({ ...described, integration: upload.integration, name: upload.name }).manifest;
-      if (!actual || canonical({ ...actual, integration: undefined, name: undefined }) !== canonical(expected)) {
-        problem(i, `${label}: the manifest does not match the bundle; run \`switchyard compile\` again, then deploy`, 'manifest_mismatch');
-        continue;
-      }
-    } catch (err) {
-      const message = err instanceof SandboxError ? err.message : `${(err as Error).name}: ${(err as Error).message}`;
+    const bundle = sandboxBundleOf(upload, i);
+    if (bundle !== null && bundleBytes(bundle) > BUNDLE_LIMIT_BYTES) problem(i, `${label}: the bundle is larger than ${BUNDLE_LIMIT_BYTES} bytes`);
+    if (!manifest || !integration || found.length || bundle === null) continue;
+    candidates.push({ upload, manifest, sha256: bundleSha256(bundle), integration, bundle });
+  }
+  // The bundle must load in a sandbox and declare what its manifest says.
+  const described = await describeAll(candidates.map((c) => c.bundle));
+  for (const [n, c] of candidates.entries()) {
+    const i = req.scripts.indexOf(c.upload);
+    const label = `${c.upload.integration}/${c.upload.name}`;
+    const d = described[n]!;
+    if (!d.ok) {
+      const err = d.error;
+      const message = err instanceof SandboxError ? err.message : `${err.name}: ${err.message}`;
       problem(i, `${label}: the bundle does not load in the sandbox (${message}); run \`switchyard compile\` again`, 'invalid_bundle');
       continue;
     }
-    prepared.push({ upload, manifest, sha256: sha256(upload.bundle), integration });
+    const expected = { ...c.manifest, integration: undefined, name: undefined };
+    const actual = manifestProblems({ ...(d.value as Record<string, unknown>), integration: c.upload.integration, name: c.upload.name }).manifest;
+    if (!actual || canonical({ ...actual, integration: undefined, name: undefined }) !== canonical(expected)) {
+      problem(i, `${label}: the manifest does not match the bundle; run \`switchyard compile\` again, then deploy`, 'manifest_mismatch');
+      continue;
+    }
+    prepared.push(c);
   }
 
   // The integrations whose deployed scripts this deploy reconciles.
@@ -201,6 +270,12 @@ export async function deploy(deps: DeployDeps, env: Environment, req: DeployRequ
     await tx.query('SELECT pg_advisory_xact_lock(727002, $1)', [env.id]);
     const { rows, ...plan } = diff(prepared, scope, await activeByIntegration(tx, scope));
     const version = await nextDeploymentVersion(tx, env.id);
+    const modules = new Map<string, string>();
+    for (const p of prepared) {
+      if (typeof p.bundle === 'string') continue;
+      for (const [path, sha] of Object.entries(p.upload.modules ?? {})) modules.set(sha, p.bundle.modules[path]!);
+    }
+    await insertModules(tx, modules);
     const deployment = await insertDeployment(tx, { environmentId: env.id, version, cliVersion: req.cliVersion ?? null, summary: plan });
     const scripts: (PlanItem & { version: number })[] = [];
     const touched = new Set<number>();
@@ -226,6 +301,7 @@ export async function deploy(deps: DeployDeps, env: Environment, req: DeployRequ
         type: p.manifest.type,
         bundle: p.upload.bundle,
         bundleSha256: p.sha256,
+        linked: typeof p.bundle === 'string' ? null : { entryPath: p.bundle.entryPath, modules: p.upload.modules! },
         source: p.upload.source ?? null,
         manifest: p.manifest,
       });

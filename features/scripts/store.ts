@@ -4,6 +4,7 @@
  */
 import type { ScriptManifest } from './manifest.js';
 import type { Queryable } from '../../lib/db/pool.js';
+import type { SandboxBundle } from '../../lib/sandbox/linked.js';
 
 export interface DeployedScriptRow {
   id: number;
@@ -64,9 +65,39 @@ export async function activeScriptsOfEnvironment(db: Queryable, environmentId: n
   return rows.map((r) => ({ ...fromRow(r), integrationKey: r.unique_key }));
 }
 
-export async function bundleOf(db: Queryable, id: number): Promise<string | null> {
-  const { rows } = await db.query<{ bundle: string }>('SELECT bundle FROM deployed_scripts WHERE id = $1', [id]);
-  return rows[0]?.bundle ?? null;
+/** The bundle of a script version: its IIFE, or its entry module with every module it imports. */
+export async function bundleOf(db: Queryable, id: number): Promise<SandboxBundle | null> {
+  const { rows } = await db.query<{ bundle: string; entry_path: string | null; modules: Record<string, string> | null }>(
+    'SELECT bundle, entry_path, modules FROM deployed_scripts WHERE id = $1',
+    [id],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  if (!row.modules || row.entry_path === null) return row.bundle;
+  const codes = await moduleCodes(db, Object.values(row.modules));
+  const modules: Record<string, string> = {};
+  for (const [p, sha] of Object.entries(row.modules)) {
+    const code = codes.get(sha);
+    if (code === undefined) throw new Error(`the module ${p} (${sha}) of script version ${id} is missing`);
+    modules[p] = code;
+  }
+  return { entryPath: row.entry_path, entry: row.bundle, modules };
+}
+
+/** Code of stored shared modules by sha256 (those not stored are absent). */
+export async function moduleCodes(db: Queryable, hashes: string[]): Promise<Map<string, string>> {
+  if (!hashes.length) return new Map();
+  const { rows } = await db.query<{ sha256: string; code: string }>('SELECT sha256, code FROM script_modules WHERE sha256 = ANY($1)', [[...new Set(hashes)]]);
+  return new Map(rows.map((r) => [r.sha256, r.code]));
+}
+
+/** Stores shared modules by the sha256 of their code; one stored already is kept. */
+export async function insertModules(db: Queryable, modules: Map<string, string>): Promise<void> {
+  if (!modules.size) return;
+  await db.query('INSERT INTO script_modules (sha256, code) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (sha256) DO NOTHING', [
+    [...modules.keys()],
+    [...modules.values()],
+  ]);
 }
 
 /** The TypeScript a deployed script was compiled from, as its CLI uploaded it (null: none was sent). */
@@ -103,17 +134,31 @@ export async function insertScriptVersion(
     type: string;
     bundle: string;
     bundleSha256: string;
+    /** A linked bundle's entry path and its modules (path → sha256 in script_modules). */
+    linked: { entryPath: string; modules: Record<string, string> } | null;
     source: string | null;
     manifest: ScriptManifest;
   },
 ): Promise<number> {
   const { rows } = await db.query<{ version: number }>(
-    `INSERT INTO deployed_scripts (deployment_id, environment_id, integration_id, name, type, version, bundle, bundle_sha256, source, manifest)
+    `INSERT INTO deployed_scripts (deployment_id, environment_id, integration_id, name, type, version, bundle, bundle_sha256, source, manifest, entry_path, modules)
      VALUES ($1, $2, $3, $4, $5,
              (SELECT COALESCE(MAX(version), 0) + 1 FROM deployed_scripts WHERE integration_id = $3 AND name = $4),
-             $6, $7, $8, $9)
+             $6, $7, $8, $9, $10, $11)
      RETURNING version`,
-    [s.deploymentId, s.environmentId, s.integrationId, s.name, s.type, s.bundle, s.bundleSha256, s.source, JSON.stringify(s.manifest)],
+    [
+      s.deploymentId,
+      s.environmentId,
+      s.integrationId,
+      s.name,
+      s.type,
+      s.bundle,
+      s.bundleSha256,
+      s.source,
+      JSON.stringify(s.manifest),
+      s.linked?.entryPath ?? null,
+      s.linked ? JSON.stringify(s.linked.modules) : null,
+    ],
   );
   return rows[0]!.version;
 }

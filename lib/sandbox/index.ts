@@ -17,6 +17,9 @@ import type { SyncContext } from '../../sdk/types.js';
 import { createBridge } from './bridge.js';
 import { isolateScripts } from './isolate-scripts.js';
 import { hostCrypto } from './host-crypto.js';
+import { evaluateLinked, type LinkedBundle, type SandboxBundle } from './linked.js';
+
+export type { LinkedBundle, SandboxBundle } from './linked.js';
 
 export interface SandboxLimits {
   /** Heap limit of the isolate. */
@@ -108,8 +111,57 @@ function explain(name: string, message: string): string {
  * returned (JSON values only); rejects with the host error the script let through (e.g. an
  * UpstreamHttpError), an ActionError, a ScriptError, or a SandboxError.
  */
-export async function runSandboxed(bundle: string, run: SandboxRun, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<unknown> {
-  const [{ polyfills, prelude }, IVM] = await Promise.all([isolateScripts(), loadIsolatedVm()]);
+/** A context with the polyfills and the prelude, its host callbacks answering through `bridge` (none: describe). */
+async function preparedContext(IVM: typeof ivm, isolate: ivm.Isolate, bridge: ReturnType<typeof createBridge> | null): Promise<ivm.Context> {
+  const { polyfills, prelude } = await isolateScripts();
+  const context = await isolate.createContext();
+  let settle: ivm.Reference<(id: number, json: string) => void> | null = null;
+  await context.global.set(
+    '__sy_host',
+    new IVM.Callback(
+      (id: unknown, method: unknown, argsJson: unknown) => {
+        if (typeof id !== 'number') return;
+        const answer = (json: string) => {
+          if (isolate.isDisposed || !settle) return;
+          settle.apply(undefined, [id, json], { arguments: { copy: true } }).catch(() => undefined);
+        };
+        if (!bridge) return answer(JSON.stringify({ error: { name: 'Error', message: 'no context in this run' } }));
+        void bridge.dispatch(method, argsJson).then(answer);
+      },
+      { ignored: true },
+    ),
+  );
+  // Synchronous: a script's digest() returns at once, as in Node.
+  await context.global.set('__sy_crypto', new IVM.Callback(hostCrypto));
+  await context.eval(polyfills, { timeout: 1000 });
+  await context.eval(prelude, { timeout: 1000 });
+  settle = await context.global.get('__sy_settle', { reference: true });
+  return context;
+}
+
+/** Compiles and runs an IIFE bundle's top level, with V8's code cache kept per bundle. */
+async function evaluateScript(isolate: ivm.Isolate, context: ivm.Context, bundle: string, timeout: number): Promise<void> {
+  const key = sha256(bundle);
+  const cachedData = codeCache.get(key);
+  const script = (await isolate.compileScript(
+    bundle,
+    cachedData ? { cachedData, filename: 'script.js' } : { produceCachedData: true, filename: 'script.js' },
+  )) as ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
+  if (!cachedData && script.cachedData) {
+    if (codeCache.size >= CODE_CACHE_SIZE) codeCache.delete(codeCache.keys().next().value!);
+    codeCache.set(key, script.cachedData);
+  } else if (cachedData && script.cachedDataRejected) codeCache.delete(key);
+  await script.run(context, { timeout });
+}
+
+/**
+ * Runs one entry point of a bundle built by `switchyard compile` (an IIFE, or a linked bundle of
+ * ES modules). Resolves with what the script
+ * returned (JSON values only); rejects with the host error the script let through (e.g. an
+ * UpstreamHttpError), an ActionError, a ScriptError, or a SandboxError.
+ */
+export async function runSandboxed(bundle: SandboxBundle, run: SandboxRun, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<unknown> {
+  const IVM = await loadIsolatedVm();
   const isolate = new IVM.Isolate({ memoryLimit: Math.max(8, limits.memoryMb) });
   let stoppedFor: 'cpu' | 'wall' | null = null;
   const started = Date.now();
@@ -122,41 +174,10 @@ export async function runSandboxed(bundle: string, run: SandboxRun, limits: Sand
   }, 25);
   const bridge = 'ctx' in run ? createBridge(run.ctx) : null;
   try {
-    const context = await isolate.createContext();
-    let settle: ivm.Reference<(id: number, json: string) => void> | null = null;
-    await context.global.set(
-      '__sy_host',
-      new IVM.Callback(
-        (id: unknown, method: unknown, argsJson: unknown) => {
-          if (typeof id !== 'number') return;
-          const answer = (json: string) => {
-            if (isolate.isDisposed || !settle) return;
-            settle.apply(undefined, [id, json], { arguments: { copy: true } }).catch(() => undefined);
-          };
-          if (!bridge) return answer(JSON.stringify({ error: { name: 'Error', message: 'no context in this run' } }));
-          void bridge.dispatch(method, argsJson).then(answer);
-        },
-        { ignored: true },
-      ),
-    );
-    // Synchronous: a script's digest() returns at once, as in Node.
-    await context.global.set('__sy_crypto', new IVM.Callback(hostCrypto));
-    await context.eval(polyfills, { timeout: 1000 });
-    await context.eval(prelude, { timeout: 1000 });
-    settle = await context.global.get('__sy_settle', { reference: true });
-
-    const key = sha256(bundle);
-    const cachedData = codeCache.get(key);
-    const script = (await isolate.compileScript(
-      bundle,
-      cachedData ? { cachedData, filename: 'script.js' } : { produceCachedData: true, filename: 'script.js' },
-    )) as ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
-    if (!cachedData && script.cachedData) {
-      if (codeCache.size >= CODE_CACHE_SIZE) codeCache.delete(codeCache.keys().next().value!);
-      codeCache.set(key, script.cachedData);
-    } else if (cachedData && script.cachedDataRejected) codeCache.delete(key);
+    const context = await preparedContext(IVM, isolate, bridge);
     try {
-      await script.run(context, { timeout: limits.cpuMs });
+      if (typeof bundle === 'string') await evaluateScript(isolate, context, bundle, limits.cpuMs);
+      else await evaluateLinked(isolate, context, bundle, { timeout: limits.cpuMs });
     } catch (err) {
       const e = err as Error;
       if (stoppedFor || isolate.isDisposed || /timed out/.test(e.message)) throw err;
@@ -221,6 +242,58 @@ export async function runSandboxed(bundle: string, run: SandboxRun, limits: Sand
 }
 
 /** The manifest fields the bundle declares (its describe()), computed inside a sandbox. */
-export async function describeBundle(bundle: string, limits: Partial<SandboxLimits> = {}): Promise<unknown> {
+export async function describeBundle(bundle: SandboxBundle, limits: Partial<SandboxLimits> = {}): Promise<unknown> {
   return runSandboxed(bundle, { kind: 'describe' }, { memoryMb: 128, cpuMs: 5_000, wallMs: 15_000, ...limits });
+}
+
+export type Described = { ok: true; value: unknown } | { ok: false; error: Error };
+
+/**
+ * The describe() of many linked bundles in one isolate and one context: the modules they share
+ * (zod, the SDK runtime, models) are compiled and evaluated once, not once per script, which is
+ * most of a describe. What one script's top level does to the globals is seen by the next; for
+ * reading manifests that is accepted (a run always gets a fresh isolate). A bundle whose top level
+ * throws fails alone; an isolate that dies (memory, time) leaves the rest to describeBundle, one by one.
+ */
+export async function describeLinked(bundles: LinkedBundle[], limits: Partial<SandboxLimits> = {}): Promise<Described[]> {
+  const IVM = await loadIsolatedVm();
+  const { memoryMb, cpuMs } = { memoryMb: 256, cpuMs: 5_000, ...limits };
+  const isolate = new IVM.Isolate({ memoryLimit: memoryMb });
+  const out: Described[] = [];
+  try {
+    const context = await preparedContext(IVM, isolate, null);
+    const loaded = new Map<string, ivm.Module>();
+    for (const bundle of bundles) {
+      try {
+        await evaluateLinked(isolate, context, bundle, { timeout: cpuMs, loaded });
+      } catch (err) {
+        if (isolate.isDisposed) break;
+        const e = err as Error;
+        out.push({ ok: false, error: new ScriptError(e.name, `${explain(e.name, e.message)} (while loading the script)`, e.stack) });
+        continue;
+      }
+      const json = (await context.evalClosure('return __sy_start($0, $1, $2)', ['describe', 'null', '{}'], {
+        arguments: { copy: true },
+        result: { promise: true, copy: true },
+        timeout: cpuMs,
+      })) as string;
+      const result = JSON.parse(json) as { ok: true; value: unknown } | { ok: false; error: { name: string; message: string; stack?: string } };
+      out.push(
+        result.ok ? result : { ok: false, error: new ScriptError(result.error.name, explain(result.error.name, result.error.message), result.error.stack) },
+      );
+    }
+  } catch {
+    // the isolate died: the rest are described alone below
+  } finally {
+    if (!isolate.isDisposed) isolate.dispose();
+  }
+  for (const bundle of bundles.slice(out.length)) {
+    out.push(
+      await describeBundle(bundle, limits).then(
+        (value): Described => ({ ok: true, value }),
+        (error: Error): Described => ({ ok: false, error }),
+      ),
+    );
+  }
+  return out;
 }
