@@ -123,6 +123,25 @@ describe('remote function API (compile, dry runs, deployments)', () => {
     assert.equal(run.status, 200, await run.clone().text());
     assert.deepEqual(await run.json(), { word: 'deployed', length: 8 });
 
+    // A second function is added beside the first; one declaring the first's endpoint is refused.
+    const shout = echoAction.replace("path: '/echo'", "path: '/shout'").replace('input.word,', 'input.word.toUpperCase(),');
+    const second = await t.api('/functions/deployments', {
+      method: 'POST',
+      json: { type: 'function', integration_id: 'metabase', function_name: 'shout', function_type: 'action', code: shout, version: '2.0.0' },
+    });
+    assert.equal(second.status, 202);
+    const secondDone = await poll(t, `/functions/deployments/${((await second.json()) as Json).id}`);
+    assert.deepEqual(secondDone.deployed_functions, [{ name: 'shout', version: '2.0.0' }]);
+    const both = (await (await t.api('/integrations/metabase/functions')).json()) as Json;
+    assert.deepEqual(both.data.map((f: Json) => f.name).sort(), ['echo', 'shout']);
+    const clash = await t.api('/functions/deployments', {
+      method: 'POST',
+      json: { type: 'function', integration_id: 'metabase', function_name: 'echo-again', function_type: 'action', code: echoAction },
+    });
+    const clashDone = await poll(t, `/functions/deployments/${((await clash.json()) as Json).id}`);
+    assert.equal(clashDone.status, 'failed');
+    assert.match(clashDone.error.message, /already declared by the deployed script echo/);
+
     const again = await t.api('/functions/deployments', {
       method: 'POST',
       json: { type: 'function', integration_id: 'metabase', function_name: 'echo', function_type: 'action', code: echoAction },

@@ -211,6 +211,11 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
       if (names.has(name)) continue;
       for (const e of declaredEndpoints(def)) owners.set(endpointKey(e), `the pre-built script ${name}`);
     }
+    // The deployed scripts a deploy keeps hold their endpoints too.
+    for (const kept of req.keepOthers ? await activeScriptsOf(deps.db, integration.id) : []) {
+      if (names.has(kept.name)) continue;
+      for (const e of kept.manifest.endpoints) owners.set(endpointKey(e), `the deployed script ${kept.name}`);
+    }
     for (const p of mine) {
       for (const e of p.manifest.endpoints) {
         const key = endpointKey(e);
