@@ -23,7 +23,10 @@ import { defineRoute } from '../route.js';
 import { connectionIdSchema } from './connections.js';
 import { integrationOr404, uniqueKeySchema } from './integrations.js';
 
-const code = z.string().min(1).max(2 * 1024 * 1024);
+const code = z
+  .string()
+  .min(1)
+  .max(2 * 1024 * 1024);
 const runnableType = z.enum(['action', 'sync']);
 const status = z.enum(['waiting', 'running', 'success', 'failed']);
 const idParam = z.object({ id: z.uuid() });
@@ -38,7 +41,9 @@ const jobTimes = (job: DryrunJob | DeploymentJob) => ({
   created_at: job.createdAt.toISOString(),
   updated_at: job.updatedAt.toISOString(),
   ...(job.startedAt ? { started_at: job.startedAt.toISOString() } : {}),
-  ...(job.completedAt ? { completed_at: job.completedAt.toISOString(), duration_ms: job.completedAt.getTime() - (job.startedAt ?? job.createdAt).getTime() } : {}),
+  ...(job.completedAt
+    ? { completed_at: job.completedAt.toISOString(), duration_ms: job.completedAt.getTime() - (job.startedAt ?? job.createdAt).getTime() }
+    : {}),
   output: job.output.join('\n'),
   ...(job.error ? { error: job.error } : {}),
 });
@@ -140,14 +145,19 @@ const deploymentBody = z.discriminatedUnion('type', [
     .object({
       type: z.literal('function'),
       integration_id: uniqueKeySchema,
-      function_name: z.string().regex(/^[a-zA-Z0-9_-]+$/, 'letters, digits, _ and - only').max(255),
+      function_name: z
+        .string()
+        .regex(/^[a-zA-Z0-9_-]+$/, 'letters, digits, _ and - only')
+        .max(255),
       function_type: runnableType,
       code,
       version: z.string().max(64).optional(),
       allow_destructive: z.boolean().optional(),
     })
     .strict(),
-  z.object({ type: z.literal('template'), integration_id: uniqueKeySchema, template: z.string().min(1).max(255), function_type: runnableType.optional() }).strict(),
+  z
+    .object({ type: z.literal('template'), integration_id: uniqueKeySchema, template: z.string().min(1).max(255), function_type: runnableType.optional() })
+    .strict(),
 ]);
 
 export const createFunctionDeploymentRoute = defineRoute({
@@ -167,7 +177,9 @@ export const createFunctionDeploymentRoute = defineRoute({
   const env = c.get('environment');
   const integration = await integrationOr404(deps, env, body.integration_id);
   if (body.type === 'template') {
-    const template = prebuiltScriptEntries(integration.provider).find(([name, def]) => name === body.template && (!body.function_type || def.type === body.function_type));
+    const template = prebuiltScriptEntries(integration.provider).find(
+      ([name, def]) => name === body.template && (!body.function_type || def.type === body.function_type),
+    );
     if (!template) throw new NotFound('unknown_template', `The provider ${integration.provider} has no template named ${body.template}`);
     throw new Conflict('template_already_deployed', `${body.template} is a pre-built script of ${integration.provider}: ${body.integration_id} already has it`);
   }

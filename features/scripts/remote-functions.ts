@@ -185,7 +185,10 @@ export interface DeploymentRequest {
  */
 export async function startDeployment(deps: DeployDeps, env: Environment, req: DeploymentRequest): Promise<DeploymentJob> {
   if (!req.allowDestructive && (await activeScriptsOf(deps.db, req.integrationPk)).some((r) => r.name === req.name)) {
-    throw new Conflict('function_already_deployed', `${req.integrationId} already has a function named ${req.name}: pass allow_destructive: true to replace it`);
+    throw new Conflict(
+      'function_already_deployed',
+      `${req.integrationId} already has a function named ${req.name}: pass allow_destructive: true to replace it`,
+    );
   }
   const job = deployments.add({ ...newJob(env), integrationId: req.integrationId, functionName: req.name, functionType: req.type });
   track(job, async () => {
@@ -200,7 +203,10 @@ export async function startDeployment(deps: DeployDeps, env: Environment, req: D
     job.deployed = changed.length > 0;
     job.deployedFunctions = result.scripts
       .filter((s) => changed.some((c) => c.name === s.name))
-      .map((s) => ({ name: s.name, version: req.version ?? (typeof req.compiled.manifest.version === 'string' ? req.compiled.manifest.version : String(s.version)) }));
+      .map((s) => ({
+        name: s.name,
+        version: req.version ?? (typeof req.compiled.manifest.version === 'string' ? req.compiled.manifest.version : String(s.version)),
+      }));
     job.output.push(`${job.deployed ? 'Deployed' : 'Unchanged'} ${req.type} ${req.integrationId}/${req.name} (deployment ${result.deployment.version})`);
   });
   return job;
