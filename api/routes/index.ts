@@ -41,6 +41,9 @@
  * | GET    | /action/:id                                       | actions.ts                |
  * | POST   | /functions/invocations                            | function-invocations.ts   |
  * | GET    | /functions/invocations/:id                        | function-invocations.ts   |
+ * | POST   | /functions/compile                                | functions-remote.ts       |
+ * | POST   | /functions/dryruns, /functions/deployments        | functions-remote.ts       |
+ * | GET    | /functions/dryruns/:id, /functions/deployments/:id| functions-remote.ts       |
  * | POST   | /sync/trigger, /sync/start, /sync/pause           | syncs.ts                  |
  * | GET    | /sync/status                                      | syncs.ts                  |
  * | PUT    | /sync/update-connection-frequency                 | syncs.ts                  |
@@ -162,6 +165,13 @@ import { listRecords, pruneRecordsRoute } from './records.js';
 import { deployRoute, previewDeployRoute, providerTemplates, scriptsConfig } from './scripts.js';
 import { nangoDeployConfirmationRoute, nangoDeployRoute } from './nango-deploy.js';
 import { createFunctionInvocation, getFunctionInvocation } from './function-invocations.js';
+import {
+  compileFunctionRoute,
+  createFunctionDeploymentRoute,
+  createFunctionDryrunRoute,
+  getFunctionDeploymentRoute,
+  getFunctionDryrunRoute,
+} from './functions-remote.js';
 import { deleteFunctionRoute, getFunctionCodeRoute, getFunctionRoute, listFunctionsRoute } from './functions.js';
 import { createSyncVariant, deleteSyncVariant, pauseSyncs, startSyncs, syncStatus, triggerSyncs, updateSyncFrequency } from './syncs.js';
 import { unifiedEndpoint } from './unified-endpoints.js';
@@ -236,6 +246,11 @@ export const routeTable: readonly RouteDef[] = [
   getActionResult,
   createFunctionInvocation,
   getFunctionInvocation,
+  compileFunctionRoute,
+  createFunctionDryrunRoute,
+  getFunctionDryrunRoute,
+  createFunctionDeploymentRoute,
+  getFunctionDeploymentRoute,
   triggerSyncs,
   startSyncs,
   pauseSyncs,

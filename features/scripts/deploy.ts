@@ -48,6 +48,8 @@ export interface DeployRequest {
   activate?: boolean;
   /** Limit the deploy to these integrations: scripts of others are neither added nor removed. */
   integrations?: string[];
+  /** Add or replace the scripts sent and keep every other deployed one (a single function's deploy). */
+  keepOthers?: boolean;
   cliVersion?: string | null;
 }
 
@@ -209,6 +211,11 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
       if (names.has(name)) continue;
       for (const e of declaredEndpoints(def)) owners.set(endpointKey(e), `the pre-built script ${name}`);
     }
+    // The deployed scripts a deploy keeps hold their endpoints too.
+    for (const kept of req.keepOthers ? await activeScriptsOf(deps.db, integration.id) : []) {
+      if (names.has(kept.name)) continue;
+      for (const e of kept.manifest.endpoints) owners.set(endpointKey(e), `the deployed script ${kept.name}`);
+    }
     for (const p of mine) {
       for (const e of p.manifest.endpoints) {
         const key = endpointKey(e);
@@ -224,7 +231,12 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
   return { prepared, scope };
 }
 
-function diff(prepared: Prepared[], scope: Integration[], active: Map<number, DeployedScriptRow[]>): DeployPlan & { rows: Map<string, DeployedScriptRow> } {
+function diff(
+  prepared: Prepared[],
+  scope: Integration[],
+  active: Map<number, DeployedScriptRow[]>,
+  keepOthers = false,
+): DeployPlan & { rows: Map<string, DeployedScriptRow> } {
   const plan: DeployPlan = { new: [], changed: [], removed: [], unchanged: [] };
   const rows = new Map<string, DeployedScriptRow>();
   for (const p of prepared) {
@@ -235,7 +247,7 @@ function diff(prepared: Prepared[], scope: Integration[], active: Map<number, De
     else if (current.bundleSha256 !== p.sha256 || canonical(current.manifest) !== canonical(p.manifest)) plan.changed.push(item);
     else plan.unchanged.push(item);
   }
-  for (const integration of scope) {
+  for (const integration of keepOthers ? [] : scope) {
     for (const r of active.get(integration.id) ?? []) {
       if (!prepared.some((p) => p.integration.id === integration.id && p.upload.name === r.name)) {
         plan.removed.push({ integration: integration.uniqueKey, name: r.name, type: r.type });
@@ -254,7 +266,7 @@ async function activeByIntegration(db: Pick<Db, 'query'>, scope: Integration[]):
 
 export async function previewDeploy(deps: DeployDeps, env: Environment, req: DeployRequest): Promise<DeployPlan> {
   const { prepared, scope } = await prepare(deps, env, req);
-  const { rows: _rows, ...plan } = diff(prepared, scope, await activeByIntegration(deps.db, scope));
+  const { rows: _rows, ...plan } = diff(prepared, scope, await activeByIntegration(deps.db, scope), req.keepOthers);
   return plan;
 }
 
@@ -268,7 +280,7 @@ export async function deploy(deps: DeployDeps, env: Environment, req: DeployRequ
   const outcome = await withTransaction(deps.db, async (tx) => {
     // One deploy at a time per environment; the plan is made under the lock.
     await tx.query('SELECT pg_advisory_xact_lock(727002, $1)', [env.id]);
-    const { rows, ...plan } = diff(prepared, scope, await activeByIntegration(tx, scope));
+    const { rows, ...plan } = diff(prepared, scope, await activeByIntegration(tx, scope), req.keepOthers);
     const version = await nextDeploymentVersion(tx, env.id);
     const modules = new Map<string, string>();
     for (const p of prepared) {

@@ -33,7 +33,8 @@ const ENTRY = [
   `export const run = (kind, ctx, arg) => runDefinition(definition, kind, ctx, arg);`,
 ].join('\n');
 
-export async function bundleNangoFunction(label: string, js: string): Promise<string> {
+/** `loader: 'ts'` bundles a function's TypeScript source (Nango's remote function API sends that). */
+export async function bundleNangoFunction(label: string, js: string, loader: 'js' | 'ts' = 'js'): Promise<string> {
   const code = js.replace(/\n\/\/# sourceMappingURL=data:[^\n]*\s*$/, '\n');
   try {
     const out = await esbuild.build({
@@ -45,7 +46,7 @@ export async function bundleNangoFunction(label: string, js: string): Promise<st
           name: 'switchyard-nango-upload',
           setup(build) {
             build.onResolve({ filter: new RegExp(`^${UPLOAD}$`) }, () => ({ path: label, namespace: UPLOAD }));
-            build.onLoad({ filter: /.*/, namespace: UPLOAD }, () => ({ contents: code, loader: 'js', resolveDir: ROOT }));
+            build.onLoad({ filter: /.*/, namespace: UPLOAD }, () => ({ contents: code, loader, resolveDir: ROOT }));
           },
         },
         sandboxModules,
