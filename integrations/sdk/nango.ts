@@ -110,18 +110,6 @@ export interface UncontrolledFetchOptions {
   body?: string | null;
 }
 
-/** uncontrolledFetch's answer: the members of a fetch Response the sandbox provides. */
-export interface UncontrolledFetchResponse {
-  readonly ok: boolean;
-  readonly status: number;
-  readonly statusText: string;
-  readonly url: string;
-  readonly headers: { get(name: string): string | null; has(name: string): boolean; forEach(fn: (value: string, name: string) => void): void };
-  text(): Promise<string>;
-  json(): Promise<any>;
-  arrayBuffer(): Promise<ArrayBuffer>;
-}
-
 // ---- connections and integrations ---------------------------------------------------------------
 
 export interface OAuth1Token {
@@ -325,8 +313,8 @@ export interface NangoActionBase<
   patch<T = any>(config: Omit<ProxyConfiguration, 'method'>): Promise<NangoResponse<T>>;
   delete<T = any>(config: Omit<ProxyConfiguration, 'method'>): Promise<NangoResponse<T>>;
   paginate<T = any>(config: ProxyConfiguration): AsyncGenerator<T[], undefined, void>;
-  /** A plain fetch outside the provider's proxy: no credentials, through the platform's address policy. */
-  uncontrolledFetch(options: UncontrolledFetchOptions): Promise<UncontrolledFetchResponse>;
+  /** A plain fetch outside the provider's proxy: no credentials, through the platform's address policy. Its `Response` is the sandbox's (integrations/sdk/globals/sandbox). */
+  uncontrolledFetch(options: UncontrolledFetchOptions): Promise<Response>;
   getToken(): Promise<string | OAuth1Token | ApiPublicAllAuthCredentials>;
   /** The script's own connection: overrides of the key or id are refused. */
   getConnection(): Promise<ApiPublicConnectionFull & SwitchyardConnectionNames>;

@@ -76,8 +76,6 @@ type ComparedApart =
   | 'patch'
   | 'delete'
   | 'paginate'
-  // Nango's is the DOM `Response`; the sandbox answers with the members of UncontrolledFetchResponse.
-  | 'uncontrolledFetch'
   // Switchyard adds its camelCase names; a script reaches its own connection only (no key/id overrides).
   | 'getConnection'
   // The metadata writes answer Nango's response shape (compared apart for the same reason as get).
