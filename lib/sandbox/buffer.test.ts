@@ -18,8 +18,7 @@ const SHOW = `const show = (b) => ArrayBuffer.isView(b) ? [Buffer.isBuffer(b), b
 test('Buffer.from reads strings in each of Node encodings as Node does', () => {
   const strings = ['', 'hello', 'é€𝄞', '\ud800x', 'aGk=', 'aGk=aGk=', 'a$G k\n', 'aGVsbG8-_w', 'a', '==aGk', 'aG=k', 'abc', '0g12', 'DEADbeef', 'ÿ\u0100'];
   const encodings = [undefined, 'utf8', 'utf-8', 'UTF8', 'base64', 'base64url', 'hex', 'latin1', 'binary', 'ascii', 'ucs2', 'utf16le'];
-  for (const s of strings)
-    for (const e of encodings) same(`${SHOW} show(Buffer.from(${JSON.stringify(s)}${e === undefined ? '' : `, ${JSON.stringify(e)}`}))`);
+  for (const s of strings) for (const e of encodings) same(`${SHOW} show(Buffer.from(${JSON.stringify(s)}${e === undefined ? '' : `, ${JSON.stringify(e)}`}))`);
   assert.throws(() => vm.runInContext('Buffer.from("x", "nope")', context), /Unknown encoding: nope/);
 });
 
@@ -45,14 +44,22 @@ test('Buffer.from copies arrays, views and {type: "Buffer"} objects, and shares 
 });
 
 test('Buffer statics: alloc, allocUnsafe, concat, isBuffer, isEncoding, byteLength, compare', () => {
-  same(`${SHOW} [show(Buffer.alloc(3)), show(Buffer.alloc(5, 'ab')), show(Buffer.alloc(4, 257)), show(Buffer.alloc(4, 'aGk=', 'base64')), show(Buffer.alloc(0)), Buffer.allocUnsafe(3).length]`);
-  same(`${SHOW} [show(Buffer.concat([Buffer.from('ab'), new Uint8Array([1, 2]), Buffer.from('c')])), show(Buffer.concat([Buffer.from('abcdef')], 3)), show(Buffer.concat([Buffer.from('ab')], 4)), show(Buffer.concat([]))]`);
-  same(`[Buffer.isBuffer(Buffer.from('a')), Buffer.isBuffer(new Uint8Array(1)), Buffer.isBuffer('a'), Buffer.isBuffer(null), Buffer.isBuffer({ type: 'Buffer', data: [] })]`);
+  same(
+    `${SHOW} [show(Buffer.alloc(3)), show(Buffer.alloc(5, 'ab')), show(Buffer.alloc(4, 257)), show(Buffer.alloc(4, 'aGk=', 'base64')), show(Buffer.alloc(0)), Buffer.allocUnsafe(3).length]`,
+  );
+  same(
+    `${SHOW} [show(Buffer.concat([Buffer.from('ab'), new Uint8Array([1, 2]), Buffer.from('c')])), show(Buffer.concat([Buffer.from('abcdef')], 3)), show(Buffer.concat([Buffer.from('ab')], 4)), show(Buffer.concat([]))]`,
+  );
+  same(
+    `[Buffer.isBuffer(Buffer.from('a')), Buffer.isBuffer(new Uint8Array(1)), Buffer.isBuffer('a'), Buffer.isBuffer(null), Buffer.isBuffer({ type: 'Buffer', data: [] })]`,
+  );
   same(`['utf8', 'UTF-8', 'hex', 'base64url', 'binary', 'ucs-2', 'nope', ''].map((e) => Buffer.isEncoding(e))`);
   same(
     `[Buffer.byteLength('é€𝄞'), Buffer.byteLength('abc', 'hex'), Buffer.byteLength('aGk=', 'base64'), Buffer.byteLength('a$Gk', 'base64'), Buffer.byteLength('ab', 'latin1'), Buffer.byteLength('ab', 'utf16le'), Buffer.byteLength(new Uint16Array(3)), Buffer.byteLength(new ArrayBuffer(7))]`,
   );
-  same(`[Buffer.compare(Buffer.from('a'), Buffer.from('b')), Buffer.compare(Buffer.from('b'), Buffer.from('a')), Buffer.compare(Buffer.from('ab'), Buffer.from('a')), Buffer.compare(Buffer.from('a'), Buffer.from('a'))]`);
+  same(
+    `[Buffer.compare(Buffer.from('a'), Buffer.from('b')), Buffer.compare(Buffer.from('b'), Buffer.from('a')), Buffer.compare(Buffer.from('ab'), Buffer.from('a')), Buffer.compare(Buffer.from('a'), Buffer.from('a'))]`,
+  );
   assert.throws(() => vm.runInContext('Buffer.alloc(-1)', context), { name: 'RangeError' });
 });
 
@@ -61,9 +68,13 @@ test('a Buffer: toString in each encoding and range, toJSON, equals, compare, co
   for (const e of ['undefined', "'utf8'", "'hex'", "'base64'", "'base64url'", "'latin1'", "'binary'", "'ascii'", "'utf16le'"])
     same(`const b = Buffer.from(${bytes}); [b.toString(${e}), b.toString(${e}, 2), b.toString(${e}, 3, 6), b.toString(${e}, -5, 100), b.toString(${e}, 6, 3)]`);
   same(`const b = Buffer.from('hi'); [JSON.stringify(b), JSON.stringify({ file: b }), b.toJSON()]`);
-  same(`const b = Buffer.from('abc'); [b.equals(Buffer.from('abc')), b.equals(new Uint8Array([97, 98, 99])), b.equals(Buffer.from('ab')), b.compare(Buffer.from('abd')), b.compare(Buffer.from('xbc'), 1, 3, 1, 3)]`);
+  same(
+    `const b = Buffer.from('abc'); [b.equals(Buffer.from('abc')), b.equals(new Uint8Array([97, 98, 99])), b.equals(Buffer.from('ab')), b.compare(Buffer.from('abd')), b.compare(Buffer.from('xbc'), 1, 3, 1, 3)]`,
+  );
   same(`${SHOW} const b = Buffer.from('abcdef'); const t = Buffer.alloc(4, '.'); const n = b.copy(t, 1, 2, 10); [n, show(t)]`);
-  same(`${SHOW} const b = Buffer.from('abcdef'); const s = b.slice(1, 3); const u = b.subarray(-2); s[0] = 65; u[1] = 66; [show(s), show(u), b.toString(), show(b.slice())]`);
+  same(
+    `${SHOW} const b = Buffer.from('abcdef'); const s = b.slice(1, 3); const u = b.subarray(-2); s[0] = 65; u[1] = 66; [show(s), show(u), b.toString(), show(b.slice())]`,
+  );
   same(`const b = Buffer.from('ab'); [Object.prototype.toString.call(b), b.length, b.byteLength, [...b], Buffer.name]`);
   assert.equal(poly(`Buffer.from('ab') instanceof Uint8Array`), 'true');
   // Members not provided are absent (the type-check names them), not half-done.
@@ -87,5 +98,9 @@ test('Headers: names case-insensitive, values trimmed, iteration sorted and comb
   same(`const h = new Headers([['x-a', '1'], ['X-A', '2'], ['b', '3']]); h.set('x-a', '9'); h.delete('B'); [...new Headers(h)]`);
   same(`[...new Headers({ a: 1, c: ['p', 'q'] })]`);
   for (const bad of ["new Headers({ 'bad name': '1' })", "new Headers([['a']])", "new Headers({ a: 'x\\ny' })", 'new Headers(5)'])
-    assert.equal(poly(`(() => { try { ${bad}; return 'ok' } catch (e) { return e.name } })()`), node(`(() => { try { ${bad}; return 'ok' } catch (e) { return e.name } })()`), bad);
+    assert.equal(
+      poly(`(() => { try { ${bad}; return 'ok' } catch (e) { return e.name } })()`),
+      node(`(() => { try { ${bad}; return 'ok' } catch (e) { return e.name } })()`),
+      bad,
+    );
 });

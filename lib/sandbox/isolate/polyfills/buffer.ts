@@ -84,7 +84,8 @@ const isArrayBuffer = (v: unknown): v is ArrayBuffer =>
   v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer);
 
 /** A toString bound as Node reads it: a negative one is 0 (not counted from the end). */
-const bound = (n: unknown, length: number, fallback: number): number => (n === undefined ? fallback : Math.min(Math.max(Math.trunc(Number(n)) || 0, 0), length));
+const bound = (n: unknown, length: number, fallback: number): number =>
+  n === undefined ? fallback : Math.min(Math.max(Math.trunc(Number(n)) || 0, 0), length);
 
 export class Buffer extends Uint8Array {
   static override from(value: unknown, encodingOrOffset?: unknown, length?: unknown): Buffer {
@@ -127,7 +128,8 @@ export class Buffer extends Uint8Array {
   static alloc(size: number, fill?: unknown, encoding?: unknown): Buffer {
     const out = new Buffer(Buffer.#size(size));
     if (fill !== undefined && fill !== 0 && out.length > 0) {
-      const pattern = typeof fill === 'number' ? new Uint8Array([fill & 0xff]) : typeof fill === 'string' ? encodeString(fill, encodingOf(encoding)) : Buffer.from(fill);
+      const pattern =
+        typeof fill === 'number' ? new Uint8Array([fill & 0xff]) : typeof fill === 'string' ? encodeString(fill, encodingOf(encoding)) : Buffer.from(fill);
       if (pattern.length === 0) throw new TypeError('The argument "value" is invalid.');
       for (let i = 0; i < out.length; i++) out[i] = pattern[i % pattern.length]!;
     }
