@@ -97,7 +97,7 @@ interface BufferConstructor {
   compare(buf1: Uint8Array, buf2: Uint8Array): -1 | 0 | 1;
   readonly prototype: Buffer;
 }
-declare var Buffer: BufferConstructor;
+declare const Buffer: BufferConstructor;
 
 declare function atob(data: string): string;
 declare function btoa(data: string): string;

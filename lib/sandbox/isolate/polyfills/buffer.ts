@@ -225,8 +225,6 @@ export class Buffer extends Uint8Array {
   }
 }
 
-const LATIN1 = /^[\u0000-\u00ff]*$/;
-
 class InvalidCharacterError extends Error {
   override name = 'InvalidCharacterError';
 }
@@ -234,7 +232,7 @@ class InvalidCharacterError extends Error {
 export function btoa(data: unknown): string {
   if (arguments.length === 0) throw new TypeError('The "data" argument must be specified');
   const s = String(data);
-  if (!LATIN1.test(s)) throw new InvalidCharacterError('Invalid character');
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0xff) throw new InvalidCharacterError('Invalid character');
   return base64Of(fromLatin1(s), false);
 }
 
