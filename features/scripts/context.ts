@@ -219,6 +219,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   const ctx: SyncContext<Record<string, unknown>, unknown> = withHelpers<Omit<SyncContext<Record<string, unknown>, unknown>, keyof Helpers>>({
     connectionId: connection.connectionId,
     providerConfigKey: connection.integrationKey,
+    provider: connection.provider,
     get: (c) => send('GET', c),
     post: (c) => send('POST', c),
     put: (c) => send('PUT', c),

@@ -304,6 +304,8 @@ export interface NangoActionBase<
 > extends UnsupportedActionMembers {
   connectionId: string;
   providerConfigKey: string;
+  /** The integration's provider, e.g. `avalara-sandbox`. */
+  provider?: string;
   ActionError: typeof ActionError;
   logger: ScriptLoggerMethods;
   proxy<T = any>(config: ProxyConfiguration): Promise<NangoResponse<T>>;

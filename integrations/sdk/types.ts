@@ -161,6 +161,8 @@ export interface IntegrationInfo {
 export interface ScriptContext<Metadata = Record<string, unknown>> {
   readonly connectionId: string;
   readonly providerConfigKey: string;
+  /** The integration's provider, e.g. `avalara-sandbox` (Nango's `nango.provider`). */
+  readonly provider?: string;
   get<T = unknown>(config: ProxyConfig): Promise<ScriptResponse<T>>;
   post<T = unknown>(config: ProxyConfig): Promise<ScriptResponse<T>>;
   put<T = unknown>(config: ProxyConfig): Promise<ScriptResponse<T>>;

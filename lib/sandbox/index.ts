@@ -169,6 +169,7 @@ export async function runSandboxed(bundle: string, run: SandboxRun, limits: Sand
         ? {
             connectionId: run.ctx.connectionId,
             providerConfigKey: run.ctx.providerConfigKey,
+            provider: run.ctx.provider,
             isFullSync: run.ctx.isFullSync ?? false,
             variant: run.ctx.variant ?? 'base',
             lastSyncDate: run.ctx.lastSyncDate?.toISOString(),

@@ -42,7 +42,6 @@ type RunnerInternals =
   | 'lifecycle'
   | 'isCLI'
   | 'accountId'
-  | 'provider'
   | 'integrationConfig'
   | 'telemetryBag'
   | 'variant'

@@ -96,6 +96,8 @@ G.console = { log: logAt('info'), info: logAt('info'), debug: logAt('info'), war
 interface RunInfo {
   connectionId: string;
   providerConfigKey: string;
+  /** The integration's provider (Nango's `nango.provider`). */
+  provider?: string;
   isFullSync: boolean;
   variant?: string;
   lastSyncDate?: string;
@@ -112,6 +114,7 @@ const makeContext = (info: RunInfo) => {
   return {
     connectionId: info.connectionId,
     providerConfigKey: info.providerConfigKey,
+    ...(info.provider ? { provider: info.provider } : {}),
     isFullSync: info.isFullSync,
     variant: info.variant || 'base',
     ...(info.lastSyncDate ? { lastSyncDate: new Date(info.lastSyncDate) } : {}),
