@@ -38,8 +38,9 @@ type Provider = keyof typeof TOKENS;
 /**
  * The members of the `nango` object that functions of Nango's template library
  * (NangoHQ/integration-templates, integrations/ at 3196dff2) use, by how many files use them. The
- * fixture must use each one Switchyard supports; the rest are refused at compile time or pending
- * (uncontrolledFetch, getIntegration, listRecords, provider).
+ * fixture must use each one Switchyard supports; the rest are refused at compile time or exercised
+ * in test/nango-runtime.test.ts (uncontrolledFetch, getIntegration, listRecords) and
+ * lib/sandbox/prelude.test.ts (provider).
  */
 const CORPUS_MEMBERS = [
   'ActionError',

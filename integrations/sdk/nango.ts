@@ -290,7 +290,6 @@ export interface UnsupportedActionMembers {
 
 export interface UnsupportedSyncMembers {
   getRecordsByIds?: Unsupported<'getRecordsByIds is not supported by Switchyard: keep what the script needs in the checkpoint or in metadata'>;
-  listRecords?: Unsupported<'listRecords is not supported by Switchyard: keep what the script needs in the checkpoint or in metadata'>;
   setMergingStrategy?: Unsupported<'setMergingStrategy is not supported by Switchyard: batchSave replaces, batchUpdate merges'>;
   batchSend?: Unsupported<'batchSend is not supported by Switchyard (deprecated in Nango): use batchSave'>;
 }
@@ -362,6 +361,8 @@ export interface NangoSyncBase<
   deleteRecordsFromPreviousExecutions(model: TModelName): MaybePromise<{ deletedKeys: string[] }>;
   trackDeletesStart(model: TModelName): MaybePromise<void>;
   trackDeletesEnd(model: TModelName): MaybePromise<{ deletedKeys: string[] }>;
+  /** The model's records of this connection as GET /records has them (with `_nango_metadata`), from `cursor` on. */
+  listRecords<TModel extends RawModel = z.infer<TModels[TModelName]>>(model: TModelName, options?: { cursor?: string }): AsyncGenerator<TModel>;
 }
 
 // ---- definitions -------------------------------------------------------------------------------

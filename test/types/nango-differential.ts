@@ -62,7 +62,6 @@ type Unsupported =
   | 'releaseLock'
   | 'releaseAllLocks'
   | 'getRecordsByIds'
-  | 'listRecords'
   | 'setMergingStrategy'
   | 'batchSend';
 /** Compared below with their differences set aside. */

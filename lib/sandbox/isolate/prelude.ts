@@ -158,6 +158,14 @@ const makeContext = (info: RunInfo) => {
     batchSave: (records: unknown, model: unknown) => call('batchSave', [records, model]),
     batchUpdate: (records: unknown, model: unknown) => call('batchUpdate', [records, model]),
     batchDelete: (records: unknown, model: unknown) => call('batchDelete', [records, model]),
+    listRecords: async function* (model: unknown, options?: { cursor?: unknown } | null): AsyncGenerator<unknown, void, undefined> {
+      let cursor = options && typeof options.cursor === 'string' ? options.cursor : null;
+      do {
+        const page = await call<{ records: unknown[]; nextCursor: string | null }>('listRecordsPage', [model, cursor]);
+        for (const record of page.records) yield record;
+        cursor = page.nextCursor;
+      } while (cursor);
+    },
     getCheckpoint: () => call('getCheckpoint'),
     saveCheckpoint: one('saveCheckpoint'),
     clearCheckpoint: () => call('clearCheckpoint'),
