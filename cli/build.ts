@@ -13,7 +13,18 @@ import type ts from 'typescript';
 import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
 import { noNode, SANDBOX_BUILD_OPTIONS, SANDBOX_HINT, sandboxModules } from '../features/scripts/sandbox-bundle.js';
-import { isNangoProject, SDK_EXPERIMENTAL, SDK_GLOBALS, SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
+import {
+  isNangoProject,
+  NODE_ONLY_MODULES,
+  SDK_EXPERIMENTAL,
+  SDK_GLOBALS,
+  SDK_IMPORTS,
+  SDK_NODE_ONLY_MODULE,
+  SDK_INDEX,
+  SDK_RUNTIME,
+  relative,
+  type ScriptFile,
+} from './project.js';
 import { CliError } from './ui.js';
 
 export interface BuiltScript extends ScriptFile {
@@ -65,6 +76,9 @@ export async function compilerOptions(zodDir: string, projectDir?: string): Prom
       '@nangohq/runner-sdk': [SDK_INDEX],
       zod: [zodDir],
       'zod/*': [`${zodDir}/*`],
+      // The modules that need Node, typed loosely by the sandbox's declarations: a project's own
+      // copy (@types/unzipper references @types/node) would bring every Node global into the check.
+      ...Object.fromEntries(NODE_ONLY_MODULES.map((m) => [m, [SDK_NODE_ONLY_MODULE]])),
     },
     // The sandbox's globals (URL, TextEncoder, setTimeout, …) and the modules Nango allows (url, crypto, soap, …).
     typeRoots: [SDK_GLOBALS],

@@ -17,8 +17,13 @@ import { PACKAGE_ROOT } from './project.js';
 const FILES: Record<string, string> = {
   'package.json': `${JSON.stringify({ name: 'nango-rules', private: true, type: 'module', dependencies: { nango: '0.71.10', zod: '4.3.6' } })}\n`,
   'index.ts': `import './demo/actions/nodes.js';\nimport './demo/actions/search.js';\n`,
+  // A project's own types of a module that needs Node reference @types/node (as @types/unzipper does):
+  // the type-check must not let Node's globals in beside the sandbox's.
+  'node_modules/@types/unzipper/package.json': '{ "name": "@types/unzipper", "version": "0.10.0", "types": "index.d.ts" }\n',
+  'node_modules/@types/unzipper/index.d.ts': '/// <reference types="node" />\nexport declare function Open(): Buffer;\n',
   // A sync in the actions folder, as one function of Nango's template library is.
   'demo/actions/nodes.ts': `import { createSync } from 'nango';
+import * as unzipper from 'unzipper';
 import * as z from 'zod';
 
 export default createSync({
@@ -36,6 +41,9 @@ export default createSync({
         next = undefined;
         const crypto = await import('crypto');
         const digest = crypto.createHash('sha256').update(Buffer.from(JSON.stringify(res.data), 'utf8')).digest();
+        let raw: Buffer | null = null;
+        if (Buffer.isBuffer(res.data)) raw = res.data;
+        if (raw && typeof unzipper.Open === 'function') await nango.log('zipped');
         await nango.batchSave([{ id: '1', digest: Buffer.concat([digest]).toString('base64url') }], 'Node');
     }
 });
@@ -79,8 +87,8 @@ describe("compile of a Nango project accepts what Nango's CLI accepts", () => {
       await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
       await writeFile(path.join(dir, file), code);
     }
-    await mkdir(path.join(dir, 'node_modules'), { recursive: true });
     await symlink(path.join(PACKAGE_ROOT, 'node_modules', 'zod'), path.join(dir, 'node_modules', 'zod'), 'dir');
+    await symlink(path.join(PACKAGE_ROOT, 'node_modules', '@types', 'node'), path.join(dir, 'node_modules', '@types', 'node'), 'dir');
   });
   after(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });

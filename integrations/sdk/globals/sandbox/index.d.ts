@@ -75,7 +75,7 @@ interface Buffer<TArrayBuffer extends ArrayBufferLike = ArrayBufferLike> extends
   equals(otherBuffer: Uint8Array): boolean;
   compare(target: Uint8Array, targetStart?: number, targetEnd?: number, sourceStart?: number, sourceEnd?: number): -1 | 0 | 1;
   copy(target: Uint8Array, targetStart?: number, sourceStart?: number, sourceEnd?: number): number;
-  slice(start?: number, end?: number): Buffer<TArrayBuffer>;
+  slice(start?: number, end?: number): Buffer<ArrayBuffer>;
   subarray(start?: number, end?: number): Buffer<TArrayBuffer>;
 }
 
@@ -172,18 +172,18 @@ declare module 'crypto' {
   interface Hash {
     update(data: string | ArrayBufferView): Hash;
     update(data: string, inputEncoding: Encoding): Hash;
-    digest(): Buffer;
+    digest(): Buffer<ArrayBuffer>;
     digest(encoding: BinaryToTextEncoding): string;
     copy(): Hash;
   }
   interface Hmac {
     update(data: string | ArrayBufferView): Hmac;
     update(data: string, inputEncoding: Encoding): Hmac;
-    digest(): Buffer;
+    digest(): Buffer<ArrayBuffer>;
     digest(encoding: BinaryToTextEncoding): string;
   }
   export function randomUUID(): string;
-  export function randomBytes(size: number): Buffer;
+  export function randomBytes(size: number): Buffer<ArrayBuffer>;
   export function getRandomValues<T extends ArrayBufferView>(typedArray: T): T;
   export function timingSafeEqual(a: ArrayBufferView, b: ArrayBufferView): boolean;
   export function createHash(algorithm: string): Hash;
