@@ -13,7 +13,18 @@ import type ts from 'typescript';
 import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
 import { noNode, SANDBOX_BUILD_OPTIONS, SANDBOX_HINT, sandboxModules } from '../features/scripts/sandbox-bundle.js';
-import { SDK_EXPERIMENTAL, SDK_GLOBALS, SDK_IMPORTS, SDK_INDEX, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
+import {
+  isNangoProject,
+  NODE_ONLY_MODULES,
+  SDK_EXPERIMENTAL,
+  SDK_GLOBALS,
+  SDK_IMPORTS,
+  SDK_NODE_ONLY_MODULE,
+  SDK_INDEX,
+  SDK_RUNTIME,
+  relative,
+  type ScriptFile,
+} from './project.js';
 import { CliError } from './ui.js';
 
 export interface BuiltScript extends ScriptFile {
@@ -37,11 +48,22 @@ export function sandboxCompilerOptions(typescript: typeof ts): ts.CompilerOption
   };
 }
 
-/** Compiler options of the type-check: those of a project scaffolded by `init`, plus the SDK path. */
-export async function compilerOptions(zodDir: string): Promise<ts.CompilerOptions> {
+/**
+ * Two checks of Nango's CLI that change what type-checks (packages/cli/lib/zeroYaml/constants.ts):
+ * with them `{ a?: undefined }` fits a `Record<string, string>` and `list[i]` may be undefined, so
+ * a Nango function relying on either type-checks as it does with Nango's CLI.
+ */
+const NANGO_CHECKS: ts.CompilerOptions = { exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
+
+/**
+ * Compiler options of the type-check: those of a project scaffolded by `init`, plus the SDK path;
+ * for a Nango project (`projectDir` given), also Nango's checks that change what type-checks.
+ */
+export async function compilerOptions(zodDir: string, projectDir?: string): Promise<ts.CompilerOptions> {
   const ts = (await import('typescript')).default;
   return {
     ...sandboxCompilerOptions(ts),
+    ...(projectDir !== undefined && isNangoProject(projectDir) ? NANGO_CHECKS : {}),
     isolatedModules: true,
     esModuleInterop: true,
     allowImportingTsExtensions: true,
@@ -54,6 +76,9 @@ export async function compilerOptions(zodDir: string): Promise<ts.CompilerOption
       '@nangohq/runner-sdk': [SDK_INDEX],
       zod: [zodDir],
       'zod/*': [`${zodDir}/*`],
+      // The modules that need Node, typed loosely by the sandbox's declarations: a project's own
+      // copy (@types/unzipper references @types/node) would bring every Node global into the check.
+      ...Object.fromEntries(NODE_ONLY_MODULES.map((m) => [m, [SDK_NODE_ONLY_MODULE]])),
     },
     // The sandbox's globals (URL, TextEncoder, setTimeout, …) and the modules Nango allows (url, crypto, soap, …).
     typeRoots: [SDK_GLOBALS],
@@ -69,7 +94,7 @@ function sdkAliases<T>(to: (file: string) => T): Record<string, T> {
 export async function typecheck(dir: string, files: string[], zodDir: string): Promise<void> {
   const ts = (await import('typescript')).default;
   // Incremental: unchanged files keep their results in .switchyard/tsbuildinfo between runs.
-  const options = { ...(await compilerOptions(zodDir)), incremental: true, tsBuildInfoFile: path.join(dir, '.switchyard', 'tsbuildinfo') };
+  const options = { ...(await compilerOptions(zodDir, dir)), incremental: true, tsBuildInfoFile: path.join(dir, '.switchyard', 'tsbuildinfo') };
   const program = ts.createIncrementalProgram({ rootNames: files, options });
   const diagnostics = [
     ...program.getConfigFileParsingDiagnostics(),
@@ -160,7 +185,8 @@ export function checkedManifest(dir: string, script: ScriptFile, described: unkn
   if (!manifest || problems.length) {
     throw new CliError(`${relative(dir, script.file)} declares something the platform refuses:`, 'fix the definition and run the command again', problems);
   }
-  if (manifest.type !== script.kind) {
+  // Nango's CLI takes a function's kind from its definition, wherever the file sits (packages/cli/lib/zeroYaml/definitions.ts).
+  if (manifest.type !== script.kind && !isNangoProject(dir)) {
     throw new CliError(
       `${relative(dir, script.file)} is a ${manifest.type} but sits in the ${script.kind}s folder`,
       `move it to ${script.integration}/${manifest.type}s/ or export the right definition`,
@@ -183,5 +209,12 @@ export async function manifestOf(dir: string, script: ScriptFile, code: string):
 export async function buildScript(dir: string, script: ScriptFile): Promise<BuiltScript> {
   const code = await bundle(dir, script);
   const manifest = await manifestOf(dir, script, code);
-  return { ...script, bundle: code, sha256: createHash('sha256').update(code).digest('hex'), manifest, source: await readFile(script.file, 'utf8') };
+  return {
+    ...script,
+    kind: manifest.type,
+    bundle: code,
+    sha256: createHash('sha256').update(code).digest('hex'),
+    manifest,
+    source: await readFile(script.file, 'utf8'),
+  };
 }

@@ -105,7 +105,7 @@ async function checkGroup(
   tsBuildInfoFile: string,
 ): Promise<{ byScript: Map<string, TypeProblem[]>; count: number }> {
   const typescript = (await import('typescript')).default;
-  const options = { ...(await compilerOptions(zodDir)), incremental: true, tsBuildInfoFile };
+  const options = { ...(await compilerOptions(zodDir, dir)), incremental: true, tsBuildInfoFile };
   const builder = typescript.createIncrementalProgram({ rootNames: scripts.map((s) => s.file), options });
   const diagnostics = [
     ...builder.getConfigFileParsingDiagnostics(),

@@ -173,6 +173,7 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
   const ctx: SyncContext<Record<string, unknown>, unknown> = withHelpers<Omit<SyncContext<Record<string, unknown>, unknown>, keyof Helpers>>({
     connectionId: o.connectionId,
     providerConfigKey: integration,
+    provider: connection.provider,
     get: (c) => send('GET', c) as never,
     post: (c) => send('POST', c) as never,
     put: (c) => send('PUT', c) as never,

@@ -19,6 +19,9 @@ export const SDK_RUNTIME = path.join(PACKAGE_ROOT, 'sdk', 'runtime.ts');
 export const SDK_EXPERIMENTAL = path.join(PACKAGE_ROOT, 'sdk', 'experimental.ts');
 /** The type root holding `sandbox`: the globals and modules scripts have in the sandbox. */
 export const SDK_GLOBALS = path.join(PACKAGE_ROOT, 'sdk', 'globals');
+/** Modules Nango allows that need Node itself, and the empty file the type-check resolves them to (their types are the sandbox's). */
+export const NODE_ONLY_MODULES = ['soap', 'unzipper', 'botbuilder'] as const;
+export const SDK_NODE_ONLY_MODULE = path.join(SDK_GLOBALS, 'sandbox', 'node-only-module.d.ts');
 export const CLI_VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 export const PINNED_ZOD = '4.0.5';
 /** How scripts import the SDK. */

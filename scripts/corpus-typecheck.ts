@@ -61,7 +61,7 @@ function main(): void {
 async function run(args: Args, zodDir: string): Promise<void> {
   const started = Date.now();
   const scripts = (await findScripts(args.dir)).filter((s) => !args.only || args.only.has(s.integration));
-  const options = await compilerOptions(zodDir);
+  const options = await compilerOptions(zodDir, args.dir);
   const program = ts.createProgram({ rootNames: scripts.map((s) => s.file), options });
 
   const inProject = (f: string) => f.startsWith(args.dir + path.sep) && !f.includes(`${path.sep}node_modules${path.sep}`);

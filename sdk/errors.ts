@@ -8,7 +8,7 @@
  */
 export class ActionError<T = Record<string, unknown>> extends Error {
   type: string = 'action_script_runtime_error';
-  payload?: Record<string, unknown>;
+  payload?: Record<string, unknown> | undefined;
   constructor(payload?: T) {
     super(typeof payload === 'object' && payload !== null && 'message' in payload ? String((payload as { message: unknown }).message) : 'action failed');
     this.name = 'ActionError';

@@ -110,18 +110,6 @@ export interface UncontrolledFetchOptions {
   body?: string | null;
 }
 
-/** uncontrolledFetch's answer: the members of a fetch Response the sandbox provides. */
-export interface UncontrolledFetchResponse {
-  readonly ok: boolean;
-  readonly status: number;
-  readonly statusText: string;
-  readonly url: string;
-  readonly headers: { get(name: string): string | null; has(name: string): boolean; forEach(fn: (value: string, name: string) => void): void };
-  text(): Promise<string>;
-  json(): Promise<any>;
-  arrayBuffer(): Promise<ArrayBuffer>;
-}
-
 // ---- connections and integrations ---------------------------------------------------------------
 
 export interface OAuth1Token {
@@ -302,7 +290,6 @@ export interface UnsupportedActionMembers {
 
 export interface UnsupportedSyncMembers {
   getRecordsByIds?: Unsupported<'getRecordsByIds is not supported by Switchyard: keep what the script needs in the checkpoint or in metadata'>;
-  listRecords?: Unsupported<'listRecords is not supported by Switchyard: keep what the script needs in the checkpoint or in metadata'>;
   setMergingStrategy?: Unsupported<'setMergingStrategy is not supported by Switchyard: batchSave replaces, batchUpdate merges'>;
   batchSend?: Unsupported<'batchSend is not supported by Switchyard (deprecated in Nango): use batchSave'>;
 }
@@ -316,6 +303,8 @@ export interface NangoActionBase<
 > extends UnsupportedActionMembers {
   connectionId: string;
   providerConfigKey: string;
+  /** The integration's provider, e.g. `avalara-sandbox`. */
+  provider?: string;
   ActionError: typeof ActionError;
   logger: ScriptLoggerMethods;
   proxy<T = any>(config: ProxyConfiguration): Promise<NangoResponse<T>>;
@@ -325,8 +314,8 @@ export interface NangoActionBase<
   patch<T = any>(config: Omit<ProxyConfiguration, 'method'>): Promise<NangoResponse<T>>;
   delete<T = any>(config: Omit<ProxyConfiguration, 'method'>): Promise<NangoResponse<T>>;
   paginate<T = any>(config: ProxyConfiguration): AsyncGenerator<T[], undefined, void>;
-  /** A plain fetch outside the provider's proxy: no credentials, through the platform's address policy. */
-  uncontrolledFetch(options: UncontrolledFetchOptions): Promise<UncontrolledFetchResponse>;
+  /** A plain fetch outside the provider's proxy: no credentials, through the platform's address policy. Its `Response` is the sandbox's (sdk/globals/sandbox). */
+  uncontrolledFetch(options: UncontrolledFetchOptions): Promise<Response>;
   getToken(): Promise<string | OAuth1Token | ApiPublicAllAuthCredentials>;
   /** The script's own connection: overrides of the key or id are refused. */
   getConnection(): Promise<ApiPublicConnectionFull & SwitchyardConnectionNames>;
@@ -372,6 +361,8 @@ export interface NangoSyncBase<
   deleteRecordsFromPreviousExecutions(model: TModelName): MaybePromise<{ deletedKeys: string[] }>;
   trackDeletesStart(model: TModelName): MaybePromise<void>;
   trackDeletesEnd(model: TModelName): MaybePromise<{ deletedKeys: string[] }>;
+  /** The model's records of this connection as GET /records has them (with `_nango_metadata`), from `cursor` on. */
+  listRecords<TModel extends RawModel = z.infer<TModels[TModelName]>>(model: TModelName, options?: { cursor?: string }): AsyncGenerator<TModel>;
 }
 
 // ---- definitions -------------------------------------------------------------------------------

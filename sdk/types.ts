@@ -161,6 +161,8 @@ export interface IntegrationInfo {
 export interface ScriptContext<Metadata = Record<string, unknown>> {
   readonly connectionId: string;
   readonly providerConfigKey: string;
+  /** The integration's provider, e.g. `avalara-sandbox` (Nango's `nango.provider`). */
+  readonly provider?: string;
   get<T = unknown>(config: ProxyConfig): Promise<ScriptResponse<T>>;
   post<T = unknown>(config: ProxyConfig): Promise<ScriptResponse<T>>;
   put<T = unknown>(config: ProxyConfig): Promise<ScriptResponse<T>>;
@@ -219,6 +221,8 @@ export interface SyncContext<Metadata, Checkpoint> extends ScriptContext<Metadat
   trackDeletesStart(model: string): Promise<void>;
   /** Records of the model not saved since trackDeletesStart are marked deleted when the run finishes successfully. */
   trackDeletesEnd(model: string): Promise<void>;
+  /** One page of the model's records of this connection, as GET /records answers them (Nango's listRecords walks them); absent in a dry run. */
+  listRecordsPage?(model: string, cursor: string | undefined): Promise<{ records: unknown[]; nextCursor: string | null }>;
 }
 
 /** What the runtime and the registry read of a definition (any schemas). */

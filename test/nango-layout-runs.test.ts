@@ -38,8 +38,9 @@ type Provider = keyof typeof TOKENS;
 /**
  * The members of the `nango` object that functions of Nango's template library
  * (NangoHQ/integration-templates, integrations/ at 3196dff2) use, by how many files use them. The
- * fixture must use each one Switchyard supports; the rest are refused at compile time or pending
- * (uncontrolledFetch, getIntegration, listRecords, provider).
+ * fixture must use each one Switchyard supports; the rest are refused at compile time or exercised
+ * in test/nango-runtime.test.ts (uncontrolledFetch, getIntegration, listRecords) and
+ * lib/sandbox/prelude.test.ts (provider).
  */
 const CORPUS_MEMBERS = [
   'ActionError',
@@ -311,6 +312,9 @@ describe("a Nango-layout project (Nango's template style) deploys and runs again
     const alice = await action('slack', 'get-user', { id: 'U0ALICE001' });
     assert.equal(alice.status, 200, JSON.stringify(alice.body));
     assert.equal(alice.body.name, 'alice');
+    // Built with URLSearchParams iteration and Buffer in the sandbox, as Node builds them.
+    assert.equal(alice.body.handle, Buffer.from('U0ALICE001:alice').toString('base64'));
+    assert.deepEqual(slack.requests.filter((q) => q.path === '/api/users.info').at(-1)!.query, { include_locale: 'true', user: 'U0ALICE001' });
     assertActionError(await action('slack', 'get-user', { id: 'U0NOBODY00' }), {
       type: 'user_not_found',
       message: 'Slack answered user_not_found',

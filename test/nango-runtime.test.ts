@@ -54,7 +54,10 @@ export default createSync({
   exec: async (nango) => {
     const res = await nango.get<{ data: { id: number; email: string }[] }>({ endpoint: '/api/user', params: 'status=all' });
     await nango.batchSave(res.data.data.map((u) => ({ id: String(u.id), email: u.email })), 'Person');
-    await nango.log(\`saved \${res.data.data.length} people\`);
+    // Read back as Nango's listRecords gives them: this connection's records, with their metadata.
+    let listed = 0;
+    for await (const record of nango.listRecords('Person')) if (record.email && '_nango_metadata' in record) listed++;
+    await nango.log(\`saved \${res.data.data.length} people, \${listed} listed\`);
     await nango.log('a warning line', { level: 'warn' });
   },
 });
@@ -273,7 +276,7 @@ describe('Nango functions without endpoints, and their log lines, on the platfor
     });
     assert.deepEqual(
       lines.map((l) => `${l.kind} ${l.script} ${l.level} ${l.message}`),
-      [`sync people info saved ${personal.length} people`, 'sync people warn a warning line'],
+      [`sync people info saved ${personal.length} people, ${personal.length} listed`, 'sync people warn a warning line'],
     );
     const { cookie } = await dashboardSignIn(t, t.devKey, 'dev');
     const page = await (await fetch(`${t.url}/dashboard/dev/runs/view?kind=sync&id=${encodeURIComponent(lines[0]!.run_id)}`, { headers: { cookie } })).text();

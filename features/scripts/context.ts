@@ -18,6 +18,7 @@ import {
   mayRetry,
   wantsIdempotencyKey,
 } from '../../lib/http/retry-policy.js';
+import { readRecords } from '../records/read.js';
 import { deleteRecords, prepareRecords, savePrepared, saveRecords, storedHashes, type SaveResult, type StoredHashes } from '../records/store.js';
 import type { WriteLane } from './write-lane.js';
 import type { WriteMarks } from './write-marks.js';
@@ -219,6 +220,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   const ctx: SyncContext<Record<string, unknown>, unknown> = withHelpers<Omit<SyncContext<Record<string, unknown>, unknown>, keyof Helpers>>({
     connectionId: connection.connectionId,
     providerConfigKey: connection.integrationKey,
+    provider: connection.provider,
     get: (c) => send('GET', c),
     post: (c) => send('POST', c),
     put: (c) => send('PUT', c),
@@ -345,6 +347,12 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       sync('trackDeletesEnd');
       if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
       await inTurn(async () => hooks.deletes?.sweep(model));
+    },
+    async listRecordsPage(model, cursor) {
+      sync('listRecords');
+      if (!hooks.models[model]) throw new Error(`model ${model} is not declared by this integration's scripts`);
+      // After the run's queued writes, so a function reads what it saved.
+      return inTurn(() => readRecords(deps.db, { connectionPk: connection.id, model: at(model), limit: 100, ...(cursor !== undefined && { cursor }) }));
     },
     isFullSync: hooks.isFullSync ?? false,
     variant: hooks.variant ?? 'base',

@@ -154,6 +154,11 @@ export function createBridge(ctx: Ctx): Bridge {
     getCheckpoint: () => ctx.getCheckpoint(),
     saveCheckpoint: async (c) => (await ctx.saveCheckpoint(c), null),
     clearCheckpoint: async () => (await ctx.clearCheckpoint(), null),
+    listRecordsPage(m, cursor) {
+      if (!ctx.listRecordsPage) throw new BridgeArgumentError('listRecords is not available in this run');
+      if (cursor !== null && cursor !== undefined && typeof cursor !== 'string') throw new BridgeArgumentError('cursor must be a string');
+      return ctx.listRecordsPage(model(m), cursor ?? undefined);
+    },
     deleteRecordsFromPreviousExecutions: async (m) => (await ctx.deleteRecordsFromPreviousExecutions(model(m)), null),
     trackDeletesStart: async (m) => (await ctx.trackDeletesStart(model(m)), null),
     trackDeletesEnd: async (m) => (await ctx.trackDeletesEnd(model(m)), null),

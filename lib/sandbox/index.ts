@@ -4,8 +4,8 @@
  * The script reaches the outside only through its context, bridged method by method as JSON
  * messages to a host-side ScriptContext bound to one connection (lib/sandbox/bridge.ts). The
  * isolate runs on its own thread, so a script that spins does not block the worker's event loop,
- * and it is disposed after every run. URL, URLSearchParams and TextEncoder/TextDecoder are pure-JS
- * polyfills; they and the prelude are typed modules in lib/sandbox/isolate/, bundled once per
+ * and it is disposed after every run. URL, URLSearchParams, TextEncoder/TextDecoder, Buffer, atob/btoa
+ * and Headers are pure-JS polyfills; they and the prelude are typed modules in lib/sandbox/isolate/, bundled once per
  * process (lib/sandbox/isolate-scripts.ts). The Node modules Nango's functions may import (`url`,
  * `crypto`, …) are lib/sandbox/isolate/node-modules.ts; crypto's digests are the host's
  * (./host-crypto.ts), through one synchronous callback.
@@ -100,7 +100,7 @@ function sha256(text: string): string {
 const SANDBOX_HINT = 'scripts run in a sandbox: no process.env, files, require/import or Node APIs; reach the provider through the context (ctx.get/post/…)';
 
 function explain(name: string, message: string): string {
-  if (name === 'ReferenceError' && /\b(process|require|module|Buffer|fetch|__dirname|global)\b is not defined/.test(message)) {
+  if (name === 'ReferenceError' && /\b(process|require|module|fetch|__dirname|global)\b is not defined/.test(message)) {
     return `${name}: ${message} (${SANDBOX_HINT}; keep per-connection settings in metadata)`;
   }
   return `${name}: ${message}`;
@@ -190,6 +190,7 @@ export async function runSandboxed(bundle: SandboxBundle, run: SandboxRun, limit
         ? {
             connectionId: run.ctx.connectionId,
             providerConfigKey: run.ctx.providerConfigKey,
+            provider: run.ctx.provider,
             isFullSync: run.ctx.isFullSync ?? false,
             variant: run.ctx.variant ?? 'base',
             lastSyncDate: run.ctx.lastSyncDate?.toISOString(),

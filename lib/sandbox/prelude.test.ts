@@ -67,17 +67,18 @@ test("a run's context calls the host with JSON messages; host errors come back w
       const cancelled = setTimeout(() => { throw new Error('cancelled timer ran'); }, 1); clearTimeout(cancelled);
       await ctx.batchSave([{ id: '1' }], 'Item');
       let caught; try { await ctx.get({ endpoint: '/fail' }); } catch (e) { caught = { name: e.name, status: e.status, response: e.response, message: e.message }; }
-      return { kind, arg, id: ctx.connectionId, got: got.data, proxied: proxied.data, pages, caught };
+      return { kind, arg, id: ctx.connectionId, provider: ctx.provider, got: got.data, proxied: proxied.data, pages, caught };
     } };`,
     context,
   );
-  const result = await start('action', { n: 1 }, { connectionId: 'c1', providerConfigKey: 'pk', isFullSync: false });
+  const result = await start('action', { n: 1 }, { connectionId: 'c1', providerConfigKey: 'pk', provider: 'avalara-sandbox', isFullSync: false });
   assert.deepEqual(result, {
     ok: true,
     value: {
       kind: 'action',
       arg: { n: 1 },
       id: 'c1',
+      provider: 'avalara-sandbox',
       got: ['GET', { endpoint: '/x' }],
       proxied: ['PUT', { method: 'PUT', endpoint: '/y' }],
       pages: [['p'], ['p']],

@@ -42,7 +42,6 @@ type RunnerInternals =
   | 'lifecycle'
   | 'isCLI'
   | 'accountId'
-  | 'provider'
   | 'integrationConfig'
   | 'telemetryBag'
   | 'variant'
@@ -63,7 +62,6 @@ type Unsupported =
   | 'releaseLock'
   | 'releaseAllLocks'
   | 'getRecordsByIds'
-  | 'listRecords'
   | 'setMergingStrategy'
   | 'batchSend';
 /** Compared below with their differences set aside. */
@@ -76,8 +74,6 @@ type ComparedApart =
   | 'patch'
   | 'delete'
   | 'paginate'
-  // Nango's is the DOM `Response`; the sandbox answers with the members of UncontrolledFetchResponse.
-  | 'uncontrolledFetch'
   // Switchyard adds its camelCase names; a script reaches its own connection only (no key/id overrides).
   | 'getConnection'
   // The metadata writes answer Nango's response shape (compared apart for the same reason as get).

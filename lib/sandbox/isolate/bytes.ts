@@ -1,6 +1,6 @@
 /**
  * @module sandbox/isolate/bytes — bytes as latin1 text (one char a byte: how they cross the host
- * callbacks), hex and base64, inside the isolate (no Buffer, no atob/btoa there).
+ * callbacks), hex and base64, inside the isolate (shared by the Buffer polyfill, crypto and fetch responses).
  */
 const HEX = '0123456789abcdef';
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -30,17 +30,24 @@ export const base64Of = (bytes: Uint8Array, url: boolean): string => {
   }
   return url ? out.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') : out;
 };
+const B64_VALUES: Record<string, number> = { '-': 62, _: 63 };
+B64.split('').forEach((c, i) => (B64_VALUES[c] = i));
+
+/** Node's base64 decoding (either alphabet): other characters are skipped, the first `=` ends it. */
 export const fromBase64 = (s: string): Uint8Array => {
-  const clean = s
-    .replace(/-/g, '+')
-    .replace(/_/g, '/')
-    .replace(/[^A-Za-z0-9+/]/g, '');
   const out: number[] = [];
-  for (let i = 0; i < clean.length; i += 4) {
-    const chunk = clean.slice(i, i + 4);
-    const n = [...chunk].reduce((acc, c) => (acc << 6) | B64.indexOf(c), 0) << (6 * (4 - chunk.length));
-    const bytes = [(n >> 16) & 255, (n >> 8) & 255, n & 255];
-    out.push(...bytes.slice(0, Math.max(0, chunk.length - 1)));
+  let acc = 0;
+  let bits = 0;
+  for (const c of s) {
+    if (c === '=') break;
+    const v = B64_VALUES[c];
+    if (v === undefined) continue;
+    acc = ((acc << 6) | v) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push((acc >> bits) & 0xff);
+    }
   }
   return new Uint8Array(out);
 };

@@ -4,6 +4,7 @@
  * JSON or bytes), built from the host's answer (lib/sandbox/bridge.ts).
  */
 import { fromBase64 } from './bytes.js';
+import type { Headers } from './polyfills/headers.js';
 import { utf8Decode } from './polyfills/utf8.js';
 
 export interface FetchAnswer {
@@ -15,44 +16,15 @@ export interface FetchAnswer {
   body: string;
 }
 
-export class FetchHeaders {
-  private readonly map = new Map<string, string>();
-  constructor(entries: [string, string][]) {
-    for (const [name, value] of entries) {
-      const key = name.toLowerCase();
-      const had = this.map.get(key);
-      this.map.set(key, had === undefined ? value : `${had}, ${value}`);
-    }
-  }
-  get(name: string): string | null {
-    return this.map.get(String(name).toLowerCase()) ?? null;
-  }
-  has(name: string): boolean {
-    return this.map.has(String(name).toLowerCase());
-  }
-  forEach(fn: (value: string, name: string, headers: FetchHeaders) => void): void {
-    for (const [name, value] of this.map) fn(value, name, this);
-  }
-  entries(): IterableIterator<[string, string]> {
-    return this.map.entries();
-  }
-  keys(): IterableIterator<string> {
-    return this.map.keys();
-  }
-  values(): IterableIterator<string> {
-    return this.map.values();
-  }
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.map.entries();
-  }
-}
+/** The isolate's `Headers` (./polyfills/headers.ts, installed before this runs), so `instanceof Headers` holds. */
+const HeadersClass = (globalThis as unknown as { Headers: typeof Headers }).Headers;
 
 export class FetchResponse {
   readonly status: number;
   readonly statusText: string;
   readonly url: string;
   readonly ok: boolean;
-  readonly headers: FetchHeaders;
+  readonly headers: Headers;
   readonly redirected = false;
   readonly type = 'basic';
   private used = false;
@@ -62,7 +34,7 @@ export class FetchResponse {
     this.statusText = answer.statusText;
     this.url = answer.url;
     this.ok = answer.status >= 200 && answer.status < 300;
-    this.headers = new FetchHeaders(answer.headers);
+    this.headers = new HeadersClass(answer.headers);
     this.data = fromBase64(answer.body);
   }
   get bodyUsed(): boolean {

@@ -7,12 +7,12 @@
  * - `url`: the isolate's URL and URLSearchParams (the polyfills).
  * - `crypto`: createHash, createHmac (digests computed on the host through one synchronous callback,
  *   algorithms from a fixed list), randomUUID, randomBytes, getRandomValues, timingSafeEqual.
- *   Where Node returns a Buffer, this returns a Uint8Array (there is no Buffer in the isolate).
+ *   Where Node returns a Buffer, so does this (the isolate's Buffer: ./polyfills/buffer.ts).
  * - modules that need Node itself (`soap`, `unzipper`, `botbuilder`): every member can be named and
  *   passed around, and using one throws an error naming the module and the member.
  */
-import { utf8Decode, utf8Encode } from './polyfills/utf8.js';
-import { base64Of, fromBase64, fromLatin1, hexOf, toLatin1 } from './bytes.js';
+import type { Buffer } from './polyfills/buffer.js';
+import { fromLatin1, toLatin1 } from './bytes.js';
 
 /** The host's crypto: `hash`/`hmac` of latin1-encoded bytes, `random` bytes, a `uuid`. Answers latin1 text. */
 type HostCrypto = (op: string, alg?: string, key?: string, data?: string) => string;
@@ -26,29 +26,20 @@ const host: HostCrypto = (...args) => {
   return hostCrypto(...args);
 };
 
+/** The isolate's Buffer (./polyfills/buffer.ts, installed before this runs): digests and random bytes are Buffers, as in Node. */
+const NodeBuffer = G.Buffer as typeof Buffer;
+
 /** Bytes of a string (in an encoding Node's crypto accepts) or of binary data. */
 const bytesOf = (data: unknown, encoding?: unknown): Uint8Array => {
-  if (typeof data === 'string') {
-    const enc = typeof encoding === 'string' ? encoding.toLowerCase() : 'utf8';
-    if (enc === 'hex') return new Uint8Array((data.match(/../g) ?? []).map((h) => parseInt(h, 16)));
-    if (enc === 'base64' || enc === 'base64url') return fromBase64(data);
-    if (enc === 'latin1' || enc === 'binary' || enc === 'ascii') return fromLatin1(data);
-    return utf8Encode(data);
-  }
+  if (typeof data === 'string') return NodeBuffer.from(data, encoding);
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   throw new TypeError('The "data" argument must be of type string or an instance of Uint8Array, ArrayBuffer or DataView');
 };
 
-const encode = (bytes: Uint8Array, encoding?: unknown): string | Uint8Array => {
-  if (encoding === undefined || encoding === 'buffer') return bytes;
-  const enc = String(encoding).toLowerCase();
-  if (enc === 'hex') return hexOf(bytes);
-  if (enc === 'base64') return base64Of(bytes, false);
-  if (enc === 'base64url') return base64Of(bytes, true);
-  if (enc === 'latin1' || enc === 'binary') return toLatin1(bytes);
-  if (enc === 'utf8' || enc === 'utf-8') return utf8Decode(bytes);
-  throw new TypeError(`Unknown encoding: ${enc}`);
+const encode = (bytes: Uint8Array, encoding?: unknown): string | Buffer => {
+  const buffer = NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return encoding === undefined || encoding === 'buffer' ? buffer : buffer.toString(encoding);
 };
 
 // ---- crypto ----------------------------------------------------------------------------------
@@ -68,7 +59,7 @@ class Digest {
     this.chunks.push(bytesOf(data, encoding).slice());
     return this;
   }
-  digest(encoding?: unknown): string | Uint8Array {
+  digest(encoding?: unknown): string | Buffer {
     if (this.done) throw new Error('Digest already called');
     this.done = true;
     const data = this.chunks.map(toLatin1).join('');
@@ -81,10 +72,10 @@ class Digest {
   }
 }
 
-const randomBytes = (size: unknown): Uint8Array => {
+const randomBytes = (size: unknown): Buffer => {
   const n = Number(size);
   if (!Number.isInteger(n) || n < 0 || n > 65536) throw new RangeError('The "size" argument must be an integer from 0 to 65536');
-  return fromLatin1(host('random', String(n)));
+  return NodeBuffer.from(host('random', String(n)), 'latin1');
 };
 
 const crypto = {

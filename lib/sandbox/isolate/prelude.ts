@@ -96,6 +96,8 @@ G.console = { log: logAt('info'), info: logAt('info'), debug: logAt('info'), war
 interface RunInfo {
   connectionId: string;
   providerConfigKey: string;
+  /** The integration's provider (Nango's `nango.provider`). */
+  provider?: string;
   isFullSync: boolean;
   variant?: string;
   lastSyncDate?: string;
@@ -112,6 +114,7 @@ const makeContext = (info: RunInfo) => {
   return {
     connectionId: info.connectionId,
     providerConfigKey: info.providerConfigKey,
+    ...(info.provider ? { provider: info.provider } : {}),
     isFullSync: info.isFullSync,
     variant: info.variant || 'base',
     ...(info.lastSyncDate ? { lastSyncDate: new Date(info.lastSyncDate) } : {}),
@@ -155,6 +158,14 @@ const makeContext = (info: RunInfo) => {
     batchSave: (records: unknown, model: unknown) => call('batchSave', [records, model]),
     batchUpdate: (records: unknown, model: unknown) => call('batchUpdate', [records, model]),
     batchDelete: (records: unknown, model: unknown) => call('batchDelete', [records, model]),
+    listRecords: async function* (model: unknown, options?: { cursor?: unknown } | null): AsyncGenerator<unknown, void, undefined> {
+      let cursor = options && typeof options.cursor === 'string' ? options.cursor : null;
+      do {
+        const page = await call<{ records: unknown[]; nextCursor: string | null }>('listRecordsPage', [model, cursor]);
+        for (const record of page.records) yield record;
+        cursor = page.nextCursor;
+      } while (cursor);
+    },
     getCheckpoint: () => call('getCheckpoint'),
     saveCheckpoint: one('saveCheckpoint'),
     clearCheckpoint: () => call('clearCheckpoint'),
