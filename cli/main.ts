@@ -11,6 +11,8 @@ import { run } from './index.js';
 const missing = missingSandboxFlags();
 if (missing.length > 0) {
   const again = spawnSync(process.execPath, [...missing, ...process.execArgv, process.argv[1]!, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // A child ended by a signal has no status: say which, so an exit 1 is not a silent mystery.
+  if (again.signal) process.stderr.write(`switchyard: the CLI process was ended by ${again.signal}\n`);
   process.exit(again.status ?? 1);
 }
 run(process.argv.slice(2));

@@ -370,6 +370,10 @@ describe('Connect UI and browser SDKs', () => {
       await metabase.getByText('Analytics').waitFor();
       assert.match((await metabase.textContent()) ?? '', /Company BI[\s\S]*API key/);
       await list.locator('li[data-key="gdrive"]').getByText('Storage').waitFor();
+      // Each item's categories arrive with its own provider request: wait for all four before filtering by category.
+      for (const key of ['gdrive', 'github-list', 'metabase-list', 'slack-list']) {
+        await list.locator(`li[data-key="${key}"] .details`).filter({ hasText: /\S/ }).waitFor();
+      }
       await page.screenshot({ path: `${outputDir}connect-ui-list.png` });
 
       await search.fill('sla');
