@@ -36,9 +36,9 @@ export function killAllParts(): void {
   for (const child of liveChildren) killGroup(child, 'SIGKILL');
 }
 
-/** Starts `<role>/main.ts` with env added to ours; resolves once it says it is ready. `name` tells parts of one role apart in messages. */
+/** Starts `start/<role>.ts` with env added to ours; resolves once it says it is ready. `name` tells parts of one role apart in messages. */
 export async function startPart(role: 'api' | 'worker', env: Record<string, string>, name: string = role): Promise<Part> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${role}/main.ts`], {
+  const child = spawn(process.execPath, ['--import', 'tsx', `start/${role}.ts`], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     detached: true,
