@@ -116,22 +116,16 @@ async function renewedCredentials(
   context: RequestContext,
   startDeadline: () => AbortSignal,
 ): Promise<StoredCredentials | null> {
+  // What every provider request of a renewal takes; the deadline is armed only when one is made.
+  const request = () => ({ http: deps.http, endpoints, now: deps.clock.now(), context, signal: startDeadline() });
   if (current.credentials.type === 'JWT') {
     return jwtToken({ endpoints, credentials: current.credentials, now: deps.clock.now() });
   } else if (current.credentials.type === 'APP') {
-    return await installationToken({
-      http: deps.http,
-      endpoints,
-      config: current.connectionConfig,
-      now: deps.clock.now(),
-      context,
-      signal: startDeadline(),
-    });
+    return await installationToken({ ...request(), config: current.connectionConfig });
   } else if (current.credentials.type === 'CUSTOM') {
     const parts = customParts(current.credentials, deps.clock.now(), force);
-    const signal = startDeadline();
     const { user } = current.credentials;
-    const opts = { http: deps.http, endpoints, now: deps.clock.now(), context, signal };
+    const opts = request();
     const app = parts.includes('app') ? await installationToken({ ...opts, config: current.connectionConfig }) : current.credentials.app;
     let renewedUser = user;
     if (user?.refresh_token && parts.includes('user')) {
@@ -142,55 +136,18 @@ async function renewedCredentials(
     }
     return { type: 'CUSTOM', app: { ...app, access_token: app.access_token! }, user: renewedUser, raw: app.raw ?? {} };
   } else if (current.credentials.type === 'BILL') {
-    return await billLogin({
-      http: deps.http,
-      endpoints,
-      credentials: current.credentials,
-      now: deps.clock.now(),
-      context,
-      signal: startDeadline(),
-    });
+    return await billLogin({ ...request(), credentials: current.credentials });
   } else if (current.credentials.type === 'TWO_STEP') {
-    return await twoStepToken({
-      http: deps.http,
-      endpoints,
-      credentials: current.credentials,
-      now: deps.clock.now(),
-      context,
-      signal: startDeadline(),
-    });
+    return await twoStepToken({ ...request(), credentials: current.credentials });
   } else if (current.credentials.type === 'OAUTH2_CC') {
-    return await clientCredentialsToken({
-      http: deps.http,
-      endpoints,
-      connectionCredentials: current.credentials,
-      now: deps.clock.now(),
-      context,
-      signal: startDeadline(),
-    });
+    return await clientCredentialsToken({ ...request(), connectionCredentials: current.credentials });
   } else if (current.credentials.type === 'OAUTH2' && !current.credentials.refresh_token && selfRenewing) {
-    const renewed = await accessTokenRequest({
-      http: deps.http,
-      endpoints,
-      kind: 'refresh',
-      accessToken: current.credentials.access_token,
-      now: deps.clock.now(),
-      context,
-      signal: startDeadline(),
-    });
+    const renewed = await accessTokenRequest({ ...request(), kind: 'refresh', accessToken: current.credentials.access_token });
     return renewed!;
   } else if (current.credentials.type === 'OAUTH2') {
     const client = oauthClientOf(endpoints.integration, endpoints.provider.authMode, current.connectionConfig, current.credentials.config_override);
     if (!client) throw new BadRequest('invalid_credentials', 'The integration has no OAuth client credentials to refresh with');
-    const refreshed = await refreshToken({
-      http: deps.http,
-      endpoints,
-      client,
-      refreshToken: current.credentials.refresh_token!,
-      now: deps.clock.now(),
-      context,
-      signal: startDeadline(),
-    });
+    const refreshed = await refreshToken({ ...request(), client, refreshToken: current.credentials.refresh_token! });
     // The connection's own client stays its own for the refreshes after this one.
     const override = current.credentials.config_override;
     return override && refreshed.type === 'OAUTH2' ? { ...refreshed, config_override: override } : refreshed;
