@@ -3,10 +3,13 @@
  * both as `npm start` runs them), with the benchmark scripts registered. Configured from the
  * environment like `npm run api` / `npm run worker`; says `ready` over IPC and stops on `stop`.
  */
-import './scripts.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
 import { startPlatform } from '../../start/platform.js';
+import { registerBenchScripts } from './scripts.js';
+
+// After start/platform.ts's load registered every provider's own scripts: the benchmark's replace metabase's.
+registerBenchScripts();
 
 const role = process.env.BENCH_ROLE ?? 'all';
 const config = loadConfig();

@@ -82,4 +82,7 @@ export const tickSync = createSync({
   },
 });
 
-registerPrebuiltScripts(BENCH_PROVIDER, { 'bench-noop': noopAction, 'bench-items': itemsSync, 'bench-ticks': tickSync });
+/** In place of the provider's own pre-built scripts; called after start/platform.ts has registered those (at its load). */
+export function registerBenchScripts(): void {
+  registerPrebuiltScripts(BENCH_PROVIDER, { 'bench-noop': noopAction, 'bench-items': itemsSync, 'bench-ticks': tickSync });
+}
