@@ -100,7 +100,27 @@ describe('environments and API keys', () => {
     );
     assert.equal(reader.status, 200, JSON.stringify(reader.body));
     const scoped = as(reader.body.data.secret);
-    assert.equal((await scoped.api('/connections/acme?provider_config_key=metabase')).status, 200);
+    // Without environment:connections:read_credentials: the connection without its credentials, as Nango
+    // answers, and 403 for the options that touch them; with it (the full key), the credentials.
+    const withoutCredentials = await json(await scoped.api('/connections/acme?provider_config_key=metabase'));
+    assert.equal(withoutCredentials.status, 200, JSON.stringify(withoutCredentials.body));
+    assert.equal(withoutCredentials.body.connection_id, 'acme');
+    assert.deepEqual(withoutCredentials.body.credentials, {});
+    for (const option of ['refresh_token=true', 'force_refresh=true']) {
+      const refusedOption = await json(await scoped.api(`/connections/acme?provider_config_key=metabase&${option}`));
+      assert.equal(refusedOption.status, 403, option);
+      assert.match(refusedOption.body.error.message, /environment:connections:read_credentials/);
+    }
+    const withCredentials = await json(await as(full.body.data.secret).api('/connections/acme?provider_config_key=metabase'));
+    assert.equal(withCredentials.body.credentials.apiKey, API_KEY);
+    const integrationReader = await json(
+      await t.api(`/environments/${env.uuid}/api-keys`, { method: 'POST', json: { display_name: 'integrations', scopes: ['environment:integrations:read'] } }),
+    );
+    const integrationSeen = await json(await as(integrationReader.body.data.secret).api('/integrations/metabase?include=credentials'));
+    assert.equal(integrationSeen.status, 200, JSON.stringify(integrationSeen.body));
+    assert.equal('credentials' in integrationSeen.body.data, false);
+    const integrationFull = await json(await as(full.body.data.secret).api('/integrations/metabase?include=credentials'));
+    assert.equal('credentials' in integrationFull.body.data, true, JSON.stringify(integrationFull.body));
     const refused = await json(await scoped.api('/action/trigger', { method: 'POST', headers: ACME, json: { action_name: 'create-user', input: {} } }));
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error.code, 'forbidden');

@@ -9,7 +9,8 @@ import { endUserSchema, tagsFrom, tagsSchema } from '../../features/connections/
 import { requireConnection, requireIntegration } from '../../features/connections/resolve.js';
 import { getConnectionByPk, listConnections, markFetched, setMetadata } from '../../features/connections/store.js';
 import type { Environment } from '../../features/environments/store.js';
-import { BadRequest, NotFound } from '../../lib/errors.js';
+import { BadRequest, Forbidden, NotFound } from '../../lib/errors.js';
+import { grants } from '../../features/environments/scopes.js';
 import { connectionCredentials, type StoredCredentials } from '../../features/connections/credentials.js';
 import type { AppDeps } from '../context.js';
 import { defineRoute } from '../route.js';
@@ -196,6 +197,8 @@ export const mergeConnectionMetadata = defineRoute({
   errors: [404],
 }).handle(async ({ deps, body: input }, c) => applyMetadata(deps, c.get('environment'), input, true));
 
+const READ_CONNECTION_CREDENTIALS = 'environment:connections:read_credentials';
+
 export const getConnectionRoute = defineRoute({
   method: 'get',
   path: '/connections/:connectionId',
@@ -205,14 +208,22 @@ export const getConnectionRoute = defineRoute({
     'The refresh token is in the answer only with `refresh_token=true`. A refresh that fails answers 400 invalid_credentials with `payload.connection` (the connection, its recorded error, no credentials), as Nango does. An unknown integration answers 400 unknown_provider_config, as Nango does; an unknown connection 404.',
   tag: 'connections',
   auth: 'secret_key',
-  scope: ['environment:connections:read', 'environment:connections:read_credentials'],
+  scope: ['environment:connections:read', READ_CONNECTION_CREDENTIALS],
   request: { params: idParam, query: getQuery },
   responses: { 200: fullConnectionShape },
-  errors: [404],
+  errors: [403, 404],
 }).handle(async ({ deps, params, query: q }, c) => {
   const env = c.get('environment');
+  const withCredentials = grants(c.get('grantedScopes'), READ_CONNECTION_CREDENTIALS);
+  if (!withCredentials && (q.refresh_token === true || q.force_refresh === true)) {
+    throw new Forbidden('forbidden', `Credential and refresh options require the ${READ_CONNECTION_CREDENTIALS} scope`, {
+      required_scopes: [READ_CONNECTION_CREDENTIALS],
+    });
+  }
   let { connection } = await requireConnection(deps.lookups, env, q.provider_config_key, params.connectionId, 'connection');
   await markFetched(deps.db, connection.id);
+  // As Nango: a key that may read the connection but not its credentials sees it as stored, unrefreshed, credentials empty.
+  if (!withCredentials) return { ...fullConnection(connection, { style: '+00:00', includeRefreshToken: false }), credentials: {} };
   try {
     connection = await freshConnection(deps, connection, { force: q.force_refresh ?? false });
   } catch (err) {

@@ -19,6 +19,7 @@ import { integrationCredentials } from '../../features/connections/credentials.j
 import { integrationConfigSchema, type Provider } from '../../features/providers/providers.js';
 import { findProvider } from '../../features/providers/store.js';
 import { publicIntegration } from '../../features/integrations/present.js';
+import { grants } from '../../features/environments/scopes.js';
 import { endpointKey } from '../../features/scripts/prebuilt.js';
 import { activationKeys, BY_NAME, scriptsOf } from '../../features/scripts/catalog.js';
 import { SCRIPT_NAME } from '../../features/scripts/manifest.js';
@@ -229,7 +230,9 @@ export const getIntegrationRoute = defineRoute({
   errors: [404],
 }).handle(async ({ deps, params, query: q }, c) => {
   const env = c.get('environment');
-  const inc = q.include === undefined ? [] : Array.isArray(q.include) ? q.include : [q.include];
+  const asked = q.include === undefined ? [] : Array.isArray(q.include) ? q.include : [q.include];
+  // As Nango: credentials only for a key that may read them; asked for without it, they are left out.
+  const inc = grants(c.get('grantedScopes'), 'environment:integrations:read_credentials') ? asked : asked.filter((i) => i !== 'credentials');
   const integration = await integrationOr404(deps, env, params.uniqueKey);
   return { data: await present(deps, env, integration, inc) };
 });
