@@ -22,6 +22,8 @@ export default createSync({
     await nango.get({ endpoint: '/v1/x?limit=1' + cursor });
     await helper({ endpoint: someParameter });
     const endpoint = \`\${base}/thing\`;
+    const config = { endpoint: '/api/v2/hooks' };
+    if (zone) config.baseUrlOverride = \`https://\${zone}\`;
     await nango.get({ endpoint });
   },
 });

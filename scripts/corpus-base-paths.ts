@@ -34,7 +34,7 @@ const text = (node: ts.Expression): string[] | undefined => {
   if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node)) return text(node.expression);
   if (ts.isConditionalExpression(node)) {
     const both = [text(node.whenTrue), text(node.whenFalse)];
-    return both.every(Boolean) ? both.flat() as string[] : undefined;
+    return both.every(Boolean) ? (both.flat() as string[]) : undefined;
   }
   if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
     const left = text(node.left);
@@ -50,10 +50,16 @@ export function endpointsIn(source: string, file: string): { endpoints: CalledEn
   const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const consts = new Map<string, string[]>();
   const objects: ts.ObjectLiteralExpression[] = [];
+  // `config.baseUrlOverride = …` after `const config = { endpoint, … }`: that call names its own base too.
+  const overridden = new Set([...source.matchAll(/\b(\w+)\.baseUrlOverride\s*=[^=]/g)].map((m) => m[1]!));
   const visit = (node: ts.Node) => {
     if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) {
       const t = text(node.initializer);
       if (t) consts.set(node.name.text, [...(consts.get(node.name.text) ?? []), ...t]);
+      if (overridden.has(node.name.text) && ts.isObjectLiteralExpression(node.initializer)) {
+        ts.forEachChild(node.initializer, visit);
+        return;
+      }
     }
     if (ts.isObjectLiteralExpression(node)) objects.push(node);
     ts.forEachChild(node, visit);
@@ -65,7 +71,8 @@ export function endpointsIn(source: string, file: string): { endpoints: CalledEn
     const names = o.properties.map(propName);
     const i = names.indexOf('endpoint');
     // `baseUrlOverride`, also as `...(host && { baseUrlOverride })`: the call names its own base.
-    if (i === -1 || names.includes('baseUrlOverride') || o.properties.some((q) => ts.isSpreadAssignment(q) && /\bbaseUrlOverride\b/.test(q.getText()))) continue;
+    if (i === -1 || names.includes('baseUrlOverride') || o.properties.some((q) => ts.isSpreadAssignment(q) && /\bbaseUrlOverride\b/.test(q.getText())))
+      continue;
     const p = o.properties[i]!;
     let value: string[] | undefined;
     if (ts.isShorthandPropertyAssignment(p)) value = consts.get(p.name.text);
@@ -102,7 +109,7 @@ export function basePaths(template: string): string[] | undefined {
     const filled = alt.replace(/\$\{[^}]*\}/g, '{}');
     const m = /^https?:\/\/[^/]*(\/.*)?$/.exec(filled);
     if (!m) return undefined;
-    paths.push(m[1] ?? '');
+    paths.push((m[1] ?? '').replace(/\/+$/, ''));
   }
   return paths;
 }
@@ -134,30 +141,39 @@ export function checkIntegration(dir: string, theirs?: Map<string, Record<string
   if (!provider) return { ...result, problem: 'no catalogue entry' };
   const ours = basePaths(provider.baseUrl);
   const relative = [...new Set(all.map((e) => e.endpoint))].filter((e) => !e.startsWith('{}') && !/^https?:/.test(e));
+  const other = theirs?.get(name)?.proxy as { base_url?: unknown } | undefined;
+  const theirPaths = typeof other?.base_url === 'string' ? basePaths(other.base_url) : undefined;
   if (ours)
     for (const e of relative) {
       const why = ours.map((b) => doubledPrefix(b, e)).find(Boolean);
-      if (why) result.doubled.push(`${e}: ${why}`);
+      // A function that doubles the prefix on the file's own base URL as well is wrong there too.
+      const there = theirPaths?.some((b) => doubledPrefix(b, e)) ? " (on the file's base URL too)" : '';
+      if (why) result.doubled.push(`${e}: ${why}${there}`);
     }
-  const other = theirs?.get(name)?.proxy as { base_url?: unknown } | undefined;
-  const theirPaths = typeof other?.base_url === 'string' ? basePaths(other.base_url) : undefined;
   if (ours && theirPaths && ours[0] !== theirPaths[0]) result.unlike.push(`base path ${theirPaths[0] || '/'} there, ${ours[0] || '/'} here`);
   return result;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { corpus: { type: 'string' }, names: { type: 'string' }, providers: { type: 'string' }, verbose: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { corpus: { type: 'string' }, names: { type: 'string' }, providers: { type: 'string' }, verbose: { type: 'boolean' } },
+  });
   if (!values.corpus) {
     console.error('usage: node --import tsx scripts/corpus-base-paths.ts --corpus <integration-templates> [--names file] [--providers file] [--verbose]');
     process.exit(2);
   }
   const root = path.join(values.corpus, 'integrations');
   const names = values.names
-    ? readFileSync(values.names, 'utf8').split('\n').map((s) => s.trim()).filter(Boolean)
-    : readdirSync(root).filter((n) => !n.startsWith('.') && statSync(path.join(root, n)).isDirectory());
+    ? readFileSync(values.names, 'utf8')
+        .split('\n')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : readdirSync(root).filter((n) => !n.startsWith('.') && n !== 'node_modules' && statSync(path.join(root, n)).isDirectory());
   const theirs = values.providers ? nangoEntries(readFileSync(values.providers, 'utf8')) : undefined;
   const results = names.map((n) => checkIntegration(path.join(root, n), theirs));
-  const bad = results.filter((r) => r.problem || r.doubled.length > 0);
+  const ownFault = (r: IntegrationResult) => r.doubled.some((d) => !d.endsWith('too)'));
+  const bad = results.filter((r) => r.problem || ownFault(r));
+  const theirFault = results.filter((r) => !r.problem && !ownFault(r) && r.doubled.length > 0);
   for (const r of results) {
     if (r.problem) console.log(`${r.name}: ${r.problem}`);
     for (const d of r.doubled) console.log(`${r.name}: ${d}`);
@@ -168,7 +184,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const unresolved = results.reduce((n, r) => n + r.unresolved, 0);
   console.log(
     `\n${results.length} integrations: ${results.length - bad.length} with a catalogue entry whose base path takes every endpoint; ` +
-      `${results.filter((r) => r.problem).length} without an entry, ${results.filter((r) => !r.problem && r.doubled.length > 0).length} with a doubled prefix` +
+      `${results.filter((r) => r.problem).length} without an entry, ${results.filter((r) => !r.problem && ownFault(r)).length} with a doubled prefix` +
+      `${theirs ? ` (and ${theirFault.length} whose functions double it on the file's base URL too)` : ''}` +
       `${theirs ? `, ${results.filter((r) => r.unlike.length > 0).length} with another base path than the file's` : ''}. ` +
       `${endpoints} endpoints read, ${unresolved} not literal (not checked).`,
   );

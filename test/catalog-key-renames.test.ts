@@ -144,9 +144,10 @@ describe('connection-config keys renamed to Nango’s', () => {
   test("a Teamwork.com connection's typed site URL moves to the key Nango keeps the token response's address under", async () => {
     const db = t.platform.deps.db;
     const envId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
-    const integration = await db.query<{ id: number }>(`INSERT INTO integrations (environment_id, unique_key, provider) VALUES ($1, 'teamwork-old', 'teamwork') RETURNING id`, [
-      envId,
-    ]);
+    const integration = await db.query<{ id: number }>(
+      `INSERT INTO integrations (environment_id, unique_key, provider) VALUES ($1, 'teamwork-old', 'teamwork') RETURNING id`,
+      [envId],
+    );
     const rows: [before: Record<string, string>, after: Record<string, string>][] = [
       [{ siteUrl: 'https://acme.teamwork.com' }, { 'installation.apiEndPoint': 'https://acme.teamwork.com' }],
       [

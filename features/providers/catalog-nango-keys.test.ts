@@ -28,7 +28,12 @@ const families: Record<string, PathRow[]> = {
     ['surveymonkey', { access_url: 'https://api.eu.surveymonkey.com' }, '/v3/surveys', 'https://api.eu.surveymonkey.com/v3/surveys'],
   ],
   'imported configs, project tools': [
-    ['teamwork', { 'installation.apiEndPoint': 'https://acme.teamwork.com/' }, '/projects/api/v3/projects.json', 'https://acme.teamwork.com/projects/api/v3/projects.json'],
+    [
+      'teamwork',
+      { 'installation.apiEndPoint': 'https://acme.teamwork.com/' },
+      '/projects/api/v3/projects.json',
+      'https://acme.teamwork.com/projects/api/v3/projects.json',
+    ],
     ['teamwork', { 'installation.apiEndPoint': 'https://acme.eu.teamwork.com/' }, '/me.json', 'https://acme.eu.teamwork.com/me.json'],
   ],
 };
