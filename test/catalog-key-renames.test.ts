@@ -12,6 +12,7 @@ import { addMetabaseConnection, createMetabaseIntegration, startTestPlatform, wa
 
 const MIGRATION = '022_catalog_connection_config_keys.sql';
 const NAMES_MIGRATION = '025_catalog_names_as_nango.sql';
+const TEAMWORK_MIGRATION = '031_catalog_connection_config_keys_teamwork.sql';
 const API_KEY = 'key-renames-0123456789';
 
 describe('connection-config keys renamed to Nango’s', () => {
@@ -138,5 +139,41 @@ describe('connection-config keys renamed to Nango’s', () => {
     );
     const auth0 = await db.query(`SELECT connection_config FROM connections WHERE integration_id = $1`, [ids[0]]);
     assert.deepEqual(auth0.rows[0].connection_config, { hostname: 'acme.us.auth0.com' }, 'the config auth0-cc reads');
+  });
+
+  test("a Teamwork.com connection's typed site URL moves to the key Nango keeps the token response's address under", async () => {
+    const db = t.platform.deps.db;
+    const envId = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+    const integration = await db.query<{ id: number }>(
+      `INSERT INTO integrations (environment_id, unique_key, provider) VALUES ($1, 'teamwork-old', 'teamwork') RETURNING id`,
+      [envId],
+    );
+    const rows: [before: Record<string, string>, after: Record<string, string>][] = [
+      [{ siteUrl: 'https://acme.teamwork.com' }, { 'installation.apiEndPoint': 'https://acme.teamwork.com' }],
+      [
+        { siteUrl: 'https://typed.teamwork.com', 'installation.apiEndPoint': 'https://acme.eu.teamwork.com/' },
+        { siteUrl: 'https://typed.teamwork.com', 'installation.apiEndPoint': 'https://acme.eu.teamwork.com/' },
+      ],
+    ];
+    const ids: number[] = [];
+    for (const [i, [config]] of rows.entries()) {
+      const { rows: inserted } = await db.query<{ id: number }>(
+        `INSERT INTO connections (environment_id, integration_id, connection_id, auth_mode, credentials_enc, connection_config)
+         VALUES ($1, $2, $3, 'OAUTH2', 'unused', $4) RETURNING id`,
+        [envId, integration.rows[0]!.id, `tw-${i}`, config],
+      );
+      ids.push(inserted[0]!.id);
+    }
+    await db.query('DELETE FROM schema_migrations WHERE name = $1', [TEAMWORK_MIGRATION]);
+    assert.deepEqual(await migrate(db), [TEAMWORK_MIGRATION]);
+    const { rows: after } = await db.query<{ id: number; connection_config: Record<string, string> }>(
+      'SELECT id, connection_config FROM connections WHERE id = ANY($1)',
+      [ids],
+    );
+    const byId = new Map(after.map((r) => [r.id, r.connection_config]));
+    assert.deepEqual(
+      ids.map((id) => byId.get(id)),
+      rows.map(([, a]) => a),
+    );
   });
 });

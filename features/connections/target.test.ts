@@ -153,7 +153,9 @@ test("token, refresh and authorization parameters are filled with the connection
   const e = at(auth0, { hostname: 'acme.us.auth0.com' });
   assert.deepEqual(e.params('token'), { audience: 'https://acme.us.auth0.com/api/v2/' });
   assert.equal(e.tokenUrl('token'), 'https://acme.us.auth0.com/oauth/token');
-  assert.throws(() => at(auth0, {}).params('token'), /connection_config\.hostname is required by auth0-cc/);
+  assert.deepEqual(at(auth0, { hostname: 'acme.us.auth0.com', audience: 'https://api.example.com' }).params('token'), { audience: 'https://api.example.com' });
+  // The connection check, made before any token request, names the missing host (the audience is optional).
+  assert.throws(() => at(auth0, {}).check(), /connection_config\.hostname is required/);
 });
 
 test("the credentials' origins: the base URL's, the verification URL's and the definition's credential_origins", () => {
