@@ -124,7 +124,8 @@ export function actionActivities(deps: ActivityDeps) {
         if (deps.clock.now() >= dates.actionOutputLimit) return fail(runId, { status: 400, code: 'action_output_too_large', message });
         await appendActionLog(deps.db, runId, { level: 'warn', message: `${message} From 2025-10-01 this is an error.` });
       }
-      await finishActionRun(deps.db, runId, { output: checked.data });
+      // A run whose provider starts follow-ups is answered once they have started (after the activity).
+      await finishActionRun(deps.db, runId, { output: checked.data }, !pluginFor(connection.provider)?.afterAction);
       metric.run('action', labels, true, Date.now() - startedAt);
       // The provider plugin's follow-ups (a workflow to start); a failure here retries the
       // activity, which then finds the run recorded and only starts what is missing.

@@ -78,7 +78,38 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
       'agent session call',
     );
   }
-  const handle = await startWorkflow(deps.temporal, 'actionWorkflow', {
+  // Before the start, so the run cannot finish unheard.
+  const notice = req.isAsync ? undefined : deps.actionRunNotices?.(runId);
+  const handle = await startActionWorkflow(deps, req, { runId, integration, connection }).catch((err: unknown) => {
+    notice?.cancel();
+    throw err;
+  });
+  const running = { done: false as const, id: runId, statusUrl: `/action/${runId}` };
+  if (req.isAsync) return running;
+  const ended = handle.result().then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof WorkflowFailedError) return true;
+      throw err;
+    },
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const finished = await Promise.race([
+    ended,
+    ...(notice ? [notice.finished.then(() => true)] : []),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SYNC_WAIT_MS))),
+  ]).finally(() => {
+    clearTimeout(timer);
+    notice?.cancel();
+  });
+  if (!finished) return running;
+  // Read from the committed result: when its notice came first, the workflow's end is still on its way.
+  return { done: true, run: (await getActionRun(deps.db, runId))! };
+}
+
+function startActionWorkflow(deps: AppDeps, req: ActionRequest, r: { runId: string; integration: { uniqueKey: string }; connection: { connectionId: string } }) {
+  const { runId, integration, connection } = r;
+  return startWorkflow(deps.temporal, 'actionWorkflow', {
     workflowId: actionWorkflowId(req.env.name, runId),
     taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, req.env.name),
     args: [{ runId, isAsync: req.isAsync }],
@@ -91,20 +122,4 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
     staticSummary: `Action ${req.actionName} on ${integration.uniqueKey}/${connection.connectionId}`,
     ...eagerStart(deps.temporal),
   });
-  const running = { done: false as const, id: runId, statusUrl: `/action/${runId}` };
-  if (req.isAsync) return running;
-  let timer: NodeJS.Timeout | undefined;
-  const finished = await Promise.race([
-    handle.result().then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof WorkflowFailedError) return true;
-        throw err;
-      },
-    ),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SYNC_WAIT_MS))),
-  ]);
-  clearTimeout(timer);
-  if (!finished) return running;
-  return { done: true, run: (await getActionRun(deps.db, runId))! };
 }
