@@ -141,7 +141,7 @@ export async function insertEventWithDeliveries(
        RETURNING id
      ), d AS (
        INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, integration, connection_id, body, headers, next_attempt_at, via_endpoint)
-       SELECT u.id, $1, ev.id, u.url, $2, $3, $4, $7, $8, now(), $9 FROM ev, unnest($10::uuid[], $11::text[]) WITH ORDINALITY AS u(id, url, i)
+       SELECT u.id, $1::int, ev.id, u.url, $2::text, $3::text, $4::text, $7::text, $8::jsonb, now(), $9::boolean FROM ev, unnest($10::uuid[], $11::text[]) WITH ORDINALITY AS u(id, url, i)
         ORDER BY u.i
        RETURNING *
      )
