@@ -1,5 +1,14 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { beginAttempt, beginAttempts, finishAttempt, finishAttempts, markDeliveryDead, type AttemptOutcome, type Delivery, type FinishedAttempt } from '../features/webhooks/deliveries.js';
+import {
+  beginAttempt,
+  beginAttempts,
+  finishAttempt,
+  finishAttempts,
+  markDeliveryDead,
+  type AttemptOutcome,
+  type Delivery,
+  type FinishedAttempt,
+} from '../features/webhooks/deliveries.js';
 import { coalescing } from '../lib/coalesce.js';
 import { claimDue, nextDueInMs } from '../features/webhooks/outbox.js';
 import { createWebhookPoster, type PostOutcome, type WebhookPoster } from '../features/webhooks/post.js';

@@ -107,7 +107,11 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
   return { done: true, run: (await getActionRun(deps.db, runId))! };
 }
 
-function startActionWorkflow(deps: AppDeps, req: ActionRequest, r: { runId: string; integration: { uniqueKey: string }; connection: { connectionId: string } }) {
+function startActionWorkflow(
+  deps: AppDeps,
+  req: ActionRequest,
+  r: { runId: string; integration: { uniqueKey: string }; connection: { connectionId: string } },
+) {
   const { runId, integration, connection } = r;
   return startWorkflow(deps.temporal, 'actionWorkflow', {
     workflowId: actionWorkflowId(req.env.name, runId),

@@ -37,7 +37,10 @@ describe('a synchronous action answers from its committed result', () => {
       json: { action_name: 'create-user', input: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' } },
     });
     const db = t.platform.deps.db;
-    const runId = await waitFor('the run recorded', async () => (await db.query<{ id: string }>(`SELECT id FROM action_runs WHERE status = 'running'`)).rows[0]?.id);
+    const runId = await waitFor(
+      'the run recorded',
+      async () => (await db.query<{ id: string }>(`SELECT id FROM action_runs WHERE status = 'running'`)).rows[0]?.id,
+    );
     const handle = t.platform.deps.temporal.workflow.getHandle(actionWorkflowId('dev', runId));
     await waitFor('the workflow started', () => handle.describe().then(() => true), undefined, { ignoreErrors: true });
 

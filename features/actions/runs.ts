@@ -111,20 +111,13 @@ export const ACTION_RUN_FINISHED_CHANNEL = 'switchyard_action_runs';
  * so a caller waiting for the run can answer without waiting for the rest of its workflow; a run
  * with follow-ups still to start is not announced.
  */
-export async function finishActionRun(
-  db: Queryable,
-  id: string,
-  result: { output: unknown } | { error: ActionFailure },
-  announce = true,
-): Promise<boolean> {
+export async function finishActionRun(db: Queryable, id: string, result: { output: unknown } | { error: ActionFailure }, announce = true): Promise<boolean> {
   const { rows } = await db.query(
     `WITH done AS (
        UPDATE action_runs SET status = $2, output = $3, error = $4, finished_at = now() WHERE id = $1 AND status = 'running' RETURNING id
      )
      SELECT CASE WHEN $5 THEN pg_notify('${ACTION_RUN_FINISHED_CHANNEL}', id::text) END FROM done`,
-    'output' in result
-      ? [id, 'success', JSON.stringify(result.output ?? null), null, announce]
-      : [id, 'failed', null, JSON.stringify(result.error), announce],
+    'output' in result ? [id, 'success', JSON.stringify(result.output ?? null), null, announce] : [id, 'failed', null, JSON.stringify(result.error), announce],
   );
   return rows.length > 0;
 }
