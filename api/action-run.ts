@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { createActionRun, getActionRun, type ActionRun } from '../features/actions/runs.js';
 import type { Environment } from '../features/environments/store.js';
-import { isScriptEnabled, scriptOf } from '../features/scripts/catalog.js';
+import { enabledEndpoints, isEnabledIn, scriptOf } from '../features/scripts/catalog.js';
 import { BadRequest, NotFound, ValidationFailed } from '../lib/errors.js';
 import { annotate } from '../lib/otel/attributes.js';
 import { eagerStart } from '../lib/temporal/client.js';
@@ -45,9 +45,9 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
   const connection = await deps.lookups.connection(req.env.id, req.integrationKey, req.connectionId);
   if (!connection || (req.connectionPk !== undefined && connection.id !== req.connectionPk))
     throw new BadRequest('unknown_connection', 'Failed to find connection');
-  const script = await scriptOf(deps, integration, req.actionName);
+  const [script, enabled] = await Promise.all([scriptOf(deps, integration, req.actionName), enabledEndpoints(deps.db, integration)]);
   if (!script || script.type !== 'action') throw new NotFound('not_found', 'Action not found');
-  if (!(await isScriptEnabled(deps.db, integration, script))) {
+  if (!isEnabledIn(enabled, script)) {
     throw new NotFound(
       'endpoint_not_enabled',
       script.endpoint
