@@ -13,7 +13,7 @@ import { environmentName } from '../features/alerts/index.js';
 import { annotate, metric } from '../lib/otel/index.js';
 import type { ActivityDeps } from './deps.js';
 import { throwIfRetryable, throwIfWrittenBefore } from '../features/scripts/failures.js';
-import { openWriteMarks } from '../features/scripts/write-marks.js';
+import { newWriteMarks, openWriteMarks } from '../features/scripts/write-marks.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { heartbeating } from './heartbeat.js';
 
@@ -75,10 +75,16 @@ export function actionActivities(deps: ActivityDeps) {
       // A retry after the run was recorded: make sure its follow-up workflow started (idempotent).
       if (run.status === 'success') await startActionFollowUps(deps, runId);
       if (run.status !== 'running') return run.status === 'success' ? { ok: true } : { ok: false, error: run.error! };
-      const connection = run.connectionPk ? await getConnectionByPk(deps.db, deps.box, run.connectionPk) : null;
+      // A first attempt has no earlier write to find (write-marks.ts): its read is only for retries.
+      const [connection, { marks, previous }] = await Promise.all([
+        run.connectionPk ? getConnectionByPk(deps.db, deps.box, run.connectionPk) : null,
+        Context.current().info.attempt > 1 ? openWriteMarks(deps.db, `action:${runId}`) : { marks: newWriteMarks(deps.db, `action:${runId}`), previous: null },
+      ]);
       if (!connection) return fail(runId, { status: 400, code: 'unknown_connection', message: 'Failed to find connection' });
-      const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
-      const scripts = integration ? await scriptsOf(deps, integration) : [];
+      const [integration, scripts] = await Promise.all([
+        getIntegrationById(deps.db, deps.box, connection.integrationId),
+        scriptsOf(deps, { id: connection.integrationId, provider: connection.provider }),
+      ]);
       const script = scripts.find(([name]) => name === run.actionName)?.[1];
       if (!integration || !script || script.type !== 'action') return fail(runId, { status: 404, code: 'not_found', message: 'Action not found' });
       annotate({ integration: integration.uniqueKey, connection: connection.connectionId, script: run.actionName, runId });
@@ -88,7 +94,6 @@ export function actionActivities(deps: ActivityDeps) {
       const log = (entry: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }) => {
         void appendActionLog(deps.db, runId, entry).catch(() => undefined);
       };
-      const { marks, previous } = await openWriteMarks(deps.db, `action:${runId}`);
       throwIfWrittenBefore(previous);
       const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: modelsIn(scripts), log, writes: marks });
       const stopHeartbeat = heartbeating(5000);
@@ -124,7 +129,8 @@ export function actionActivities(deps: ActivityDeps) {
         if (deps.clock.now() >= dates.actionOutputLimit) return fail(runId, { status: 400, code: 'action_output_too_large', message });
         await appendActionLog(deps.db, runId, { level: 'warn', message: `${message} From 2025-10-01 this is an error.` });
       }
-      await finishActionRun(deps.db, runId, { output: checked.data });
+      // A run whose provider starts follow-ups is answered once they have started (after the activity).
+      await finishActionRun(deps.db, runId, { output: checked.data }, !pluginFor(connection.provider)?.afterAction);
       metric.run('action', labels, true, Date.now() - startedAt);
       // The provider plugin's follow-ups (a workflow to start); a failure here retries the
       // activity, which then finds the run recorded and only starts what is missing.

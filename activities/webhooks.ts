@@ -1,5 +1,15 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { beginAttempt, finishAttempt, markDeliveryDead, type Delivery } from '../features/webhooks/deliveries.js';
+import {
+  beginAttempt,
+  beginAttempts,
+  finishAttempt,
+  finishAttempts,
+  markDeliveryDead,
+  type AttemptOutcome,
+  type Delivery,
+  type FinishedAttempt,
+} from '../features/webhooks/deliveries.js';
+import { coalescing } from '../lib/coalesce.js';
 import { claimDue, nextDueInMs } from '../features/webhooks/outbox.js';
 import { createWebhookPoster, type PostOutcome, type WebhookPoster } from '../features/webhooks/post.js';
 import { signingKeys } from '../features/webhooks/settings.js';
@@ -140,15 +150,19 @@ function retryDelayMs(result: PostOutcome, initialIntervalMs: number, attempt: n
   return Math.min(result.retryAfterMs ?? initialIntervalMs * 2 ** (attempt - 1), MAX_RETRY_INTERVAL_MS);
 }
 
-function recordAttempt(db: ActivityDeps['db'], deliveryId: string, n: number, result: PostOutcome, durationMs: number, nextDelayMs: number | null) {
-  return finishAttempt(db, deliveryId, n, {
+function outcomeOf(result: PostOutcome, durationMs: number, nextDelayMs: number | null): AttemptOutcome {
+  return {
     status: result.status,
     error: result.kind === 'delivered' ? null : result.error,
     durationMs,
     responseExcerpt: result.excerpt,
     delivered: result.kind === 'delivered',
     nextAttemptAt: nextDelayMs === null ? null : new Date(Date.now() + nextDelayMs),
-  });
+  };
+}
+
+function recordAttempt(db: ActivityDeps['db'], deliveryId: string, n: number, result: PostOutcome, durationMs: number, nextDelayMs: number | null) {
+  return finishAttempt(db, deliveryId, n, outcomeOf(result, durationMs, nextDelayMs));
 }
 
 export interface DrainResult {
@@ -175,6 +189,16 @@ async function drainEndpoint(deps: ActivityDeps, poster: WebhookPoster, input: W
   const rate = await endpointRate(deps.db, input.environmentId, deps.config.SWITCHYARD_WEBHOOK_MAX_PER_SECOND);
   // Under a throttle, a batch is what the endpoint takes in about 5 s.
   const limit = rate ? Math.max(1, Math.min(DRAIN_BATCH, Math.ceil(rate * 5))) : DRAIN_BATCH;
+  // The lanes' attempt begins and finishes go to the database together (lib/coalesce.ts): each lane
+  // still sends only once its attempt is committed, and moves on only once its outcome is.
+  const begin = coalescing(async (ids: string[]) => {
+    const begun = await beginAttempts(deps.db, ids);
+    return ids.map((id) => begun.get(id) ?? null);
+  });
+  const finish = coalescing(async (attempts: FinishedAttempt[]) => {
+    await finishAttempts(deps.db, attempts);
+    return attempts.map(() => undefined);
+  });
   const started = Date.now();
   let url: string | null = null;
   for (let first = true; Date.now() - started < DRAIN_BUDGET_MS; first = false) {
@@ -190,14 +214,14 @@ async function drainEndpoint(deps: ActivityDeps, poster: WebhookPoster, input: W
         const waitMs = await reserveSendSlot(deps.db, claimed.id, deps.config.SWITCHYARD_WEBHOOK_MAX_PER_SECOND);
         if (waitMs > 0) await sleepHeartbeating(waitMs);
       }
-      const begun = await beginAttempt(deps.db, claimed.id);
+      const begun = await begin(claimed.id);
       if (!begun) return;
       const { delivery, n } = begun;
       const { result, durationMs } = await postSigned(poster, delivery, n, keys);
       let nextDelayMs = retryDelayMs(result, initialIntervalMs, n);
       const windowClosed = nextDelayMs !== null && Date.now() + nextDelayMs >= delivery.createdAt.getTime() + retryHours * 3600_000;
       if (windowClosed) nextDelayMs = null;
-      await recordAttempt(deps.db, delivery.id, n, result, durationMs, nextDelayMs);
+      await finish({ deliveryId: delivery.id, n, ...outcomeOf(result, durationMs, nextDelayMs) });
       if (result.kind === 'delivered') {
         out.delivered++;
         anyDelivered = delivery;

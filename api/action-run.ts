@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { createActionRun, getActionRun, type ActionRun } from '../features/actions/runs.js';
 import type { Environment } from '../features/environments/store.js';
-import { isScriptEnabled, scriptOf } from '../features/scripts/catalog.js';
+import { enabledEndpoints, isEnabledIn, scriptOf } from '../features/scripts/catalog.js';
 import { BadRequest, NotFound, ValidationFailed } from '../lib/errors.js';
 import { annotate } from '../lib/otel/attributes.js';
 import { eagerStart } from '../lib/temporal/client.js';
@@ -45,9 +45,9 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
   const connection = await deps.lookups.connection(req.env.id, req.integrationKey, req.connectionId);
   if (!connection || (req.connectionPk !== undefined && connection.id !== req.connectionPk))
     throw new BadRequest('unknown_connection', 'Failed to find connection');
-  const script = await scriptOf(deps, integration, req.actionName);
+  const [script, enabled] = await Promise.all([scriptOf(deps, integration, req.actionName), enabledEndpoints(deps.db, integration)]);
   if (!script || script.type !== 'action') throw new NotFound('not_found', 'Action not found');
-  if (!(await isScriptEnabled(deps.db, integration, script))) {
+  if (!isEnabledIn(enabled, script)) {
     throw new NotFound(
       'endpoint_not_enabled',
       script.endpoint
@@ -78,7 +78,42 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
       'agent session call',
     );
   }
-  const handle = await startWorkflow(deps.temporal, 'actionWorkflow', {
+  // Before the start, so the run cannot finish unheard.
+  const notice = req.isAsync ? undefined : deps.actionRunNotices?.(runId);
+  const handle = await startActionWorkflow(deps, req, { runId, integration, connection }).catch((err: unknown) => {
+    notice?.cancel();
+    throw err;
+  });
+  const running = { done: false as const, id: runId, statusUrl: `/action/${runId}` };
+  if (req.isAsync) return running;
+  const ended = handle.result().then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof WorkflowFailedError) return true;
+      throw err;
+    },
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const finished = await Promise.race([
+    ended,
+    ...(notice ? [notice.finished.then(() => true)] : []),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SYNC_WAIT_MS))),
+  ]).finally(() => {
+    clearTimeout(timer);
+    notice?.cancel();
+  });
+  if (!finished) return running;
+  // Read from the committed result: when its notice came first, the workflow's end is still on its way.
+  return { done: true, run: (await getActionRun(deps.db, runId))! };
+}
+
+function startActionWorkflow(
+  deps: AppDeps,
+  req: ActionRequest,
+  r: { runId: string; integration: { uniqueKey: string }; connection: { connectionId: string } },
+) {
+  const { runId, integration, connection } = r;
+  return startWorkflow(deps.temporal, 'actionWorkflow', {
     workflowId: actionWorkflowId(req.env.name, runId),
     taskQueue: taskQueueFor(deps.config.SWITCHYARD_TASK_QUEUE_PREFIX, req.env.name),
     args: [{ runId, isAsync: req.isAsync }],
@@ -91,20 +126,4 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
     staticSummary: `Action ${req.actionName} on ${integration.uniqueKey}/${connection.connectionId}`,
     ...eagerStart(deps.temporal),
   });
-  const running = { done: false as const, id: runId, statusUrl: `/action/${runId}` };
-  if (req.isAsync) return running;
-  let timer: NodeJS.Timeout | undefined;
-  const finished = await Promise.race([
-    handle.result().then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof WorkflowFailedError) return true;
-        throw err;
-      },
-    ),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SYNC_WAIT_MS))),
-  ]);
-  clearTimeout(timer);
-  if (!finished) return running;
-  return { done: true, run: (await getActionRun(deps.db, runId))! };
 }

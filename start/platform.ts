@@ -18,6 +18,7 @@ import { migrate } from '../lib/db/migrate.js';
 import { createPool, type Db } from '../lib/db/pool.js';
 import { ChangeFeed } from '../lib/db/change-feed.js';
 import { cachedLookups, uncachedLookups, type Lookups } from '../features/connections/lookups.js';
+import { actionRunNotices, type ActionRunNotices } from '../features/actions/notices.js';
 import type { TokenRefreshListener } from '../features/connections/service.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { connectClient, ensureSearchAttributes } from '../lib/temporal/client.js';
@@ -154,8 +155,10 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const providerHooks = pluginFor;
     // The API's lookups (secret key, integration, connection) are cached while a LISTEN connection reports changes.
     let lookups = uncachedLookups(db, box);
+    let notices: ActionRunNotices | undefined;
     if (opts.runApi) {
       changeFeed = new ChangeFeed(opts.databaseUrl, log);
+      notices = actionRunNotices(changeFeed);
       await changeFeed.start();
       lookups = cachedLookups(db, box, changeFeed);
     }
@@ -178,6 +181,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       onTokenRefresh,
       providerHooks,
       lookups,
+      actionRunNotices: notices,
     };
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 

@@ -147,6 +147,32 @@ describe('webhooks sent in batches by their endpoint workflow', () => {
       return events.at(-1)?.eventType === 17 && Number(events.at(-1)?.timerStartedEventAttributes?.startToFireTimeout?.seconds) === 600; // TimerStarted, 10 min
     });
     ctx.diagnostic(`endpoint workflow for the burst: ${JSON.stringify(await runsOf(t.platform.deps.temporal, workflowId))}`);
+
+    // The drain's lanes begin their attempts together (lib/coalesce.ts): a commit holds many attempt
+    // starts (one transaction's now()), where one statement per attempt gave each its own.
+    const { rows } = await t.platform.deps.db.query<{ commits: number; attempts: number }>(
+      `SELECT count(DISTINCT a.started_at)::int AS commits, count(*)::int AS attempts
+         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.url = $1`,
+      [url],
+    );
+    ctx.diagnostic(`${rows[0]!.attempts} attempts begun in ${rows[0]!.commits} commits`);
+    assert.equal(rows[0]!.attempts, n);
+    assert.ok(rows[0]!.commits * 2 <= n, `${rows[0]!.commits} commits began ${n} attempts`);
+  });
+
+  test('concurrent emits with one idempotency key record one event and one delivery', async () => {
+    const url = await useEndpoint('/once');
+    const emitOnce = () =>
+      emitEvent(
+        t.platform.deps,
+        { environmentId: envId, type: 'async_action', integration: 'x', connectionId: 'c-once', payload: { type: 'async_action', payload: { once: true } } },
+        { idempotencyKey: 'action:once' },
+      );
+    const results = await Promise.all(Array.from({ length: 8 }, emitOnce));
+    assert.equal(new Set(results.map((r) => r.eventId)).size, 1, 'one event');
+    assert.deepEqual(new Set(results.flatMap((r) => r.deliveries)).size, 1, 'one delivery');
+    await waitFor('delivered', async () => (await deliveriesTo(url))[0]?.status === 'delivered');
+    assert.equal(backend.at('/once').length, 1);
   });
 
   test('retry then success: 503 and 429 recorded as attempts, then delivered under one webhook-id', async () => {

@@ -102,13 +102,24 @@ export async function getActionRun(db: Queryable, id: string): Promise<ActionRun
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
-/** Finishes a run once: a later call (a retried activity) does not overwrite the first result. */
-export async function finishActionRun(db: Queryable, id: string, result: { output: unknown } | { error: ActionFailure }): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE action_runs SET status = $2, output = $3, error = $4, finished_at = now() WHERE id = $1 AND status = 'running'`,
-    'output' in result ? [id, 'success', JSON.stringify(result.output ?? null), null] : [id, 'failed', null, JSON.stringify(result.error)],
+/** Where a run's id is announced once its result is committed (features/actions/notices.ts). */
+export const ACTION_RUN_FINISHED_CHANNEL = 'switchyard_action_runs';
+
+/**
+ * Finishes a run once: a later call (a retried activity) does not overwrite the first result. With
+ * `announce` the same statement announces it (Postgres sends the notice once the commit is done),
+ * so a caller waiting for the run can answer without waiting for the rest of its workflow; a run
+ * with follow-ups still to start is not announced.
+ */
+export async function finishActionRun(db: Queryable, id: string, result: { output: unknown } | { error: ActionFailure }, announce = true): Promise<boolean> {
+  const { rows } = await db.query(
+    `WITH done AS (
+       UPDATE action_runs SET status = $2, output = $3, error = $4, finished_at = now() WHERE id = $1 AND status = 'running' RETURNING id
+     )
+     SELECT CASE WHEN $5 THEN pg_notify('${ACTION_RUN_FINISHED_CHANNEL}', id::text) END FROM done`,
+    'output' in result ? [id, 'success', JSON.stringify(result.output ?? null), null, announce] : [id, 'failed', null, JSON.stringify(result.error), announce],
   );
-  return (rowCount ?? 0) > 0;
+  return rows.length > 0;
 }
 
 export async function appendActionLog(db: Queryable, id: string, entry: { level: string; message: string; fields?: unknown }): Promise<void> {

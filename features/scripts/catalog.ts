@@ -419,6 +419,14 @@ export function activationKeys(s: { name: string; endpoints: readonly Endpoint[]
 
 /** A script may run only when one of its endpoints (or its name, when it declares none) is activated on the integration. */
 export async function isScriptEnabled(db: Queryable, integration: Pick<Integration, 'id'>, s: Pick<ScriptHandle, 'name' | 'endpoints'>): Promise<boolean> {
-  const enabled = new Set((await endpointStates(db, integration.id)).filter((e) => e.enabled).map(endpointKey));
+  return isEnabledIn(await enabledEndpoints(db, integration), s);
+}
+
+/** The activated endpoints of an integration (isEnabledIn), for a caller that reads them beside its script. */
+export async function enabledEndpoints(db: Queryable, integration: Pick<Integration, 'id'>): Promise<Set<string>> {
+  return new Set((await endpointStates(db, integration.id)).filter((e) => e.enabled).map(endpointKey));
+}
+
+export function isEnabledIn(enabled: Set<string>, s: Pick<ScriptHandle, 'name' | 'endpoints'>): boolean {
   return activationKeys(s).some((e) => enabled.has(endpointKey(e)));
 }

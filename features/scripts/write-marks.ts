@@ -75,7 +75,12 @@ export class WriteMarks {
  */
 export async function openWriteMarks(db: Queryable, runKey: string): Promise<{ marks: WriteMarks; previous: UnkeyedWrite | null }> {
   const { rows } = await db.query<UnkeyedWrite>('SELECT method, endpoint FROM script_write_marks WHERE run_key = $1', [runKey]);
-  return { marks: new WriteMarks(db, runKey), previous: rows[0] ?? null };
+  return { marks: newWriteMarks(db, runKey), previous: rows[0] ?? null };
+}
+
+/** The marks of a run's first attempt: no earlier attempt can have marked a write. */
+export function newWriteMarks(db: Queryable, runKey: string): WriteMarks {
+  return new WriteMarks(db, runKey);
 }
 
 export async function pruneWriteMarks(db: Queryable, olderThan: Date): Promise<number> {

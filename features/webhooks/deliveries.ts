@@ -4,7 +4,7 @@
  */
 import type { Queryable } from '../../lib/db/pool.js';
 import { pageQuery, Where } from '../../lib/db/where.js';
-import type { EventType } from './events.js';
+import type { EventType, NewEvent } from './events.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
 
@@ -122,6 +122,54 @@ export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<Del
   return fromRow(rows[0]!);
 }
 
+/**
+ * Records an event and its deliveries (one per URL, the same body and headers) in one statement, so
+ * one commit. With an idempotency key already used in the environment nothing is written and the
+ * result is null (the caller reads that event's deliveries).
+ */
+export async function insertEventWithDeliveries(
+  db: Queryable,
+  event: NewEvent,
+  idempotencyKey: string | null,
+  deliveries: { id: string; url: string }[],
+  d: { body: string; headers: Record<string, string>; viaEndpoint: boolean },
+): Promise<{ eventId: number; deliveries: Delivery[] } | null> {
+  const { rows } = await db.query<Row & { new_event_id: number }>(
+    `WITH ev AS (
+       INSERT INTO events (environment_id, type, integration, connection_id, payload, idempotency_key) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (environment_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING id
+     ), d AS (
+       INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, integration, connection_id, body, headers, next_attempt_at, via_endpoint)
+       SELECT u.id, $1::int, ev.id, u.url, $2::text, $3::text, $4::text, $7::text, $8::jsonb, now(), $9::boolean FROM ev, unnest($10::uuid[], $11::text[]) WITH ORDINALITY AS u(id, url, i)
+        ORDER BY u.i
+       RETURNING *
+     )
+     SELECT ev.id AS new_event_id, d.* FROM ev LEFT JOIN d ON true`,
+    [
+      event.environmentId,
+      event.type,
+      event.integration ?? null,
+      event.connectionId ?? null,
+      JSON.stringify(event.payload),
+      idempotencyKey,
+      d.body,
+      JSON.stringify(d.headers),
+      d.viaEndpoint,
+      deliveries.map((x) => x.id),
+      deliveries.map((x) => x.url),
+    ],
+  );
+  if (rows.length === 0) return null;
+  return {
+    eventId: rows[0]!.new_event_id,
+    deliveries: rows
+      .filter((r) => r.id !== null)
+      .map(fromRow)
+      .sort((a, b) => a.seq - b.seq),
+  };
+}
+
 export async function getDelivery(db: Queryable, id: string, environmentId?: number): Promise<Delivery | null> {
   const { rows } = await db.query<Row>(
     `SELECT * FROM webhook_deliveries WHERE id = $1 ${environmentId === undefined ? '' : 'AND environment_id = $2'}`,
@@ -193,6 +241,23 @@ export async function beginAttempt(db: Queryable, deliveryId: string): Promise<{
   return { delivery, n: delivery.attempts };
 }
 
+/**
+ * beginAttempt for several deliveries in one statement, so one commit for all: the drain's lanes
+ * begin their attempts together (lib/coalesce.ts). Those no longer pending are not in the result.
+ */
+export async function beginAttempts(db: Queryable, deliveryIds: string[]): Promise<Map<string, { delivery: Delivery; n: number }>> {
+  const { rows } = await db.query<Row>(
+    `WITH d AS (
+       UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = NULL WHERE id = ANY($1::uuid[]) AND status = 'pending' RETURNING *
+     ), a AS (
+       INSERT INTO webhook_attempts (delivery_id, n, started_at) SELECT id, attempts, now() FROM d
+     )
+     SELECT * FROM d`,
+    [deliveryIds],
+  );
+  return new Map(rows.map((r) => [r.id, { delivery: fromRow(r), n: r.attempts }]));
+}
+
 export interface AttemptOutcome {
   status: number | null;
   error: string | null;
@@ -218,6 +283,42 @@ export async function finishAttempt(db: Queryable, deliveryId: string, n: number
             delivered_at = CASE WHEN $5 THEN now() ELSE delivered_at END
       WHERE id = $1 AND (status = 'pending' OR $5)`,
     [deliveryId, o.status, o.error, o.nextAttemptAt, o.delivered, n, o.durationMs, o.responseExcerpt],
+  );
+}
+
+export interface FinishedAttempt extends AttemptOutcome {
+  deliveryId: string;
+  n: number;
+}
+
+/** finishAttempt for several attempts (of distinct deliveries) in one statement, so one commit for all: the drain's lanes record their outcomes together. */
+export async function finishAttempts(db: Queryable, attempts: FinishedAttempt[]): Promise<void> {
+  if (attempts.length === 0) return;
+  const column = <T>(f: (a: FinishedAttempt) => T) => attempts.map(f);
+  await db.query(
+    `WITH o AS (
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::int[], $6::text[], $7::bool[], $8::timestamptz[])
+                  AS o(delivery_id, n, status, error, duration_ms, excerpt, delivered, next_attempt_at)
+     ), a AS (
+       UPDATE webhook_attempts w SET status = o.status, error = o.error, duration_ms = o.duration_ms, response_excerpt = o.excerpt
+         FROM o WHERE w.delivery_id = o.delivery_id AND w.n = o.n
+     )
+     UPDATE webhook_deliveries d
+        SET last_status = o.status, last_error = o.error, next_attempt_at = o.next_attempt_at, claimed_until = NULL,
+            status = CASE WHEN o.delivered THEN 'delivered' ELSE d.status END,
+            delivered_at = CASE WHEN o.delivered THEN now() ELSE d.delivered_at END
+       FROM o
+      WHERE d.id = o.delivery_id AND (d.status = 'pending' OR o.delivered)`,
+    [
+      column((a) => a.deliveryId),
+      column((a) => a.n),
+      column((a) => a.status),
+      column((a) => a.error),
+      column((a) => a.durationMs),
+      column((a) => a.responseExcerpt),
+      column((a) => a.delivered),
+      column((a) => a.nextAttemptAt),
+    ],
   );
 }
 

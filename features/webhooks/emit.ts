@@ -11,10 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../../lib/config.js';
 import type { SecretBox } from '../../lib/crypto.js';
-import { eventIdByIdempotencyKey, recordEvent, setIdempotencyKey, type NewEvent } from './events.js';
+import { eventIdByIdempotencyKey, type NewEvent } from './events.js';
 import { webhookUrlOverrideOf } from '../connections/store.js';
 import { environmentNameById } from '../environments/store.js';
-import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
+import type { Db, Queryable } from '../../lib/db/pool.js';
 import { redactUrl } from '../../lib/http/index.js';
 import type { Logger } from '../../lib/log.js';
 import {
@@ -33,6 +33,7 @@ import {
   failedDeliveriesSince,
   getDelivery,
   insertDelivery,
+  insertEventWithDeliveries,
   markEndpointWoken,
   markWorkflowStarted,
   unstartedDeliveries,
@@ -207,12 +208,12 @@ export async function wakeEndpoint(
  * workflow of its own. `coalesce` (emits): no signal when another emitter's is on its way
  * (features/webhooks/outbox.ts requestWake); replays and recoveries always signal.
  */
-async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], opts: { environmentName?: string; coalesce?: boolean } = {}): Promise<void> {
+async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], opts: { coalesce?: boolean } = {}): Promise<void> {
   const byEndpoint = new Map<string, Delivery[]>();
   for (const d of deliveries) {
     if (!d.viaEndpoint) {
       try {
-        await startDeliveryWorkflow(deps, d, opts.environmentName);
+        await startDeliveryWorkflow(deps, d);
       } catch (err) {
         deps.log?.warn({ err, deliveryId: d.id }, 'webhook delivery workflow not started; the sweeper will retry');
       }
@@ -228,7 +229,7 @@ async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], opts
     const ids = list.map((d) => d.id);
     try {
       if (opts.coalesce && !(await requestWake(deps.db, environmentId, url))) continue; // another emitter's signal is on its way
-      await wakeEndpoint(deps, environmentId, url, ids, { environmentName: opts.environmentName, registered: opts.coalesce });
+      await wakeEndpoint(deps, environmentId, url, ids, { registered: opts.coalesce });
     } catch (err) {
       deps.log?.warn({ err, deliveryIds: ids }, 'webhook endpoint workflow not woken; the sweeper will retry');
     }
@@ -247,43 +248,28 @@ const VIA_ENDPOINT = true;
  * rows are committed first and the sweeper starts what could not be started here.
  */
 export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptions = {}): Promise<EmitResult> {
-  const { eventId, deliveries, envName } = await withTransaction(deps.db, async (tx) => {
-    if (opts.idempotencyKey) {
-      const existing = await eventIdByIdempotencyKey(tx, event.environmentId, opts.idempotencyKey);
-      if (existing !== null) return { eventId: existing, deliveries: await deliveriesOfEvent(tx, existing), envName: undefined };
-    }
-    const eventId = await recordEvent(tx, event);
-    if (opts.idempotencyKey) await setIdempotencyKey(tx, eventId, opts.idempotencyKey);
-    const settings = await getSettings(tx, deps.box, event.environmentId);
-    if (!wantsEvent(settings, event)) return { eventId, deliveries: [] as Delivery[], envName: undefined };
-    const urls = await targetUrls(tx, settings, event);
-    if (urls.length === 0) return { eventId, deliveries: [] as Delivery[], envName: undefined };
-    const envName = await environmentNameById(tx, event.environmentId);
-    const body = stableStringify(event.payload);
-    const headers = event.type === 'forward' && opts.forwardHeaders ? forwardableHeaders(opts.forwardHeaders) : {};
-    const deliveries: Delivery[] = [];
-    for (const url of urls) {
-      deliveries.push(
-        await insertDelivery(tx, {
-          id: randomUUID(),
-          environmentId: event.environmentId,
-          eventId,
-          url,
-          type: event.type,
-          integration: event.integration,
-          connectionId: event.connectionId,
-          body,
-          headers,
-          viaEndpoint: VIA_ENDPOINT,
-        }),
-      );
-    }
-    return { eventId, deliveries, envName };
-  });
+  // Read before the write, as the write's own statement would see them (read committed): the write is then one statement and one commit.
+  const settings = await getSettings(deps.db, deps.box, event.environmentId);
+  const urls = wantsEvent(settings, event) ? await targetUrls(deps.db, settings, event) : [];
+  const recorded = await insertEventWithDeliveries(
+    deps.db,
+    event,
+    opts.idempotencyKey ?? null,
+    urls.map((url) => ({ id: randomUUID(), url })),
+    {
+      body: stableStringify(event.payload),
+      headers: event.type === 'forward' && opts.forwardHeaders ? forwardableHeaders(opts.forwardHeaders) : {},
+      viaEndpoint: VIA_ENDPOINT,
+    },
+  );
+  // The key was used before: that event's deliveries, handed over again when still pending.
+  const eventId = recorded?.eventId ?? (await eventIdByIdempotencyKey(deps.db, event.environmentId, opts.idempotencyKey!));
+  if (eventId === null) throw new Error(`the event of idempotency key ${opts.idempotencyKey} was deleted while emitting it again`);
+  const deliveries = recorded?.deliveries ?? (await deliveriesOfEvent(deps.db, eventId));
   await sendAll(
     deps,
     deliveries.filter((d) => d.status === 'pending'),
-    { environmentName: envName, coalesce: true },
+    { coalesce: true },
   );
   return { eventId, deliveries: deliveries.map((d) => d.id) };
 }

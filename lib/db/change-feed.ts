@@ -34,6 +34,8 @@ export class ChangeFeed {
   /** Other processes' barriers reach this connection too: tokens carry this process's own id. */
   private readonly barrierId = randomUUID();
   private readonly waiters = new Map<string, () => void>();
+  /** Other channels' listeners (`listen`): notices that are not row changes. */
+  private readonly channels = new Map<string, Set<(payload: string) => void>>();
   /** True while LISTEN is in place: only then may a cache answer from memory. */
   live = false;
 
@@ -45,6 +47,19 @@ export class ChangeFeed {
   /** Connects and LISTENs; resolves once live (the first attempt's failure rejects). */
   async start(): Promise<void> {
     await this.connect();
+  }
+
+  /**
+   * Calls `fn` with the payload of each notice on `channel` while LISTEN is in place (notices sent
+   * while it is down are lost: callers must not depend on them). Register before start(), or the
+   * channel is listened to from the next (re)connection on.
+   */
+  listen(channel: string, fn: (payload: string) => void): () => void {
+    if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+    const fns = this.channels.get(channel) ?? new Set();
+    this.channels.set(channel, fns);
+    fns.add(fn);
+    return () => fns.delete(fn);
   }
 
   subscribe(fn: Listener): () => void {
@@ -59,7 +74,11 @@ export class ChangeFeed {
   private async connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true, application_name: 'switchyard-change-feed' });
     client.on('notification', (m) => {
-      if (m.channel !== CHANGE_CHANNEL || !m.payload) return;
+      if (m.channel !== CHANGE_CHANNEL) {
+        for (const fn of this.channels.get(m.channel) ?? []) fn(m.payload ?? '');
+        return;
+      }
+      if (!m.payload) return;
       if (m.payload.startsWith(BARRIER_PREFIX)) return this.barrierArrived(m.payload);
       const at = m.payload.lastIndexOf(':');
       const id = Number(m.payload.slice(at + 1));
@@ -85,7 +104,7 @@ export class ChangeFeed {
     this.client = client;
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+      await client.query([CHANGE_CHANNEL, ...this.channels.keys()].map((c) => `LISTEN ${c}`).join('; '));
     } catch (err) {
       lost(err as Error);
       throw err;
