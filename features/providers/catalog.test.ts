@@ -159,9 +159,9 @@ test("names Nango gives these APIs mean what Nango's mean; what they meant befor
       datadog: ['API_KEY', 'applicationKey,siteParameter'],
       klaviyo: ['API_KEY', ''],
       sentry: ['API_KEY', 'hostname'],
-      // Left out: BigCommerce's OAuth starts from the store's control panel, Contentful documents only the
-      // implicit grant, Personio v1 answers its token in data.token, Segment's OAuth is a partner flow.
-      bigcommerce: undefined,
+      bigcommerce: ['OAUTH2', 'accountUuid,storeHash'],
+      // Left out: Contentful documents only the implicit grant, Personio v1 answers its token in
+      // data.token, Segment's OAuth is a partner flow.
       contentful: undefined,
       personio: undefined,
       segment: undefined,
