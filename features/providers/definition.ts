@@ -262,11 +262,12 @@ export const assertionSchema = z
     nameIdentifier: template,
     recipient: templatedUrl.optional(),
     audiences: z.union([template, z.array(template).min(1).max(8)]),
+    // Nango's SuccessFactors entry asks ten years.
     lifetimeInSeconds: z.coerce
       .number()
       .int()
       .positive()
-      .max(366 * 24 * 3600)
+      .max(20 * 366 * 24 * 3600)
       .default(600),
     sessionIndex: template.optional(),
     attributes: z.record(z.string().min(1).max(128), scalar).default({}),
