@@ -74,6 +74,9 @@ describe('sap-success-factors: the SAML 2.0 bearer assertion grant', () => {
     assert.ok(wrongKey.status >= 400 && wrongKey.status < 500, `${wrongKey.status} ${await wrongKey.clone().text()}`);
     assert.equal(fake.state.refusals.at(-1), 'the signature does not verify');
 
+    const notAKey = await connection('sf-not-a-key', 'not a PEM key');
+    assert.ok(notAKey.status >= 400 && notAKey.status < 500, `${notAKey.status} ${await notAKey.clone().text()}`);
+
     const accepted = new URLSearchParams(fake.requests.find((r) => r.path === '/oauth/token' && r.status === 200)!.body);
     const xml = Buffer.from(accepted.get('assertion')!, 'base64').toString('utf8');
     const altered = xml.replace(`>${client.userName}<`, '>admin<');
