@@ -31,7 +31,8 @@ export function publicKeyFingerprint(key: string | KeyObject): string {
   return `SHA256:${createHash('sha256').update(der).digest('base64')}`;
 }
 
-function privateKey(key: string | KeyObject): KeyObject {
+/** A private KeyObject from PEM text as people paste it; InvalidSigningKey when it is not one. */
+export function privateKey(key: string | KeyObject): KeyObject {
   if (typeof key !== 'string') return key;
   try {
     return createPrivateKey(normalizePem(key));

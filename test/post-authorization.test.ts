@@ -4,6 +4,8 @@ import { Nango } from '@nangohq/node';
 import {
   ATLASSIAN_CLOUD_ID,
   BASECAMP_ACCOUNT_ID,
+  BIGCOMMERCE_ACCOUNT_UUID,
+  BIGCOMMERCE_STORE_HASH,
   HARVEST_ACCOUNT_ID,
   POST_AUTH_CLIENT,
   QUICKBOOKS_REALM_ID,
@@ -190,6 +192,23 @@ describe('catalogue entries that need values known after authorization', () => {
       offsetMs = 0;
     }
   });
+  test("bigcommerce: the store's context in the authorization and token requests, the token sent as X-Auth-Token under /stores/{hash}", async () => {
+    const { fake, conn } = await connect('bigcommerce', 'bigcommerce', {
+      paths: { authorize: '/oauth2/authorize', token: '/oauth2/token' },
+      params: { storeHash: BIGCOMMERCE_STORE_HASH, accountUuid: BIGCOMMERCE_ACCOUNT_UUID },
+      fakeConfig: (url) => ({ base_url: `${url}/stores/\${connectionConfig.storeHash}` }),
+    });
+    assert.equal(conn.connection_config.storeHash, BIGCOMMERCE_STORE_HASH);
+    assert.equal(conn.connection_config.context, `stores/${BIGCOMMERCE_STORE_HASH}`);
+    assert.equal(conn.credentials.expires_at, undefined);
+    const path = `/stores/${BIGCOMMERCE_STORE_HASH}/v3/catalog/products`;
+    const res = await nango.proxy({ providerConfigKey: 'bigcommerce', connectionId: conn.connection_id, endpoint: '/v3/catalog/products' });
+    assert.equal(res.status, 200);
+    const call = fake.apiCalls(path).at(-1);
+    assert.ok(call, `the fake received ${path}`);
+    assert.equal(call.headers['x-auth-token'], conn.credentials.access_token);
+  });
+
   const tiktok = { start: startTikTokBusinessFake, client: { clientId: TIKTOK_CLIENT.appId, clientSecret: TIKTOK_CLIENT.secret } };
   const tiktokApi = (url: string) => ({ base_url: `${url}/open_api/v1.3` });
 

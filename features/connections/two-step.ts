@@ -3,12 +3,14 @@
  * exchanged for a token by the request the definition describes (`token_url`, `token_params` and
  * `token_headers` filled with `${credentials.x}`, `body_format`, `token_request_method`), the token
  * and its expiry read where `token_response` says. The same request gives a new token before the
- * old one expires (refresh.ts). URLs and filled templates come from the resolver (target.ts).
+ * old one expires (refresh.ts). A declared `assertion` (SAP SuccessFactors' SAML bearer grant) is
+ * signed before each request (saml-bearer.ts). URLs and filled templates come from the resolver (target.ts).
  */
 import { ValidationFailed } from '../../lib/errors.js';
 import type { ProviderHttpClient, RequestContext } from '../../lib/http/index.js';
 import { twoStepFields, type StoredTwoStepCredentials } from './credentials.js';
 import { OAuthError } from './oauth.js';
+import { samlBearerAssertion } from './saml-bearer.js';
 import type { Endpoints } from './target.js';
 
 function at(body: unknown, path: string): unknown {
@@ -60,7 +62,9 @@ export async function twoStepToken(opts: {
         `credentials.${key} is required: ${field.title}`,
       );
   }
-  const params = endpoints.params('token', fields, opts.now);
+  // A declared assertion is signed anew for each request, as `${credentials.assertion}`; it is not stored.
+  const filled = spec.assertion ? { ...fields, assertion: samlBearerAssertion(endpoints, fields, tokenUrl, opts.now) } : fields;
+  const params = endpoints.params('token', filled, opts.now);
   const json = provider.tokenRequestEncoding === 'json';
   // GET and PUT (Tripletex's) carry the parameters in the query, POST in the body.
   const inQuery = spec.method !== 'POST';

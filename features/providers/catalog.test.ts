@@ -86,7 +86,14 @@ test("every placeholder of every catalogue entry is declared: a connection-confi
         Object.entries(d[k] ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'),
       ),
     ];
-    const entered = d.auth_mode === 'TWO_STEP' ? Object.keys(d.credentials ?? {}).map((k) => `credentials.${k}`) : [];
+    const { type: _type, lifetimeInSeconds: _lifetime, audiences, attributes, ...assertion } = d.assertion ?? { audiences: [], attributes: {} };
+    texts.push(
+      ...Object.entries({ ...assertion, ...attributes }).filter((e): e is [string, string] => typeof e[1] === 'string'),
+      ...[audiences].flat().map((a): [string, string] => ['assertion.audiences', a]),
+    );
+    // A declared assertion is signed for each token request and stands in as `${credentials.assertion}`.
+    const entered =
+      d.auth_mode === 'TWO_STEP' ? [...Object.keys(d.credentials ?? {}), ...(d.assertion ? ['assertion'] : [])].map((k) => `credentials.${k}`) : [];
     // `${base64(...)}` is read without its wrapper, and `${now...}` in a text is filled there, as the definition's own check reads them.
     const templates = [...urlsOf(d), ...texts.map(([where, t]): [string, string] => [where, t.replace(NOW, '')])];
     for (const [where, t] of templates) {
@@ -159,9 +166,9 @@ test("names Nango gives these APIs mean what Nango's mean; what they meant befor
       datadog: ['API_KEY', 'applicationKey,siteParameter'],
       klaviyo: ['API_KEY', ''],
       sentry: ['API_KEY', 'hostname'],
-      // Left out: BigCommerce's OAuth starts from the store's control panel, Contentful documents only the
-      // implicit grant, Personio v1 answers its token in data.token, Segment's OAuth is a partner flow.
-      bigcommerce: undefined,
+      bigcommerce: ['OAUTH2', 'accountUuid,storeHash'],
+      // Left out: Contentful documents only the implicit grant, Personio v1 answers its token in
+      // data.token, Segment's OAuth is a partner flow.
       contentful: undefined,
       personio: undefined,
       segment: undefined,

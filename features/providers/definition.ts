@@ -248,6 +248,32 @@ export const jwtTokenSchema = z
   })
   .catchall(z.unknown());
 
+/**
+ * TWO_STEP (Nango's `assertion`): a signed assertion Switchyard makes before the token request, there
+ * as `${credentials.assertion}`. `saml`: a SAML 2.0 bearer Assertion (RFC 7522) signed with `key`
+ * (lib/saml-assertion.ts); its Recipient is `recipient`, else the token URL requested. Templates of
+ * `${credentials.x}` and `${connectionConfig.x}`.
+ */
+export const assertionSchema = z
+  .object({
+    type: z.literal('saml'),
+    key: template,
+    issuer: template,
+    nameIdentifier: template,
+    recipient: templatedUrl.optional(),
+    audiences: z.union([template, z.array(template).min(1).max(8)]),
+    // Nango's SuccessFactors entry asks ten years.
+    lifetimeInSeconds: z.coerce
+      .number()
+      .int()
+      .positive()
+      .max(20 * 366 * 24 * 3600)
+      .default(600),
+    sessionIndex: template.optional(),
+    attributes: z.record(z.string().min(1).max(128), scalar).default({}),
+  })
+  .catchall(z.unknown());
+
 export const providerDefinitionSchema = z
   .object({
     name: z
@@ -388,6 +414,7 @@ export const providerDefinitionSchema = z
     registration_params: z.record(z.string().min(1).max(64), z.union([z.string().max(256), z.array(z.string().max(256)).max(16)])).optional(),
     /** JWT: the token signed from the entered fields, renewed before it expires. */
     token: jwtTokenSchema.optional(),
+    assertion: assertionSchema.optional(),
     connection_config: z.record(fieldKey, providerFieldSchema).optional(),
     credentials: z.record(fieldKey, providerFieldSchema).optional(),
     /** The provider's own documentation page for these facts (every catalogue entry has one; catalog.test.ts). */
@@ -542,11 +569,15 @@ function* placeholders(d: ProviderDefinition): Generator<[(string | number)[], s
   }
 }
 
-/** `${credentials.x}` is filled with an entered field in TWO_STEP's templates, and with the secret of API_KEY and BASIC. */
+/**
+ * `${credentials.x}` is filled with an entered field in TWO_STEP's templates (`assertion`: the signed
+ * assertion the definition declares), and with the secret of API_KEY and BASIC.
+ */
 function fillsCredential(d: ProviderDefinition, ref: string): boolean {
   const key = /^credentials\.(.+)$/.exec(ref)?.[1];
   if (key === undefined) return true;
-  return PLACEHOLDERS.has(ref) || (d.auth_mode === 'TWO_STEP' && Object.hasOwn(d.credentials ?? {}, key)) || (d.auth_mode === 'BILL' && BILL_FIELDS.has(key));
+  const twoStep = d.auth_mode === 'TWO_STEP' && (Object.hasOwn(d.credentials ?? {}, key) || (key === 'assertion' && d.assertion !== undefined));
+  return PLACEHOLDERS.has(ref) || twoStep || (d.auth_mode === 'BILL' && BILL_FIELDS.has(key));
 }
 
 /** What a BILL connection's `${credentials.x}` may name (features/connections/bill.ts). */

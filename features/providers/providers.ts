@@ -79,6 +79,8 @@ export interface Provider {
     response: NonNullable<ProviderDefinition['token_response']>;
     /** The token's lifetime when the response gives none. */
     expiresInMs?: number;
+    /** The signed assertion made before each token request (`${credentials.assertion}`). */
+    assertion?: NonNullable<ProviderDefinition['assertion']>;
   };
   /** OAUTH1 and TBA: how requests are signed; OAUTH1: the request-token step too. */
   oauth1?: {
@@ -184,6 +186,7 @@ export function providerFromDefinition(def: ProviderDefinition): Provider {
           method: def.token_request_method ?? 'POST',
           response: def.token_response,
           ...(def.token_expires_in_ms ? { expiresInMs: def.token_expires_in_ms } : {}),
+          ...(def.assertion && { assertion: def.assertion }),
         },
       }),
     ...((def.auth_mode === 'OAUTH1' || def.auth_mode === 'TBA') && {

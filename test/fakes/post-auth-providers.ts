@@ -14,19 +14,26 @@
  *   `GET /access_token?grant_type=ig_exchange_token&client_secret&access_token` trades it for a
  *   long-lived one (60 days); `GET /refresh_access_token?grant_type=ig_refresh_token&access_token`
  *   renews an unexpired long-lived token at least 24 hours old. Errors as the Graph API's `OAuthException`.
+ * - BigCommerce: `/oauth2/authorize` and `/oauth2/token` refuse a request without the store's
+ *   `context` (`stores/{store_hash}`; authorize also `account_uuid`); the token never expires and comes
+ *   with `context`, `account_uuid`, `user` and `owner`, no refresh token; the API is under
+ *   `/stores/{store_hash}` and reads the token from `X-Auth-Token` only.
  */
 import { randomBytes } from 'node:crypto';
 import { OAuthProvider, type OAuthPaths } from './oauth-provider.js';
-import { Router, bearerToken, json, startFakeServer } from './server.js';
+import { Router, bearerToken, json, parseBody, startFakeServer } from './server.js';
 import type { FakeServer, Handler, RequestContext } from './server.js';
 
-export type PostAuthProviderKind = 'atlassian' | 'quickbooks' | 'mailchimp' | 'docusign' | 'basecamp' | 'harvest' | 'figma' | 'auth0' | 'instagram';
+export type PostAuthProviderKind =
+  'atlassian' | 'quickbooks' | 'mailchimp' | 'docusign' | 'basecamp' | 'harvest' | 'figma' | 'auth0' | 'instagram' | 'bigcommerce';
 
 export const POST_AUTH_CLIENT = { clientId: 'pa-client', clientSecret: 'pa-secret' };
 export const ATLASSIAN_CLOUD_ID = '1324a887-45db-1bf4-1e99-ef0ff456d421';
 export const QUICKBOOKS_REALM_ID = '9130348651234567';
 export const BASECAMP_ACCOUNT_ID = 999999999;
 export const HARVEST_ACCOUNT_ID = 456789;
+export const BIGCOMMERCE_STORE_HASH = 'g5cd38';
+export const BIGCOMMERCE_ACCOUNT_UUID = '0d6c2a1e-4b7f-4e0a-9c3d-5f1e2b8a7c64';
 
 export interface PostAuthProviderFake extends FakeServer<unknown> {
   provider: OAuthProvider;
@@ -44,6 +51,7 @@ const PATHS: Record<PostAuthProviderKind, OAuthPaths> = {
   figma: { authorize: '/oauth', token: '/v1/oauth/token', refresh: '/v1/oauth/refresh' },
   auth0: { authorize: '/authorize', token: '/oauth/token' },
   instagram: { authorize: '/oauth/authorize', token: '/oauth/access_token' },
+  bigcommerce: { authorize: '/oauth2/authorize', token: '/oauth2/token' },
 };
 
 const DAY_MS = 24 * 3600_000;
@@ -68,7 +76,9 @@ export async function startPostAuthProviderFake(
     ...POST_AUTH_CLIENT,
     autoApprove: true,
     // Mailchimp's and Instagram's tokens come without a refresh token.
-    ...(kind === 'mailchimp' || kind === 'instagram' ? { issueRefreshTokens: false } : {}),
+    ...(kind === 'mailchimp' || kind === 'instagram' || kind === 'bigcommerce' ? { issueRefreshTokens: false } : {}),
+    // BigCommerce's tokens do not expire: ten years stands in.
+    ...(kind === 'bigcommerce' ? { accessTokenTtlSeconds: 10 * 365 * 24 * 3600 } : {}),
     ...(kind === 'quickbooks' ? { redirectParams: { realmId: QUICKBOOKS_REALM_ID } } : {}),
   });
   const router = new Router();
@@ -194,17 +204,43 @@ export async function startPostAuthProviderFake(
     return held !== undefined && held.expiresAt > now();
   };
   const api = (ctx: RequestContext) => {
+    if (kind === 'bigcommerce') {
+      if (!provider.verifyAccessToken(ctx.headers['x-auth-token'])) return unauthorized();
+      if (!ctx.path.startsWith(`/stores/${BIGCOMMERCE_STORE_HASH}/`)) return json(404, { status: 404, title: 'store not found' });
+      return json(200, { data: [], meta: {}, path: ctx.path });
+    }
     const token = bearerToken(ctx.headers);
     if (!provider.verifyAccessToken(token) && !longLivedValid(token)) return unauthorized();
     if ((kind === 'basecamp' || kind === 'harvest') && !/\(.+\)/.test(ctx.headers['user-agent'] ?? '')) return json(400, { error: 'User-Agent required' });
     if (kind === 'harvest' && ctx.headers['harvest-account-id'] !== String(HARVEST_ACCOUNT_ID)) return json(403, { error: 'unknown account' });
     return json(200, { ok: true, path: ctx.path });
   };
-  const fake = await startFakeServer<unknown>(provider.state, (ctx) => router.dispatch(ctx) ?? api(ctx));
+  const handle = (ctx: RequestContext) => router.dispatch(ctx) ?? api(ctx);
+  const fake = await startFakeServer<unknown>(provider.state, kind === 'bigcommerce' ? bigCommerce(handle) : handle);
   return {
     ...fake,
     provider,
     instagram,
     apiCalls: (path) => fake.requests.filter((r) => r.path === path).map((r) => ({ headers: r.headers, query: r.query })),
+  };
+}
+
+const storeContext = `stores/${BIGCOMMERCE_STORE_HASH}`;
+
+/** BigCommerce's OAuth endpoints around the generic ones: the store's context required, its token response's fields. */
+function bigCommerce(handle: Handler): Handler {
+  return async (ctx) => {
+    if (ctx.path === PATHS.bigcommerce.authorize) {
+      if (ctx.query.get('context') !== storeContext || ctx.query.get('account_uuid') !== BIGCOMMERCE_ACCOUNT_UUID)
+        return json(400, { error: 'invalid_request', error_description: 'context and account_uuid must name the store and the app' });
+      return handle(ctx);
+    }
+    if (ctx.path !== PATHS.bigcommerce.token || ctx.method !== 'POST') return handle(ctx);
+    if (parseBody(ctx).context !== storeContext) return json(400, { error: 'invalid_request', error_description: 'context is required' });
+    const reply = await handle(ctx);
+    if (reply.status !== 200) return reply;
+    const { access_token, scope } = JSON.parse(String(reply.body)) as { access_token: string; scope: string };
+    const user = { id: 24654, username: 'merchant@example.com', email: 'merchant@example.com' };
+    return json(200, { access_token, scope, user, owner: user, context: storeContext, account_uuid: BIGCOMMERCE_ACCOUNT_UUID });
   };
 }
