@@ -37,7 +37,8 @@ export const fullConnectionShape = connectionListItem.omit({ created: true }).ex
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
   last_fetched_at: z.string().nullable(),
-  credentials: z.object({ type: z.string() }).catchall(z.unknown()),
+  // Empty for a key without environment:connections:read_credentials, as Nango answers.
+  credentials: z.object({ type: z.string().optional() }).catchall(z.unknown()),
 });
 
 /** `GET /connections/:id` prints offsets as +00:00; list and create use Z. */
