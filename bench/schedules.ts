@@ -9,6 +9,7 @@
  * firings inside the observation window count (not the run each schedule makes when created).
  * Firings that produced no run (skipped for overlap, missed, or not started by the end) are counted.
  */
+import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { connectClient } from '../lib/temporal/client.js';
 import { startMetabaseFake } from '../test/fakes/index.js';
@@ -19,6 +20,7 @@ import { API_KEY, createConnection, createIntegration, INTEGRATION } from './lib
 import { checkWorkflowId, syncScheduleId } from '../workflows/contracts.js';
 import { configSchema } from '../lib/config.js';
 import { intervalSpec } from '../features/syncs/schedules.js';
+import { formatMemory, memoryAt, readMemoryLog } from './lib/memory-probe.js';
 import { cpuBreakdown, cpuSnapshot, formatCpu, round, sampleRss, sleep, summarize, type BenchResult } from './lib/stats.js';
 
 const SYNC = 'bench-ticks';
@@ -54,11 +56,27 @@ export const schedules: BenchGroup = {
         )
       ).rows[0]!.n;
     const temporal = await connectClient(ctx.services.temporalAddress, 'default');
+    // The worker's heaps and native memory, sampled in the worker itself (bench/lib/memory-probe.ts).
+    const memoryLog = path.join(ctx.services.workDir, `memory-${p.taskQueuePrefix}.jsonl`);
+    // --worker-env=K=V,K=V: environment of the worker process only (settings under test).
+    const workerEnv = Object.fromEntries(
+      typeof ctx.flags['worker-env'] === 'string'
+        ? ctx.flags['worker-env'].split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])
+        : [],
+    );
     const ids = Array.from({ length: connections }, (_, i) => `conn-${String(i).padStart(5, '0')}`);
     let created = 0;
     try {
-      worker = await spawnPlatform(p, { role: 'worker', cpuProfDir: ctx.cpuProfDir });
+      worker = await spawnPlatform(
+        { ...p, env: { ...p.env, ...workerEnv, BENCH_MEMORY_LOG: memoryLog } },
+        {
+          role: 'worker',
+          cpuProfDir: ctx.cpuProfDir,
+          nodeFlags: typeof ctx.flags['worker-node-flags'] === 'string' ? ctx.flags['worker-node-flags'].split(/\s+/).filter(Boolean) : [],
+        },
+      );
       const rss = sampleRss(worker.pid, 1000);
+      const idleRss = rss.peek();
       await createIntegration(api, [{ method: 'GET', path: '/bench/ticks' }]);
       ctx.say(`schedules: creating ${connections} connections (each gets a 1-minute sync schedule)`);
       const t0 = performance.now();
@@ -187,6 +205,10 @@ export const schedules: BenchGroup = {
       const missing = Math.max(0, expected - lags.length);
       const lag = summarize(lags);
       const maxRss = Math.max(setupRss.maxMb, rssWindow.maxMb);
+      const memory = readMemoryLog(memoryLog);
+      const idleMemory = memoryAt(memory, 0, t0Wall).last;
+      const setupMemory = memoryAt(memory, t0Wall, windowStart.getTime());
+      const windowMemory = memoryAt(memory, windowStart.getTime(), Infinity);
       const complete = missing <= expected * 0.01;
       const result: BenchResult = {
         name: 'schedules',
@@ -212,7 +234,7 @@ export const schedules: BenchGroup = {
           settleSeconds: round(settleSeconds, 0),
           settled,
           sweeperEligibleMax: Math.max(0, ...sweepable),
-          settings: { ...knobs, temporalConfig: ctx.flags['temporal-config'] ?? null },
+          settings: { ...knobs, temporalConfig: ctx.flags['temporal-config'] ?? null, workerEnv, workerNodeFlags: ctx.flags['worker-node-flags'] ?? null },
           windowStart: windowStart.toISOString(),
           expected,
           runsStarted: lags.length,
@@ -223,7 +245,9 @@ export const schedules: BenchGroup = {
           perMinute: Object.fromEntries([...perMinute].sort()),
           sample: { schedules: sampled, skippedOverlap, missedCatchupWindow: missedCatchup, catchupWindowMs: [...catchupWindows], offsetsMs: offsets },
           lagMs: Object.fromEntries(Object.entries(lag).map(([k, v]) => [k, round(v, 0)])),
+          workerMemory: { idle: idleMemory, setupMax: setupMemory.max, windowMax: windowMemory.max, end: windowMemory.last },
           workerRssMb: {
+            idle: round(idleRss, 0),
             afterSetup: round(setupRss.lastMb, 0),
             maxSetup: round(setupRss.maxMb, 0),
             maxWindow: round(rssWindow.maxMb, 0),
@@ -242,6 +266,10 @@ export const schedules: BenchGroup = {
             .join(', ')}`,
           `setup (creating the connections and their schedules): ${setupSeconds.toFixed(0)} s; then ${settled ? 'settled' : 'NOT settled'} (every connection checked, every immediate run started) in ${settleSeconds.toFixed(0)} s; at most ${Math.max(0, ...sweepable)} connections unchecked for > 15 s (the connection sweeper redoes up to 100 of them every 30 s)`,
           `observation window: ${windowCpu}`,
+          `worker memory, idle (before any connection): ${formatMemory(idleMemory)}`,
+          `worker memory, setup and settle (largest RSS): ${formatMemory(setupMemory.max)}`,
+          `worker memory, window (largest RSS): ${formatMemory(windowMemory.max)}; at its end: ${formatMemory(windowMemory.last)}`,
+          `worker RSS per 1,000 schedules over the window: ${(((rssWindow.maxMb - idleRss) * 1000) / connections).toFixed(0)} MB above the idle ${idleRss.toFixed(0)} MB`,
         ],
       };
       return [result];

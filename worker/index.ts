@@ -12,6 +12,7 @@ import { activityLogContext } from '../lib/log-context.js';
 import { workflowSpanSinks, type Telemetry } from '../lib/otel/index.js';
 import { taskQueueFor } from '../workflows/contracts.js';
 import { connectWithRetry, plainTemporal, type ConnectRetryLog, type TemporalConnectionSettings } from '../lib/temporal/connection.js';
+import { boundWorkflowThreadHeaps } from './heap.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const WORKFLOWS_PATH = createRequire(import.meta.url).resolve(path.join(here, '..', 'workflows', 'index.ts'));
@@ -83,6 +84,7 @@ export interface RunningWorkers {
 }
 
 export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers> {
+  boundWorkflowThreadHeaps();
   const connection = opts.connection ?? (await connectWorkers(opts.temporal, opts.log));
   const workflowBundle = opts.workflowBundle ?? (await bundleWorkflows());
   const activities = createActivities(opts.deps);

@@ -6,12 +6,15 @@
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
 import { startPlatform } from '../../start/platform.js';
+import { startMemoryProbe } from './memory-probe.js';
 import { registerBenchScripts } from './scripts.js';
 
 // After start/platform.ts's load registered every provider's own scripts: the benchmark's replace metabase's.
 registerBenchScripts();
 
 const role = process.env.BENCH_ROLE ?? 'all';
+// Before the platform starts, so the probe sees the workflow threads the Temporal workers create.
+if (process.env.BENCH_MEMORY_LOG) startMemoryProbe(process.env.BENCH_MEMORY_LOG);
 const config = loadConfig();
 const platform = await startPlatform({
   config,

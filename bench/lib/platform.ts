@@ -15,6 +15,7 @@ import { freePort } from '../../lib/embedded/temporal.js';
 import { createPool, type Db } from '../../lib/db/pool.js';
 import type { BenchServices } from './services.js';
 import { SANDBOX_NODE_FLAGS } from '../../lib/sandbox/node-flags.js';
+import { WORKER_NODE_FLAGS } from '../../worker/heap.js';
 
 const ENTRY = fileURLToPath(new URL('./platform-main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -66,14 +67,19 @@ export interface SpawnOptions {
   root?: string;
   /** Write a V8 CPU profile of this process into the folder (node --cpu-prof). */
   cpuProfDir?: string;
+  /** More node flags for this process (the schedules bench's --worker-node-flags). */
+  nodeFlags?: string[];
 }
 
 /** Spawns one Switchyard process and waits until it says it is ready. */
 export async function spawnPlatform(p: PlatformEnv, opts: SpawnOptions): Promise<PlatformProcess> {
   // One folder per process: node writes one profile per thread (main, the loader's, workflow threads).
-  const nodeArgs = opts.cpuProfDir
-    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(opts.cpuProfDir, `${p.name}-${opts.role}${opts.root ? '-baseline' : ''}`)}`]
-    : [];
+  const nodeArgs = [
+    // As `npm run worker` and `npm start` run the worker (the baseline tree keeps its own command line).
+    ...(opts.role !== 'api' && !opts.root ? WORKER_NODE_FLAGS : []),
+    ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(opts.cpuProfDir, `${p.name}-${opts.role}${opts.root ? '-baseline' : ''}`)}`] : []),
+    ...(opts.nodeFlags ?? []),
+  ];
   const root = opts.root ?? ROOT;
   const child = spawn(process.execPath, [...SANDBOX_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', path.join(root, path.relative(ROOT, ENTRY))], {
     cwd: root,

@@ -30,6 +30,11 @@ export interface Lifecycle {
    * so running it again after the environment's rows are gone catches what was made meanwhile.
    */
   environmentDeleting(env: Environment): Promise<void>;
+  /**
+   * True when connectionSaved ran to its end for this connection: its check workflow, the last
+   * step, was started (it may not have run yet when Temporal is busy).
+   */
+  checkStarted(env: Environment, connection: Pick<Connection, 'integrationKey' | 'connectionId'>): Promise<boolean>;
 }
 
 export const CHECK_INTERVAL = '6h';
@@ -165,6 +170,16 @@ export function createLifecycle(deps: { temporal: Client; db: Db; box: SecretBox
     async endpointsChanged(env, integration) {
       for (const c of await connectionsOf(integration)) await reconcileSyncs(env, integration, c, false);
     },
+    async checkStarted(env, connection) {
+      const id = checkWorkflowId(deps.taskQueuePrefix, env.name, connection.integrationKey, connection.connectionId);
+      try {
+        await temporal.workflow.getHandle(id).describe();
+        return true;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return false;
+        throw err;
+      }
+    },
     async environmentDeleting(env) {
       const taskQueue = taskQueueFor(deps.taskQueuePrefix, env.name);
       // Schedule ids hold the task queue (workflows/contracts.ts checkWorkflowId, syncScheduleId).
@@ -195,7 +210,10 @@ export interface ConnectionSweeperDeps {
  * One pass: runs connectionSaved again for connections never checked although older than
  * `minAgeMs` (the check workflow is the last step of connectionSaved, and the check records
  * `last_check_at`), so a connection whose API process died between its row and its schedules gets
- * them. Returns how many were completed.
+ * them. A connection whose check workflow was started is complete, only not checked yet (Temporal
+ * is behind): it is left alone, since redoing it (a query and an update of each busy schedule) is
+ * what kept Temporal behind with 1,000 new connections (bench/RESULTS.md, issue 32). Returns how
+ * many were completed.
  */
 export async function sweepUnfinishedConnections(deps: ConnectionSweeperDeps, opts: { minAgeMs?: number; batch?: number } = {}): Promise<number> {
   const { rows } = await deps.db.query<{ id: number; env_id: number; env_uuid: string; env_name: string }>(
@@ -207,10 +225,12 @@ export async function sweepUnfinishedConnections(deps: ConnectionSweeperDeps, op
   for (const r of rows) {
     const connection = await getConnectionByPk(deps.db, deps.box, r.id);
     if (!connection) continue;
+    const env = { id: r.env_id, uuid: r.env_uuid, name: r.env_name };
     try {
+      if (await deps.lifecycle.checkStarted(env, connection)) continue;
       // Never checked: its creation may not have started its post-connection-creation scripts either
       // (a start that happened is not repeated).
-      await deps.lifecycle.connectionSaved({ id: r.env_id, uuid: r.env_uuid, name: r.env_name }, connection, { created: true });
+      await deps.lifecycle.connectionSaved(env, connection, { created: true });
       done++;
     } catch (err) {
       deps.log?.warn({ err, connectionPk: r.id }, 'connection sweeper could not complete a connection');

@@ -264,7 +264,20 @@ const DYNAMIC_CONFIG = {
   'history.hostLevelCacheMaxSize': [{ value: 8192, constraints: {} }],
   // The dev server's latency settings (lib/embedded/temporal.ts): the same keys on a cluster.
   ...Object.fromEntries(Object.entries(DEV_SERVER_DYNAMIC_CONFIG).map(([key, value]) => [key, [{ value, constraints: {} }]])),
+  // A history shard makes one persistence write at a time by default (only Cassandra needs that):
+  // with 4 shards, every workflow start, task and completion of the namespace queues behind 3 others'
+  // PostgreSQL commits. Each firing of a schedule takes ~20 such writes (the scheduler's and the run's),
+  // 1,000 one-minute schedules ~330 a second. 8 per shard lets PostgreSQL group the commits.
+  'history.shardIOConcurrency': [{ value: 8, constraints: {} }],
+  // The per-namespace workers run the schedules (worker.perNamespaceWorkerCount above): 2 pollers
+  // each by default left their task queue with a backlog of hundreds of scheduler tasks.
+  'worker.perNamespaceWorkerOptions': [{ value: { MaxConcurrentWorkflowTaskPollers: 4, MaxConcurrentActivityTaskPollers: 4 }, constraints: {} }],
 };
+
+/** The server's dynamic config file: Switchyard's settings, then `extra` (the benchmarks' --temporal-config) added or replacing. */
+export function serverDynamicConfig(extra: Readonly<Record<string, unknown>> = {}): Record<string, { value: unknown; constraints: object }[]> {
+  return { ...DYNAMIC_CONFIG, ...Object.fromEntries(Object.entries(extra).map(([key, value]) => [key, [{ value, constraints: {} }]])) };
+}
 
 // ---- Start ----
 
@@ -296,8 +309,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   const port = opts.port ?? 7233;
   const ports = await serverPorts(path.join(dir, 'ports.json'), port);
   const dynamicConfigFile = path.join(configDir, 'dynamic.yaml');
-  const extra = Object.fromEntries(Object.entries(opts.dynamicConfig ?? {}).map(([key, value]) => [key, [{ value, constraints: {} }]]));
-  await writeFile(dynamicConfigFile, YAML.stringify({ ...DYNAMIC_CONFIG, ...extra }));
+  await writeFile(dynamicConfigFile, YAML.stringify(serverDynamicConfig(opts.dynamicConfig)));
   // Holds the database password: readable by us only.
   const config = serverConfig(sqlTarget(opts.databaseServerUrl), databases, ports, dynamicConfigFile);
   await writeFile(path.join(configDir, 'switchyard.yaml'), YAML.stringify(config), { mode: 0o600 });

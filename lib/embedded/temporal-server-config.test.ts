@@ -1,0 +1,29 @@
+/**
+ * The dynamic config the embedded Temporal server (SWITCHYARD_TEMPORAL=server) is started with: the
+ * settings 1,000 one-minute schedules need on PostgreSQL (issue 32), kept when the benchmarks add
+ * their own values.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { serverDynamicConfig } from './temporal-server.js';
+
+const value = (config: ReturnType<typeof serverDynamicConfig>, key: string) => config[key]?.[0]?.value;
+
+describe('the Temporal server dynamic config', () => {
+  test("a history shard's persistence writes run several at a time, not one (the server's default)", () => {
+    assert.ok(Number(value(serverDynamicConfig(), 'history.shardIOConcurrency')) > 1);
+  });
+
+  test('the per-namespace workers that run schedules poll with more than their default 2 pollers', () => {
+    const options = value(serverDynamicConfig(), 'worker.perNamespaceWorkerOptions') as Record<string, number> | undefined;
+    assert.ok((options?.MaxConcurrentWorkflowTaskPollers ?? 2) > 2);
+    assert.ok((options?.MaxConcurrentActivityTaskPollers ?? 2) > 2);
+  });
+
+  test('values given at start are added or replace the defaults; the rest stay', () => {
+    const config = serverDynamicConfig({ 'history.shardIOConcurrency': 2, 'matching.numTaskqueueReadPartitions': 1 });
+    assert.equal(value(config, 'history.shardIOConcurrency'), 2);
+    assert.equal(value(config, 'matching.numTaskqueueReadPartitions'), 1);
+    assert.equal(value(config, 'worker.perNamespaceWorkerCount'), 4);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * The worker's young generation is bounded (worker/heap.ts, issue 32): Node 24 lets each isolate's
+ * new space grow to 128 MB, which the worker's main thread and workflow threads each reached under
+ * 1,000 one-minute schedules. Each test allocates garbage in a fresh isolate and reads how large its
+ * new space became.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { boundWorkflowThreadHeaps } from '../worker/heap.js';
+
+const BOUND_MB = 32;
+// Allocates ~200 MB of short-lived objects (a few survive), then prints the new space's size in MB.
+const CHURN = `
+const v8 = require('node:v8');
+const keep = [];
+for (let r = 0; r < 200; r++) { const a = []; for (let i = 0; i < 20000; i++) a.push({ i, s: 'x' + i }); if (r % 20 === 0) keep.push(a); }
+const size = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 2 ** 20;
+`;
+
+describe('the worker bounds its young generation', () => {
+  test('`npm run worker` and `npm start` start node with a new space of at most 32 MB', () => {
+    const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+    for (const name of ['worker', 'start']) {
+      const words = scripts[name]!.split(' ');
+      assert.equal(words[0], 'node');
+      const flags = words.slice(1, words.indexOf('--import'));
+      const size = Number(execFileSync(process.execPath, [...flags, '-e', `${CHURN}; console.log(size)`], { encoding: 'utf8' }).trim());
+      assert.ok(size <= BOUND_MB, `npm run ${name}: new space grew to ${size} MB`);
+    }
+  });
+
+  test('a workflow thread started after startWorkers has bounded the heaps gets a new space of at most 32 MB', async () => {
+    boundWorkflowThreadHeaps();
+    const thread = new Worker(`${CHURN}; require('node:worker_threads').parentPort.postMessage(size)`, { eval: true });
+    const size = await new Promise<number>((resolve, reject) => {
+      thread.once('message', resolve);
+      thread.once('error', reject);
+    });
+    await thread.terminate();
+    assert.ok(size <= BOUND_MB, `the thread's new space grew to ${size} MB`);
+  });
+});
