@@ -14,6 +14,7 @@ import type { TokenRefreshListener } from '../features/connections/service.js';
 import type { ProviderHooksLookup } from '../features/providers/providers.js';
 import type { Telemetry } from '../lib/otel/index.js';
 import type { Lookups } from '../features/connections/lookups.js';
+import type { RequestLogWriter } from '../features/logs/writer.js';
 import type { SyncCommands } from '../features/syncs/commands.js';
 import type { ConnectionCommands } from '../features/connections/commands.js';
 import type { AuthSocketHub } from './ws.js';
@@ -41,6 +42,8 @@ export interface AppDeps {
   providerHooks: ProviderHooksLookup;
   /** Secret key, integration and connection lookups, cached with change notifications (features/connections/lookups.ts). */
   lookups: Lookups;
+  /** This process's request log writes, batched (features/logs/writer.ts): a reader flushes them first. */
+  requestLogs: Pick<RequestLogWriter, 'flush'>;
   /** OpenTelemetry when an OTLP endpoint is configured, else null/absent (lib/otel). */
   telemetry?: Telemetry | null;
 }
