@@ -472,7 +472,9 @@ export async function providerTarget(deps: ConnectionDeps, connection: Connectio
   const e = endpointsOf(fresh.connectionConfig);
   const baseUrl = e.baseUrl();
   const auth = e.auth(fresh.credentials, deps.providerHooks(e.provider.name));
-  const origins = e.origins();
+  // Filled when first asked for: the proxy sends only to the base URL (or an override) and never asks.
+  let origins: string[] | undefined;
+  const originsOnce = () => (origins ??= e.origins());
   return {
     provider: e.provider,
     integration: e.integration,
@@ -480,8 +482,10 @@ export async function providerTarget(deps: ConnectionDeps, connection: Connectio
     endpoints: e,
     baseUrl,
     auth,
-    origins,
-    authAt: (url) => credentialsFor(auth, url, { baseUrl, origins }),
+    get origins() {
+      return originsOnce();
+    },
+    authAt: (url) => credentialsFor(auth, url, { baseUrl, origins: originsOnce() }),
   };
 }
 
