@@ -45,8 +45,7 @@ describe('request log entries written in batches', () => {
     return t;
   }
 
-  const call = async (t: TestPlatform, path: string) =>
-    ok(await t.api(`/proxy${path}`, { headers: { 'connection-id': 'c1', 'provider-config-key': 'up' } }));
+  const call = async (t: TestPlatform, path: string) => ok(await t.api(`/proxy${path}`, { headers: { 'connection-id': 'c1', 'provider-config-key': 'up' } }));
 
   async function storedUrls(databaseUrl: string): Promise<string[]> {
     const db = new pg.Client({ connectionString: databaseUrl });
@@ -76,6 +75,9 @@ describe('request log entries written in batches', () => {
     assert.deepEqual(await storedUrls(t.databaseUrl), []);
     platforms.splice(platforms.indexOf(t), 1);
     await t.stop();
-    assert.deepEqual(await storedUrls(t.databaseUrl), ['/a', '/b', '/c'].map((p) => upstreamUrl + p));
+    assert.deepEqual(
+      await storedUrls(t.databaseUrl),
+      ['/a', '/b', '/c'].map((p) => upstreamUrl + p),
+    );
   });
 });
