@@ -15,6 +15,7 @@ import type { ProviderHooksLookup } from '../features/providers/providers.js';
 import type { Telemetry } from '../lib/otel/index.js';
 import type { Lookups } from '../features/connections/lookups.js';
 import type { ActionRunNotices } from '../features/actions/notices.js';
+import type { RequestLogWriter } from '../features/logs/writer.js';
 import type { SyncCommands } from '../features/syncs/commands.js';
 import type { ConnectionCommands } from '../features/connections/commands.js';
 import type { AuthSocketHub } from './ws.js';
@@ -44,6 +45,8 @@ export interface AppDeps {
   lookups: Lookups;
   /** A synchronous action answers as soon as its result is committed (features/actions/notices.ts); absent without a change feed. */
   actionRunNotices?: ActionRunNotices;
+  /** This process's request log writes, batched (features/logs/writer.ts): a reader flushes them first. */
+  requestLogs: Pick<RequestLogWriter, 'flush'>;
   /** OpenTelemetry when an OTLP endpoint is configured, else null/absent (lib/otel). */
   telemetry?: Telemetry | null;
 }

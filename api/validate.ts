@@ -133,10 +133,28 @@ export function params<S extends z.ZodType>(c: Context, schema: S): z.output<S> 
   return check(schema, assertStorable(c.req.param(), 'invalid_uri_params'), 'invalid_uri_params');
 }
 
-/** An object schema reads the headers it names (case-insensitively, so it may name them `Connection-Id`); any other, all of them. */
+/** Parsed header sets by schema, keyed by the values read: a client sends the same few on every call (the proxy's). */
+const parsedHeaders = new WeakMap<z.ZodType, { names: string[]; seen: Map<string, unknown> }>();
+const PARSED_HEADERS_KEPT = 1000;
+const ABSENT = '\u0001';
+
+/**
+ * An object schema reads the headers it names (case-insensitively, so it may name them `Connection-Id`);
+ * any other, all of them. An object schema's output is parsed once per set of values and then shared,
+ * frozen (the HTTP parser refuses control characters in header values, so the joined key is unambiguous).
+ */
 export function headers<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
-  const raw = schema instanceof z.ZodObject ? Object.fromEntries(Object.keys(schema.shape).map((name) => [name, c.req.header(name)])) : c.req.header();
-  return check(schema, raw, 'invalid_headers');
+  if (!(schema instanceof z.ZodObject)) return check(schema, c.req.header(), 'invalid_headers');
+  let memo = parsedHeaders.get(schema);
+  if (!memo) parsedHeaders.set(schema, (memo = { names: Object.keys(schema.shape), seen: new Map() }));
+  const values = memo.names.map((name) => c.req.header(name));
+  const key = values.map((v) => v ?? ABSENT).join('\0');
+  const hit = memo.seen.get(key);
+  if (hit !== undefined) return hit as z.output<S>;
+  const parsed = Object.freeze(check(schema, Object.fromEntries(memo.names.map((name, i) => [name, values[i]])), 'invalid_headers')) as z.output<S>;
+  if (memo.seen.size >= PARSED_HEADERS_KEPT) memo.seen.clear();
+  memo.seen.set(key, parsed);
+  return parsed;
 }
 
 /** zod helper for 'true'/'false'/'1'/'0' query flags. */

@@ -121,6 +121,8 @@ export const configSchema = z.object({
     .min(1000)
     .default(15 * 60_000),
   SWITCHYARD_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(14),
+  // The longest a request-log entry waits in memory before its batch is written (features/logs/writer.ts).
+  SWITCHYARD_REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(1).max(60_000).default(100),
   SWITCHYARD_WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(24),
   SWITCHYARD_WEBHOOK_MAX_PER_SECOND: z.coerce.number().min(0).max(10_000).default(0),
   // A sync schedule's firing still starts when Temporal gets to it this late (catch-up window; Temporal's minimum is 10 s).

@@ -29,7 +29,7 @@ import { SyncSchedules, syncScheduleTiming } from '../features/syncs/schedules.j
 import { syncCommands } from '../features/syncs/commands.js';
 import { connectionCommands } from '../features/connections/commands.js';
 import { createProviderHttpClient, type ProviderHttpClient } from '../lib/http/index.js';
-import { requestLogSinkFor } from '../features/logs/store.js';
+import { requestLogWriter } from '../features/logs/writer.js';
 import { AuthSocketHub } from '../api/ws.js';
 import { startLogRetention } from '../api/routes/logs.js';
 import { startDeliverySweeper } from '../features/webhooks/emit.js';
@@ -89,9 +89,10 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   let temporal: Client | null = null;
   let server: ServerType | null = null;
   let workers: RunningWorkers | null = null;
+  const requestLogs = requestLogWriter(db, { flushMs: config.SWITCHYARD_REQUEST_LOG_FLUSH_MS });
   const http: ProviderHttpClient = createProviderHttpClient({
     allowedPrivateHosts: config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS,
-    requestLog: requestLogSinkFor(db),
+    requestLog: requestLogs.sink,
     defaultTimeoutMs: config.SWITCHYARD_PROVIDER_TIMEOUT_MS,
     // Names the deployment, as Basecamp and Harvest ask; an integration's `user_agent` replaces it.
     userAgent: `Switchyard (+${config.publicUrl})`,
@@ -131,6 +132,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stopConnectionSweeper?.();
     stopActionRunSweeper?.();
     await http.close().catch(() => undefined);
+    // After every call has ended: its entry is in the writer's queue, written now.
+    await requestLogs.close();
     await changeFeed?.stop();
     // Flushes the spans and metrics still buffered (the OTel SDK is process-global: see lib/otel/sdk.ts).
     await telemetry?.stop().catch(() => undefined);
@@ -182,6 +185,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       providerHooks,
       lookups,
       actionRunNotices: notices,
+      requestLogs,
     };
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 

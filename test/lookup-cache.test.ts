@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { findConnectionPk, saveCredentials } from '../features/connections/store.js';
+import { parseProviderDefinition, updateProvider } from '../features/providers/store.js';
 import { CHANGE_CHANNEL } from '../lib/db/change-feed.js';
 import { withTransaction } from '../lib/db/pool.js';
 import { startGenericProviderFake, startOAuthProviderFake, type GenericProviderFake } from './fakes/index.js';
@@ -75,19 +76,7 @@ describe('cached lookups across two API processes', () => {
     });
     a = await startTestPlatform({ runWorker: false });
     b = await startTestPlatform({ runWorker: false, env: sameDatabase(a) });
-    await ok(
-      await a.api('/providers', {
-        method: 'POST',
-        json: {
-          name: 'recorder',
-          display_name: 'Recorder',
-          auth_mode: 'API_KEY',
-          proxy: { base_url: recorder.url, headers: { authorization: 'Key ${apiKey}' } },
-          docs: 'https://recorder.test/docs',
-        },
-      }),
-      201,
-    );
+    await ok(await a.api('/providers', { method: 'POST', json: recorderProvider('Key') }), 201);
     await ok(await a.api('/integrations', { method: 'POST', json: { provider: 'recorder', unique_key: 'rec' } }));
     await addOAuthIntegration(a, { uniqueKey: 'drive', oauthUrl: oauth.url, clientId: 'cid', clientSecret: 'csecret', baseUrl: recorder.url });
   });
@@ -95,6 +84,15 @@ describe('cached lookups across two API processes', () => {
     for (const t of [...extra, b, a]) await t?.stop().catch(() => undefined);
     await recorder?.close();
     await oauth?.close();
+  });
+
+  /** The user-defined provider of integration `rec`: its API key goes in `Authorization: <scheme> <key>`. */
+  const recorderProvider = (scheme: string) => ({
+    name: 'recorder',
+    display_name: 'Recorder',
+    auth_mode: 'API_KEY',
+    proxy: { base_url: recorder.url, headers: { authorization: `${scheme} \${apiKey}` } },
+    docs: 'https://recorder.test/docs',
   });
 
   /** An OAuth connection imported through A, its token valid for a day. */
@@ -262,6 +260,27 @@ describe('cached lookups across two API processes', () => {
     });
     await waitFor('the change feed to reconnect', async () => feed.live && (await feed.backendPid()) !== oldPid, 30_000, { everyMs: 20 });
     assert.equal((await proxied(a, 'rec', 'dropped')).auth, 'Key during-drop');
+  });
+
+  test("a user-defined provider is read once: a change without a notice is not seen, the other process's change is, on the next call", async () => {
+    await ok(await importKey(a, 'defined', 'dk'), 201);
+    assert.equal((await proxied(a, 'rec', 'defined')).auth, 'Key dk'); // the provider is now in A's cache
+    const db = b.platform.deps.db;
+    const env = (await db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
+    try {
+      // With the row's triggers off no notice is sent: only an answer from the cache still has the old template.
+      await withTransaction(db, async (tx) => {
+        await tx.query('SET LOCAL session_replication_role = replica');
+        await updateProvider(tx, env, 'recorder', parseProviderDefinition(recorderProvider('Unannounced')).definition);
+      });
+      assert.equal((await proxied(a, 'rec', 'defined')).auth, 'Key dk', "served from A's cache, not read again");
+      await ok(await b.api('/providers/recorder', { method: 'PUT', json: recorderProvider('Token') }));
+      await a.platform.changeFeed!.barrier();
+      assert.equal((await proxied(a, 'rec', 'defined')).auth, 'Token dk');
+    } finally {
+      await ok(await b.api('/providers/recorder', { method: 'PUT', json: recorderProvider('Key') }));
+      await a.platform.changeFeed!.barrier();
+    }
   });
 
   test('a secret key replaced by another API process at its start is refused by this one on the next request', async () => {

@@ -8,7 +8,6 @@ import type { Hono } from 'hono';
 import { requireConnection } from '../../features/connections/resolve.js';
 import { listConnections, type Connection } from '../../features/connections/store.js';
 import { listIntegrations, type Integration } from '../../features/integrations/store.js';
-import { listRequestLogs } from '../../features/logs/store.js';
 import { BadRequest, NotFound, ValidationFailed } from '../../lib/errors.js';
 import { InvalidCursor, readRecords } from '../../features/records/read.js';
 import { modelsOf } from '../../features/scripts/catalog.js';
@@ -19,6 +18,7 @@ import { field, noticeFrom, redirectWith, type DashContext, type DashEnv } from 
 import { Badge, Csrf, Empty, Json, Layout, renderPage, statusTone, When, withQuery, type Notice, type PageContext } from './layout.js';
 import { DataTable, FilterForm, IntegrationFilter, Pager } from './components.js';
 import { RequestLogTable, runHref } from './logs.js';
+import { readRequestLogs } from '../routes/logs.js';
 
 const PAGE_SIZE = 50;
 const RECORDS_PAGE_SIZE = 25;
@@ -183,7 +183,7 @@ export function connectionPages(deps: AppDeps, app: Hono<DashEnv>): void {
         recordsProblem = 'The page cursor is not valid.';
       }
     }
-    const { logs } = await listRequestLogs(deps.db, ctx.env.id, { connectionId: conn.connectionId, integration: conn.integrationKey }, { limit: 20 });
+    const { logs } = await readRequestLogs(deps, ctx.env.id, { connectionId: conn.connectionId, integration: conn.integrationKey }, { limit: 20 });
     const href = connectionHref(ctx, conn);
     return renderPage(
       c,

@@ -9,7 +9,7 @@ import { decodeCursor, listRequestLogs, newestRequestLogId, type RequestLog, typ
 import { streamSSE } from 'hono/streaming';
 import { BadRequest, NotFound } from '../../lib/errors.js';
 import type { AppDeps } from '../context.js';
-import { LOG_KINDS } from '../routes/logs.js';
+import { LOG_KINDS, readRequestLogs } from '../routes/logs.js';
 import { noticeFrom, type DashContext, type DashEnv } from './context.js';
 import { Badge, Empty, Json, Layout, renderPage, statusTone, When, withQuery, type Notice, type PageContext } from './layout.js';
 import { DataTable, FilterForm, IntegrationFilter, Pager, SelectFilter, TextFilter } from './components.js';
@@ -185,7 +185,7 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
       : undefined;
     const { logs, nextCursor } = problems.length
       ? { logs: [], nextCursor: null }
-      : await listRequestLogs(deps.db, ctx.env.id, filters, { limit: LOG_PAGE_SIZE, cursor });
+      : await readRequestLogs(deps, ctx.env.id, filters, { limit: LOG_PAGE_SIZE, cursor });
     const integrations = await listIntegrations(deps.db, deps.box, ctx.env.id);
     const notice: Notice | null = problems.length ? { kind: 'error', text: problems.join(' ') } : noticeFrom(c);
     return renderPage(
@@ -388,7 +388,7 @@ export function logPages(deps: AppDeps, app: Hono<DashEnv>): void {
     const run = await getRun(deps.db, ctx.env.id, kind, id);
     if (!run) throw new NotFound('not_found', 'No such run in this environment');
     // Oldest first: the order the run made its calls.
-    const { logs } = await listRequestLogs(deps.db, ctx.env.id, { runId: run.id }, { limit: 1000 });
+    const { logs } = await readRequestLogs(deps, ctx.env.id, { runId: run.id }, { limit: 1000 });
     logs.reverse();
     const temporal = temporalRunUrl(deps.config, ctx.env.name, { kind, id: run.id });
     return renderPage(

@@ -5,7 +5,7 @@
  * job that prunes request-log entries older than SWITCHYARD_LOG_RETENTION_DAYS.
  */
 import { z } from 'zod';
-import { decodeCursor, listRequestLogs, pruneRequestLogs, type RequestLog } from '../../features/logs/store.js';
+import { decodeCursor, listRequestLogs, pruneRequestLogs, type RequestLog, type RequestLogFilters, type RequestLogPage } from '../../features/logs/store.js';
 import { listScriptLines } from '../../features/logs/script-lines.js';
 import { ValidationFailed } from '../../lib/errors.js';
 import type { AppDeps } from '../context.js';
@@ -79,6 +79,12 @@ function present(log: RequestLog): z.infer<typeof logEntry> {
   };
 }
 
+/** The request log as listRequestLogs reads it, this process's calls included as soon as they are made (not once their batch is due). */
+export async function readRequestLogs(deps: Pick<AppDeps, 'db' | 'requestLogs'>, environmentId: number, filters: RequestLogFilters, page: RequestLogPage) {
+  await deps.requestLogs.flush();
+  return listRequestLogs(deps.db, environmentId, filters, page);
+}
+
 export const listLogs = defineRoute({
   method: 'get',
   path: '/logs',
@@ -99,8 +105,8 @@ export const listLogs = defineRoute({
       throw new ValidationFailed('invalid_query_params', [{ code: 'invalid_cursor', message: 'the cursor is not valid', path: ['cursor'] }]);
     }
   }
-  const { logs, nextCursor } = await listRequestLogs(
-    deps.db,
+  const { logs, nextCursor } = await readRequestLogs(
+    deps,
     env.id,
     {
       connectionId: q.connection_id,

@@ -8,7 +8,7 @@
  * a 401 is tried once more with the stored credentials when they are newer than the cached ones, or
  * after a new login when they are a session the provider may end early (BILL).
  */
-import { ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
@@ -75,15 +75,22 @@ function upstreamPath(url: string): string {
   return `${rest || '/'}${u.search}`;
 }
 
-function forwardedHeaders(incoming: Headers): Record<string, string> {
+/**
+ * The caller's headers that go upstream. Read from the node request when there is one (names already
+ * lower case, repeats joined): iterating the web `Headers` would first build a full copy of them.
+ */
+function forwardedHeaders(c: Context<AppEnv>): Record<string, string> {
+  const node = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  const incoming: Iterable<[string, string | string[] | undefined]> = node instanceof IncomingMessage ? Object.entries(node.headers) : c.req.raw.headers;
   const out: Record<string, string> = {};
-  const contentType = incoming.get('content-type');
+  const contentType = c.req.header('content-type');
   if (contentType) out['content-type'] = contentType;
   for (const [name, value] of incoming) {
+    if (value === undefined) continue;
     const prefix = FORWARD_PREFIXES.find((p) => name.startsWith(p));
     if (!prefix) continue;
     const target = name.slice(prefix.length);
-    if (target && !NOT_FORWARDED.has(target) && !target.startsWith('proxy-')) out[target] = value;
+    if (target && !NOT_FORWARDED.has(target) && !target.startsWith('proxy-')) out[target] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
 }
@@ -290,7 +297,7 @@ export const proxy = defineRoute({
 
   const method = c.req.method.toUpperCase();
   const path = upstreamPath(c.req.url);
-  const headers = forwardedHeaders(c.req.raw.headers);
+  const headers = forwardedHeaders(c);
   // An OAuth 1.0a signature covers a form body's parameters, so it is read before the request is signed.
   const signsBody = target.auth.type === 'oauth1' && /^application\/x-www-form-urlencoded\b/i.test(headers['content-type'] ?? '');
   const body = await outgoingBody(c, retries > 0 || signsBody);

@@ -48,7 +48,11 @@ export const REVERTS: Revert[] = [
   { name: 'delete-unseen', file: 'features/records/store.ts', why: 'deletion detection at the end of a full sync: NOT EXISTS kept a per-row probe (OFFSET 0)' },
   { name: 'provider-target', file: 'features/connections/target.ts', why: 'providerTarget reuses an integration its caller has just read' },
   { name: 'proxy-target', file: 'api/routes/proxy.ts', why: 'the proxy passes its integration to providerTarget' },
-  { name: 'request-log-batch', file: 'features/logs/store.ts', why: 'request log entries that queue behind an insert are written together' },
+  {
+    name: 'request-log-batch',
+    file: 'start/platform.ts',
+    why: 'request log entries are written in batches, off the path of the calls (features/logs/writer.ts), not one INSERT per call',
+  },
   {
     name: 'proxy-direct',
     file: 'api/routes/proxy.ts',

@@ -15,6 +15,7 @@ import type { ProviderHttpClient, RequestContext } from '../../lib/http/index.js
 import type { StoredCredentials } from './credentials.js';
 import type { ProviderHooksLookup } from '../providers/providers.js';
 import type { Endpoints } from './target.js';
+import type { Lookups } from './lookups.js';
 
 /** Told of every OAuth token refresh's outcome; never throws (failures are its own to log). */
 export interface TokenRefreshListener {
@@ -33,6 +34,8 @@ export interface ConnectionDeps {
   onTokenRefresh: TokenRefreshListener;
   /** The provider plugins' runtime hooks (integrations/plugins.ts `pluginFor`). */
   providerHooks: ProviderHooksLookup;
+  /** The API's cached provider lookup (features/connections/lookups.ts); without it, the database is read. */
+  lookups?: Pick<Lookups, 'provider'>;
 }
 
 export interface VerificationResult {

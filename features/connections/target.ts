@@ -415,8 +415,8 @@ function awsSigV4Injection(
 }
 
 /** The provider of an integration, as its environment sees it (the catalogue, then the environment's own). */
-export async function providerOf(db: Queryable, environmentId: number, name: string): Promise<Provider> {
-  const provider = await findProvider(db, environmentId, name);
+export async function providerOf(db: Queryable, environmentId: number, name: string, lookups?: ConnectionDeps['lookups']): Promise<Provider> {
+  const provider = lookups ? await lookups.provider(environmentId, name) : await findProvider(db, environmentId, name);
   if (!provider) throw new NotFound('unknown_provider', `Provider ${name} is neither in the catalogue nor defined in this environment`);
   return provider;
 }
@@ -456,7 +456,7 @@ async function endpointsOfConnection(
 ): Promise<(config: Record<string, unknown>) => Endpoints> {
   const integration = loaded?.id === connection.integrationId ? loaded : await getIntegrationById(deps.db, deps.box, connection.integrationId);
   if (!integration) throw new NotFound('unknown_provider_config', 'Integration does not exist');
-  const provider = await providerOf(deps.db, connection.environmentId, integration.provider);
+  const provider = await providerOf(deps.db, connection.environmentId, integration.provider, deps.lookups);
   return (config) => endpoints(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, config);
 }
 
@@ -472,7 +472,9 @@ export async function providerTarget(deps: ConnectionDeps, connection: Connectio
   const e = endpointsOf(fresh.connectionConfig);
   const baseUrl = e.baseUrl();
   const auth = e.auth(fresh.credentials, deps.providerHooks(e.provider.name));
-  const origins = e.origins();
+  // Filled when first asked for: the proxy sends only to the base URL (or an override) and never asks.
+  let origins: string[] | undefined;
+  const originsOnce = () => (origins ??= e.origins());
   return {
     provider: e.provider,
     integration: e.integration,
@@ -480,8 +482,10 @@ export async function providerTarget(deps: ConnectionDeps, connection: Connectio
     endpoints: e,
     baseUrl,
     auth,
-    origins,
-    authAt: (url) => credentialsFor(auth, url, { baseUrl, origins }),
+    get origins() {
+      return originsOnce();
+    },
+    authAt: (url) => credentialsFor(auth, url, { baseUrl, origins: originsOnce() }),
   };
 }
 

@@ -3,7 +3,7 @@
  * first with a keyset cursor, and pruned by age.
  */
 import { BadRequest } from '../../lib/errors.js';
-import type { RequestContext, RequestLogEntry, RequestLogSink } from '../../lib/http/provider-client.js';
+import type { RequestContext, RequestLogEntry } from '../../lib/http/provider-client.js';
 import type { Queryable } from '../../lib/db/pool.js';
 import { pageQuery, Where } from '../../lib/db/where.js';
 
@@ -104,37 +104,35 @@ export async function insertRequestLog(db: Queryable, entry: RequestLogEntry): P
   await insertRequestLogs(db, [entry]);
 }
 
-const LOG_COLUMNS = 13;
-
-/** Several entries in one multi-row INSERT, in order. */
-export async function insertRequestLogs(db: Queryable, entries: RequestLogEntry[]): Promise<void> {
-  const values: unknown[] = [];
-  const rows: string[] = [];
-  for (const entry of entries) {
-    const base = values.length;
-    rows.push(`(${Array.from({ length: LOG_COLUMNS }, (_, i) => `$${base + i + 1}`).join(', ')})`);
-    values.push(
-      entry.environmentId,
-      entry.integration ?? null,
-      entry.connectionId ?? null,
-      entry.runId ?? null,
-      entry.kind,
-      entry.method,
-      entry.url,
-      entry.status,
-      Math.round(entry.durationMs),
-      entry.requestBytes,
-      entry.responseBytes,
-      entry.error ?? null,
-      entry.createdAt,
-    );
-  }
-  await db.query(
-    `INSERT INTO request_logs (environment_id, integration, connection_id, run_id, kind, method, url, status, duration_ms,
+// One statement text whatever the batch size, prepared once per connection: PostgreSQL parses and
+// plans it once, where a VALUES list of N rows was a new statement of 13·N parameters each time.
+const INSERT_LOGS = {
+  name: 'switchyard-insert-request-logs',
+  text: `INSERT INTO request_logs (environment_id, integration, connection_id, run_id, kind, method, url, status, duration_ms,
        request_bytes, response_bytes, error, created_at)
-     VALUES ${rows.join(', ')}`,
-    values,
-  );
+     SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[],
+       $10::bigint[], $11::bigint[], $12::text[], $13::timestamptz[])`,
+};
+
+/** Several entries in one INSERT, in order (a column's values as one array parameter). */
+export async function insertRequestLogs(db: Queryable, entries: RequestLogEntry[]): Promise<void> {
+  const columns: unknown[][] = Array.from({ length: 13 }, () => new Array<unknown>(entries.length));
+  entries.forEach((entry, i) => {
+    columns[0]![i] = entry.environmentId;
+    columns[1]![i] = entry.integration ?? null;
+    columns[2]![i] = entry.connectionId ?? null;
+    columns[3]![i] = entry.runId ?? null;
+    columns[4]![i] = entry.kind;
+    columns[5]![i] = entry.method;
+    columns[6]![i] = entry.url;
+    columns[7]![i] = entry.status;
+    columns[8]![i] = Math.round(entry.durationMs);
+    columns[9]![i] = entry.requestBytes;
+    columns[10]![i] = entry.responseBytes;
+    columns[11]![i] = entry.error ?? null;
+    columns[12]![i] = entry.createdAt;
+  });
+  await db.query({ ...INSERT_LOGS, values: columns });
 }
 
 export async function listRequestLogs(
@@ -186,42 +184,3 @@ export async function pruneRequestLogs(db: Queryable, olderThan: Date): Promise<
     if ((rowCount ?? 0) < PRUNE_BATCH) return total;
   }
 }
-
-/**
- * A sink for the provider HTTP client: a failed insert is reported and swallowed, never failing the
- * call. Entries that arrive while an insert is in flight are written together by the next one (one
- * multi-row INSERT), so a busy proxy spends one round trip per batch on its log rather than one per
- * call; an idle one writes each entry at once, as before. A batch that fails is retried entry by
- * entry, so one bad entry loses only itself.
- */
-export function requestLogSinkFor(db: Queryable): RequestLogSink {
-  const report = (err: unknown) => console.error('[switchyard] could not write the request log:', err instanceof Error ? err.message : err);
-  let queue: { entry: RequestLogEntry; written: () => void }[] = [];
-  let writing = false;
-  const drain = async () => {
-    writing = true;
-    while (queue.length > 0) {
-      const batch = queue.slice(0, LOG_BATCH);
-      queue = queue.slice(batch.length);
-      try {
-        await insertRequestLogs(
-          db,
-          batch.map((b) => b.entry),
-        );
-      } catch (err) {
-        if (batch.length === 1) report(err);
-        else for (const b of batch) await insertRequestLog(db, b.entry).catch(report);
-      }
-      for (const b of batch) b.written();
-    }
-    writing = false;
-  };
-  return (entry) =>
-    new Promise<void>((resolve) => {
-      queue.push({ entry, written: resolve });
-      if (!writing) void drain();
-    });
-}
-
-/** Entries per INSERT: 13 parameters each, far below PostgreSQL's 65535. */
-const LOG_BATCH = 500;

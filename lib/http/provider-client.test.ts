@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { requestLogSinkFor } from '../../features/logs/store.js';
+import { requestLogWriter } from '../../features/logs/writer.js';
 import { AddressNotAllowed, NetworkError, RateLimited, ResponseTooLarge, UpstreamHttpError } from './errors.js';
 import { buildUrl, createProviderHttpClient, type ProviderHttpClient, type ProviderRequest, type RequestLogEntry } from './provider-client.js';
 import { rejection } from '../../test/assert.js';
@@ -334,8 +334,9 @@ describe('request log', () => {
     const originalError = console.error;
     console.error = (...args: unknown[]) => void errors.push(args);
     const failing = createProviderHttpClient({ allowedPrivateHosts: ['127.0.0.1'], requestLog: () => Promise.reject(new Error('db down')) });
-    const fakeDb = { query: () => Promise.reject(new Error('db down')) } as unknown as Parameters<typeof requestLogSinkFor>[0];
-    const viaRepo = createProviderHttpClient({ allowedPrivateHosts: ['127.0.0.1'], requestLog: requestLogSinkFor(fakeDb) });
+    const fakeDb = { query: () => Promise.reject(new Error('db down')) } as unknown as Parameters<typeof requestLogWriter>[0];
+    const writer = requestLogWriter(fakeDb);
+    const viaRepo = createProviderHttpClient({ allowedPrivateHosts: ['127.0.0.1'], requestLog: writer.sink });
     const slow = createProviderHttpClient({
       allowedPrivateHosts: ['127.0.0.1'],
       requestLog: (e) => new Promise<void>((ok) => setTimeout(() => ok(void written.push(e)), 50)),
@@ -345,7 +346,7 @@ describe('request log', () => {
       assert.equal((await viaRepo.request(req({}))).status, 200);
       assert.equal((await slow.request(req({}))).status, 200);
     } finally {
-      await Promise.all([failing.close(), viaRepo.close(), slow.close()]);
+      await Promise.all([failing.close(), viaRepo.close().then(() => writer.close()), slow.close()]);
       console.error = originalError;
     }
     assert.equal(written.length, 1);

@@ -392,7 +392,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
 
   async function request(original: ProviderRequest): Promise<ProviderResponse> {
     if (closed) throw new Error('the provider HTTP client is closed');
-    const req = await signableBody(original);
+    const req = original.auth.type === 'aws-sigv4' ? await signableBody(original) : original;
     const url = buildUrl(
       req.baseUrl,
       req.path,
