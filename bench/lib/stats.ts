@@ -98,10 +98,7 @@ export function rssMb(pid: number): number {
 function childrenOf(pid: number): number[] {
   try {
     return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8')
-        .split(/\s+/)
-        .filter(Boolean)
-        .map(Number),
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number),
     );
   } catch {
     return [];
