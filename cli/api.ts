@@ -13,6 +13,8 @@ export class Api {
   readonly host = hostOf();
   private readonly key: string;
   private readonly variable: string;
+  /** Bytes of the request bodies sent so far (a deploy reports what it uploaded). */
+  bytesSent = 0;
 
   constructor(readonly env: string) {
     const { key, variable } = secretKeyFor(env);
@@ -37,11 +39,9 @@ export class Api {
   }
 
   async json<T>(method: string, pathname: string, body?: unknown): Promise<T> {
-    const res = await this.fetch(pathname, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    this.bytesSent += payload === undefined ? 0 : Buffer.byteLength(payload);
+    const res = await this.fetch(pathname, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: payload });
     const text = await res.text();
     let parsed: unknown;
     try {

@@ -1,13 +1,17 @@
 /**
- * @module cli/check — the type-check of a whole project, once: one incremental TypeScript program
- * over every script (unchanged files keep their results in .switchyard/tsbuildinfo), its
- * diagnostics given to the scripts they fail. A diagnostic in a shared file (models.ts, a helper)
- * fails every script that imports it, directly or not; one without a file fails them all.
+ * @module cli/check — the type-check of a whole project, once: incremental TypeScript programs over
+ * groups of whole integrations (unchanged files keep their results in .switchyard/tsbuildinfo-<n>),
+ * each in a worker thread of its own (cli/check-worker), their diagnostics given to the scripts they
+ * fail. A diagnostic in a shared file (models.ts, a helper) fails every script that imports it,
+ * directly or not; one without a file fails them all. Only the project's own files are checked:
+ * the SDK's are this CLI's, checked where it is built.
  */
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type ts from 'typescript';
-import { compilerOptions } from './build.js';
+import { pool } from './pool.js';
 import { relative, type ScriptFile } from './project.js';
+import { compilerOptions } from './ts-options.js';
 
 export interface TypeProblem {
   /** `TS2345`, the group a report counts it in. */
@@ -60,11 +64,21 @@ function closureFinder(typescript: typeof ts, program: ts.Program, dir: string):
 }
 
 /**
- * Files per TypeScript program. One program over a whole large project keeps every instantiated
- * type of every file at once (Nango's template library, 6,211 functions, outgrew V8's 4 GB heap);
- * programs of whole integrations up to this many functions, one after the other, stay flat.
+ * Files per TypeScript program. One program keeps every instantiated type of its files at once
+ * (one over Nango's template library, 6,211 functions, outgrew V8's 4 GB heap): programs of whole
+ * integrations up to this many functions, each in a worker whose heap goes when it exits, stay
+ * small. SWITCHYARD_CHECK_CHUNK overrides it.
  */
-export const CHECK_CHUNK = 500;
+export const CHECK_CHUNK = 250;
+
+/**
+ * Type-check workers at a time (SWITCHYARD_CHECK_WORKERS overrides): the main thread bundles and
+ * describes meanwhile, so a 2-core machine is busy on both cores; two programs at once stay under
+ * 2 GB with CHECK_CHUNK functions each.
+ */
+export const CHECK_WORKERS = 2;
+
+const setting = (name: string, fallback: number) => Number(process.env[name]) || fallback;
 
 /** Whole integrations, in order, packed into groups of at most CHECK_CHUNK scripts (a larger integration is one group). */
 export function checkGroups(scripts: ScriptFile[], size = CHECK_CHUNK): ScriptFile[][] {
@@ -83,35 +97,67 @@ export function checkGroups(scripts: ScriptFile[], size = CHECK_CHUNK): ScriptFi
   return groups;
 }
 
+export interface TypeCheckResult {
+  byScript: Map<string, TypeProblem[]>;
+  count: number;
+}
+
+/** One group's type-check as a worker gets it. */
+export interface GroupJob {
+  dir: string;
+  files: string[];
+  zodDir: string;
+  tsBuildInfoFile: string;
+}
+
+/** Run from the sources (under tsx), not from the packed CLI. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+/** The worker's module: the packed CLI's is beside dist/switchyard.mjs (cli/pack.ts). */
+const WORKER = new URL(FROM_SOURCES ? './check-worker.ts' : './check-worker.mjs', import.meta.url);
+
+function inWorker(job: GroupJob): Promise<TypeCheckResult> {
+  return new Promise((resolve, reject) => {
+    // A worker thread does not inherit tsx's loader: from the sources, it loads it first.
+    const execArgv = FROM_SOURCES ? ['--import', import.meta.resolve('tsx/esm')] : undefined;
+    const worker = new Worker(WORKER, { workerData: job, execArgv });
+    let result: TypeCheckResult | null = null;
+    worker.once('message', (r: TypeCheckResult) => (result = r));
+    worker.once('error', reject);
+    worker.once('exit', (code) => (result ? resolve(result) : reject(new Error(`the type-check worker exited with code ${code} and no result`))));
+  });
+}
+
 /** The type problems of each script (scripts without any are absent), and their count in all. */
-export async function typeProblems(dir: string, scripts: ScriptFile[], zodDir: string): Promise<{ byScript: Map<string, TypeProblem[]>; count: number }> {
-  const groups = checkGroups(scripts);
+export async function typeProblems(dir: string, scripts: ScriptFile[], zodDir: string): Promise<TypeCheckResult> {
+  const groups = checkGroups(scripts, setting('SWITCHYARD_CHECK_CHUNK', CHECK_CHUNK));
   const byScript = new Map<string, TypeProblem[]>();
   let count = 0;
-  for (const [i, group] of groups.entries()) {
+  await pool([...groups.entries()], setting('SWITCHYARD_CHECK_WORKERS', CHECK_WORKERS), async ([i, group]) => {
     // Incremental: unchanged files keep their results in .switchyard/tsbuildinfo (one per group) between runs.
-    const buildInfo = path.join(dir, '.switchyard', groups.length === 1 ? 'tsbuildinfo' : `tsbuildinfo-${i}`);
-    const found = await checkGroup(dir, group, zodDir, buildInfo);
+    const tsBuildInfoFile = path.join(dir, '.switchyard', groups.length === 1 ? 'tsbuildinfo' : `tsbuildinfo-${i}`);
+    const found = await inWorker({ dir, files: group.map((s) => s.file), zodDir, tsBuildInfoFile });
     for (const [file, problems] of found.byScript) byScript.set(file, problems);
     count += found.count;
-  }
+  });
   return { byScript, count };
 }
 
-async function checkGroup(
-  dir: string,
-  scripts: ScriptFile[],
-  zodDir: string,
-  tsBuildInfoFile: string,
-): Promise<{ byScript: Map<string, TypeProblem[]>; count: number }> {
+const inProject = (dir: string, file: string) => {
+  const rel = path.relative(dir, file);
+  return !rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).includes('node_modules');
+};
+
+/** One group's type-check (in a worker: cli/check-worker). */
+export async function checkGroup({ dir, files, zodDir, tsBuildInfoFile }: GroupJob): Promise<TypeCheckResult> {
   const typescript = (await import('typescript')).default;
   const options = { ...(await compilerOptions(zodDir, dir)), incremental: true, tsBuildInfoFile };
-  const builder = typescript.createIncrementalProgram({ rootNames: scripts.map((s) => s.file), options });
+  const builder = typescript.createIncrementalProgram({ rootNames: files, options });
+  const projectFiles = builder.getSourceFiles().filter((f) => !f.isDeclarationFile && inProject(dir, f.fileName));
   const diagnostics = [
     ...builder.getConfigFileParsingDiagnostics(),
     ...builder.getSyntacticDiagnostics(),
     ...builder.getGlobalDiagnostics(),
-    ...builder.getSemanticDiagnostics(),
+    ...projectFiles.flatMap((f) => builder.getSemanticDiagnostics(f)),
   ];
   builder.emit();
   const byScript = new Map<string, TypeProblem[]>();
@@ -124,11 +170,11 @@ async function checkGroup(
     else byFile.set(path.resolve(d.file.fileName), [...(byFile.get(path.resolve(d.file.fileName)) ?? []), problem]);
   }
   const closure = closureFinder(typescript, builder.getProgram(), dir);
-  for (const s of scripts) {
-    const own = byFile.get(path.resolve(s.file)) ?? [];
-    const shared = [...closure(s.file)].filter((f) => f !== path.resolve(s.file)).flatMap((f) => byFile.get(f) ?? []);
+  for (const file of files) {
+    const own = byFile.get(path.resolve(file)) ?? [];
+    const shared = [...closure(file)].filter((f) => f !== path.resolve(file)).flatMap((f) => byFile.get(f) ?? []);
     const all = [...everywhere, ...own, ...shared];
-    if (all.length) byScript.set(s.file, all);
+    if (all.length) byScript.set(file, all);
   }
   return { byScript, count: diagnostics.length };
 }

@@ -1,10 +1,11 @@
 /**
- * @module cli/compile — `switchyard compile` of a whole project: one type-check of every script,
- * then, for the scripts that pass it, their bundles and manifests: reused from the cache when
- * nothing they are made of changed, otherwise bundled many to one esbuild build (as ES modules, the
- * code they share written once, while TypeScript checks) and described many to one sandbox, two
- * sandboxes side by side. Every script that fails, at whichever step, is reported with its
- * reason; what compiled is written to build/ all the same (build/manifest.json lists both).
+ * @module cli/compile — `switchyard compile` of a whole project: one type-check of every script (in
+ * worker threads), and meanwhile their bundles and manifests: reused from the cache when nothing
+ * they are made of changed, otherwise bundled many to one esbuild build (as ES modules, the code
+ * they share written once) and described many to one sandbox, two sandboxes side by side. A
+ * script's bundle is kept once its type-check passes. Every script that fails, at whichever step,
+ * is reported with its reason; what compiled is written to build/ all the same (build/manifest.json
+ * lists both).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { checkedManifest, loadFailure, sandboxMissing } from './build.js';
 import { BuildCache, type CacheEntry } from './build-cache.js';
 import { bundleMany, entryPathOf, SHARED_DIR, type Bundled } from './bundle-many.js';
 import { typeProblems } from './check.js';
+import { chunks, pool } from './pool.js';
 import { failureReport, summaryLine, type CompileFailure } from './compile-report.js';
 import { checkZod, CLI_VERSION, refuseYaml, relative, requireScripts, type ScriptFile } from './project.js';
 import { CliError, info, progress, step } from './ui.js';
@@ -46,21 +48,6 @@ const BUNDLE_BATCH = 1000;
 const DESCRIBE_BATCH = 100;
 
 export const bundlePath = (dir: string, s: ScriptFile) => path.join(dir, 'build', entryPathOf(s));
-
-/** Runs `fn` over the items, at most `limit` at a time. */
-async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /** A failure of bundle() or manifestOf() (a CliError naming the file) as the report shows it. */
 function failureOf(script: ScriptFile, stage: CompileFailure['stage'], err: unknown, dir: string): CompileFailure {
@@ -118,6 +105,52 @@ function bundleWriter(dir: string): (b: LinkedBundle) => Promise<void> {
   };
 }
 
+type Made = (Bundled & { manifest: ScriptManifest }) | CompileFailure;
+
+/**
+ * Bundles and describes the scripts (before their type-check is known): a script's bundle with its
+ * manifest, or why it failed. Batches of BUNDLE_BATCH: the next is bundled while one is described.
+ */
+async function bundleAndDescribe(dir: string, scripts: ScriptFile[], unchanged: number): Promise<Made[]> {
+  if (!scripts.length) return [];
+  const made: Made[] = [];
+  const bar = progress(`Bundling and describing ${scripts.length} function(s)${unchanged ? ` (${unchanged} unchanged)` : ''}`, scripts.length);
+  const parallel = Math.max(2, os.availableParallelism());
+  const describe = async (items: Bundled[]) =>
+    pool(chunks(items, DESCRIBE_BATCH), parallel, async (group) => {
+      const described = await describeLinked(group.map((b) => b.bundle));
+      for (const [i, b] of group.entries()) {
+        const d = described[i]!;
+        try {
+          if (!d.ok) throw loadFailure(dir, b.script, d.error);
+          made.push({ ...b, manifest: checkedManifest(dir, b.script, d.value) });
+        } catch (err) {
+          made.push(failureOf(b.script, d.ok ? 'manifest' : 'load', err, dir));
+        }
+        bar.advance();
+      }
+    });
+  const batches = chunks(scripts, BUNDLE_BATCH);
+  let bundling: Promise<Awaited<ReturnType<typeof bundleMany>>> | null = bundleMany(dir, batches[0]!);
+  // The next batch bundles while the last one is described.
+  let describing: Promise<void> = Promise.resolve();
+  for (let n = 0; n < batches.length; n++) {
+    const result = await bundling!;
+    bundling = n + 1 < batches.length ? bundleMany(dir, batches[n + 1]!) : null;
+    bundling?.catch(() => undefined);
+    for (const f of result.failed) {
+      const reason = `does not bundle: ${(f.lines[0] ?? '').replace(/^[^ ]+:\d+:\d+: /, '').slice(0, 100)}`;
+      made.push({ script: f.script, stage: 'bundle', reason, lines: f.lines });
+      bar.advance();
+    }
+    await describing;
+    describing = describe(result.bundled);
+  }
+  await describing;
+  bar.done(`${made.filter((m) => !('stage' in m)).length} of ${scripts.length}`);
+  return made;
+}
+
 export async function compileProject(dir: string, opts: { integration?: string } = {}): Promise<CompileOutcome> {
   refuseYaml(dir);
   const zodDir = await checkZod(dir);
@@ -136,13 +169,13 @@ export async function compileProject(dir: string, opts: { integration?: string }
     if (hit) hits.set(s, hit);
   });
   const toBuild = scripts.filter((s) => !hits.has(s)).sort((a, b) => `${a.integration}/${a.name}`.localeCompare(`${b.integration}/${b.name}`));
-  // esbuild bundles in its own process while TypeScript checks (its failures are dropped after).
-  const batches = chunks(toBuild, BUNDLE_BATCH);
-  let bundling = batches.length ? bundleMany(dir, batches[0]!) : null;
-  bundling?.catch(() => undefined);
+  // The type-check runs in worker threads while this thread bundles and describes.
+  const typeCheck = step(`Type-checking ${scripts.length} function(s)`, () => typeProblems(dir, scripts, zodDir));
+  typeCheck.catch(() => undefined);
+  const made = await bundleAndDescribe(dir, toBuild, hits.size);
+  const types = await typeCheck;
 
   const failed: CompileFailure[] = [];
-  const types = await step(`Type-checking ${scripts.length} function(s)`, () => typeProblems(dir, scripts, zodDir));
   for (const s of scripts) {
     const problems = types.byScript.get(s.file);
     if (problems) failed.push({ script: s, stage: 'type-check', reason: `type error ${problems[0]!.code}`, lines: problems.map((p) => p.line) });
@@ -153,50 +186,16 @@ export async function compileProject(dir: string, opts: { integration?: string }
       compiled.push({ ...s, bundleFile: bundlePath(dir, s), modules: Object.keys(hit.modules), sha256: hit.sha256, manifest: hit.manifest });
   }
   const reused = compiled.length;
-  const building = toBuild.filter((s) => !types.byScript.has(s.file));
-
-  if (building.length) {
-    const bar = progress(`Bundling and describing ${building.length} function(s)${reused ? ` (${reused} unchanged)` : ''}`, building.length);
-    const write = bundleWriter(dir);
-    const parallel = Math.max(2, os.availableParallelism());
-    const describe = async (items: Bundled[]) =>
-      pool(chunks(items, DESCRIBE_BATCH), parallel, async (group) => {
-        const described = await describeLinked(group.map((b) => b.bundle));
-        for (const [i, { script, bundle, inputs }] of group.entries()) {
-          const d = described[i]!;
-          try {
-            if (!d.ok) throw loadFailure(dir, script, d.error);
-            const manifest = checkedManifest(dir, script, d.value);
-            await write(bundle);
-            const entry = await cache.record(script, inputs, bundle, manifest);
-            compiled.push({ ...script, bundleFile: bundlePath(dir, script), modules: Object.keys(entry.modules), sha256: entry.sha256, manifest });
-          } catch (err) {
-            failed.push(failureOf(script, d.ok ? 'manifest' : 'load', err, dir));
-          }
-          bar.advance();
-        }
-      });
-    // The next batch bundles while the last one is described.
-    let describing: Promise<void> = Promise.resolve();
-    for (let n = 0; n < batches.length; n++) {
-      const result = await bundling!;
-      bundling = n + 1 < batches.length ? bundleMany(dir, batches[n + 1]!) : null;
-      bundling?.catch(() => undefined);
-      for (const f of result.failed) {
-        if (types.byScript.has(f.script.file)) continue;
-        failed.push({
-          script: f.script,
-          stage: 'bundle',
-          reason: `does not bundle: ${(f.lines[0] ?? '').replace(/^[^ ]+:\d+:\d+: /, '').slice(0, 100)}`,
-          lines: f.lines,
-        });
-        bar.advance();
-      }
-      await describing;
-      describing = describe(result.bundled.filter((b) => !types.byScript.has(b.script.file)));
+  const write = bundleWriter(dir);
+  for (const m of made) {
+    if (types.byScript.has(m.script.file)) continue;
+    if ('stage' in m) {
+      failed.push(m);
+      continue;
     }
-    await describing;
-    bar.done(`${building.length - failed.filter((f) => f.stage !== 'type-check').length} of ${building.length}`);
+    await write(m.bundle);
+    const entry = await cache.record(m.script, m.inputs, m.bundle, m.manifest);
+    compiled.push({ ...m.script, bundleFile: bundlePath(dir, m.script), modules: Object.keys(entry.modules), sha256: entry.sha256, manifest: m.manifest });
   }
 
   compiled.sort((a, b) => `${a.integration}/${a.name}`.localeCompare(`${b.integration}/${b.name}`));

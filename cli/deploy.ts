@@ -29,6 +29,7 @@ interface Plan {
   unchanged: PlanItem[];
 }
 
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const label = (i: PlanItem) => `${i.integration}/${i.name} ${dim(`(${i.type})`)}`;
 
 /** Bytes of one request's scripts (SWITCHYARD_DEPLOY_BATCH_BYTES overrides): under the platform's deploy limit (75 MB by default), with room to spare. */
@@ -125,6 +126,7 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
 
   const plan: Plan = { new: [], changed: [], removed: [], unchanged: [] };
   const changedGroups: Batch[] = [];
+  const sentBeforePreview = api.bytesSent;
   const comparing = progress(`Comparing with ${opts.env} at ${api.host}`, outcome.compiled.length);
   for (const b of groups) {
     const p = await api.json<Plan>('POST', '/scripts/deploy/preview', await bodyOfBatch(b));
@@ -132,7 +134,7 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
     if (p.new.length || p.changed.length || p.removed.length) changedGroups.push(b);
     comparing.advance(b.scripts.length);
   }
-  comparing.done(`${groups.length} request(s)`);
+  comparing.done(`${groups.length} request(s), ${megabytes(api.bytesSent - sentBeforePreview)} sent`);
   for (const i of plan.new) info(`  ${green('+')} ${label(i)} new`);
   for (const i of plan.changed) info(`  ${yellow('~')} ${label(i)} changed`);
   for (const i of plan.removed) info(`  ${red('-')} ${label(i)} removed`);
@@ -151,6 +153,7 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
     }
   }
   const total = changedGroups.reduce((n, b) => n + b.scripts.length, 0);
+  const sentBefore = api.bytesSent;
   const deploying = progress(`Deploying to ${opts.env}`, total);
   const results: DeployResult[] = [];
   for (const [n, b] of changedGroups.entries()) {
@@ -168,7 +171,7 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
     }
     deploying.advance(b.scripts.length);
   }
-  deploying.done(`${changedGroups.length} request(s)`);
+  deploying.done(`${changedGroups.length} request(s), ${megabytes(api.bytesSent - sentBefore)} uploaded`);
   const sum = (k: 'new' | 'changed' | 'removed') => results.reduce((n, r) => n + r[k].length, 0);
   const versions = results.map((r) => r.deployment.version);
   const version = versions.length === 1 ? `version ${versions[0]}` : `versions ${versions[0]}–${versions.at(-1)}`;

@@ -39,22 +39,28 @@ export async function stageCliPackage(stage = path.join(ROOT, 'dist', 'cli')): P
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   // dist/switchyard.mjs: cli/project.ts finds the package root one folder up, as it does from cli/.
-  await esbuild.build({
-    entryPoints: [path.join(ROOT, 'cli', 'main.ts')],
-    outfile: path.join(stage, 'dist', 'switchyard.mjs'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    external: [...RUNTIME_DEPENDENCIES, ...OPTIONAL_DEPENDENCIES],
-    // Bundled CommonJS modules call require() for Node's own modules.
-    banner: { js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
-    // Whitespace and syntax only: names stay, so DEBUG=1 stacks read.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-  });
+  // dist/check-worker.mjs: a type-check worker (cli/check.ts starts it beside the module it runs from).
+  for (const [entry, out] of [
+    ['main.ts', 'switchyard.mjs'],
+    ['check-worker.ts', 'check-worker.mjs'],
+  ] as const) {
+    await esbuild.build({
+      entryPoints: [path.join(ROOT, 'cli', entry)],
+      outfile: path.join(stage, 'dist', out),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      external: [...RUNTIME_DEPENDENCIES, ...OPTIONAL_DEPENDENCIES],
+      // Bundled CommonJS modules call require() for Node's own modules.
+      banner: { js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+      // Whitespace and syntax only: names stay, so DEBUG=1 stacks read.
+      minifyWhitespace: true,
+      minifySyntax: true,
+      legalComments: 'none',
+      logLevel: 'warning',
+    });
+  }
   // Read at run time: the sandbox's polyfills and prelude (bundled on first use, lib/sandbox/isolate-scripts.ts)
   // and the SDK the project's scripts import (type-checked and bundled with them).
   cpSync(path.join(ROOT, 'lib', 'sandbox', 'isolate'), path.join(stage, 'dist', 'isolate'), { recursive: true });

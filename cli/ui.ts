@@ -38,7 +38,9 @@ export async function step<T>(label: string, run: () => Promise<T>): Promise<T> 
   process.stdout.write(`${dim('…')} ${label}\n`);
   try {
     const result = await run();
-    process.stdout.write(`${green('✓')} ${label} ${dim(`(${((performance.now() - started) / 1000).toFixed(1)}s)`)}\n`);
+    // On a terminal, over a progress bar that may be drawn meanwhile (compile type-checks while it bundles).
+    const clear = process.stdout.isTTY ? '\r\u001b[2K' : '';
+    process.stdout.write(`${clear}${green('✓')} ${label} ${dim(`(${((performance.now() - started) / 1000).toFixed(1)}s)`)}\n`);
     return result;
   } catch (err) {
     process.stdout.write(`${red('✗')} ${label}\n`);

@@ -14,7 +14,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { compilerOptions } from '../cli/build.js';
+import { compilerOptions } from '../cli/ts-options.js';
 import { findScripts } from '../cli/project.js';
 
 interface Args {

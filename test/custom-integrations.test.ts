@@ -19,7 +19,7 @@ import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import ts from 'typescript';
-import { sandboxCompilerOptions } from '../cli/build.js';
+import { sandboxCompilerOptions } from '../cli/ts-options.js';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
 import { addMetabaseConnection, apiRequestRecorder, assertReadsOnly, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { syncScheduleId } from '../workflows/contracts.js';

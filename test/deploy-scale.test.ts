@@ -56,7 +56,7 @@ describe('deploy of a project larger than one request', () => {
     assert.match(r.stdout, /Comparing with dev at [^:]+:\/\/[^ ]+: 0\/36\n/);
     assert.match(r.stdout, /✓ Comparing with dev [^\n]*: 3 request\(s\)/);
     assert.match(r.stdout, /… Deploying to dev: \d+\/36 /);
-    assert.match(r.stdout, /✓ Deploying to dev: 3 request\(s\)/);
+    assert.match(r.stdout, /✓ Deploying to dev: 3 request\(s\), \d+\.\d MB uploaded/);
     assert.match(r.stdout, /Deployed versions 1–3 to dev: 36 new, 0 changed, 0 removed/);
     const config = (await (await t.api('/scripts/config?format=switchyard')).json()) as Json;
     for (const key of project.integrations) {

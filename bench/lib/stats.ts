@@ -94,11 +94,28 @@ export function rssMb(pid: number): number {
   }
 }
 
-/** Samples a process's RSS every `everyMs` until stopped; returns max, last and the samples. */
-export function sampleRss(pid: number, everyMs = 1000): { peek(): number; stop(): { maxMb: number; lastMb: number; samples: number[] } } {
+/** The process's children (Linux: /proc/<pid>/task/<tid>/children of each of its threads). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** RSS of a process and all its descendants (a CLI and the esbuild service it starts), in MB. */
+export function treeRssMb(pid: number): number {
+  const own = rssMb(pid);
+  return childrenOf(pid).reduce((sum, child) => sum + (treeRssMb(child) || 0), own);
+}
+
+/** Samples a process's RSS (`tree`: with its descendants') every `everyMs` until stopped; returns max, last and the samples. */
+export function sampleRss(pid: number, everyMs = 1000, tree = false): { peek(): number; stop(): { maxMb: number; lastMb: number; samples: number[] } } {
   const samples: number[] = [];
   const take = () => {
-    const v = rssMb(pid);
+    const v = tree ? treeRssMb(pid) : rssMb(pid);
     if (Number.isFinite(v)) samples.push(v);
   };
   take();
