@@ -524,7 +524,7 @@ async function readAllViaSelect(db: Db, connectionPk: number): Promise<{ ms: num
   for (;;) {
     const p0 = performance.now();
     const { rows: page } = await db.query<{ cursor: number }>(
-      `SELECT data::text AS data, first_seen_at, last_modified_at, deleted_at, last_action, cursor FROM records
+      `SELECT data::text AS data, first_seen_at, last_modified_at, deleted_at, last_action, cursor, pruned_at FROM records
        WHERE connection_pk = $1 AND model = 'BenchItem' AND cursor > $2 ORDER BY cursor LIMIT ${PAGE + 1}`,
       [connectionPk, cursor],
     );
