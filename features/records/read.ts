@@ -1,14 +1,15 @@
 /**
  * @module features/records/read — paged reads of the records cache in Nango's `GET /records` shape. Pages
  * are keyset on `cursor` (a sequence value taken on every change) over the index
- * (connection_pk, model, cursor). PostgreSQL writes the page's JSON: each record is its stored text
- * (`data::text`) with `_nango_metadata` appended, the records joined into one text value, so the API
- * receives one string and sends it on, with no row or field objects in between (bench/RESULTS.md,
- * records read). Building records with jsonb_build_object was measured slower (~1.2–2 s per 100k),
- * and `to_char` costs ~10 µs a call: timestamps are formatted from to_json's text instead (isoJson).
+ * (connection_pk, model, cursor). A record's JSON is the stored text (`data::text`) with
+ * `_nango_metadata` appended as a string: measured on 100k records in 10k pages, ~0.7 s against
+ * ~1.4 s for parsing rows into objects and JSON.stringify and ~1.2–2 s for building each record's
+ * JSON in SQL (jsonb_build_object). The timestamps come as PostgreSQL's own text output and are
+ * rewritten here (isoMicros): `to_char` cost Postgres ~10 µs per call, two or three per record, which
+ * was twice the rest of the page's query (bench/RESULTS.md, 2026-11-23 records read).
  */
 import type { Queryable } from '../../lib/db/pool.js';
-import { Where } from '../../lib/db/where.js';
+import { pageQuery, Where } from '../../lib/db/where.js';
 
 export type RecordsFilter = 'added' | 'updated' | 'deleted';
 
@@ -88,26 +89,55 @@ export function parseCursor(cursor: string): RecordsCursor {
   }
 }
 
-/** A timestamptz column as a JSON string in UTC to the microsecond (`"2025-09-18T15:20:35.941305+00:00"`, Nango's shape), or NULL. */
-const isoJson = (col: string) => `'"' || to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"') || '"'`;
+// Timestamps as the server's text output (`2025-09-18 15:20:35.941305+00` in DateStyle ISO, which
+// node-postgres assumes as well), rewritten by isoMicros; the same output function the bare SELECT pays.
+const COLUMNS = `data::text AS data, first_seen_at::text AS first_seen_at, last_modified_at::text AS last_modified_at,
+  deleted_at::text AS deleted_at, last_action, cursor::text AS cursor_text, pruned_at::text AS pruned_at`;
 
-/** encodeCursor in SQL: base64 of the decimal digits (which never gives `+` or `/`), unpadded. */
-const cursorSql = (col: string) => `rtrim(encode(${col}::text::bytea, 'base64'), '=')`;
+/** Columns in COLUMNS order; rows come as arrays (no object per row). */
+type Row = [
+  data: string,
+  firstSeenAt: string,
+  lastModifiedAt: string,
+  deletedAt: string | null,
+  lastAction: string,
+  cursorText: string,
+  prunedAt: string | null,
+];
+
+const PG_TIMESTAMPTZ = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?$/;
 
 /**
- * A record in the wire shape: its stored JSON text (`d`, an object: saveRecords takes objects) with
- * `_nango_metadata` appended before the closing brace. The brace is cut as bytes (textsend, substr of
- * a bytea, convert_from): text functions count characters from the start, which cost more than the
- * record's own output. The metadata is put together first, so the record's text is copied once.
+ * A timestamptz in PostgreSQL's ISO text output, in UTC as `YYYY-MM-DDTHH:MI:SS.USUSUS+00:00` (what
+ * `to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')` gives), whatever the session's
+ * time zone. Text it does not recognise (infinity, BC, years past 9999) is returned unchanged.
  */
-const RECORD_JSON = `CASE WHEN d = '{}' THEN '{' ELSE convert_from(substr(textsend(d), 1, octet_length(d) - 1), 'UTF8') END
-  || (CASE WHEN d = '{}' THEN '' ELSE ',' END || '"_nango_metadata":{"first_seen_at":' || ${isoJson('first_seen_at')}
-    || ',"last_modified_at":' || ${isoJson('last_modified_at')} || ',"last_action":' || to_json(last_action)::text
-    || ',"deleted_at":' || coalesce(${isoJson('deleted_at')}, 'null') || ',"pruned_at":' || coalesce(${isoJson('pruned_at')}, 'null')
-    || ',"cursor":"' || ${cursorSql('cursor')} || '"}}')`;
+export function isoMicros(text: string): string {
+  const m = PG_TIMESTAMPTZ.exec(text);
+  if (!m) return text;
+  const micros = (m[7] ?? '').padEnd(6, '0');
+  const offsetSeconds = Number(m[9]) * 3600 + Number(m[10] ?? 0) * 60 + Number(m[11] ?? 0);
+  if (offsetSeconds === 0) return `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.${micros}+00:00`;
+  const local = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  const utc = new Date(local - (m[8] === '-' ? -offsetSeconds : offsetSeconds) * 1000).toISOString();
+  return utc.length === 24 ? `${utc.slice(0, 19)}.${micros}+00:00` : text;
+}
 
-/** Records per row of the page query: one text value per page cost PostgreSQL more to send (~5 ms for 1 MB) than rows of ~25 KB. */
-const RECORDS_PER_ROW = 25;
+/** isoMicros, remembering its last answer: a page's records mostly share their timestamps (one batch, one now()). */
+function lastIso(): (text: string) => string {
+  let lastIn = '';
+  let lastOut = '';
+  return (text) => (text === lastIn ? lastOut : ((lastIn = text), (lastOut = isoMicros(text))));
+}
+
+/** The record's JSON text with `_nango_metadata` appended: string work only, no parse. */
+function recordJson(r: Row, firstSeen: (t: string) => string, lastModified: (t: string) => string): string {
+  const [data, firstSeenAt, lastModifiedAt, deletedAt, lastAction, cursorText, prunedAt] = r;
+  const meta =
+    `"_nango_metadata":{"first_seen_at":"${firstSeen(firstSeenAt)}","last_modified_at":"${lastModified(lastModifiedAt)}","last_action":${JSON.stringify(lastAction)},` +
+    `"deleted_at":${deletedAt === null ? 'null' : `"${isoMicros(deletedAt)}"`},"pruned_at":${prunedAt === null ? 'null' : `"${isoMicros(prunedAt)}"`},"cursor":"${encodeCursor(cursorText)}"}`;
+  return data === '{}' ? `{${meta}}` : `${data.slice(0, -1)},${meta}}`;
+}
 
 const ACTION: Record<RecordsFilter, string> = { added: 'ADDED', updated: 'UPDATED', deleted: 'DELETED' };
 
@@ -123,51 +153,45 @@ function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
     where.and('last_modified_at >= ?::timestamptz', q.modifiedAfter instanceof Date ? q.modifiedAfter.toISOString() : q.modifiedAfter);
   if (q.filter && q.filter.length > 0) where.and('last_action = ANY(?::text[])', [...new Set(q.filter.map((f) => ACTION[f]))]);
   if (q.ids && q.ids.length > 0) where.and('external_id = ANY(?::text[])', q.ids);
-  const conditions = String(where);
-  // One record more than asked (whether another page follows, without an empty last page), numbered
-  // in cursor order; the page is the first `limit`, joined in that order, RECORDS_PER_ROW a row.
-  const take = where.param(q.limit + 1);
-  const keep = where.param(q.limit);
-  const text = `SELECT string_agg(${RECORD_JSON}, ',') FILTER (WHERE n <= ${keep}) AS records,
-      count(*) FILTER (WHERE n <= ${keep}) AS kept, count(*) AS seen, max(cursor) FILTER (WHERE n <= ${keep})::text AS last
-    FROM (SELECT row_number() OVER () AS n, * FROM (
-      SELECT data::text AS d, first_seen_at, last_modified_at, deleted_at, pruned_at, last_action, cursor FROM records
-      WHERE ${conditions} ORDER BY cursor LIMIT ${take}) page) numbered
-    GROUP BY (n - 1) / ${RECORDS_PER_ROW} ORDER BY (n - 1) / ${RECORDS_PER_ROW}`;
-  return { text, values: where.values };
+  // One more than asked: whether another page exists, without an empty last page.
+  const [text, values] = pageQuery(`SELECT ${COLUMNS} FROM records`, where, { orderBy: 'cursor', limit: q.limit + 1 });
+  return { text, values };
 }
 
-/** One page as the `GET /records` body, built by PostgreSQL from the stored JSON text; `count` records. */
+/**
+ * One page, each record as its JSON text. `nextCursor` is the last record's cursor when more
+ * records follow, else null. Throws InvalidCursor for a cursor this API did not produce.
+ */
+export async function readRecordsJson(db: Queryable, q: RecordsQuery): Promise<RecordsPage<string>> {
+  const { text, values } = buildQuery(q);
+  const { rows } = await db.query<Row>({ text, values, rowMode: 'array' });
+  const more = rows.length > q.limit;
+  if (more) rows.pop();
+  const firstSeen = lastIso();
+  const lastModified = lastIso();
+  return { records: rows.map((r) => recordJson(r, firstSeen, lastModified)), nextCursor: more ? encodeCursor(rows[rows.length - 1]![5]) : null };
+}
+
+/** One page as objects; see readRecordsJson. */
+export async function readRecords(db: Queryable, q: RecordsQuery): Promise<RecordsPage<NangoRecord>> {
+  const page = await readRecordsJson(db, q);
+  return { records: page.records.map((r) => JSON.parse(r) as NangoRecord), nextCursor: page.nextCursor };
+}
+
+/** The `GET /records` response body, assembled from the records' JSON text. */
+export function recordsResponseBody(page: RecordsPage<string>): string {
+  return `{"records":[${page.records.join(',')}],"next_cursor":${JSON.stringify(page.nextCursor)}}`;
+}
+
+/** One page as the `GET /records` body; `count` records. */
 export interface RecordsPageBody {
   body: string;
   count: number;
   nextCursor: string | null;
 }
 
-/**
- * One page. `nextCursor` is the last record's cursor when more records follow, else null. Throws
- * InvalidCursor for a cursor this API did not produce.
- */
+/** One page as the `GET /records` body (see readRecordsJson). */
 export async function readRecordsBody(db: Queryable, q: RecordsQuery): Promise<RecordsPageBody> {
-  const { text, values } = buildQuery(q);
-  const { rows } = await db.query<{ records: string | null; kept: number; seen: number; last: string | null }>(text, values);
-  const parts: string[] = [];
-  let count = 0;
-  let seen = 0;
-  let last: string | null = null;
-  for (const r of rows) {
-    if (r.records !== null) parts.push(r.records);
-    count += r.kept;
-    seen += r.seen;
-    last = r.last ?? last;
-  }
-  const nextCursor = seen > count && last !== null ? encodeCursor(last) : null;
-  return { body: `{"records":[${parts.join(',')}],"next_cursor":${nextCursor === null ? 'null' : `"${nextCursor}"`}}`, count, nextCursor };
-}
-
-/** One page as objects; see readRecordsBody. */
-export async function readRecords(db: Queryable, q: RecordsQuery): Promise<RecordsPage<NangoRecord>> {
-  const { body } = await readRecordsBody(db, q);
-  const page = JSON.parse(body) as { records: NangoRecord[]; next_cursor: string | null };
-  return { records: page.records, nextCursor: page.next_cursor };
+  const page = await readRecordsJson(db, q);
+  return { body: recordsResponseBody(page), count: page.records.length, nextCursor: page.nextCursor };
 }
