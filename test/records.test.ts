@@ -309,6 +309,80 @@ describe('records', () => {
     assert.equal(rest.at(-1)!.id, deleted);
   });
 
+  test("the body carries each record's stored JSON text unchanged, timestamps in Nango's format to the microsecond and cursors past 2^53", async () => {
+    const db = t.platform.deps.db;
+    const ODD = 'OddTicket';
+    const odd: ({ id: string } & Record<string, unknown>)[] = [
+      { id: 'u-1', text: 'naïve café 日本語 🎉', quote: 'he said "hi" \\ back\\slash', ctrl: 'line\nbreak\ttab\u0001\u001f', seps: '\u2028\u2029</script>' },
+      { id: 'u-2', nested: { deep: [1, [2, { x: null }], {}], empty: [] }, t: true, f: false },
+      { id: 'u-3' },
+      { id: 'u-4' },
+    ];
+    await saveRecords(db, pk, ODD, odd);
+    // Numbers JSON.stringify cannot write; timestamps without a fraction and with trailing zeros;
+    // cursors a JS number cannot hold (2^53 + 1) and the largest bigint.
+    await db.query(
+      `UPDATE records SET data = '{"id": "u-3", "big": 123456789012345678901234567890, "exp": 1.50e-7, "neg": -0.0}'::jsonb,
+         first_seen_at = '2025-03-04 05:06:07+00', last_modified_at = '2025-03-04 05:06:07.5+00', deleted_at = '2025-03-04 05:06:07.000001+00',
+         pruned_at = '1999-12-31 23:59:59.12345+00', last_action = 'DELETED', cursor = 9007199254740993
+       WHERE connection_pk = $1 AND model = $2 AND external_id = 'u-3'`,
+      [pk, ODD],
+    );
+    await db.query(`UPDATE records SET cursor = 9223372036854775807 WHERE connection_pk = $1 AND model = $2 AND external_id = 'u-4'`, [pk, ODD]);
+    const utc = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
+    const { rows: stored } = await db.query<{ id: string; data: string; f: string; m: string; d: string | null; p: string | null; cursor: string }>(
+      `SELECT external_id AS id, data::text AS data, ${utc('first_seen_at')} AS f, ${utc('last_modified_at')} AS m, ${utc('deleted_at')} AS d,
+         ${utc('pruned_at')} AS p, cursor::text AS cursor FROM records WHERE connection_pk = $1 AND model = $2 ORDER BY cursor`,
+      [pk, ODD],
+    );
+    const res = await t.api(`/records?model=${ODD}&limit=10`, { headers: conn });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    const body = JSON.parse(text) as { records: Json[]; next_cursor: string | null };
+    assert.equal(body.next_cursor, null);
+    assert.deepEqual(
+      body.records.map((r) => r.id),
+      stored.map((r) => r.id),
+    );
+    for (const [i, want] of stored.entries()) {
+      // The stored text itself, byte for byte, with the metadata appended before its closing brace.
+      assert.ok(text.includes(`${want.data.slice(0, -1)},"_nango_metadata":{`), `${want.id}'s stored text`);
+      const { _nango_metadata: meta, ...data } = body.records[i]!;
+      assert.deepEqual(data, JSON.parse(want.data));
+      assert.deepEqual(meta, {
+        first_seen_at: want.f,
+        last_modified_at: want.m,
+        last_action: want.id === 'u-3' ? 'DELETED' : 'ADDED',
+        deleted_at: want.d,
+        pruned_at: want.p,
+        cursor: encodeCursor(want.cursor),
+      });
+    }
+    assert.deepEqual(
+      stored.slice(2).map((r) => [r.f, r.m, r.d, r.p, r.cursor]),
+      [
+        [
+          '2025-03-04T05:06:07.000000+00:00',
+          '2025-03-04T05:06:07.500000+00:00',
+          '2025-03-04T05:06:07.000001+00:00',
+          '1999-12-31T23:59:59.123450+00:00',
+          '9007199254740993',
+        ],
+        [stored[3]!.f, stored[3]!.m, null, null, '9223372036854775807'],
+      ],
+    );
+    // A page that ends on the record past 2^53 names exactly its cursor, and the next page starts after it.
+    const first = (await (await t.api(`/records?model=${ODD}&limit=3`, { headers: conn })).json()) as { records: Json[]; next_cursor: string | null };
+    assert.equal(first.next_cursor, encodeCursor('9007199254740993'));
+    const last = (await (await t.api(`/records?model=${ODD}&limit=3&cursor=${first.next_cursor}`, { headers: conn })).json()) as Json;
+    assert.deepEqual(
+      last.records.map((r: Json) => r.id),
+      ['u-4'],
+    );
+    assert.equal(last.next_cursor, null);
+    await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, ODD]);
+  });
+
   test('/records and /records/ answer the same', async () => {
     const plain = await t.api(`/records?model=${MODEL}&limit=3`, { headers: conn });
     const slash = await t.api(`/records/?model=${MODEL}&limit=3`, { headers: conn });

@@ -6,11 +6,12 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { BadRequest, ValidationFailed } from '../../lib/errors.js';
-import { parseCursor, recordsResponseBody, type RecordsFilter } from '../../features/records/read.js';
+import { parseCursor, type RecordsFilter } from '../../features/records/read.js';
 import { RecordsReadAhead } from '../../features/records/read-ahead.js';
 import { pruneRecords } from '../../features/records/store.js';
 import { BASE_VARIANT, storedModel, variantNameSchema } from '../../features/syncs/variants.js';
 import type { AppDeps, AppEnv } from '../context.js';
+import { sendText } from '../node-response.js';
 import { defineRoute } from '../route.js';
 import { check, parseQuery } from '../validate.js';
 import { connectionIdSchema } from './connections.js';
@@ -58,7 +59,7 @@ type RecordsQueryInput = z.output<typeof endpointQuery>;
 
 export type RecordsResponder = (c: Context<AppEnv>, target: { integrationKey: string; connectionId: string; models: string[] }) => Promise<Response>;
 
-/** Records of a model in Nango's shape (built as text, not through the schema: the body is streamed from JSON rows). */
+/** Records of a model in Nango's shape (built as text by PostgreSQL, not through the schema: features/records/read.ts). */
 export const recordsResponse = z.object({
   records: z.array(
     z
@@ -108,7 +109,7 @@ async function respond(
     ids: q.ids,
     limit: q.limit,
   });
-  return c.body(recordsResponseBody(page), 200, { 'Content-Type': 'application/json; charset=UTF-8' });
+  return sendText(c, 200, 'application/json; charset=UTF-8', page.body);
 }
 
 /** Serves a sync's records at the GET endpoint it declares; `model` may be left out when the sync has one. */

@@ -68,6 +68,7 @@ export const REVERTS: Revert[] = [
   },
   { name: 'records-read-ahead', file: 'api/routes/records.ts', why: 'GET /records reads the next page ahead while the client takes this one' },
   { name: 'records-read-ahead-import', file: 'api/routes/records.ts', why: 'its import' },
+  { name: 'records-read-direct', file: 'api/routes/records.ts', why: 'GET /records writes its body on the node response in one piece (issue 32)' },
   { name: 'eager-start', file: 'api/action-run.ts', why: 'an action run asks for eager workflow start when API and worker share a process' },
   {
     name: 'webhook-slot-activity',

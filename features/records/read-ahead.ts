@@ -23,10 +23,10 @@
  * over `maxChars` of JSON is not kept (4 × 16 M characters at most are held).
  */
 import type { Queryable } from '../../lib/db/pool.js';
-import { readRecordsJson, type RecordsPage, type RecordsQuery } from './read.js';
+import { readRecordsBody, type RecordsPageBody, type RecordsQuery } from './read.js';
 
 interface Ahead {
-  page: Promise<RecordsPage<string> | null>;
+  page: Promise<RecordsPageBody | null>;
   at: number;
 }
 
@@ -34,7 +34,7 @@ export interface ReadAheadOptions {
   ttlMs?: number;
   maxPages?: number;
   maxLimit?: number;
-  /** A page read ahead whose records' JSON is longer (in characters) is dropped once read. */
+  /** A page read ahead whose body is longer (in characters) is dropped once read. */
   maxChars?: number;
 }
 
@@ -68,12 +68,12 @@ export class RecordsReadAhead {
   }
 
   /** One page: the page read ahead for this very query when there is a fresh one, else read now; then the next page is read ahead. */
-  async read(q: RecordsQuery): Promise<RecordsPage<string>> {
+  async read(q: RecordsQuery): Promise<RecordsPageBody> {
     const key = keyOf(q);
     const ahead = this.pages.get(key);
     this.pages.delete(key);
     let page = ahead && performance.now() - ahead.at <= this.ttlMs ? await ahead.page : null;
-    page ??= await readRecordsJson(this.db, q);
+    page ??= await readRecordsBody(this.db, q);
     if (page.nextCursor !== null && q.limit <= this.maxLimit) this.start({ ...q, cursor: page.nextCursor });
     return page;
   }
@@ -93,8 +93,8 @@ export class RecordsReadAhead {
     for (const [k, a] of this.pages) if (now - a.at > this.ttlMs) this.pages.delete(k);
     while (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value!);
     // A failed read ahead, or one too big to hold, answers nothing: the request reads the page itself.
-    const page = readRecordsJson(this.db, q).then(
-      (p) => (p.records.reduce((n, r) => n + r.length, 0) <= this.maxChars ? p : null),
+    const page = readRecordsBody(this.db, q).then(
+      (p) => (p.body.length <= this.maxChars ? p : null),
       () => null,
     );
     this.pages.set(keyOf(q), { page, at: now });

@@ -182,3 +182,16 @@ export async function readRecords(db: Queryable, q: RecordsQuery): Promise<Recor
 export function recordsResponseBody(page: RecordsPage<string>): string {
   return `{"records":[${page.records.join(',')}],"next_cursor":${JSON.stringify(page.nextCursor)}}`;
 }
+
+/** One page as the `GET /records` body; `count` records. */
+export interface RecordsPageBody {
+  body: string;
+  count: number;
+  nextCursor: string | null;
+}
+
+/** One page as the `GET /records` body (see readRecordsJson). */
+export async function readRecordsBody(db: Queryable, q: RecordsQuery): Promise<RecordsPageBody> {
+  const page = await readRecordsJson(db, q);
+  return { body: recordsResponseBody(page), count: page.records.length, nextCursor: page.nextCursor };
+}
