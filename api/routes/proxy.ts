@@ -8,7 +8,7 @@
  * a 401 is tried once more with the stored credentials when they are newer than the cached ones, or
  * after a new login when they are a session the provider may end early (BILL).
  */
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
@@ -19,6 +19,7 @@ import { BadRequest, UpstreamError } from '../../lib/errors.js';
 import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
 import { isUnsafeToRepeat } from '../../lib/http/retry-policy.js';
 import type { AppDeps, AppEnv } from '../context.js';
+import { nodeResponse } from '../node-response.js';
 import { anyContent, defineRoute } from '../route.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
@@ -147,12 +148,6 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
     },
     { highWaterMark: 0 },
   );
-}
-
-/** This request's node response, when the API is served by @hono/node-server; null under a bare `app.fetch` (the legacy aliases' dispatch). */
-function nodeResponse(c: Context<AppEnv>): ServerResponse | null {
-  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
-  return outgoing instanceof ServerResponse ? outgoing : null;
 }
 
 /**
