@@ -18,6 +18,7 @@ import {
   getSyncRun,
   getSyncState,
   lastSuccessfulRunStart,
+  lockSyncRun,
   noteRunDeletes,
   releaseSync,
   resetSync,
@@ -188,6 +189,7 @@ export function syncActivities(deps: ActivityDeps) {
           // One append after another: two in flight on different pool connections could land out of order.
           logLines = logLines.then(() => appendSyncRunLog(deps.db, runId, e)).catch(() => undefined);
         },
+        claim: (tx) => lockSyncRun(tx, runId),
         // In the transaction that wrote the records: finishSync reads these counts to decide on the webhook.
         onSaved: (model, r, tx) => addRunResult(tx, runId, model, { added: r.added, updated: r.updated }),
         onDeleted: (model, n, tx) => addRunResult(tx, runId, model, { deleted: n }),
@@ -223,7 +225,9 @@ export function syncActivities(deps: ActivityDeps) {
     },
 
     async finishSync(runId: string): Promise<Record<string, ModelResult>> {
-      const run = (await getSyncRun(deps.db, runId))!;
+      const run = await getSyncRun(deps.db, runId);
+      // Gone with its variant: nothing of it is left to finish.
+      if (!run) return {};
       const l = await load(run.connectionPk, run.syncName);
       if (!l) return {};
       // A retry after the commit finds the run done and only repeats the idempotent steps below.

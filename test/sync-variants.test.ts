@@ -133,4 +133,33 @@ describe('sync variants', () => {
     const deleteAgain = await t.api('/sync/users/variant/eu', { method: 'DELETE', json: body });
     assert.equal(deleteAgain.status, 404);
   });
+
+  test('the page that arrives after the delete is not saved: the variant leaves no record behind', async () => {
+    const body = { provider_config_key: 'metabase', connection_id: 'acme' };
+    const scheduleId = syncScheduleId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'acme', 'users::late');
+    const userCalls = () => metabase.requests.filter((r) => r.path === '/api/user').length;
+    // The provider answers slowly: the variant's first run is still fetching when the variant is deleted.
+    metabase.setLatency(1500);
+    const callsBefore = userCalls();
+    await nango.createSyncVariant({ ...body, name: 'users', variant: 'late' });
+    await waitFor('the run to ask the provider for users', async () => (userCalls() > callsBefore ? true : null));
+    await nango.deleteSyncVariant({ ...body, name: 'users', variant: 'late' });
+    metabase.setLatency(0);
+
+    const runs = await waitFor('the run started by the variant, in the visibility store', async () => {
+      const ids: string[] = [];
+      for await (const w of t.platform.deps.temporal.workflow.list({ query: `WorkflowId STARTS_WITH '${scheduleId}'` })) ids.push(w.workflowId);
+      return ids.length > 0 ? ids : null;
+    });
+    for (const id of runs)
+      await t.platform.deps.temporal.workflow
+        .getHandle(id)
+        .result()
+        .catch(() => undefined);
+
+    const { rows } = await t.platform.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM records WHERE model LIKE 'User::late%'`);
+    assert.equal(rows[0]!.n, 0, 'no record of the deleted variant');
+    const listed = await nango.listRecords({ providerConfigKey: 'metabase', connectionId: 'acme', model: 'User', variant: 'late' } as never);
+    assert.deepEqual((listed as Json).records, []);
+  });
 });

@@ -57,6 +57,11 @@ export interface RunHooks {
   models: Record<string, z.ZodType>;
   log(entry: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }): void;
   seenRunId?: string;
+  /**
+   * First in every transaction that writes records: a sync run locks its run row here, so a variant
+   * deleted meanwhile (features/syncs/variants) either waits for the page or makes it roll back.
+   */
+  claim?(tx: Queryable): Promise<void>;
   /** Called in the transaction that wrote the records, so a count never lands without them or they without it. */
   onSaved?(model: string, result: SaveResult, tx: Queryable): void | Promise<void>;
   onDeleted?(model: string, count: number, tx: Queryable): void | Promise<void>;
@@ -280,6 +285,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const save = async () => {
         const stored = hooks.compareStored ? await storedFor(model) : null;
         const { hashes } = await withTransaction(deps.db, async (tx) => {
+          await hooks.claim?.(tx);
           const result = await savePrepared(tx, connection.id, at(model), prepared, { seenRunId: hooks.seenRunId, stored });
           await hooks.onSaved?.(model, result, tx);
           return result;
@@ -300,6 +306,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const partial = records.map((r) => ({ ...r, id: String(r.id) }));
       await inTurn(() =>
         withTransaction(deps.db, async (tx) => {
+          await hooks.claim?.(tx);
           const result = await saveRecords(tx, connection.id, at(model), partial, { merge: true, seenRunId: hooks.seenRunId });
           await hooks.onSaved?.(model, result, tx);
         }),
@@ -313,6 +320,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
         const stored = hooks.compareStored ? await storedFor(model) : null;
         for (const id of ids) stored?.delete(id);
         await withTransaction(deps.db, async (tx) => {
+          await hooks.claim?.(tx);
           const count = await deleteRecords(tx, connection.id, at(model), ids);
           await hooks.onDeleted?.(model, count, tx);
         });

@@ -171,6 +171,22 @@ export async function getSyncRun(db: Queryable, id: string): Promise<SyncRun | n
     : null;
 }
 
+/** The run's row was deleted (its sync variant was): what it would write now belongs to nothing. */
+export class SyncRunGone extends Error {
+  constructor(readonly runId: string) {
+    super(`sync run ${runId} no longer exists (its sync variant was deleted)`);
+  }
+}
+
+/**
+ * Locks the run's row for the rest of the transaction (deleteVariant deletes it first, so the two
+ * never deadlock on records); SyncRunGone when it is gone.
+ */
+export async function lockSyncRun(db: Queryable, runId: string): Promise<void> {
+  const { rowCount } = await db.query('SELECT 1 FROM sync_runs WHERE id = $1 FOR SHARE', [runId]);
+  if (!rowCount) throw new SyncRunGone(runId);
+}
+
 /** Adds to the run's per-model counters. */
 export async function addRunResult(db: Queryable, runId: string, model: string, delta: Partial<ModelResult>): Promise<void> {
   await db.query(
