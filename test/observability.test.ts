@@ -304,7 +304,11 @@ describe('alerts, the status API and Temporal visibility', () => {
     await runAndWait('ERROR');
     await runAndWait('ERROR');
 
-    const open = (await (await t.api('/alerts?status=open')).json()) as Json;
+    // A run's ERROR shows in its status before its alert is counted (failSync releases the sync first).
+    const open = await waitFor('the third failure counted on the alert', async () => {
+      const body = (await (await t.api('/alerts?status=open')).json()) as Json;
+      return body.data.some((a: Json) => a.kind === 'sync_failed' && a.occurrences === 3) ? body : null;
+    });
     const syncAlerts = open.data.filter((a: Json) => a.kind === 'sync_failed');
     assert.equal(syncAlerts.length, 1, JSON.stringify(open.data));
     const alert = syncAlerts[0];
