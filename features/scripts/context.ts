@@ -110,6 +110,13 @@ function parseBody(body: Buffer | null, headers: Record<string, string | string[
   return text;
 }
 
+/** The response body as `responseType` asks, as Nango's axios on Node gives it. */
+function responseData(body: Buffer | null, headers: Record<string, string | string[]>, type: ProxyConfig['responseType']): unknown {
+  if (type === 'arraybuffer' || type === 'stream') return body ?? Buffer.alloc(0);
+  if (type === 'text' || type === 'blob') return (body?.toString('utf8') ?? '').replace(/^\uFEFF/, '');
+  return parseBody(body, headers);
+}
+
 export function createScriptContext(deps: ConnectionDeps, connection: Connection, hooks: RunHooks): SyncContext<Record<string, unknown>, unknown> {
   const context = {
     environmentId: connection.environmentId,
@@ -149,7 +156,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           ...(target.provider.retry && { rateLimitHeaders: target.provider.retry }),
         });
         if (unsafe) await hooks.writes?.after(write, true);
-        return { status: res.status, headers: res.headers, data: parseBody(res.body, res.headers) as T };
+        return { status: res.status, headers: res.headers, data: responseData(res.body, res.headers, config.responseType) as T };
       } catch (err) {
         if (unsafe) await hooks.writes?.after(write, mayHaveReachedProvider(err));
         // Retried here, briefly, when the policy allows; a 429 is left to Temporal, which waits
