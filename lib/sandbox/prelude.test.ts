@@ -155,9 +155,11 @@ test('bytes cross the bridge exactly both ways: binary request data, arraybuffer
   const bytes = { bytes: all.toString('base64') };
   const { context, calls, start } = await isolateLike((method, args) => {
     const config = args[1] as Json;
-    if (method === 'http' && config.endpoint === '/fail') return { error: { name: 'UpstreamHttpError', message: 'no', status: 500, body: bytes, hostErrorId: 1 } };
+    if (method === 'http' && config.endpoint === '/fail')
+      return { error: { name: 'UpstreamHttpError', message: 'no', status: 500, body: bytes, hostErrorId: 1 } };
     if (method === 'http') return { value: { status: 200, headers: {}, body: config.endpoint === '/json' ? { data: { bytes: 'not bytes' } } : bytes } };
-    if (method === 'uncontrolledFetch') return { value: { status: 200, statusText: 'OK', url: (args[0] as Json).url, headers: [], body: all.toString('base64') } };
+    if (method === 'uncontrolledFetch')
+      return { value: { status: 200, statusText: 'OK', url: (args[0] as Json).url, headers: [], body: all.toString('base64') } };
     return { value: null };
   });
   vm.runInContext(

@@ -155,7 +155,10 @@ const makeContext = (info: RunInfo) => {
           const page = await call<{ done: boolean; value?: unknown; pages?: { nextPageParam?: unknown; response: HostResponse }[] }>('paginate.next', [id]);
           if (onPage)
             for (const p of page.pages || [])
-              await onPage({ nextPageParam: p.nextPageParam, response: { status: p.response.status, headers: p.response.headers, data: fromWire(p.response.body) } });
+              await onPage({
+                nextPageParam: p.nextPageParam,
+                response: { status: p.response.status, headers: p.response.headers, data: fromWire(p.response.body) },
+              });
           if (page.done) {
             finished = true;
             return;
