@@ -4,10 +4,11 @@
  * with `responseType: 'arraybuffer'` and `'stream'`, as Nango's templates do, get its bytes exactly;
  * one that uploads a Buffer (Drive's simple upload) delivers them exactly; and the global `fetch`
  * Nango's runtime gives functions works, through the outbound address policy, without credentials.
+ * `switchyard dryrun` (the CLI, through the platform's proxy) carries the same bytes.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,7 @@ import { bundle, manifestOf, typecheck } from '../cli/build.js';
 import { findScripts } from '../cli/project.js';
 import { startGoogleDriveFake, type GoogleDriveFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
+import { runCli } from './nango-cli.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -149,6 +151,17 @@ describe('binary bodies and fetch in the sandbox, on the platform', () => {
     await mkdir(path.join(work, 'node_modules'), { recursive: true });
     await symlink(ZOD, path.join(work, 'node_modules', 'zod'), 'dir');
     await deploy(BYTES);
+    // What the CLI (dryrun) reads of a Nango project.
+    await writeFile(
+      path.join(work, 'package.json'),
+      JSON.stringify({
+        name: 'nango-integrations',
+        private: true,
+        type: 'module',
+        devDependencies: { zod: JSON.parse(await readFile(path.join(ZOD, 'package.json'), 'utf8')).version },
+      }),
+    );
+    await writeFile(path.join(work, '.env'), `NANGO_SECRET_KEY_DEV=${t.devKey}\nNANGO_HOST=${t.url}\n`);
   });
   after(async () => {
     await t?.stop();
@@ -171,6 +184,19 @@ describe('binary bodies and fetch in the sandbox, on the platform', () => {
       assert.ok(stored, `${as}: the fake has the uploaded file`);
       assert.deepEqual([as, Buffer.from(stored.content ?? '').toString('hex')], [as, ALL_BYTES.toString('hex')]);
     }
+  });
+
+  test('dryrun downloads and uploads the same bytes through the proxy', async () => {
+    const dryrun = (name: string, input: unknown) => runCli(['dryrun', name, CONN, '--integration', PCK, '--input', JSON.stringify(input), '--dir', work]);
+    const down = await dryrun('download-file', { id: fileId });
+    assert.equal(down.code, 0, down.stdout + down.stderr);
+    assert.match(down.stdout, /"isBuffer": true/);
+    assert.match(down.stdout, new RegExp(`"sha256": "${sha256(ALL_BYTES)}"[\\s\\S]*"streamedSha256": "${sha256(ALL_BYTES)}"`));
+    const before = drive.state.files.length;
+    const up = await dryrun('upload-file', { base64: ALL_BYTES.toString('base64'), as: 'buffer' });
+    assert.equal(up.code, 0, up.stdout + up.stderr);
+    assert.equal(drive.state.files.length, before + 1);
+    assert.equal(Buffer.from(drive.state.files.at(-1)!.content ?? '').toString('hex'), ALL_BYTES.toString('hex'));
   });
 
   test("the global fetch reaches the provider without the connection's credentials, returns bytes exactly, and is refused a forbidden address", async () => {

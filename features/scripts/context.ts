@@ -39,6 +39,7 @@ import { findEnvironmentById } from '../environments/store.js';
 import { getIntegration } from '../integrations/store.js';
 import { publicIntegration } from '../integrations/present.js';
 import { uncontrolledFetch } from './uncontrolled-fetch.js';
+import { responseData } from './response-data.js';
 import { getEnvironmentVariables } from '../environments/variables.js';
 
 export class InvalidRecords extends Error {
@@ -94,27 +95,6 @@ export interface RunHooks {
    * before it leaves, so a retry of the run knows it may have landed. Without: runs nobody retries.
    */
   writes?: WriteMarks;
-}
-
-function parseBody(body: Buffer | null, headers: Record<string, string | string[]>): unknown {
-  if (!body || body.length === 0) return null;
-  const type = String(headers['content-type'] ?? '');
-  const text = body.toString('utf8');
-  if (/json/i.test(type) || /^[[{]/.test(text.trim())) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text;
-}
-
-/** The response body as `responseType` asks, as Nango's axios on Node gives it. */
-function responseData(body: Buffer | null, headers: Record<string, string | string[]>, type: ProxyConfig['responseType']): unknown {
-  if (type === 'arraybuffer' || type === 'stream') return body ?? Buffer.alloc(0);
-  if (type === 'text' || type === 'blob') return (body?.toString('utf8') ?? '').replace(/^\uFEFF/, '');
-  return parseBody(body, headers);
 }
 
 export function createScriptContext(deps: ConnectionDeps, connection: Connection, hooks: RunHooks): SyncContext<Record<string, unknown>, unknown> {
