@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -151,14 +151,14 @@ describe('binary bodies and fetch in the sandbox, on the platform', () => {
     await mkdir(path.join(work, 'node_modules'), { recursive: true });
     await symlink(ZOD, path.join(work, 'node_modules', 'zod'), 'dir');
     await deploy(BYTES);
-    // What the CLI (dryrun) reads of a Nango project.
+    // What the CLI (dryrun) reads of a Nango project (zod pinned as the CLI asks).
     await writeFile(
       path.join(work, 'package.json'),
       JSON.stringify({
         name: 'nango-integrations',
         private: true,
         type: 'module',
-        devDependencies: { zod: JSON.parse(await readFile(path.join(ZOD, 'package.json'), 'utf8')).version },
+        devDependencies: { zod: '4.0.5' },
       }),
     );
     await writeFile(path.join(work, '.env'), `NANGO_SECRET_KEY_DEV=${t.devKey}\nNANGO_HOST=${t.url}\n`);
