@@ -27,7 +27,7 @@ export class Api {
   }
 
   /** A raw request (the dry run's proxy calls read the upstream answer themselves). */
-  async fetch(pathname: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Response> {
+  async fetch(pathname: string, init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> } = {}): Promise<Response> {
     try {
       return await fetch(`${this.host}${pathname}`, { method: init.method ?? 'GET', headers: this.headers(init.headers), body: init.body });
     } catch (err) {

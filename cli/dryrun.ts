@@ -11,6 +11,7 @@ import { UpstreamHttpError } from '../lib/http/index.js';
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, SandboxError, ScriptError } from '../lib/sandbox/index.js';
 import { zodFromJsonSchema } from '../features/scripts/catalog.js';
 import { paginate, queryOf } from '../features/scripts/paginate.js';
+import { responseData } from '../features/scripts/response-data.js';
 import { logLine, withHelpers, type Helpers } from '../sdk/helpers.js';
 import { ActionError } from '../sdk/errors.js';
 import type { ConnectionInfo, HttpMethod, ProxyConfig, ScriptResponse, SyncContext } from '../sdk/types.js';
@@ -120,22 +121,17 @@ export async function dryrun(o: DryrunOptions): Promise<number> {
       ...(config.baseUrlOverride ? { 'base-url-override': config.baseUrlOverride } : {}),
       ...Object.fromEntries(Object.entries(config.headers ?? {}).map(([k, v]) => [`switchyard-proxy-${k}`, v])),
     };
-    let body: string | undefined;
-    if (config.data !== undefined) {
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
+    if (config.data instanceof Uint8Array) body = new Uint8Array(config.data);
+    else if (config.data !== undefined) {
       body = typeof config.data === 'string' ? config.data : JSON.stringify(config.data);
       if (typeof config.data !== 'string') headers['content-type'] = 'application/json';
     }
     const res = await api.fetch(url, { method, headers, body });
-    const text = await res.text();
-    let data: unknown;
-    try {
-      data = text ? JSON.parse(text) : null;
-    } catch {
-      data = text;
-    }
+    const bytes = Buffer.from(await res.arrayBuffer());
     const resHeaders = Object.fromEntries(res.headers.entries());
-    if (res.status >= 400) throw new UpstreamHttpError(res.status, resHeaders, data, `${method} ${endpoint}`);
-    return { status: res.status, headers: resHeaders, data };
+    if (res.status >= 400) throw new UpstreamHttpError(res.status, resHeaders, responseData(bytes, resHeaders, undefined), `${method} ${endpoint}`);
+    return { status: res.status, headers: resHeaders, data: responseData(bytes, resHeaders, config.responseType) };
   }
 
   function validate(model: string, records: { id: string | number }[]): { id: string }[] {

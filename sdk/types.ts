@@ -46,8 +46,8 @@ export interface ProxyConfig {
   /** Always this script's connection: a script reaches its own connection only. */
   connectionId?: string;
   providerConfigKey?: string;
-  /** Only JSON / text bodies are supported. */
-  responseType?: 'json' | 'text';
+  /** As axios on Node: `arraybuffer` and `stream` give the body's bytes (a Buffer; a stream of it in the sandbox), `text` and `blob` its text, else JSON when it parses. */
+  responseType?: 'json' | 'text' | 'arraybuffer' | 'stream' | 'blob';
   decompress?: boolean;
 }
 
@@ -140,7 +140,8 @@ export interface UncontrolledFetchOptions {
   url: string | { readonly href: string };
   method?: HttpMethod;
   headers?: Record<string, string> | undefined;
-  body?: string | null;
+  /** Bytes: the sandbox's `fetch` with a binary body. */
+  body?: string | Uint8Array<ArrayBuffer> | null;
 }
 
 /** An integration as `GET /integrations/:uniqueKey` shows it (Nango's shape). */

@@ -39,6 +39,7 @@ import { findEnvironmentById } from '../environments/store.js';
 import { getIntegration } from '../integrations/store.js';
 import { publicIntegration } from '../integrations/present.js';
 import { uncontrolledFetch } from './uncontrolled-fetch.js';
+import { responseData } from './response-data.js';
 import { getEnvironmentVariables } from '../environments/variables.js';
 
 export class InvalidRecords extends Error {
@@ -96,20 +97,6 @@ export interface RunHooks {
   writes?: WriteMarks;
 }
 
-function parseBody(body: Buffer | null, headers: Record<string, string | string[]>): unknown {
-  if (!body || body.length === 0) return null;
-  const type = String(headers['content-type'] ?? '');
-  const text = body.toString('utf8');
-  if (/json/i.test(type) || /^[[{]/.test(text.trim())) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text;
-}
-
 export function createScriptContext(deps: ConnectionDeps, connection: Connection, hooks: RunHooks): SyncContext<Record<string, unknown>, unknown> {
   const context = {
     environmentId: connection.environmentId,
@@ -149,7 +136,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           ...(target.provider.retry && { rateLimitHeaders: target.provider.retry }),
         });
         if (unsafe) await hooks.writes?.after(write, true);
-        return { status: res.status, headers: res.headers, data: parseBody(res.body, res.headers) as T };
+        return { status: res.status, headers: res.headers, data: responseData(res.body, res.headers, config.responseType) as T };
       } catch (err) {
         if (unsafe) await hooks.writes?.after(write, mayHaveReachedProvider(err));
         // Retried here, briefly, when the policy allows; a 429 is left to Temporal, which waits

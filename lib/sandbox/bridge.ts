@@ -7,6 +7,7 @@
  * run when the script does not catch it.
  */
 import type { HttpMethod, PaginateConfig, ProxyConfig, SyncContext, UncontrolledFetchOptions } from '../../sdk/types.js';
+import type { WireBody } from './isolate/wire.js';
 
 const METHODS = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** Longest single setTimeout inside a script; the run's wall-time limit still applies. */
@@ -43,7 +44,14 @@ function model(v: unknown): string {
   return v;
 }
 
-function fetchOptions(v: unknown): UncontrolledFetchOptions {
+/** A request body the isolate sent as bytes (base64, beside the JSON config), or undefined when it sent none. */
+function bytesIn(v: unknown): Buffer<ArrayBuffer> | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new BridgeArgumentError('the body bytes must be base64');
+  return Buffer.from(v, 'base64');
+}
+
+function fetchOptions(v: unknown, bytes: unknown): UncontrolledFetchOptions {
   const o = object(v, 'the fetch options');
   if (typeof o.url !== 'string') throw new BridgeArgumentError('url must be a URL or a string');
   const method = o.method === undefined || o.method === null ? 'GET' : String(o.method).toUpperCase();
@@ -51,14 +59,14 @@ function fetchOptions(v: unknown): UncontrolledFetchOptions {
   const headers = o.headers === undefined || o.headers === null ? {} : object(o.headers, 'headers');
   if (!Object.values(headers).every((h) => typeof h === 'string')) throw new BridgeArgumentError('header values must be strings');
   if (o.body !== undefined && o.body !== null && typeof o.body !== 'string') throw new BridgeArgumentError('body must be a string or null');
-  return { url: o.url, method: method as HttpMethod, headers: headers as Record<string, string>, body: (o.body as string | null | undefined) ?? null };
+  const body = bytesIn(bytes) ?? (o.body as string | null | undefined) ?? null;
+  return { url: o.url, method: method as HttpMethod, headers: headers as Record<string, string>, body };
 }
 
-/** JSON-safe copy of an upstream body (Buffers become text). */
-function plain(body: unknown): unknown {
-  if (Buffer.isBuffer(body)) return body.toString('utf8');
-  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
-  return body;
+/** An upstream body on its way into the isolate (./isolate/wire.ts): bytes exactly, as base64. */
+function wire(body: unknown): WireBody {
+  if (body instanceof Uint8Array) return { bytes: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('base64') };
+  return { data: body };
 }
 
 export function createBridge(ctx: Ctx): Bridge {
@@ -86,13 +94,14 @@ export function createBridge(ctx: Ctx): Bridge {
   };
 
   const handlers: Record<string, (...args: unknown[]) => Promise<unknown>> = {
-    async http(method, config) {
+    async http(method, config, bytes) {
       if (typeof method !== 'string' || !METHODS.has(method.toUpperCase() as HttpMethod))
         throw new BridgeArgumentError(`unsupported HTTP method ${String(method)}`);
       const c = object(config, 'the request config') as unknown as ProxyConfig;
       if (typeof c.endpoint !== 'string') throw new BridgeArgumentError('config.endpoint must be a string');
-      const res = await ctx.proxy({ ...c, method: method.toUpperCase() as HttpMethod });
-      return { status: res.status, headers: res.headers, data: plain(res.data) };
+      const data = bytesIn(bytes);
+      const res = await ctx.proxy({ ...c, method: method.toUpperCase() as HttpMethod, ...(data && { data }) });
+      return { status: res.status, headers: res.headers, body: wire(res.data) };
     },
     async 'paginate.start'(config, withPages) {
       const c = object(config, 'the paginate config') as unknown as PaginateConfig;
@@ -112,7 +121,7 @@ export function createBridge(ctx: Ctx): Bridge {
       const seen = pages.get(Number(id)) ?? [];
       const raw = seen.splice(0).map((p) => {
         const { response, nextPageParam } = p as { response: { status: number; headers: unknown; data: unknown }; nextPageParam: unknown };
-        return { nextPageParam, response: { status: response.status, headers: response.headers, data: plain(response.data) } };
+        return { nextPageParam, response: { status: response.status, headers: response.headers, body: wire(response.data) } };
       });
       if (r.done) {
         generators.delete(Number(id));
@@ -140,8 +149,8 @@ export function createBridge(ctx: Ctx): Bridge {
         throw new BridgeArgumentError("include must be a list of 'webhook' and 'credentials'");
       return ctx.getIntegration(include ? { include } : undefined);
     },
-    async uncontrolledFetch(options) {
-      const o = fetchOptions(options);
+    async uncontrolledFetch(options, bytes) {
+      const o = fetchOptions(options, bytes);
       const res = await ctx.uncontrolledFetch(o);
       const headers: [string, string][] = [];
       res.headers.forEach((value, name) => headers.push([name, value]));
@@ -221,7 +230,7 @@ export function createBridge(ctx: Ctx): Bridge {
             name: e.name ?? 'Error',
             message: e.message ?? String(err),
             status: e.status,
-            body: plain(e.body),
+            body: e.body === undefined ? undefined : wire(e.body),
             headers: e.headers,
             code: e.code,
             retryable: e.retryable,

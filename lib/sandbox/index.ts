@@ -100,7 +100,7 @@ function sha256(text: string): string {
 const SANDBOX_HINT = 'scripts run in a sandbox: no process.env, files, require/import or Node APIs; reach the provider through the context (ctx.get/post/…)';
 
 function explain(name: string, message: string): string {
-  if (name === 'ReferenceError' && /\b(process|require|module|fetch|__dirname|global)\b is not defined/.test(message)) {
+  if (name === 'ReferenceError' && /\b(process|require|module|__dirname|global)\b is not defined/.test(message)) {
     return `${name}: ${message} (${SANDBOX_HINT}; keep per-connection settings in metadata)`;
   }
   return `${name}: ${message}`;

@@ -51,8 +51,8 @@ test('the prelude hides the host callback and answers describe() from the bundle
 test("a run's context calls the host with JSON messages; host errors come back with their fields", async () => {
   const { context, calls, start } = await isolateLike((method, args) => {
     if (method === 'http' && (args[1] as Json).endpoint === '/fail')
-      return { error: { name: 'UpstreamHttpError', message: 'nope', status: 404, body: { e: 1 }, headers: { a: 'b' }, hostErrorId: 7 } };
-    if (method === 'http') return { value: { status: 200, data: args } };
+      return { error: { name: 'UpstreamHttpError', message: 'nope', status: 404, body: { data: { e: 1 } }, headers: { a: 'b' }, hostErrorId: 7 } };
+    if (method === 'http') return { value: { status: 200, body: { data: args } } };
     if (method === 'paginate.start') return { value: 1 };
     if (method === 'paginate.next') return { value: calls.filter(([m]) => m === 'paginate.next').length < 3 ? { done: false, value: ['p'] } : { done: true } };
     return { value: null };
@@ -79,8 +79,8 @@ test("a run's context calls the host with JSON messages; host errors come back w
       arg: { n: 1 },
       id: 'c1',
       provider: 'avalara-sandbox',
-      got: ['GET', { endpoint: '/x' }],
-      proxied: ['PUT', { method: 'PUT', endpoint: '/y' }],
+      got: ['GET', { endpoint: '/x' }, null],
+      proxied: ['PUT', { method: 'PUT', endpoint: '/y' }, null],
       pages: [['p'], ['p']],
       caught: { name: 'UpstreamHttpError', status: 404, response: { status: 404, data: { e: 1 }, headers: { a: 'b' } }, message: 'nope' },
     },
@@ -117,7 +117,7 @@ test("paginate's on_page runs in the isolate with each raw page; log(...args) go
     if (method === 'paginate.start') return { value: 1 };
     if (method === 'paginate.next') {
       const n = calls.filter(([m]) => m === 'paginate.next').length - 1;
-      const pages = [{ nextPageParam: n < 2 ? n + 1 : undefined, response: { status: 200, headers: {}, data: { n } } }];
+      const pages = [{ nextPageParam: n < 2 ? n + 1 : undefined, response: { status: 200, headers: {}, body: { data: { n } } } }];
       return { value: n < 2 ? { done: false, value: [n], pages } : { done: true, pages } };
     }
     return { value: null };
@@ -148,4 +148,53 @@ test("paginate's on_page runs in the isolate with each raw page; log(...args) go
   });
   assert.deepEqual(calls[0], ['paginate.start', [{ endpoint: '/list', paginate: { type: 'page' } }, true]]);
   assert.deepEqual(calls.at(-1), ['logArgs', ['two values', 3, { level: 'warn' }]]);
+});
+
+test('bytes cross the bridge exactly both ways: binary request data, arraybuffer and stream responses, error bodies, fetch bodies', async () => {
+  const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+  const bytes = { bytes: all.toString('base64') };
+  const { context, calls, start } = await isolateLike((method, args) => {
+    const config = args[1] as Json;
+    if (method === 'http' && config.endpoint === '/fail')
+      return { error: { name: 'UpstreamHttpError', message: 'no', status: 500, body: bytes, hostErrorId: 1 } };
+    if (method === 'http') return { value: { status: 200, headers: {}, body: config.endpoint === '/json' ? { data: { bytes: 'not bytes' } } : bytes } };
+    if (method === 'uncontrolledFetch')
+      return { value: { status: 200, statusText: 'OK', url: (args[0] as Json).url, headers: [], body: all.toString('base64') } };
+    return { value: null };
+  });
+  vm.runInContext(
+    `var __switchyard = { describe: () => ({}), run: async (kind, ctx) => {
+      const show = (b) => [Buffer.isBuffer(b), Array.from(b).join(',')];
+      const down = await ctx.get({ endpoint: '/file', responseType: 'arraybuffer' });
+      const chunks = [];
+      for await (const chunk of (await ctx.get({ endpoint: '/file', responseType: 'stream' })).data) chunks.push(chunk);
+      const json = await ctx.get({ endpoint: '/json' });
+      await ctx.post({ endpoint: '/up', data: Buffer.from(down.data) });
+      await ctx.put({ endpoint: '/up', data: new Uint8Array(down.data).buffer });
+      let failed; try { await ctx.get({ endpoint: '/fail', responseType: 'arraybuffer' }); } catch (e) { failed = [show(e.response.data), show(e.body)]; }
+      const fetched = await fetch(new URL('https://files.example/f?x=1'), { method: 'post', headers: { 'x-a': '1' }, body: down.data });
+      const form = await fetch('https://files.example/form', { method: 'POST', body: new URLSearchParams({ a: 'b c' }) });
+      return { down: show(down.data), stream: chunks.map(show), json: json.data, failed, fetched: show(new Uint8Array(await fetched.arrayBuffer())), form: form.status };
+    } };`,
+    context,
+  );
+  const result = await start('action', null, { connectionId: 'c', providerConfigKey: 'p', isFullSync: false });
+  const shown = [true, Array.from(all).join(',')];
+  assert.deepEqual(result, {
+    ok: true,
+    value: { down: shown, stream: [shown], json: { bytes: 'not bytes' }, failed: [shown, shown], fetched: [false, shown[1]], form: 200 },
+  });
+  const sent = calls.filter(([m, args]) => m === 'http' && (args[1] as Json).endpoint === '/up').map(([, args]) => args);
+  assert.deepEqual(sent, [
+    ['POST', { endpoint: '/up' }, all.toString('base64')],
+    ['PUT', { endpoint: '/up' }, all.toString('base64')],
+  ]);
+  const fetches = calls.filter(([m]) => m === 'uncontrolledFetch').map(([, args]) => args);
+  assert.deepEqual(fetches, [
+    [{ url: 'https://files.example/f?x=1', method: 'POST', headers: { 'x-a': '1' }, body: null }, all.toString('base64')],
+    [
+      { url: 'https://files.example/form', method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' }, body: 'a=b+c' },
+      null,
+    ],
+  ]);
 });

@@ -1,6 +1,8 @@
 /**
- * @module Fake Google Drive v3 (files.list / get / media / export) plus Google-style OAuth on the
- * same origin (FACTS.md §4).
+ * @module Fake Google Drive v3 (files.list / get / media / export, and simple uploads:
+ * `POST /upload/drive/v3/files?uploadType=media`, the body the file's bytes, its Content-Type the
+ * file's type, needing a `drive` or `drive.file` scope) plus Google-style OAuth on the same origin
+ * (FACTS.md §4).
  */
 import { OAuthProvider, createOAuthProviderState } from './oauth-provider.js';
 import type { OAuthProviderOptions, OAuthProviderState } from './oauth-provider.js';
@@ -120,6 +122,7 @@ const FILE_FIELDS = new Set([
   'shortcutDetails',
   'resourceKey',
 ]);
+const WRITE_SCOPES = new Set(['https://www.googleapis.com/auth/drive', 'https://www.googleapis.com/auth/drive.file']);
 const LIST_FIELDS = new Set(['kind', 'nextPageToken', 'incompleteSearch', 'files']);
 
 interface GoogleErrorDetail {
@@ -272,7 +275,37 @@ class DriveApi {
       .get(
         '/drive/v3/files/:id/export',
         this.authed((ctx) => this.export(ctx)),
+      )
+      .post(
+        '/upload/drive/v3/files',
+        this.authed((ctx) => this.upload(ctx)),
       );
+  }
+
+  /** A simple upload: a new file named "Untitled" in My Drive, with the request's bytes. */
+  private upload(ctx: RequestContext): Reply {
+    const scopes = (this.oauth.verifyAccessToken(bearerToken(ctx.headers))?.scope ?? '').split(' ');
+    if (!scopes.some((s) => WRITE_SCOPES.has(s))) {
+      return googleError(403, 'Request had insufficient authentication scopes.', { reason: 'insufficientPermissions' }, 'PERMISSION_DENIED');
+    }
+    if (ctx.query.get('uploadType') !== 'media') return invalidValue('uploadType');
+    const now = new Date().toISOString();
+    const id = driveFileId();
+    const file: DriveFile = {
+      id,
+      name: 'Untitled',
+      mimeType: ctx.headers['content-type']?.split(';')[0]?.trim() || 'application/octet-stream',
+      parents: [this.state.rootId],
+      createdTime: now,
+      modifiedTime: now,
+      trashed: false,
+      starred: false,
+      webViewLink: '',
+      content: Buffer.from(ctx.rawBody),
+    };
+    file.webViewLink = webViewLink(id, file.mimeType);
+    this.state.files.push(file);
+    return json(200, defaultFileView(file));
   }
 
   private authed(handler: Handler): Handler {

@@ -3,12 +3,16 @@
  * script's bundle. It captures the one host callback (`__sy_host`, removed from the global object),
  * and builds the script's context on top of it: every context method is a JSON message to the host
  * (lib/sandbox/bridge.ts), answered through `__sy_settle`. It also provides console, setTimeout and
- * clearTimeout. There is no process, require, import, fetch or file access in the isolate: plain V8
- * only. `__sy_start` runs one entry point of the bundle and answers with JSON. The Node modules
- * Nango's functions may import are set up first (./node-modules.ts).
+ * clearTimeout, and the global `fetch` Nango's runtime gives functions (./fetch.ts, through the same
+ * host method as `nango.uncontrolledFetch`). There is no process, require, import or file access in
+ * the isolate: plain V8 only. Bodies cross as ./wire.ts says, so bytes arrive as bytes.
+ * `__sy_start` runs one entry point of the bundle and answers with JSON. The Node modules Nango's
+ * functions may import are set up first (./node-modules.ts).
  */
 import './node-modules.js';
 import { FetchResponse, type FetchAnswer } from './fetch-response.js';
+import { installFetch } from './fetch.js';
+import { asResponseType, bytesOut, fromWire, type WireBody } from './wire.js';
 
 /** An error of the host, as the bridge sends it. */
 interface HostError {
@@ -16,7 +20,7 @@ interface HostError {
   message: string;
   status?: number;
   code?: string;
-  body?: unknown;
+  body?: WireBody;
   headers?: unknown;
   retryable?: boolean;
   payload?: unknown;
@@ -39,12 +43,14 @@ const call = <T = unknown>(method: string, args?: unknown[]): Promise<T> =>
     host(id, method, JSON.stringify(args === undefined ? [] : args));
   });
 
-const HOST_ERROR_FIELDS = ['status', 'code', 'body', 'headers', 'retryable', 'payload'] as const;
+const HOST_ERROR_FIELDS = ['status', 'code', 'headers', 'retryable', 'payload'] as const;
 const fromHost = (e: HostError): Error => {
   const err = new Error(e.message) as Error & Json;
   err.name = e.name || 'Error';
   for (const k of HOST_ERROR_FIELDS) if (e[k] !== undefined) err[k] = e[k];
-  if (e.status !== undefined) err.response = { status: e.status, data: e.body, headers: e.headers };
+  const body = fromWire(e.body);
+  if (e.body !== undefined) err.body = body;
+  if (e.status !== undefined) err.response = { status: e.status, data: body, headers: e.headers };
   Object.defineProperty(err, '__hostErrorId', { value: e.hostErrorId, enumerable: false });
   return err;
 };
@@ -104,12 +110,28 @@ interface RunInfo {
 }
 
 type OnPage = (page: { nextPageParam?: unknown; response: unknown }) => unknown;
+/** A provider's answer as the bridge sends it. */
+interface HostResponse {
+  status: number;
+  headers: unknown;
+  body: WireBody;
+}
+type RequestConfig = { data?: unknown; responseType?: unknown } | null | undefined;
+
+/** A request to the provider: a binary `data` goes as bytes beside the config; the answer's body is rebuilt as `responseType` asks. */
+const request = async (method: string, config: RequestConfig) => {
+  const bytes = config ? bytesOut(config.data) : null;
+  const res = await call<HostResponse>('http', [method, bytes === null ? config : { ...config, data: undefined }, bytes]);
+  return { status: res.status, headers: res.headers, data: asResponseType(fromWire(res.body), config && config.responseType) };
+};
+const uncontrolledFetch = async (options: unknown, bytes: string | null) => new FetchResponse(await call<FetchAnswer>('uncontrolledFetch', [options, bytes]));
+installFetch(uncontrolledFetch);
 
 /** A log argument as JSON can carry it (an Error as its stack). */
 const loggable = (a: unknown): unknown => (a instanceof Error ? a.stack || String(a) : a);
 
 const makeContext = (info: RunInfo) => {
-  const send = (method: string) => (config: unknown) => call('http', [method, config]);
+  const send = (method: string) => (config: RequestConfig) => request(method, config);
   const one = (method: string) => (arg: unknown) => call(method, [arg]);
   return {
     connectionId: info.connectionId,
@@ -123,15 +145,20 @@ const makeContext = (info: RunInfo) => {
     put: send('PUT'),
     patch: send('PATCH'),
     delete: send('DELETE'),
-    proxy: (config: { method?: string } | null | undefined) => call('http', [(config && config.method) || 'GET', config]),
+    proxy: (config: (RequestConfig & { method?: string }) | null | undefined) => request((config && config.method) || 'GET', config),
     paginate: async function* (config: { paginate?: { on_page?: unknown } } | null): AsyncGenerator<unknown, void, undefined> {
       const onPage = config && config.paginate && typeof config.paginate.on_page === 'function' ? (config.paginate.on_page as OnPage) : null;
       const id = await call<number>('paginate.start', [config, onPage !== null]);
       let finished = false;
       try {
         for (;;) {
-          const page = await call<{ done: boolean; value?: unknown; pages?: { nextPageParam?: unknown; response: unknown }[] }>('paginate.next', [id]);
-          if (onPage) for (const p of page.pages || []) await onPage(p);
+          const page = await call<{ done: boolean; value?: unknown; pages?: { nextPageParam?: unknown; response: HostResponse }[] }>('paginate.next', [id]);
+          if (onPage)
+            for (const p of page.pages || [])
+              await onPage({
+                nextPageParam: p.nextPageParam,
+                response: { status: p.response.status, headers: p.response.headers, data: fromWire(p.response.body) },
+              });
           if (page.done) {
             finished = true;
             return;
@@ -153,7 +180,8 @@ const makeContext = (info: RunInfo) => {
     uncontrolledFetch: async (options: { url?: unknown; method?: unknown; headers?: unknown; body?: unknown } | null) => {
       const o = options || {};
       const url = o.url !== null && typeof o.url === 'object' && 'href' in o.url ? String(o.url.href) : String(o.url);
-      return new FetchResponse(await call<FetchAnswer>('uncontrolledFetch', [{ url, method: o.method, headers: o.headers, body: o.body }]));
+      const bytes = bytesOut(o.body);
+      return uncontrolledFetch({ url, method: o.method, headers: o.headers, body: bytes === null ? o.body : null }, bytes);
     },
     batchSave: (records: unknown, model: unknown) => call('batchSave', [records, model]),
     batchUpdate: (records: unknown, model: unknown) => call('batchUpdate', [records, model]),

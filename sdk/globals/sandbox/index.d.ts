@@ -3,8 +3,9 @@
  * The globals and modules a script has in Switchyard's sandbox, for `switchyard compile`'s
  * type-check (its compiler options add this folder as the only `types`: no DOM, no Node). Only what
  * the isolate provides is declared: URL, URLSearchParams, TextEncoder, TextDecoder
- * (lib/sandbox/isolate/polyfills), setTimeout, clearTimeout and console (lib/sandbox/isolate/prelude.ts).
- * Anything else (Buffer, fetch, process, atob…) stays a "Cannot find name" error naming it.
+ * (lib/sandbox/isolate/polyfills), Buffer, atob, btoa, Headers, setTimeout, clearTimeout, console and
+ * fetch (lib/sandbox/isolate/prelude.ts). Anything else (process, require, FormData, AbortSignal…) stays a
+ * "Cannot find name" error naming it.
  */
 
 type SandboxURLSearchParamsInit = string | URLSearchParams | Record<string, string> | Iterable<readonly [string, string]>;
@@ -124,8 +125,8 @@ interface HeadersIterator<T> extends IteratorObject<T, BuiltinIteratorReturn, un
 }
 
 /**
- * The DOM's Response, the members nango.uncontrolledFetch's answer has (a type only: scripts get one
- * from uncontrolledFetch, there is no fetch and no Response constructor in the sandbox).
+ * The DOM's Response, the members the answer of fetch and nango.uncontrolledFetch has (a type only:
+ * there is no Response constructor in the sandbox).
  */
 interface Response {
   readonly ok: boolean;
@@ -142,6 +143,28 @@ interface Response {
   bytes(): Promise<Uint8Array<ArrayBuffer>>;
   clone(): Response;
 }
+
+/** The bodies the sandbox's fetch sends. */
+type BodyInit = string | URLSearchParams | ArrayBuffer | ArrayBufferView;
+
+interface RequestInit {
+  method?: string;
+  headers?: HeadersInit;
+  body?: BodyInit | null;
+}
+
+/** A request as fetch reads one (a type only: there is no Request constructor in the sandbox). */
+interface Request {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Headers;
+}
+
+/**
+ * Node's fetch as the sandbox gives it: through the outbound address policy, never with the
+ * connection's credentials, redirects not followed (lib/sandbox/isolate/fetch.ts).
+ */
+declare function fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
 
 declare function setTimeout(fn: (...args: any[]) => void, ms?: number, ...args: any[]): number;
 declare function clearTimeout(id: number | undefined): void;

@@ -2,7 +2,7 @@
  * @module sandbox/isolate/polyfills/headers — the Fetch standard's `Headers`: case-insensitive
  * names, values trimmed, iteration sorted by name with repeated values joined by ", " (set-cookie
  * kept apart), as Node's. Functions build one from a response's headers; `nango.uncontrolledFetch`'s
- * answer carries one (../fetch-response.ts). There is no `fetch` in the sandbox.
+ * answer carries one (../fetch-response.ts), and so does `fetch`'s (../fetch.ts).
  */
 type Pair = [string, string];
 
