@@ -1,0 +1,103 @@
+/**
+ * A sync and an action of the same name in one integration (test/fixtures/nango-same-name: both
+ * `settings`, as Nango's google-calendar has them), compiled and deployed with the real CLI. Nango
+ * keys a function by its type and name: both deploy, the action runs by POST /action/trigger, the
+ * sync fills its records, GET /scripts/config lists both, and removing one on a redeploy keeps the
+ * other.
+ */
+import assert from 'node:assert/strict';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Nango } from '@nangohq/node';
+import { startGenericApiFake, startMetabaseFake, type GenericApiFake, type MetabaseFake } from './fakes/index.js';
+import { addItemsApiIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
+import { prepareNangoProject, ROOT, runCli } from './nango-cli.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'nango-same-name');
+const API_KEY = 'mb_same_name=';
+const CONN = 'acme';
+const KEY = 'items-api';
+
+describe('a sync and an action of the same name deploy together and each works as in Nango', () => {
+  let t: TestPlatform;
+  let metabase: MetabaseFake;
+  let generic: GenericApiFake;
+  let nango: Nango;
+  let work: string;
+  let proj: string;
+  const cli = (...args: string[]) => runCli([...args, '--dir', proj]);
+
+  /** The deployed functions of the integration in GET /scripts/config, as `type name`. */
+  async function configured(): Promise<string[]> {
+    const res = await t.api('/scripts/config');
+    assert.equal(res.status, 200);
+    const entry = ((await res.json()) as Json[]).find((i) => i.providerConfigKey === KEY)!;
+    return [...entry.syncs, ...entry.actions]
+      .filter((s: Json) => s.source === 'deployed')
+      .map((s: Json) => `${s.type} ${s.name}`)
+      .sort();
+  }
+  const settings = async () =>
+    ((await nango.listRecords({ providerConfigKey: KEY, connectionId: CONN, model: 'Setting' })) as Json).records.filter(
+      (r: Json) => !r._nango_metadata.deleted_at,
+    ) as Json[];
+
+  before(async () => {
+    t = await startTestPlatform();
+    metabase = await startMetabaseFake({ apiKey: API_KEY, users: [] });
+    generic = await startGenericApiFake({ apiKey: API_KEY, items: [{ name: 'timezone Europe/Paris' }, { name: 'week starts on Monday' }] });
+    nango = new Nango({ secretKey: t.devKey, host: t.url });
+    await addItemsApiIntegration(t, { key: KEY, connectionId: CONN, apiKey: API_KEY, metabaseUrl: metabase.url, itemsUrl: generic.url });
+    ({ work, proj } = await prepareNangoProject(FIXTURE, t));
+  });
+  after(async () => {
+    await t?.stop();
+    await metabase?.close();
+    await generic?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('both deploy in one command and GET /scripts/config lists both', async () => {
+    const r = await cli('deploy', 'dev', '--activate');
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /Deployed version 1 to dev: 2 new/);
+    assert.deepEqual(await configured(), ['action settings', 'sync settings']);
+  });
+
+  test('the action runs by POST /action/trigger and the sync fills its records', async () => {
+    const out = (await nango.triggerAction(KEY, CONN, 'settings', { id: '2' })) as Json;
+    assert.deepEqual(out, { id: '2', value: 'week starts on Monday' });
+    const rows = await waitFor('the settings sync to save both settings', async () => {
+      const rs = await settings();
+      return rs.length === 2 ? rs : null;
+    });
+    assert.deepEqual(rows.map((s) => s.value).sort(), ['timezone Europe/Paris', 'week starts on Monday']);
+  });
+
+  test('removing the action on a redeploy keeps the sync, which still runs', async () => {
+    const index = path.join(proj, 'index.ts');
+    await writeFile(index, (await readFile(index, 'utf8')).replace(/^import '\.\/items-api\/actions\/settings\.js';$/m, ''));
+    const r = await cli('deploy', 'dev', '--auto-confirm');
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /1 removed/);
+    assert.deepEqual(await configured(), ['sync settings']);
+
+    const gone = await t.api('/action/trigger', {
+      method: 'POST',
+      headers: { 'connection-id': CONN, 'provider-config-key': KEY },
+      json: { action_name: 'settings', input: { id: '2' } },
+    });
+    assert.equal(gone.status, 404);
+
+    generic.addItem({ name: 'language French' });
+    await nango.triggerSync(KEY, ['settings'], CONN);
+    const rows = await waitFor('the kept sync to save the new setting', async () => {
+      const rs = await settings();
+      return rs.length === 3 ? rs : null;
+    });
+    assert.ok(rows.some((s) => s.value === 'language French'));
+  });
+});
