@@ -77,6 +77,23 @@ describe('a sync and an action of the same name deploy together and each works a
     assert.deepEqual(rows.map((s) => s.value).sort(), ['timezone Europe/Paris', 'week starts on Monday']);
   });
 
+  test("an agent session's toolset may name the action though a sync shares its name", async () => {
+    const res = await t.api('/sessions', {
+      method: 'POST',
+      json: { tenant: { connections: { pinned: [{ integration_id: KEY, connection_id: CONN }] } }, toolset: { [KEY]: { allow: { tools: ['settings'] } } } },
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+  });
+
+  test('dryrun asks which one is meant, and runs the one --type names', async () => {
+    const ambiguous = await cli('dryrun', 'settings', CONN);
+    assert.equal(ambiguous.code, 1);
+    assert.match(ambiguous.stdout + ambiguous.stderr, /items-api has a sync and an action named settings[\s\S]*--type sync/);
+    const action = await cli('dryrun', 'settings', CONN, '--type', 'action', '--input', '{"id":"1"}');
+    assert.equal(action.code, 0, action.stdout + action.stderr);
+    assert.match(action.stdout, /timezone Europe\/Paris/);
+  });
+
   test('removing the action on a redeploy keeps the sync, which still runs', async () => {
     const index = path.join(proj, 'index.ts');
     await writeFile(index, (await readFile(index, 'utf8')).replace(/^import '\.\/items-api\/actions\/settings\.js';$/m, ''));
