@@ -77,6 +77,19 @@ describe('a sync and an action of the same name deploy together and each works a
     assert.deepEqual(rows.map((s) => s.value).sort(), ['timezone Europe/Paris', 'week starts on Monday']);
   });
 
+  test("Nango's functions API tells the two apart by type", async () => {
+    const both = await t.api(`/integrations/${KEY}/functions/settings`);
+    assert.equal(both.status, 409);
+    assert.equal(((await both.json()) as Json).error.code, 'ambiguous_function');
+    for (const type of ['sync', 'action']) {
+      const one = await t.api(`/integrations/${KEY}/functions/settings?type=${type}`);
+      assert.equal(one.status, 200, await one.clone().text());
+      assert.equal(((await one.json()) as Json).data.type, type);
+      const code = await t.api(`/integrations/${KEY}/functions/settings/code?type=${type}`);
+      assert.match(((await code.json()) as Json).code, type === 'sync' ? /createSync/ : /createAction/);
+    }
+  });
+
   test("an agent session's toolset may name the action though a sync shares its name", async () => {
     const res = await t.api('/sessions', {
       method: 'POST',
