@@ -6,7 +6,7 @@ import { emitEvent } from '../features/webhooks/emit.js';
 import { getIntegrationById } from '../features/integrations/store.js';
 import { UpstreamHttpError } from '../lib/http/index.js';
 import { createScriptContext } from '../features/scripts/context.js';
-import { modelsIn, scriptsOf } from '../features/scripts/catalog.js';
+import { modelsIn, scriptIn, scriptsOf } from '../features/scripts/catalog.js';
 import { SandboxError, ScriptError } from '../lib/sandbox/index.js';
 import { ActionError } from '../sdk/errors.js';
 import { environmentName } from '../features/alerts/index.js';
@@ -85,8 +85,8 @@ export function actionActivities(deps: ActivityDeps) {
         getIntegrationById(deps.db, deps.box, connection.integrationId),
         scriptsOf(deps, { id: connection.integrationId, provider: connection.provider }),
       ]);
-      const script = scripts.find(([name]) => name === run.actionName)?.[1];
-      if (!integration || !script || script.type !== 'action') return fail(runId, { status: 404, code: 'not_found', message: 'Action not found' });
+      const script = scriptIn(scripts, 'action', run.actionName);
+      if (!integration || !script) return fail(runId, { status: 404, code: 'not_found', message: 'Action not found' });
       annotate({ integration: integration.uniqueKey, connection: connection.connectionId, script: run.actionName, runId });
       const labels = { environment: await environmentName(deps.db, connection.environmentId), integration: integration.uniqueKey, script: run.actionName };
       const startedAt = Date.now();

@@ -70,8 +70,8 @@ export function scriptActivities(deps: ActivityDeps) {
     async runSyncWebhook(input: SyncWebhookWorkflowInput): Promise<{ results: Record<string, ModelResult> }> {
       const connection = await getConnectionByPk(deps.db, deps.box, input.connectionPk);
       const integration = connection ? await getIntegrationById(deps.db, deps.box, connection.integrationId) : null;
-      const script = integration ? await scriptOf(deps, integration, input.syncName) : undefined;
-      if (!connection || !integration || script?.type !== 'sync' || !script.onWebhook) return { results: {} };
+      const script = integration ? await scriptOf(deps, integration, 'sync', input.syncName) : undefined;
+      if (!connection || !integration || !script?.onWebhook) return { results: {} };
       annotate({ integration: connection.integrationKey, connection: connection.connectionId, script: input.syncName });
       const runId = runRef(`webhook-${input.syncName}`);
       const { marks, previous } = await openWriteMarks(deps.db, `webhook:${runId}`);

@@ -55,8 +55,8 @@ export function syncActivities(deps: ActivityDeps) {
     const connection = await getConnectionByPk(deps.db, deps.box, connectionPk);
     if (!connection) return null;
     const integration = await getIntegrationById(deps.db, deps.box, connection.integrationId);
-    const script = integration ? await scriptOf(deps, integration, name) : undefined;
-    if (!integration || !script || script.type !== 'sync') return null;
+    const script = integration ? await scriptOf(deps, integration, 'sync', name) : undefined;
+    if (!integration || !script) return null;
     return { connection, integration, script, variant, stored: (model) => storedModel(model, variant) };
   }
 

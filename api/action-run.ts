@@ -45,8 +45,8 @@ export async function runAction(deps: AppDeps, req: ActionRequest): Promise<Acti
   const connection = await deps.lookups.connection(req.env.id, req.integrationKey, req.connectionId);
   if (!connection || (req.connectionPk !== undefined && connection.id !== req.connectionPk))
     throw new BadRequest('unknown_connection', 'Failed to find connection');
-  const [script, enabled] = await Promise.all([scriptOf(deps, integration, req.actionName), enabledEndpoints(deps.db, integration)]);
-  if (!script || script.type !== 'action') throw new NotFound('not_found', 'Action not found');
+  const [script, enabled] = await Promise.all([scriptOf(deps, integration, 'action', req.actionName), enabledEndpoints(deps.db, integration)]);
+  if (!script) throw new NotFound('not_found', 'Action not found');
   if (!isEnabledIn(enabled, script)) {
     throw new NotFound(
       'endpoint_not_enabled',

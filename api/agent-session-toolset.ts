@@ -122,9 +122,11 @@ export async function compileToolset(
     if (policy === '*') continue;
     const { actions, others } = scripts.get(key)!;
     for (const tool of [...(policy.allow && policy.allow !== '*' ? policy.allow.tools : []), ...(policy.deny?.tools ?? [])]) {
+      // An action is a tool even when a sync shares its name (Nango allows both).
+      if (actions.includes(tool)) continue;
       const type = others.get(tool);
       if (type) unsupported.push({ integration_id: key, tool, type });
-      else if (!actions.includes(tool)) unknownTools.push({ integration_id: key, tool });
+      else unknownTools.push({ integration_id: key, tool });
     }
   }
   if (unknownTools.length) throw new BadRequest('unknown_tool', 'The toolset names tools the integrations do not have', { tools: unknownTools });

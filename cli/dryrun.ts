@@ -26,6 +26,8 @@ export interface DryrunOptions {
   connectionId: string;
   env: string;
   integration?: string;
+  /** The script's type, when a sync and an action share its name. */
+  type?: string;
   input?: string;
   metadata?: string;
   checkpoint?: string;
@@ -41,8 +43,8 @@ function jsonArg(flag: string, value: string | undefined): unknown {
   }
 }
 
-function pickScript(scripts: ScriptFile[], name: string, integration: string | undefined): ScriptFile {
-  const matches = scripts.filter((s) => s.name === name && (!integration || s.integration === integration));
+function pickScript(scripts: ScriptFile[], name: string, integration: string | undefined, type: string | undefined): ScriptFile {
+  const matches = scripts.filter((s) => s.name === name && (!integration || s.integration === integration) && (!type || s.kind === type));
   if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) {
     throw new CliError(
@@ -50,14 +52,21 @@ function pickScript(scripts: ScriptFile[], name: string, integration: string | u
       `use one of: ${scripts.map((s) => `${s.name} (${s.integration})`).join(', ')}`,
     );
   }
-  throw new CliError(`${name} exists in several integrations (${matches.map((s) => s.integration).join(', ')})`, 'pass --integration <key>');
+  const integrations = [...new Set(matches.map((s) => s.integration))];
+  if (integrations.length === 1) {
+    throw new CliError(
+      `${integrations[0]} has ${matches.map((s) => `${s.kind === 'action' ? 'an' : 'a'} ${s.kind}`).join(' and ')} named ${name}`,
+      `pass --type ${matches[0]!.kind}`,
+    );
+  }
+  throw new CliError(`${name} exists in several integrations (${integrations.join(', ')})`, 'pass --integration <key>');
 }
 
 const issuesOf = (error: z.ZodError) => error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
 
 export async function dryrun(o: DryrunOptions): Promise<number> {
   await checkZod(o.dir);
-  const script = pickScript(await requireScripts(o.dir), o.script, o.integration);
+  const script = pickScript(await requireScripts(o.dir), o.script, o.integration, o.type);
   const integration = o.integration ?? script.integration;
   const api = new Api(o.env);
   const built = await step(`Bundling ${script.integration}/${script.name}`, () => buildScript(o.dir, script));

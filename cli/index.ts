@@ -17,7 +17,7 @@ Usage: switchyard <command> [options]
                                       --provider, <integration>/provider.yaml defines its provider
   compile                             type-check and bundle every script; writes build/manifest.json
   dryrun <script> <connection-id>     run a script against a real connection; saves nothing
-      [--integration key] [--input json|@file] [--metadata json|@file] [--checkpoint json] [-e env]
+      [--integration key] [--type sync|action] [--input json|@file] [--metadata json|@file] [--checkpoint json] [-e env]
   deploy <env> | deploy --env <env>   compile, create or replace the project's providers (providers.yaml,
                                       <integration>/provider.yaml), show new / changed / removed, deploy
       [--yes] [--activate] [--integration key]
@@ -54,6 +54,7 @@ Runs a sync, action or on-event script against a real connection on the platform
 prints what it would save and return, and saves nothing.
 
   --integration, -i <key>   the script's integration, when two have a script of that name
+  --type <sync|action>      the script's type, when a sync and an action share its name
   --input <json|@file>      the action's input
   --metadata, -m <json|@file>   the connection metadata the script sees
   --checkpoint, -c <json>   the checkpoint an incremental sync starts from
@@ -100,6 +101,7 @@ export async function main(argv: string[]): Promise<number> {
       'auto-confirm': { type: 'boolean' },
       provider: { type: 'string', short: 'p' },
       input: { type: 'string' },
+      type: { type: 'string' },
       metadata: { type: 'string', short: 'm' },
       checkpoint: { type: 'string', short: 'c' },
       out: { type: 'string', short: 'o' },
@@ -140,12 +142,15 @@ export async function main(argv: string[]): Promise<number> {
     case 'dryrun': {
       const [script, connectionId] = args;
       if (!script || !connectionId) throw new CliError('dryrun needs a script name and a connection id', 'run: switchyard dryrun <script> <connection-id>');
+      if (values.type && !['sync', 'action', 'on-event'].includes(values.type))
+        throw new CliError(`--type ${values.type} is not a script type`, 'pass --type sync, action or on-event');
       return (await import('./dryrun.js')).dryrun({
         dir,
         script,
         connectionId,
         env,
         integration,
+        type: values.type,
         input: values.input,
         metadata: values.metadata,
         checkpoint: values.checkpoint,

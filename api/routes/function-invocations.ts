@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { getActionRun } from '../../features/actions/runs.js';
-import { scriptOf } from '../../features/scripts/catalog.js';
+import { scriptIn, scriptsOf } from '../../features/scripts/catalog.js';
 import { BadRequest, NotFound } from '../../lib/errors.js';
 import { runAction } from '../action-run.js';
 import { defineRoute } from '../route.js';
@@ -55,10 +55,12 @@ export const createFunctionInvocation = defineRoute({
   if (!connection) {
     throw new NotFound('connection_not_found', `Connection '${body.connection_id}' was not found for integration '${body.integration_id}'`);
   }
-  const script = await scriptOf(deps, integration, body.name);
-  if (!script) throw new NotFound('unknown_function', `Function '${body.name}' was not found`);
-  if (script.type !== 'action') {
-    throw new BadRequest('invalid_invocation', `Function '${body.name}' is a ${script.type}: POST /sync/trigger runs it`);
+  // Only an action is invoked; a sync of the same name (Nango allows both) does not stand in for it.
+  const scripts = await scriptsOf(deps, integration);
+  if (!scriptIn(scripts, 'action', body.name)) {
+    const other = scripts.find(([n]) => n === body.name)?.[1];
+    if (!other) throw new NotFound('unknown_function', `Function '${body.name}' was not found`);
+    throw new BadRequest('invalid_invocation', `Function '${body.name}' is a ${other.type}: POST /sync/trigger runs it`);
   }
   const outcome = await runAction(deps, {
     env,

@@ -47,7 +47,7 @@ async function deployedFunctions(deps: AppDeps, env: Environment, uniqueKey: str
   const rows = await activeScriptsOf(deps.db, integration.id);
   const out: Deployed[] = [];
   for (const script of await integrationScripts(deps, integration)) {
-    const row = rows.find((r) => r.name === script.name && script.handle.source === 'deployed');
+    const row = rows.find((r) => r.name === script.name && r.type === script.handle.type && script.handle.source === 'deployed');
     if (row) out.push({ script, row });
   }
   return out;

@@ -105,8 +105,8 @@ async function requestOf(body: DeployBody) {
 async function differencesOf(deps: AppDeps, env: Environment, body: DeployBody) {
   const req = await requestOf(body);
   const plan = await previewDeploy(deps, env, req);
-  const autoStart = (i: { integration: string; name: string }) =>
-    req.scripts.find((s) => s.integration === i.integration && s.name === i.name)?.manifest.autoStart === true;
+  const autoStart = (i: { integration: string; name: string; type: string }) =>
+    req.scripts.find((s) => s.integration === i.integration && s.name === i.name && s.manifest.type === i.type)?.manifest.autoStart === true;
   return nangoDifferences(plan, autoStart, await connectionCounts(deps.db, env.id));
 }
 

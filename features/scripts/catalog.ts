@@ -1,15 +1,16 @@
 /**
  * @module features/scripts/catalog — the scripts of an integration, pre-built (in-process, from the
  * provider's registry) and deployed (sandboxed, from the database), behind one handle: name, type,
- * endpoints, frequency, models, validators and `exec`. A deployed script with the name of a
- * pre-built one replaces it on that integration. Every lookup of the API, the worker and the
+ * endpoints, frequency, models, validators and `exec`. A deployed script with the type and name of
+ * a pre-built one replaces it on that integration; a sync and an action may share a name, so a
+ * lookup by name says which type it wants. Every lookup of the API, the worker and the
  * schedule reconcile goes through here.
  */
 import { z } from 'zod';
 import type { Config } from '../../lib/config.js';
 import { endpointStates, type Integration } from '../integrations/store.js';
 import type { Queryable } from '../../lib/db/pool.js';
-import { activeScriptsOf, bundleOf, type DeployedScriptRow } from './store.js';
+import { activeScriptsOf, bundleOf, scriptKey, type DeployedScriptRow } from './store.js';
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, type SandboxBundle, type SandboxLimits } from '../../lib/sandbox/index.js';
 import { declaredEndpoints, endpointKey, prebuiltEntriesOf } from './prebuilt.js';
 import type { AnyScriptDefinition, ConnectionEvent, Endpoint, SyncContext } from '../../sdk/types.js';
@@ -356,10 +357,10 @@ export function prebuiltScriptsOf(provider: string): [string, ScriptHandle][] {
 /** All scripts of an integration: pre-built ones of its provider, then deployed ones. */
 export async function scriptsOf(deps: CatalogDeps, integration: Pick<Integration, 'id' | 'provider'>): Promise<[string, ScriptHandle][]> {
   const deployed = await activeScriptsOf(deps.db, integration.id);
-  const replaced = new Set(deployed.map((r) => r.name));
+  const replaced = new Set(deployed.map(scriptKey));
   return [
     ...prebuiltEntriesOf(integration.provider)
-      .filter(([name]) => !replaced.has(name))
+      .filter(([name, def]) => !replaced.has(scriptKey({ type: def.type, name })))
       .map(([name, def]): [string, ScriptHandle] => [name, prebuiltHandle(name, def)]),
     ...deployed.map((row): [string, ScriptHandle] => [row.name, deployedHandle(deps, row)]),
   ];
@@ -386,8 +387,21 @@ export async function webhookSyncsOf(
   );
 }
 
-export async function scriptOf(deps: CatalogDeps, integration: Pick<Integration, 'id' | 'provider'>, name: string): Promise<ScriptHandle | undefined> {
-  return (await scriptsOf(deps, integration)).find(([n]) => n === name)?.[1];
+type HandleOf<T extends ScriptHandle['type']> = Extract<ScriptHandle, { type: T }>;
+
+/** The script of that type and name (a sync and an action may share a name). */
+export async function scriptOf<T extends ScriptHandle['type']>(
+  deps: CatalogDeps,
+  integration: Pick<Integration, 'id' | 'provider'>,
+  type: T,
+  name: string,
+): Promise<HandleOf<T> | undefined> {
+  return scriptIn(await scriptsOf(deps, integration), type, name);
+}
+
+/** scriptOf within a list a caller already holds from scriptsOf. */
+export function scriptIn<T extends ScriptHandle['type']>(scripts: [string, ScriptHandle][], type: T, name: string): HandleOf<T> | undefined {
+  return scripts.find((e): e is [string, HandleOf<T>] => e[0] === name && e[1].type === type)?.[1];
 }
 
 /** All models declared by the integration's syncs, for validating what any of its scripts saves. */

@@ -18,6 +18,7 @@ import {
   insertScriptVersion,
   moduleCodes,
   nextDeploymentVersion,
+  scriptKey,
   type DeployedScriptRow,
 } from './store.js';
 import { ValidationFailed, type FieldProblem } from '../../lib/errors.js';
@@ -147,8 +148,10 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
   const prepared: Prepared[] = [];
   for (const [i, upload] of req.scripts.entries()) {
     const label = `${upload.integration}/${upload.name}`;
-    if (seen.has(label)) problem(i, `${label} is in the deploy twice`);
-    seen.add(label);
+    // A sync and an action may share a name (Nango keys functions by type and name).
+    const key = `${upload.integration}/${scriptKey({ type: String(upload.manifest.type), name: upload.name })}`;
+    if (seen.has(key)) problem(i, `${label} (${String(upload.manifest.type)}) is in the deploy twice`);
+    seen.add(key);
     const { manifest, problems: found } = manifestProblems({ ...upload.manifest, integration: upload.integration, name: upload.name });
     for (const p of found) problem(i, `${label}: ${p}`, /collides with the platform route/.test(p) ? 'reserved_endpoint' : 'invalid_script');
     const integration = await integrationOf(upload.integration);
@@ -205,15 +208,15 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
   // Within an integration, one endpoint belongs to one script (pre-built ones included).
   for (const integration of scope) {
     const mine = prepared.filter((p) => p.integration.id === integration.id);
-    const names = new Set(mine.map((p) => p.upload.name));
+    const keys = new Set(mine.map((p) => scriptKey({ type: p.manifest.type, name: p.upload.name })));
     const owners = new Map<string, string>();
     for (const [name, def] of prebuiltScriptEntries(integration.provider)) {
-      if (names.has(name)) continue;
+      if (keys.has(scriptKey({ type: def.type, name }))) continue;
       for (const e of declaredEndpoints(def)) owners.set(endpointKey(e), `the pre-built script ${name}`);
     }
     // The deployed scripts a deploy keeps hold their endpoints too.
     for (const kept of req.keepOthers ? await activeScriptsOf(deps.db, integration.id) : []) {
-      if (names.has(kept.name)) continue;
+      if (keys.has(scriptKey(kept))) continue;
       for (const e of kept.manifest.endpoints) owners.set(endpointKey(e), `the deployed script ${kept.name}`);
     }
     for (const p of mine) {
@@ -240,18 +243,18 @@ function diff(
   const plan: DeployPlan = { new: [], changed: [], removed: [], unchanged: [] };
   const rows = new Map<string, DeployedScriptRow>();
   for (const p of prepared) {
-    const current = active.get(p.integration.id)?.find((r) => r.name === p.upload.name);
     const item = { integration: p.upload.integration, name: p.upload.name, type: p.manifest.type };
-    if (current) rows.set(`${p.integration.id}/${p.upload.name}`, current);
+    const current = active.get(p.integration.id)?.find((r) => scriptKey(r) === scriptKey(item));
+    if (current) rows.set(`${p.integration.id}/${scriptKey(item)}`, current);
     if (!current) plan.new.push(item);
     else if (current.bundleSha256 !== p.sha256 || canonical(current.manifest) !== canonical(p.manifest)) plan.changed.push(item);
     else plan.unchanged.push(item);
   }
   for (const integration of keepOthers ? [] : scope) {
     for (const r of active.get(integration.id) ?? []) {
-      if (!prepared.some((p) => p.integration.id === integration.id && p.upload.name === r.name)) {
+      if (!prepared.some((p) => p.integration.id === integration.id && p.upload.name === r.name && p.manifest.type === r.type)) {
         plan.removed.push({ integration: integration.uniqueKey, name: r.name, type: r.type });
-        rows.set(`${integration.id}/${r.name}`, r);
+        rows.set(`${integration.id}/${scriptKey(r)}`, r);
       }
     }
   }
@@ -293,15 +296,19 @@ export async function deploy(deps: DeployDeps, env: Environment, req: DeployRequ
     const touched = new Set<number>();
     for (const item of plan.removed) {
       const integration = scope.find((i) => i.uniqueKey === item.integration)!;
-      await deactivateScript(tx, rows.get(`${integration.id}/${item.name}`)!.id);
+      await deactivateScript(tx, rows.get(`${integration.id}/${scriptKey(item)}`)!.id);
       touched.add(integration.id);
     }
+    const planKey = (n: PlanItem) => `${n.integration}/${scriptKey(n)}`;
+    const added = new Set(plan.new.map(planKey));
+    const changed = new Set(plan.changed.map(planKey));
     for (const p of prepared) {
-      const key = `${p.integration.id}/${p.upload.name}`;
-      const isNew = plan.new.some((n) => n.integration === p.upload.integration && n.name === p.upload.name);
-      const isChanged = plan.changed.some((n) => n.integration === p.upload.integration && n.name === p.upload.name);
+      const item = { integration: p.upload.integration, name: p.upload.name, type: p.manifest.type };
+      const key = `${p.integration.id}/${scriptKey(item)}`;
+      const isNew = added.has(planKey(item));
+      const isChanged = changed.has(planKey(item));
       if (!isNew && !isChanged) {
-        scripts.push({ integration: p.upload.integration, name: p.upload.name, type: p.manifest.type, version: rows.get(key)!.version });
+        scripts.push({ ...item, version: rows.get(key)!.version });
         continue;
       }
       if (isChanged) await deactivateScript(tx, rows.get(key)!.id);
@@ -317,7 +324,7 @@ export async function deploy(deps: DeployDeps, env: Environment, req: DeployRequ
         source: p.upload.source ?? null,
         manifest: p.manifest,
       });
-      scripts.push({ integration: p.upload.integration, name: p.upload.name, type: p.manifest.type, version: v });
+      scripts.push({ ...item, version: v });
       touched.add(p.integration.id);
     }
     // The Endpoints tab: endpoints new to the integration start deactivated unless `activate`;

@@ -92,7 +92,7 @@ export function nangoDifferences(plan: DeployPlan, autoStart: (item: PlanItem) =
 /** The deployed functions in the shape of Nango's SyncDeploymentResult[] (`nango deploy` prints name@vversion). */
 export function nangoDeployResult(result: DeployResult, request: DeployRequest) {
   return result.scripts.map((s) => {
-    const manifest = request.scripts.find((u) => u.integration === s.integration && u.name === s.name)?.manifest ?? {};
+    const manifest = request.scripts.find((u) => u.integration === s.integration && u.name === s.name && u.manifest.type === s.type)?.manifest ?? {};
     const models = Object.keys((manifest.models as Record<string, unknown> | undefined) ?? {});
     return {
       name: s.name,

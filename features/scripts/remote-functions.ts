@@ -16,7 +16,7 @@ import { sandboxLimits, zodFromJsonSchema, type CatalogDeps } from './catalog.js
 import { createScriptContext } from './context.js';
 import { deploy, type DeployDeps } from './deploy.js';
 import { bundleNangoFunction, NangoBundleError } from './nango-bundle.js';
-import { activeScriptsOf } from './store.js';
+import { activeScriptsOf, scriptKey } from './store.js';
 import type { ConnectionDeps } from '../connections/service.js';
 
 export type RunnableType = 'action' | 'sync';
@@ -184,10 +184,10 @@ export interface DeploymentRequest {
  * function already deployed under the name takes `allow_destructive`.
  */
 export async function startDeployment(deps: DeployDeps, env: Environment, req: DeploymentRequest): Promise<DeploymentJob> {
-  if (!req.allowDestructive && (await activeScriptsOf(deps.db, req.integrationPk)).some((r) => r.name === req.name)) {
+  if (!req.allowDestructive && (await activeScriptsOf(deps.db, req.integrationPk)).some((r) => r.name === req.name && r.type === req.type)) {
     throw new Conflict(
       'function_already_deployed',
-      `${req.integrationId} already has a function named ${req.name}: pass allow_destructive: true to replace it`,
+      `${req.integrationId} already has a ${req.type} named ${req.name}: pass allow_destructive: true to replace it`,
     );
   }
   const job = deployments.add({ ...newJob(env), integrationId: req.integrationId, functionName: req.name, functionType: req.type });
@@ -202,7 +202,7 @@ export async function startDeployment(deps: DeployDeps, env: Environment, req: D
     const changed = [...result.new, ...result.changed];
     job.deployed = changed.length > 0;
     job.deployedFunctions = result.scripts
-      .filter((s) => changed.some((c) => c.name === s.name))
+      .filter((s) => changed.some((c) => scriptKey(c) === scriptKey(s)))
       .map((s) => ({
         name: s.name,
         version: req.version ?? (typeof req.compiled.manifest.version === 'string' ? req.compiled.manifest.version : String(s.version)),

@@ -30,6 +30,9 @@ interface Row {
   created_at: Date;
 }
 
+/** A function's identity within its integration, as Nango keys it: a sync and an action may share a name. */
+export const scriptKey = (s: { type: string; name: string }): string => `${s.type}:${s.name}`;
+
 const COLUMNS = 'id, deployment_id, integration_id, name, type, version, bundle_sha256, manifest, created_at';
 
 function fromRow(r: Row): DeployedScriptRow {
@@ -48,7 +51,7 @@ function fromRow(r: Row): DeployedScriptRow {
 
 /** The active scripts of one integration (without bundles). */
 export async function activeScriptsOf(db: Queryable, integrationId: number): Promise<DeployedScriptRow[]> {
-  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM deployed_scripts WHERE integration_id = $1 AND active ORDER BY name`, [integrationId]);
+  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM deployed_scripts WHERE integration_id = $1 AND active ORDER BY name, type`, [integrationId]);
   return rows.map(fromRow);
 }
 
@@ -59,7 +62,7 @@ export async function activeScriptsOfEnvironment(db: Queryable, environmentId: n
       .map((c) => `s.${c}`)
       .join(', ')}, i.unique_key
        FROM deployed_scripts s JOIN integrations i ON i.id = s.integration_id
-      WHERE s.environment_id = $1 AND s.active ORDER BY i.unique_key, s.name`,
+      WHERE s.environment_id = $1 AND s.active ORDER BY i.unique_key, s.name, s.type`,
     [environmentId],
   );
   return rows.map((r) => ({ ...fromRow(r), integrationKey: r.unique_key }));
@@ -143,7 +146,7 @@ export async function insertScriptVersion(
   const { rows } = await db.query<{ version: number }>(
     `INSERT INTO deployed_scripts (deployment_id, environment_id, integration_id, name, type, version, bundle, bundle_sha256, source, manifest, entry_path, modules)
      VALUES ($1, $2, $3, $4, $5,
-             (SELECT COALESCE(MAX(version), 0) + 1 FROM deployed_scripts WHERE integration_id = $3 AND name = $4),
+             (SELECT COALESCE(MAX(version), 0) + 1 FROM deployed_scripts WHERE integration_id = $3 AND type = $5 AND name = $4),
              $6, $7, $8, $9, $10, $11)
      RETURNING version`,
     [
