@@ -8,8 +8,8 @@
  * the SDK's are this CLI's, checked where it is built.
  */
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type ts from 'typescript';
-import { Lanes } from './check-lane.js';
 import { CheckCache, groupId, type TypeCheckResult, type TypeProblem } from './check-cache.js';
 import { sha256 } from './content-hash.js';
 import { pool } from './pool.js';
@@ -126,6 +126,23 @@ export interface GroupJob {
   tsBuildInfoFile: string;
 }
 
+/** Run from the sources (under tsx), not from the packed CLI. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+/** The worker's module: the packed CLI's is beside dist/switchyard.mjs (cli/pack.ts). */
+const WORKER = new URL(FROM_SOURCES ? './check-worker.ts' : './check-worker.mjs', import.meta.url);
+
+function inWorker(job: GroupJob): Promise<GroupResult> {
+  return new Promise((resolve, reject) => {
+    // A worker thread does not inherit tsx's loader: from the sources, it loads it first.
+    const execArgv = FROM_SOURCES ? ['--import', import.meta.resolve('tsx/esm')] : undefined;
+    const worker = new Worker(WORKER, { workerData: job, execArgv });
+    let result: GroupResult | null = null;
+    worker.once('message', (r: GroupResult) => (result = r));
+    worker.once('error', reject);
+    worker.once('exit', (code) => (result ? resolve(result) : reject(new Error(`the type-check worker exited with code ${code} and no result`))));
+  });
+}
+
 export interface ProjectCheck extends TypeCheckResult {
   groups: number;
   /** Groups whose result of an earlier compile was reused (none of their files changed). */
@@ -144,24 +161,19 @@ export async function typeProblems(dir: string, scripts: ScriptFile[], zodDir: s
   const byScript = new Map<string, TypeProblem[]>();
   let count = 0;
   let unchanged = 0;
-  const lanes = new Lanes();
-  try {
-    await pool([...groups.entries()], setting('SWITCHYARD_CHECK_WORKERS', CHECK_WORKERS), async ([i, group]) => {
-      const id = ids[i]!;
-      const files = group.map((s) => s.file);
-      let found: TypeCheckResult | null = await cache.lookup(id, files);
-      if (found) unchanged++;
-      else {
-        const checked = await lanes.check({ dir, files, zodDir, tsBuildInfoFile: cache.buildInfoFile(id) });
-        await cache.record(id, files, checked.programFiles, checked);
-        found = checked;
-      }
-      for (const [file, problems] of found.byScript) byScript.set(file, problems);
-      count += found.count;
-    });
-  } finally {
-    await lanes.close();
-  }
+  await pool([...groups.entries()], setting('SWITCHYARD_CHECK_WORKERS', CHECK_WORKERS), async ([i, group]) => {
+    const id = ids[i]!;
+    const files = group.map((s) => s.file);
+    let found: TypeCheckResult | null = await cache.lookup(id, files);
+    if (found) unchanged++;
+    else {
+      const checked = await inWorker({ dir, files, zodDir, tsBuildInfoFile: cache.buildInfoFile(id) });
+      await cache.record(id, files, checked.programFiles, checked);
+      found = checked;
+    }
+    for (const [file, problems] of found.byScript) byScript.set(file, problems);
+    count += found.count;
+  });
   return { byScript, count, groups: groups.length, unchanged };
 }
 
@@ -170,35 +182,11 @@ const inProject = (dir: string, file: string) => {
   return !rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).includes('node_modules');
 };
 
-/**
- * Files outside the project (TypeScript's lib, zod's declarations, the SDK) as this worker parsed
- * them, by name and parse settings: every group of a compile reads the same ones, and a program
- * takes a parsed file as it is (as TypeScript's language service shares them between projects).
- */
-const sharedFiles = new Map<string, ts.SourceFile>();
-
-/** A compiler host that parses each file outside the project once per worker. */
-function sharingHost(typescript: typeof ts, options: ts.CompilerOptions, dir: string): ts.CompilerHost {
-  const host = typescript.createIncrementalCompilerHost(options);
-  const parse = host.getSourceFile.bind(host);
-  host.getSourceFile = (fileName, settings, onError, fresh) => {
-    if (fresh || inProject(dir, fileName)) return parse(fileName, settings, onError, fresh);
-    const key = `${fileName}\0${JSON.stringify(settings)}`;
-    let file = sharedFiles.get(key);
-    if (!file) {
-      file = parse(fileName, settings, onError);
-      if (file) sharedFiles.set(key, file);
-    }
-    return file;
-  };
-  return host;
-}
-
 /** One group's type-check (in a worker: cli/check-worker). */
 export async function checkGroup({ dir, files, zodDir, tsBuildInfoFile }: GroupJob): Promise<GroupResult> {
   const typescript = (await import('typescript')).default;
   const options = { ...(await compilerOptions(zodDir, dir)), incremental: true, tsBuildInfoFile };
-  const builder = typescript.createIncrementalProgram({ rootNames: files, options, host: sharingHost(typescript, options, dir) });
+  const builder = typescript.createIncrementalProgram({ rootNames: files, options });
   const projectFiles = builder.getSourceFiles().filter((f) => !f.isDeclarationFile && inProject(dir, f.fileName));
   const diagnostics = [
     ...builder.getConfigFileParsingDiagnostics(),
