@@ -15,10 +15,10 @@ import { after, before, describe, test } from 'node:test';
 import { writeLargeProject, integrationKey, type LargeProject } from '../bench/large-project.js';
 import { PACKAGE_ROOT } from './project.js';
 
-function compile(dir: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function compile(dir: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'cli', 'bin.mjs'), 'compile', '--dir', dir], {
-      env: { ...process.env, NO_COLOR: '1' },
+      env: { ...process.env, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -130,5 +130,64 @@ describe('compile of a large project: grouped failures, summary line, content ca
     assert.equal(reusedIn(modelsChanged), 26, modelsChanged.stdout);
     const tickets = (await manifestOf(project.dir)).scripts.find((s) => s.integration === zero && s.name === 'contacts-0');
     assert.ok(tickets);
+  });
+});
+
+/** Every file under .switchyard (relative) with its mtime. */
+async function stateFiles(dir: string): Promise<Map<string, number>> {
+  const root = path.join(dir, '.switchyard');
+  const out = new Map<string, number>();
+  for (const f of await readdir(root, { recursive: true })) {
+    const s = await stat(path.join(root, f));
+    if (s.isFile()) out.set(f, s.mtimeMs);
+  }
+  return out;
+}
+
+/** The type-check states (TypeScript's .tsbuildinfo, one per group) a compile wrote: new, or with another mtime. */
+async function checkStatesWritten(dir: string, before: Map<string, number>): Promise<string[]> {
+  return [...(await stateFiles(dir))].filter(([f, mtime]) => path.basename(f).includes('tsbuildinfo') && before.get(f) !== mtime).map(([f]) => f);
+}
+
+describe('compile of a project of several type-check groups: groups are kept by content', () => {
+  let work: string;
+  let project: LargeProject;
+  // Groups of at most 30 functions: 8 integrations of 10 make app-000..002, app-003..005 and app-006..007.
+  const env = { SWITCHYARD_CHECK_CHUNK: '30' };
+  before(async () => {
+    work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'compile-groups-'));
+    project = await writeLargeProject(path.join(work, 'proj'), { integrations: 8, functionsPerIntegration: 10 });
+  });
+  after(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  test('removing one integration, then editing one function, type-checks one group again, not the ones after it', async () => {
+    const first = await compile(project.dir, env);
+    assert.equal(first.code, 0, first.stdout + first.stderr);
+    const firstStates = await checkStatesWritten(project.dir, new Map());
+
+    // app-004 leaves: its group changes, and (numbered groups shifting) the groups after it must not be checked again.
+    const gone = integrationKey(4);
+    await rm(path.join(project.dir, gone), { recursive: true });
+    const index = path.join(project.dir, 'index.ts');
+    await writeFile(index, (await readFile(index, 'utf8')).replace(new RegExp(`^import './${gone}/.*\\n`, 'gm'), ''));
+    let before = await stateFiles(project.dir);
+    const removed = await compile(project.dir, env);
+    assert.equal(removed.code, 0, removed.stdout + removed.stderr);
+    assert.match(removed.stdout, /compiled 70 of 70 functions/);
+    const written = await checkStatesWritten(project.dir, before);
+    assert.equal(written.length, 1, `type-check states written: ${written.join(', ')}\n${removed.stdout}`);
+    assert.match(removed.stdout, /type-checked 1 of 3 group\(s\) of integrations; 2 unchanged, reused/);
+    assert.equal(firstStates.length, 3);
+    assert.match(first.stdout, /type-checked 3 of 3 group\(s\) of integrations; 0 unchanged/);
+
+    const fn = path.join(project.dir, integrationKey(6), 'actions', 'update-contact-1.ts');
+    await writeFile(fn, (await readFile(fn, 'utf8')).replace('Updates one contact', 'Updates a contact'));
+    before = await stateFiles(project.dir);
+    const edited = await compile(project.dir, env);
+    assert.equal(edited.code, 0, edited.stdout + edited.stderr);
+    assert.deepEqual((await checkStatesWritten(project.dir, before)).length, 1, edited.stdout);
+    assert.match(edited.stdout, /type-checked 1 of 3 group\(s\) of integrations; 2 unchanged, reused/);
   });
 });

@@ -170,10 +170,11 @@ export async function compileProject(dir: string, opts: { integration?: string }
   });
   const toBuild = scripts.filter((s) => !hits.has(s)).sort((a, b) => `${a.integration}/${a.name}`.localeCompare(`${b.integration}/${b.name}`));
   // The type-check runs in worker threads while this thread bundles and describes.
-  const typeCheck = step(`Type-checking ${scripts.length} function(s)`, () => typeProblems(dir, scripts, zodDir));
+  const typeCheck = step(`Type-checking ${scripts.length} function(s)`, () => typeProblems(dir, scripts, zodDir, { prune: !opts.integration }));
   typeCheck.catch(() => undefined);
   const made = await bundleAndDescribe(dir, toBuild, hits.size);
   const types = await typeCheck;
+  info(`  type-checked ${types.groups - types.unchanged} of ${types.groups} group(s) of integrations; ${types.unchanged} unchanged, reused`);
 
   const failed: CompileFailure[] = [];
   for (const s of scripts) {

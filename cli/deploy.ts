@@ -1,7 +1,7 @@
 /**
  * @module cli/deploy — `switchyard deploy <env>`: compile (a deploy needs every function to compile,
- * as Nango's does), then show what the deploy adds, changes and removes, ask before removing
- * (unless --yes), and upload. The upload is one request per group of whole integrations, each group
+ * as Nango's does), then show what the deploy adds, changes and removes (the preview names each
+ * bundle by its sha256), ask before removing (unless --yes), and upload each bundle once. The upload is one request per group of whole integrations, each group
  * under a byte budget and the route's 500 scripts. A script is its entry module; the shared modules
  * it imports (zod, the SDK runtime, models) go with the first request that needs them, once, and the
  * platform stores each once by its hash. Each request is one deploy, applied in one transaction, so a deploy is atomic per
@@ -103,6 +103,12 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
   const groups = batches(sized, extra, budget);
   // Shared modules a deploy request of this command stored already: later requests leave them out.
   const stored = new Set<string>();
+  const header = (b: Batch) => ({ activate: opts.activate, integrations: b.integrations, cli_version: CLI_VERSION });
+  // The preview compares by the bundles' hashes: each bundle is uploaded once, by the deploy.
+  const previewOfBatch = (b: Batch) => ({
+    ...header(b),
+    scripts: b.scripts.map((s) => ({ integration: s.integration, name: s.name, sha256: s.sha256, manifest: s.manifest })),
+  });
   const bodyOfBatch = async (b: Batch) => {
     const modules: Record<string, string> = {};
     const scripts = await Promise.all(
@@ -121,7 +127,7 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
         };
       }),
     );
-    return { scripts, modules, activate: opts.activate, integrations: b.integrations, cli_version: CLI_VERSION };
+    return { ...header(b), scripts, modules };
   };
 
   const plan: Plan = { new: [], changed: [], removed: [], unchanged: [] };
@@ -129,7 +135,7 @@ export async function deploy(dir: string, opts: { env: string; yes: boolean; act
   const sentBeforePreview = api.bytesSent;
   const comparing = progress(`Comparing with ${opts.env} at ${api.host}`, outcome.compiled.length);
   for (const b of groups) {
-    const p = await api.json<Plan>('POST', '/scripts/deploy/preview', await bodyOfBatch(b));
+    const p = await api.json<Plan>('POST', '/scripts/deploy/preview', previewOfBatch(b));
     for (const k of ['new', 'changed', 'removed', 'unchanged'] as const) plan[k].push(...p[k]);
     if (p.new.length || p.changed.length || p.removed.length) changedGroups.push(b);
     comparing.advance(b.scripts.length);

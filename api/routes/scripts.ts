@@ -11,7 +11,7 @@ import { UUID_V4 } from '../../lib/crypto.js';
 import { BadRequest, UpgradeRequired } from '../../lib/errors.js';
 import { findProvider } from '../../features/providers/store.js';
 import { activationKeys, prebuiltScriptsOf, scriptsOf, type ScriptHandle } from '../../features/scripts/catalog.js';
-import { deploy, previewDeploy, type DeployRequest } from '../../features/scripts/deploy.js';
+import { deploy, previewDeploy, type DeployRequest, type PreviewRequest } from '../../features/scripts/deploy.js';
 import { endpointKey } from '../../features/scripts/prebuilt.js';
 import { catalogProviderMap } from '../../features/providers/providers.js';
 import type { AppDeps } from '../context.js';
@@ -56,10 +56,30 @@ const deployBody = z
   })
   .strict();
 
+// A preview compares, so a script may be named by its bundle's sha256 (`switchyard deploy` uploads each bundle once, to the deploy).
+const previewScript = uploadedScript
+  .extend({
+    bundle: uploadedScript.shape.bundle.optional(),
+    sha256: SHA256.optional().describe("Instead of `bundle` (and `modules`): the bundle's sha256, as `switchyard compile` writes it in build/manifest.json"),
+  })
+  .refine((s) => (s.bundle === undefined) !== (s.sha256 === undefined), { message: 'give either bundle or sha256', path: ['bundle'] })
+  .refine((s) => s.sha256 === undefined || s.modules === undefined, { message: 'modules go with a bundle, not with sha256', path: ['modules'] });
+
+const previewBody = deployBody.extend({ scripts: z.array(previewScript).max(500) });
+
 const configQuery = z.object({ format: z.enum(['switchyard', 'nango', 'openai']).optional() }).strict();
 
 const planItem = z.object({ integration: z.string(), name: z.string(), type: z.enum(['sync', 'action', 'on-event']) });
 const planResponse = z.object({ new: z.array(planItem), changed: z.array(planItem), removed: z.array(planItem), unchanged: z.array(planItem) });
+
+function previewRequest({ scripts, ...rest }: z.infer<typeof previewBody>): PreviewRequest {
+  return {
+    ...request({ ...rest, scripts: [] }),
+    scripts: scripts.map(({ entry_path, bundle, sha256, modules, ...s }) =>
+      sha256 === undefined ? { ...s, entryPath: entry_path, bundle: bundle!, modules } : { ...s, entryPath: entry_path, sha256 },
+    ),
+  };
+}
 
 function request(input: z.infer<typeof deployBody>): DeployRequest {
   if (isBelowMinimum(input.cli_version)) {
@@ -206,13 +226,14 @@ export const previewDeployRoute = defineRoute({
   path: '/scripts/deploy/preview',
   operationId: 'previewDeploy',
   summary: 'What a deploy would add, change and remove (validates everything, changes nothing)',
+  description: 'A script named by its `sha256` is compared by it, its bundle left to the deploy to load and check.',
   tag: 'scripts',
   auth: 'secret_key',
   scope: 'environment:deploy',
-  request: { body: deployBody },
+  request: { body: previewBody },
   responses: { 200: planResponse },
   errors: [],
-}).handle(async ({ deps, body: input }, c) => previewDeploy(deps, c.get('environment'), request(input)));
+}).handle(async ({ deps, body: input }, c) => previewDeploy(deps, c.get('environment'), previewRequest(input)));
 
 export const deployRoute = defineRoute({
   method: 'post',

@@ -60,6 +60,18 @@ export interface PlanItem {
   type: ScriptManifest['type'];
 }
 
+/**
+ * A script as a preview may name it: by its bundle's sha256 (lib/sandbox/linked.ts bundleSha256)
+ * instead of the bundle, enough to compare it with what is deployed; `switchyard deploy` previews
+ * so and sends each bundle once, with the deploy that loads it.
+ */
+export type PreviewScript =
+  (UploadedScript & { sha256?: undefined }) | (Omit<UploadedScript, 'bundle' | 'modules'> & { bundle?: undefined; modules?: undefined; sha256: string });
+
+export interface PreviewRequest extends Omit<DeployRequest, 'scripts'> {
+  scripts: PreviewScript[];
+}
+
 export interface DeployPlan {
   new: PlanItem[];
   changed: PlanItem[];
@@ -67,12 +79,18 @@ export interface DeployPlan {
   unchanged: PlanItem[];
 }
 
-interface Prepared {
-  upload: UploadedScript;
+interface Prepared<B = SandboxBundle> {
+  upload: B extends null ? PreviewScript : UploadedScript;
   manifest: ScriptManifest;
   sha256: string;
   integration: Integration;
-  bundle: SandboxBundle;
+  /** Null for a script a preview names by its sha256. */
+  bundle: B;
+}
+
+interface Preparation<B> {
+  prepared: Prepared<B>[];
+  scope: Integration[];
 }
 
 /** Scripts of one request described in one sandbox (their shared modules loaded once). */
@@ -108,8 +126,13 @@ async function describeAll(bundles: SandboxBundle[]): Promise<Described[]> {
   return out;
 }
 
-/** Validates everything a deploy needs; throws ValidationFailed listing every problem. */
-async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): Promise<{ prepared: Prepared[]; scope: Integration[] }> {
+/**
+ * Validates everything a deploy needs (of a script named by its sha256, all but its bundle);
+ * throws ValidationFailed listing every problem.
+ */
+async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): Promise<Preparation<SandboxBundle>>;
+async function prepare(deps: DeployDeps, env: Environment, req: PreviewRequest): Promise<Preparation<SandboxBundle | null>>;
+async function prepare(deps: DeployDeps, env: Environment, req: PreviewRequest): Promise<Preparation<SandboxBundle | null>> {
   const problems: FieldProblem[] = [];
   const problem = (i: number | null, message: string, code = 'invalid_script') =>
     problems.push({ code, message, path: i === null ? ['scripts'] : ['scripts', i] });
@@ -126,7 +149,7 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
     if (sha256(code) === sha) sent.set(sha, code);
     else problems.push({ code: 'invalid_module', message: `the module ${sha} does not have that sha256`, path: ['modules', sha] });
   }
-  const wanted = (req.scripts.flatMap((u) => Object.values(u.modules ?? {})) as string[]).filter((h) => !sent.has(h));
+  const wanted = req.scripts.flatMap((u) => Object.values(u.modules ?? {})).filter((h) => !sent.has(h));
   const stored = await moduleCodes(deps.db, wanted);
   const sandboxBundleOf = (upload: UploadedScript, i: number): SandboxBundle | null => {
     if (!upload.modules) return upload.bundle;
@@ -145,7 +168,7 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
 
   const seen = new Set<string>();
   const candidates: Prepared[] = [];
-  const prepared: Prepared[] = [];
+  const prepared: Prepared<SandboxBundle | null>[] = [];
   for (const [i, upload] of req.scripts.entries()) {
     const label = `${upload.integration}/${upload.name}`;
     // A sync and an action may share a name (Nango keys functions by type and name).
@@ -161,6 +184,10 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
         `${label}: the integration '${upload.integration}' does not exist in the ${env.name} environment; create it first (POST /integrations) or name the project folder after an existing integration`,
         'unknown_integration',
       );
+    }
+    if (upload.sha256 !== undefined) {
+      if (manifest && integration && !found.length) prepared.push({ upload, manifest, sha256: upload.sha256, integration, bundle: null });
+      continue;
     }
     const bundle = sandboxBundleOf(upload, i);
     if (bundle !== null && bundleBytes(bundle) > BUNDLE_LIMIT_BYTES) problem(i, `${label}: the bundle is larger than ${BUNDLE_LIMIT_BYTES} bytes`);
@@ -235,7 +262,7 @@ async function prepare(deps: DeployDeps, env: Environment, req: DeployRequest): 
 }
 
 function diff(
-  prepared: Prepared[],
+  prepared: Prepared<SandboxBundle | null>[],
   scope: Integration[],
   active: Map<number, DeployedScriptRow[]>,
   keepOthers = false,
@@ -267,7 +294,7 @@ async function activeByIntegration(db: Pick<Db, 'query'>, scope: Integration[]):
   return out;
 }
 
-export async function previewDeploy(deps: DeployDeps, env: Environment, req: DeployRequest): Promise<DeployPlan> {
+export async function previewDeploy(deps: DeployDeps, env: Environment, req: PreviewRequest): Promise<DeployPlan> {
   const { prepared, scope } = await prepare(deps, env, req);
   const { rows: _rows, ...plan } = diff(prepared, scope, await activeByIntegration(deps.db, scope), req.keepOthers);
   return plan;
