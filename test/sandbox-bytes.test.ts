@@ -8,21 +8,17 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { bundle, manifestOf, typecheck } from '../cli/build.js';
-import { findScripts } from '../cli/project.js';
 import { startGoogleDriveFake, type GoogleDriveFake } from './fakes/index.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 import { runCli } from './nango-cli.js';
+import { deployScripts } from './deploy-scripts.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const ZOD = path.join(ROOT, 'node_modules', 'zod');
 const PCK = 'drive-files';
 const CONN = 'drive-bytes';
 const TOKEN = 'ya29.bytes-test-token';
@@ -103,25 +99,7 @@ describe('binary bodies and fetch in the sandbox, on the platform', () => {
   let fileId: string;
 
   /** Type-checks, bundles and deploys the project's files (activated), as `switchyard compile` + `deploy --activate` do. */
-  const deploy = async (files: Record<string, string>) => {
-    for (const [file, code] of Object.entries(files)) {
-      await mkdir(path.join(work, PCK, path.dirname(file)), { recursive: true });
-      await writeFile(path.join(work, PCK, file), code);
-    }
-    const found = await findScripts(work);
-    await typecheck(
-      work,
-      found.map((s) => s.file),
-      ZOD,
-    );
-    const scripts = [];
-    for (const s of found) {
-      const code = await bundle(work, s);
-      scripts.push({ integration: s.integration, name: s.name, bundle: code, manifest: await manifestOf(work, s, code) });
-    }
-    const res = await t.api('/scripts/deploy', { method: 'POST', json: { scripts, activate: true, cli_version: '0.67.0' } });
-    assert.equal(res.status, 200, await res.clone().text());
-  };
+  const deploy = (files: Record<string, string>) => deployScripts(t, PCK, files, { dir: work, typecheck: true });
   const trigger = async (name: string, input: unknown) => {
     const res = await t.api('/action/trigger', {
       method: 'POST',
@@ -148,8 +126,6 @@ describe('binary bodies and fetch in the sandbox, on the platform', () => {
     });
     assert.equal(conn.status, 201, await conn.clone().text());
     work = await mkdtemp(path.join(process.env.SWITCHYARD_TEST_WORK_DIR ?? os.tmpdir(), 'sandbox-bytes-'));
-    await mkdir(path.join(work, 'node_modules'), { recursive: true });
-    await symlink(ZOD, path.join(work, 'node_modules', 'zod'), 'dir');
     await deploy(BYTES);
     // What the CLI (dryrun) reads of a Nango project (zod pinned as the CLI asks).
     await writeFile(
