@@ -9,12 +9,12 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import type ts from 'typescript';
 import { describeBundle, SandboxError, SandboxUnavailableError, ScriptError } from '../lib/sandbox/index.js';
 import { manifestProblems, type ScriptManifest } from '../features/scripts/manifest.js';
 import { noNode, SANDBOX_BUILD_OPTIONS, SANDBOX_HINT, sandboxModules } from '../features/scripts/sandbox-bundle.js';
 import { isNangoProject, SDK_RUNTIME, relative, type ScriptFile } from './project.js';
-import { compilerOptions, sdkAliases } from './ts-options.js';
+import { checkGroup } from './check.js';
+import { sdkAliases } from './ts-options.js';
 import { CliError } from './ui.js';
 
 export interface BuiltScript extends ScriptFile {
@@ -24,28 +24,16 @@ export interface BuiltScript extends ScriptFile {
   source: string;
 }
 
+/** Type-checks these scripts as one program (cli/check's, one group); throws a CliError listing the problems. */
 export async function typecheck(dir: string, files: string[], zodDir: string): Promise<void> {
-  const ts = (await import('typescript')).default;
   // Incremental: unchanged files keep their results in .switchyard/tsbuildinfo between runs.
-  const options = { ...(await compilerOptions(zodDir, dir)), incremental: true, tsBuildInfoFile: path.join(dir, '.switchyard', 'tsbuildinfo') };
-  const program = ts.createIncrementalProgram({ rootNames: files, options });
-  const diagnostics = [
-    ...program.getConfigFileParsingDiagnostics(),
-    ...program.getSyntacticDiagnostics(),
-    ...program.getGlobalDiagnostics(),
-    ...program.getSemanticDiagnostics(),
-  ];
-  program.emit();
-  if (diagnostics.length === 0) return;
-  const host: ts.FormatDiagnosticsHost = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dir, getNewLine: () => '\n' };
-  const lines = ts
-    .formatDiagnostics(diagnostics, host)
-    .split('\n')
-    .filter((l) => l.trim() !== '');
+  const { byScript, count } = await checkGroup({ dir, files, zodDir, tsBuildInfoFile: path.join(dir, '.switchyard', 'tsbuildinfo') });
+  if (count === 0) return;
+  const lines = [...new Set([...byScript.values()].flat().map((p) => `${p.line} (${p.code})`))];
   const text = lines.join('\n');
   const node = /Cannot find name '(process|require|Buffer|__dirname)'|Cannot find module '(node:)?(fs|path|os|child_process|http|https|net|crypto)/.test(text);
   throw new CliError(
-    `Type errors in ${diagnostics.length === 1 ? 'one place' : `${diagnostics.length} places`}:`,
+    `Type errors in ${count === 1 ? 'one place' : `${count} places`}:`,
     node ? `fix them: ${SANDBOX_HINT}` : 'fix them and run the command again (your editor shows the same errors with the tsconfig.json of `switchyard init`)',
     lines.slice(0, 60),
   );

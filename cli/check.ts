@@ -1,46 +1,48 @@
 /**
- * @module cli/check — the type-check of a whole project, once: incremental TypeScript programs over
- * groups of whole integrations, each in a worker thread of its own (cli/check-worker), their
- * diagnostics given to the scripts they fail. A group none of whose files changed since the last
- * compile is not checked again (cli/check-cache); in one that is, unchanged files keep their
- * results (its .tsbuildinfo). A diagnostic in a shared file (models.ts, a helper) fails every script that imports it,
- * directly or not; one without a file fails them all. Only the project's own files are checked:
- * the SDK's are this CLI's, checked where it is built.
+ * @module cli/check — the type-check of a whole project, once: groups of whole integrations, each
+ * type-checked by TypeScript's native compiler (cli/native-tsc) in a process of its own, two at a
+ * time while the main thread bundles and describes; their diagnostics are given to the scripts they
+ * fail. A group none of whose files changed since the last compile is not checked again
+ * (cli/check-cache); in one that is, unchanged files keep their results (its .tsbuildinfo). A
+ * diagnostic in a shared file (models.ts, a helper) fails every script that imports it, directly or
+ * not; one without a file fails them all. Only the project's own files are checked: the SDK's are
+ * this CLI's, checked where it is built.
  */
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import type ts from 'typescript';
 import { CheckCache, groupId, type TypeCheckResult, type TypeProblem } from './check-cache.js';
 import { sha256 } from './content-hash.js';
 import { pool } from './pool.js';
 import { relative, type ScriptFile } from './project.js';
-import { compilerOptions } from './ts-options.js';
+import { runNativeCompiler, type NativeDiagnostic } from './native-tsc.js';
+import { compilerOptions, tsconfigOptions } from './ts-options.js';
 
 export type { TypeCheckResult, TypeProblem } from './check-cache.js';
 
-function problemOf(typescript: typeof ts, dir: string, d: ts.Diagnostic): TypeProblem {
-  const chain = typescript.flattenDiagnosticMessageText(d.messageText, '\n').split('\n');
+function problemOf(dir: string, d: NativeDiagnostic): TypeProblem {
   // A member Switchyard refuses is named deep in the chain ("Type 'Unsupported<\"x is not supported…\">' has no call signatures").
-  const text = chain.find((l) => l.includes('is not supported by Switchyard'))?.trim() ?? chain[0]!;
-  let where = '';
-  if (d.file && d.start !== undefined) {
-    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
-    where = `${relative(dir, d.file.fileName)}:${line + 1}:${character + 1} `;
-  }
-  return { code: `TS${d.code}`, line: `${where}${text}` };
+  const text = d.chain.find((l) => l.includes('is not supported by Switchyard')) ?? d.chain[0]!;
+  const where = d.file ? `${relative(dir, d.file)}:${d.line}:${d.column} ` : '';
+  return { code: d.code, line: `${where}${text}` };
 }
 
 /** The project files (not under node_modules) a file imports, directly or not. */
-function closureFinder(typescript: typeof ts, program: ts.Program, dir: string): (root: string) => Set<string> {
-  const options = program.getCompilerOptions();
+function closureFinder(typescript: typeof ts, options: ts.CompilerOptions, dir: string): (root: string) => Set<string> {
   const cache = typescript.createModuleResolutionCache(dir, (f) => f, options);
   const direct = new Map<string, string[]>();
   const importsOf = (file: string): string[] => {
     let out = direct.get(file);
     if (out) return out;
     out = [];
-    const source = program.getSourceFile(file);
-    for (const imported of source ? typescript.preProcessFile(source.text, true, true).importedFiles : []) {
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      // A file the program could not read has no imports.
+    }
+    for (const imported of typescript.preProcessFile(text, true, true).importedFiles) {
       const resolved = typescript.resolveModuleName(imported.fileName, file, options, typescript.sys, cache).resolvedModule;
       if (resolved && !resolved.isExternalLibraryImport && !resolved.resolvedFileName.includes(`${path.sep}node_modules${path.sep}`))
         out.push(path.resolve(resolved.resolvedFileName));
@@ -62,17 +64,16 @@ function closureFinder(typescript: typeof ts, program: ts.Program, dir: string):
 }
 
 /**
- * Files per TypeScript program. One program keeps every instantiated type of its files at once
- * (one over Nango's template library, 6,211 functions, outgrew V8's 4 GB heap): programs of whole
- * integrations up to this many functions, each in a worker whose heap goes when it exits, stay
- * small. SWITCHYARD_CHECK_CHUNK overrides it.
+ * Files per TypeScript program. One program keeps every instantiated type of its files at once (one
+ * over Nango's template library, 6,211 functions, takes 5 GB even in the native compiler):
+ * programs of whole integrations up to this many functions stay small (~250 MB each), and a change
+ * re-checks one of them. SWITCHYARD_CHECK_CHUNK overrides it.
  */
 export const CHECK_CHUNK = 250;
 
 /**
- * Type-check workers at a time (SWITCHYARD_CHECK_WORKERS overrides): the main thread bundles and
- * describes meanwhile, so a 2-core machine is busy on both cores; two programs at once stay under
- * 2 GB with CHECK_CHUNK functions each.
+ * Compilers at a time (SWITCHYARD_CHECK_WORKERS overrides): the main thread bundles and describes
+ * meanwhile, so a 2-core machine is busy on both cores.
  */
 export const CHECK_WORKERS = 2;
 
@@ -118,29 +119,12 @@ export interface GroupResult extends TypeCheckResult {
   programFiles: string[];
 }
 
-/** One group's type-check as a worker gets it. */
+/** One group's type-check. */
 export interface GroupJob {
   dir: string;
   files: string[];
   zodDir: string;
   tsBuildInfoFile: string;
-}
-
-/** Run from the sources (under tsx), not from the packed CLI. */
-const FROM_SOURCES = import.meta.url.endsWith('.ts');
-/** The worker's module: the packed CLI's is beside dist/switchyard.mjs (cli/pack.ts). */
-const WORKER = new URL(FROM_SOURCES ? './check-worker.ts' : './check-worker.mjs', import.meta.url);
-
-function inWorker(job: GroupJob): Promise<GroupResult> {
-  return new Promise((resolve, reject) => {
-    // A worker thread does not inherit tsx's loader: from the sources, it loads it first.
-    const execArgv = FROM_SOURCES ? ['--import', import.meta.resolve('tsx/esm')] : undefined;
-    const worker = new Worker(WORKER, { workerData: job, execArgv });
-    let result: GroupResult | null = null;
-    worker.once('message', (r: GroupResult) => (result = r));
-    worker.once('error', reject);
-    worker.once('exit', (code) => (result ? resolve(result) : reject(new Error(`the type-check worker exited with code ${code} and no result`))));
-  });
 }
 
 export interface ProjectCheck extends TypeCheckResult {
@@ -167,7 +151,7 @@ export async function typeProblems(dir: string, scripts: ScriptFile[], zodDir: s
     let found: TypeCheckResult | null = await cache.lookup(id, files);
     if (found) unchanged++;
     else {
-      const checked = await inWorker({ dir, files, zodDir, tsBuildInfoFile: cache.buildInfoFile(id) });
+      const checked = await checkGroup({ dir, files, zodDir, tsBuildInfoFile: cache.buildInfoFile(id) });
       await cache.record(id, files, checked.programFiles, checked);
       found = checked;
     }
@@ -177,40 +161,60 @@ export async function typeProblems(dir: string, scripts: ScriptFile[], zodDir: s
   return { byScript, count, groups: groups.length, unchanged };
 }
 
+
 const inProject = (dir: string, file: string) => {
   const rel = path.relative(dir, file);
   return !rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).includes('node_modules');
 };
 
-/** One group's type-check (in a worker: cli/check-worker). */
+/** A diagnostic TypeScript reports before any semantic one: while there is one, tsc reports no other kind. */
+const isSyntactic = (d: NativeDiagnostic) => d.file !== null && /^TS1\d{3}$/.test(d.code);
+
+/**
+ * One group's type-check. tsc leaves out semantic diagnostics while a file has a syntax error, so
+ * then the scripts that reach no such file are checked again without the others (which fail on it).
+ */
 export async function checkGroup({ dir, files, zodDir, tsBuildInfoFile }: GroupJob): Promise<GroupResult> {
-  const typescript = (await import('typescript')).default;
-  const options = { ...(await compilerOptions(zodDir, dir)), incremental: true, tsBuildInfoFile };
-  const builder = typescript.createIncrementalProgram({ rootNames: files, options });
-  const projectFiles = builder.getSourceFiles().filter((f) => !f.isDeclarationFile && inProject(dir, f.fileName));
-  const diagnostics = [
-    ...builder.getConfigFileParsingDiagnostics(),
-    ...builder.getSyntacticDiagnostics(),
-    ...builder.getGlobalDiagnostics(),
-    ...projectFiles.flatMap((f) => builder.getSemanticDiagnostics(f)),
-  ];
-  builder.emit();
-  const programFiles = builder.getSourceFiles().map((f) => path.resolve(f.fileName));
+  const tsconfig = tsBuildInfoFile.replace(/\.tsbuildinfo$/, '') + '.tsconfig.json';
+  await mkdir(path.dirname(tsconfig), { recursive: true });
+  const options = { ...tsconfigOptions(zodDir, dir), incremental: true, tsBuildInfoFile };
+  let closure: ((root: string) => Set<string>) | null = null;
+  const closureOf = async (file: string) => {
+    closure ??= closureFinder((await import('typescript')).default, await compilerOptions(zodDir, dir), dir);
+    return closure(file);
+  };
+  const diagnostics: NativeDiagnostic[] = [];
+  const programFiles = new Set<string>();
+  let roots = files.map((f) => path.resolve(f));
+  while (roots.length) {
+    await writeFile(tsconfig, JSON.stringify({ compilerOptions: options, files: roots }));
+    const run = await runNativeCompiler(tsconfig, dir);
+    for (const f of run.files) programFiles.add(f);
+    // The SDK's own files are checked where it is built, not under the project's options.
+    const own = run.diagnostics.filter((d) => d.file === null || inProject(dir, d.file));
+    diagnostics.push(...own);
+    const broken = new Set(own.filter(isSyntactic).map((d) => d.file!));
+    if (!broken.size) break;
+    const clean: string[] = [];
+    for (const root of roots) if (![...(await closureOf(root))].some((f) => broken.has(f))) clean.push(root);
+    if (clean.length === roots.length) break;
+    roots = clean;
+  }
   const byScript = new Map<string, TypeProblem[]>();
-  if (!diagnostics.length) return { byScript, count: 0, programFiles };
+  const unique = [...new Map(diagnostics.map((d) => [`${d.file}:${d.line}:${d.column}:${d.code}:${d.chain[0]}`, d])).values()];
+  if (!unique.length) return { byScript, count: 0, programFiles: [...programFiles] };
   const byFile = new Map<string, TypeProblem[]>();
   const everywhere: TypeProblem[] = [];
-  for (const d of diagnostics) {
-    const problem = problemOf(typescript, dir, d);
+  for (const d of unique) {
+    const problem = problemOf(dir, d);
     if (!d.file) everywhere.push(problem);
-    else byFile.set(path.resolve(d.file.fileName), [...(byFile.get(path.resolve(d.file.fileName)) ?? []), problem]);
+    else byFile.set(d.file, [...(byFile.get(d.file) ?? []), problem]);
   }
-  const closure = closureFinder(typescript, builder.getProgram(), dir);
   for (const file of files) {
     const own = byFile.get(path.resolve(file)) ?? [];
-    const shared = [...closure(file)].filter((f) => f !== path.resolve(file)).flatMap((f) => byFile.get(f) ?? []);
+    const shared = [...(await closureOf(file))].filter((f) => f !== path.resolve(file)).flatMap((f) => byFile.get(f) ?? []);
     const all = [...everywhere, ...own, ...shared];
     if (all.length) byScript.set(file, all);
   }
-  return { byScript, count: diagnostics.length, programFiles };
+  return { byScript, count: unique.length, programFiles: [...programFiles] };
 }

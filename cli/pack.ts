@@ -4,7 +4,8 @@
  * with esbuild, stages it in dist/cli/ with the files it reads at run time, and runs `npm pack` there.
  *
  * The package depends only on what cannot be bundled: esbuild (a native binary, prebuilt per
- * platform) and typescript (its lib .d.ts files), which compile the project's scripts, and, as an
+ * platform), typescript (its API resolves a project's imports) and typescript-native (TypeScript 7's
+ * compiler, a prebuilt binary per platform, which type-checks), which compile the project's scripts, and, as an
  * optional dependency, isolated-vm (the sandbox's native module; prebuilt for Node 22 and 24), which
  * only compile, deploy and dryrun load. Versions come from the root package.json.
  *
@@ -19,7 +20,7 @@ import * as esbuild from 'esbuild';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Imported at run time from the installed package's node_modules, never bundled. */
-const RUNTIME_DEPENDENCIES = ['esbuild', 'typescript'] as const;
+const RUNTIME_DEPENDENCIES = ['esbuild', 'typescript', 'typescript-native'] as const;
 const OPTIONAL_DEPENDENCIES = ['isolated-vm'] as const;
 
 interface RootPackage {
@@ -39,10 +40,8 @@ export async function stageCliPackage(stage = path.join(ROOT, 'dist', 'cli')): P
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   // dist/switchyard.mjs: cli/project.ts finds the package root one folder up, as it does from cli/.
-  // dist/check-worker.mjs: a type-check worker (cli/check.ts starts it beside the module it runs from).
   for (const [entry, out] of [
     ['main.ts', 'switchyard.mjs'],
-    ['check-worker.ts', 'check-worker.mjs'],
   ] as const) {
     await esbuild.build({
       entryPoints: [path.join(ROOT, 'cli', entry)],

@@ -1,7 +1,6 @@
 /**
  * @module cli/ts-options — the compiler options of a project's type-check, and the SDK's import
- * names. Its own module so that a type-check worker (cli/check-worker) loads neither esbuild nor
- * the sandbox.
+ * names.
  */
 import type ts from 'typescript';
 import { isNangoProject, NODE_ONLY_MODULES, SDK_EXPERIMENTAL, SDK_GLOBALS, SDK_IMPORTS, SDK_INDEX, SDK_NODE_ONLY_MODULE } from './project.js';
@@ -25,7 +24,7 @@ export function sandboxCompilerOptions(typescript: typeof ts): ts.CompilerOption
  * with them `{ a?: undefined }` fits a `Record<string, string>` and `list[i]` may be undefined, so
  * a Nango function relying on either type-checks as it does with Nango's CLI.
  */
-const NANGO_CHECKS: ts.CompilerOptions = { exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
+const NANGO_CHECKS = { exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
 
 /** Each SDK import name mapped to this CLI's SDK. */
 export function sdkAliases<T>(to: (file: string) => T): Record<string, T> {
@@ -33,13 +32,19 @@ export function sdkAliases<T>(to: (file: string) => T): Record<string, T> {
 }
 
 /**
- * Compiler options of the type-check: those of a project scaffolded by `init`, plus the SDK path;
- * for a Nango project (`projectDir` given), also Nango's checks that change what type-checks.
+ * Compiler options of the type-check as a tsconfig.json states them (what the native compiler,
+ * cli/native-tsc, reads): those of a project scaffolded by `init`, plus the SDK path; for a Nango
+ * project (`projectDir` given), also Nango's checks that change what type-checks.
  */
-export async function compilerOptions(zodDir: string, projectDir?: string): Promise<ts.CompilerOptions> {
-  const ts = (await import('typescript')).default;
+export function tsconfigOptions(zodDir: string, projectDir?: string): Record<string, unknown> {
   return {
-    ...sandboxCompilerOptions(ts),
+    strict: true,
+    noEmit: true,
+    target: 'es2022',
+    module: 'esnext',
+    moduleResolution: 'bundler',
+    lib: ['es2022'],
+    skipLibCheck: true,
     ...(projectDir !== undefined && isNangoProject(projectDir) ? NANGO_CHECKS : {}),
     isolatedModules: true,
     esModuleInterop: true,
@@ -61,4 +66,12 @@ export async function compilerOptions(zodDir: string, projectDir?: string): Prom
     typeRoots: [SDK_GLOBALS],
     types: ['sandbox'],
   };
+}
+
+/** The same options for TypeScript's API (module resolution of cli/check's import graph, scripts/). */
+export async function compilerOptions(zodDir: string, projectDir?: string): Promise<ts.CompilerOptions> {
+  const ts = (await import('typescript')).default;
+  const { options, errors } = ts.convertCompilerOptionsFromJson(tsconfigOptions(zodDir, projectDir), projectDir ?? process.cwd());
+  if (errors.length) throw new Error(ts.flattenDiagnosticMessageText(errors[0]!.messageText, '\n'));
+  return options;
 }
