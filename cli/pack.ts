@@ -68,6 +68,8 @@ export async function stageCliPackage(stage = path.join(ROOT, 'dist', 'cli')): P
   for (const f of readdirSync(sdk).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
     cpSync(path.join(sdk, f), path.join(stage, 'sdk', f));
   }
+  // The sandbox's globals and the Node-only modules' declarations, the type-check's typeRoots (cli/ts-options).
+  cpSync(path.join(sdk, 'globals'), path.join(stage, 'sdk', 'globals'), { recursive: true });
   const pkg = {
     name: root.name,
     version: root.version,
