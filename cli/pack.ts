@@ -40,9 +40,7 @@ export async function stageCliPackage(stage = path.join(ROOT, 'dist', 'cli')): P
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   // dist/switchyard.mjs: cli/project.ts finds the package root one folder up, as it does from cli/.
-  for (const [entry, out] of [
-    ['main.ts', 'switchyard.mjs'],
-  ] as const) {
+  for (const [entry, out] of [['main.ts', 'switchyard.mjs']] as const) {
     await esbuild.build({
       entryPoints: [path.join(ROOT, 'cli', entry)],
       outfile: path.join(stage, 'dist', out),
