@@ -425,15 +425,20 @@ describe('the proxy and the request log', () => {
       assert.equal(refused.status, 400, override);
       assert.equal(((await refused.json()) as Json).error.code, 'base_url_override_not_allowed', override);
     }
+    // Credentials go only to the provider's origins: an override elsewhere gets the request without them.
     const other = await startGenericApiFake({ apiKey: API_KEY });
     try {
       const overridden = await proxy('/echo', { headers: { 'Base-Url-Override': other.url } });
-      assert.equal(overridden.status, 200);
       assert.equal(other.requests.length, 1);
-      assert.equal(other.requests[0]!.headers['x-api-key'], API_KEY);
+      assert.equal(other.requests[0]!.headers['x-api-key'], undefined);
+      assert.equal(overridden.status, 401, 'the other host answers as it does to a request without a key');
     } finally {
       await other.close();
     }
+    const seen = generic.requests.length;
+    const sameOrigin = await proxy('/echo', { headers: { 'Base-Url-Override': `${generic.url}/` } });
+    assert.equal(sameOrigin.status, 200);
+    assert.equal(generic.requests[seen]!.headers['x-api-key'], API_KEY);
     const closed = await proxy('/echo', { headers: { 'Base-Url-Override': `http://127.0.0.1:${await freePort()}` } });
     assert.equal(closed.status, 502);
     assert.equal(((await closed.json()) as Json).error.code, 'upstream_unreachable');

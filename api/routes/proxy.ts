@@ -310,7 +310,8 @@ export const proxy = defineRoute({
       path,
       headers,
       body: body.kind === 'none' ? null : body.kind === 'buffer' ? body.data : body.stream,
-      auth: target.auth,
+      // An override elsewhere than the provider's origins gets the request without the credentials.
+      auth: override ? target.authAt(override) : target.auth,
       context: { environmentId: env.id, integration: integration.uniqueKey, connectionId: connection.connectionId, kind: 'proxy' },
       stream: true,
       signal,

@@ -472,7 +472,7 @@ export async function providerTarget(deps: ConnectionDeps, connection: Connectio
   const e = endpointsOf(fresh.connectionConfig);
   const baseUrl = e.baseUrl();
   const auth = e.auth(fresh.credentials, deps.providerHooks(e.provider.name));
-  // Filled when first asked for: the proxy sends only to the base URL (or an override) and never asks.
+  // Filled when first asked for: the proxy asks only for a Base-Url-Override.
   let origins: string[] | undefined;
   const originsOnce = () => (origins ??= e.origins());
   return {
