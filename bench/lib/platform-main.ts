@@ -5,7 +5,9 @@
  */
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
-import { startPlatform } from '../../start/platform.js';
+import { MetricsBuffer } from '@temporalio/worker';
+import { startPlatform, type Platform } from '../../start/platform.js';
+import { installQuietRuntime } from '../../worker/index.js';
 import { startMemoryProbe } from './memory-probe.js';
 import { registerBenchScripts } from './scripts.js';
 
@@ -13,10 +15,16 @@ import { registerBenchScripts } from './scripts.js';
 registerBenchScripts();
 
 const role = process.env.BENCH_ROLE ?? 'all';
-// Before the platform starts, so the probe sees the workflow threads the Temporal workers create.
-if (process.env.BENCH_MEMORY_LOG) startMemoryProbe(process.env.BENCH_MEMORY_LOG);
+// Before the platform starts, so the probe sees the workflow threads the Temporal workers create
+// and Temporal's runtime is installed with the metrics it reads.
+let platform: Platform | undefined;
+if (process.env.BENCH_MEMORY_LOG) {
+  const metrics = new MetricsBuffer({ maxBufferSize: 1_000_000 });
+  installQuietRuntime(metrics);
+  startMemoryProbe(process.env.BENCH_MEMORY_LOG, { metrics, cachedWorkflows: () => platform?.workers?.cachedWorkflows() });
+}
 const config = loadConfig();
-const platform = await startPlatform({
+platform = await startPlatform({
   config,
   databaseUrl: config.DATABASE_URL!,
   temporalAddress: config.TEMPORAL_ADDRESS!,
