@@ -17,14 +17,14 @@ registerBenchScripts();
 const role = process.env.BENCH_ROLE ?? 'all';
 // Before the platform starts, so the probe sees the workflow threads the Temporal workers create
 // and Temporal's runtime is installed with the metrics it reads.
-let platform: Platform | undefined;
+const started: { platform?: Platform } = {};
 if (process.env.BENCH_MEMORY_LOG) {
   const metrics = new MetricsBuffer({ maxBufferSize: 1_000_000 });
   installQuietRuntime(metrics);
-  startMemoryProbe(process.env.BENCH_MEMORY_LOG, { metrics, cachedWorkflows: () => platform?.workers?.cachedWorkflows() });
+  startMemoryProbe(process.env.BENCH_MEMORY_LOG, { metrics, cachedWorkflows: () => started.platform?.workers?.cachedWorkflows() });
 }
 const config = loadConfig();
-platform = await startPlatform({
+const platform = await startPlatform({
   config,
   databaseUrl: config.DATABASE_URL!,
   temporalAddress: config.TEMPORAL_ADDRESS!,
@@ -34,6 +34,7 @@ platform = await startPlatform({
   log: createLogger(config.LOG_LEVEL),
   workflowBundle: process.env.SWITCHYARD_WORKFLOW_BUNDLE ? { codePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE } : undefined,
 });
+started.platform = platform;
 
 let stopping = false;
 const stop = async () => {
