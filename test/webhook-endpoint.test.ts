@@ -171,10 +171,7 @@ describe('webhooks sent in batches by their endpoint workflow', () => {
   test('emits during a drain that is finding work send no signal; a claim begins its batch in one commit', async (ctx) => {
     const url = await useEndpoint('/gated');
     let open!: () => void;
-    gates.set(
-      '/gated',
-      new Promise<void>((resolve) => (open = resolve)),
-    );
+    gates.set('/gated', new Promise<void>((resolve) => (open = resolve)));
     await emit(5000);
     // The drain has claimed the first delivery and waits for its answer: the next 150 are emitted meanwhile.
     await waitFor('the first request held', async () => backend.at('/gated').length === 1);

@@ -198,13 +198,15 @@ export function formatDbCounters(before: DbCounters, after: DbCounters, n: numbe
     const b = before.tables[name] ?? { updates: 0, hot: 0 };
     return `${name} updates ${each(t.updates, b.updates)} (HOT ${each(t.hot, b.hot)})`;
   });
-  return [
-    `statements ${each(after.statements, before.statements)}`,
-    `commits ${each(after.commits, before.commits)}`,
-    `WAL flushes ${each(after.walSyncs, before.walSyncs)}`,
-    `WAL bytes ${each(after.walBytes, before.walBytes)}`,
-    ...tables,
-  ].join(', ') + ` per ${per}`;
+  return (
+    [
+      `statements ${each(after.statements, before.statements)}`,
+      `commits ${each(after.commits, before.commits)}`,
+      `WAL flushes ${each(after.walSyncs, before.walSyncs)}`,
+      `WAL bytes ${each(after.walBytes, before.walBytes)}`,
+      ...tables,
+    ].join(', ') + ` per ${per}`
+  );
 }
 
 export type CpuSnapshot = Map<number, { comm: string; ppid: number; ticks: number }>;
