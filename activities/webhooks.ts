@@ -10,7 +10,7 @@ import {
   type FinishedAttempt,
 } from '../features/webhooks/deliveries.js';
 import { coalescing } from '../lib/coalesce.js';
-import { claimDue, nextDueInMs } from '../features/webhooks/outbox.js';
+import { claimDue, clearWake, endpointUrl, nextDueInMs } from '../features/webhooks/outbox.js';
 import { createWebhookPoster, type PostOutcome, type WebhookPoster } from '../features/webhooks/post.js';
 import { signingKeys } from '../features/webhooks/settings.js';
 import { endpointRate, reserveSendSlot } from '../features/webhooks/throttle.js';
@@ -186,11 +186,16 @@ async function drainEndpoint(deps: ActivityDeps, poster: WebhookPoster, input: W
   const initialIntervalMs = input.initialIntervalMs ?? 2000;
   const retryHours = input.retryHours ?? 24;
   const out: DrainResult = { delivered: 0, retried: 0, dead: 0, nextDueMs: null };
+  const url = await endpointUrl(deps.db, input.environmentId, input.endpointKey);
+  if (url === null) return out;
   const rate = await endpointRate(deps.db, input.environmentId, deps.config.SWITCHYARD_WEBHOOK_MAX_PER_SECOND);
   // Under a throttle, a batch is what the endpoint takes in about 5 s.
   const limit = rate ? Math.max(1, Math.min(DRAIN_BATCH, Math.ceil(rate * 5))) : DRAIN_BATCH;
-  // The lanes' attempt begins and finishes go to the database together (lib/coalesce.ts): each lane
+  // Without a throttle every claimed delivery is sent at once, so the claim begins their attempts
+  // (one statement and one commit for the batch). Under one, each attempt begins after its slot. The
+  // lanes' attempt begins and finishes go to the database together (lib/coalesce.ts): each lane
   // still sends only once its attempt is committed, and moves on only once its outcome is.
+  const beginAtClaim = rate === null;
   const begin = coalescing(async (ids: string[]) => {
     const begun = await beginAttempts(deps.db, ids);
     return ids.map((id) => begun.get(id) ?? null);
@@ -200,28 +205,33 @@ async function drainEndpoint(deps: ActivityDeps, poster: WebhookPoster, input: W
     return attempts.map(() => undefined);
   });
   const started = Date.now();
-  let url: string | null = null;
+  // The wake request stays set while claims find work, so emitters send no signal meanwhile. It is
+  // cleared when a claim comes back empty, then the outbox is read again (features/webhooks/outbox.ts).
+  let cleared = false;
   for (let first = true; Date.now() - started < DRAIN_BUDGET_MS; first = false) {
-    const claim = await claimDue(deps.db, input.environmentId, input.endpointKey, { limit, leaseMs: CLAIM_LEASE_MS, takeOver: takeOver && first });
-    if (!claim) return out;
-    url = claim.url;
-    if (claim.deliveries.length === 0) break;
+    const claimed = await claimDue(deps.db, input.environmentId, url, { limit, leaseMs: CLAIM_LEASE_MS, takeOver: takeOver && first, begin: beginAtClaim });
+    if (claimed.length === 0) {
+      if (cleared) break;
+      await clearWake(deps.db, input.environmentId, url);
+      cleared = true;
+      continue;
+    }
+    cleared = false;
     activityContext()?.heartbeat();
     const keys = await signingKeys(deps.db, deps.box, input.environmentId);
     let anyDelivered: Delivery | null = null;
-    await forEachConcurrently(claim.deliveries, Math.min(DRAIN_CONCURRENCY, limit), async (claimed) => {
+    await forEachConcurrently(claimed, Math.min(DRAIN_CONCURRENCY, limit), async (delivery) => {
       if (rate) {
-        const waitMs = await reserveSendSlot(deps.db, claimed.id, deps.config.SWITCHYARD_WEBHOOK_MAX_PER_SECOND);
+        const waitMs = await reserveSendSlot(deps.db, delivery.id, deps.config.SWITCHYARD_WEBHOOK_MAX_PER_SECOND);
         if (waitMs > 0) await sleepHeartbeating(waitMs);
       }
-      const begun = await begin(claimed.id);
+      const begun = beginAtClaim ? { delivery, n: delivery.attempts } : await begin(delivery.id);
       if (!begun) return;
-      const { delivery, n } = begun;
-      const { result, durationMs } = await postSigned(poster, delivery, n, keys);
-      let nextDelayMs = retryDelayMs(result, initialIntervalMs, n);
+      const { result, durationMs } = await postSigned(poster, begun.delivery, begun.n, keys);
+      let nextDelayMs = retryDelayMs(result, initialIntervalMs, begun.n);
       const windowClosed = nextDelayMs !== null && Date.now() + nextDelayMs >= delivery.createdAt.getTime() + retryHours * 3600_000;
       if (windowClosed) nextDelayMs = null;
-      await finish({ deliveryId: delivery.id, n, ...outcomeOf(result, durationMs, nextDelayMs) });
+      await finish({ deliveryId: delivery.id, n: begun.n, ...outcomeOf(result, durationMs, nextDelayMs) });
       if (result.kind === 'delivered') {
         out.delivered++;
         anyDelivered = delivery;
@@ -236,7 +246,10 @@ async function drainEndpoint(deps: ActivityDeps, poster: WebhookPoster, input: W
     // The URL's next delivered webhook resolves its `webhook_dead` alert: once per batch.
     if (anyDelivered) await alertHooks.delivered(deps, anyDelivered);
   }
-  if (url !== null) out.nextDueMs = await nextDueInMs(deps.db, input.environmentId, url);
+  // Stopped by the budget while claims still found work: the request is cleared here, and what is
+  // due now shows in the read below (0: the workflow drains again at once).
+  if (!cleared) await clearWake(deps.db, input.environmentId, url);
+  out.nextDueMs = await nextDueInMs(deps.db, input.environmentId, url);
   return out;
 }
 

@@ -30,7 +30,21 @@ import { baselineTree } from './lib/baseline.js';
 import { numberFlag, type BenchContext, type BenchGroup } from './lib/context.js';
 import { closedLoop } from './lib/load.js';
 import { ApiClient, benchDb, platformEnv, spawnPlatform, type PlatformProcess } from './lib/platform.js';
-import { cpuBreakdown, cpuSnapshot, formatCpu, resetStatements, round, summarize, topStatements, waitUntil, type BenchResult, type Row } from './lib/stats.js';
+import {
+  cpuBreakdown,
+  cpuSnapshot,
+  dbCounters,
+  formatCpu,
+  formatDbCounters,
+  resetStatements,
+  round,
+  sleep,
+  summarize,
+  topStatements,
+  waitUntil,
+  type BenchResult,
+  type Row,
+} from './lib/stats.js';
 
 /**
  * The revert (bench/baseline/) that makes the "before" side: one webhookDeliveryWorkflow per
@@ -259,6 +273,8 @@ export const webhooks: BenchGroup = {
       for (const sd of sides) {
         const shape0 = await sd.shape();
         if (ctx.services.pgStatStatements) await resetStatements(sd.db);
+        const tables = ['webhook_deliveries', 'webhook_attempts', 'webhook_endpoints'];
+        const counters0 = ctx.services.pgStatStatements ? await dbCounters(sd.db, tables) : null;
         const b = await throughput(sd.emit, burst, { [sd === after ? 'switchyard' : 'switchyard before']: sd.pid });
         if (ctx.services.pgStatStatements) for (const line of await topStatements(sd.db, 12)) ctx.say(`webhooks (${sd.name}): statement ${line}`);
         bursts.set(sd.name, b);
@@ -272,6 +288,10 @@ export const webhooks: BenchGroup = {
           120_000,
           200,
         );
+        if (counters0) {
+          await sleep(1500); // backends report their counters within 1 s of going idle
+          ctx.say(`webhooks (${sd.name}): ${formatDbCounters(counters0, await dbCounters(sd.db, tables), burst, 'delivery')}`);
+        }
         const shape1 = await sd.shape();
         // The endpoint's workflow: what the burst added to its histories; a delivery's own workflow: its history.
         shapes.set(

@@ -26,8 +26,11 @@ interface Hit {
   answered: number;
 }
 
-/** The developer's backend: `answer(path, n)` gives the status of the path's n-th request (0: never answer). */
-async function startBackend(answer: (path: string, n: number) => number) {
+/**
+ * The developer's backend: `answer(path, n)` gives the status of the path's n-th request (0: never
+ * answer); a path in `gates` answers once its gate opens.
+ */
+async function startBackend(answer: (path: string, n: number) => number, gates: Map<string, Promise<void>>) {
   const hits: Hit[] = [];
   const server = http.createServer((req, res) => {
     req.resume();
@@ -36,7 +39,9 @@ async function startBackend(answer: (path: string, n: number) => number) {
       const status = answer(path, hits.filter((h) => h.path === path).length);
       hits.push({ path, webhookId: String(req.headers['webhook-id']), answered: status });
       if (status === 0) return;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : `no (${status})`);
+      void (gates.get(path) ?? Promise.resolve()).then(() =>
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : `no (${status})`),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -50,18 +55,20 @@ async function startBackend(answer: (path: string, n: number) => number) {
   };
 }
 
-/** Every run of a workflow id (continue-as-new makes several), with its drain activities and workflow tasks. */
-async function runsOf(client: Client, workflowId: string): Promise<{ runs: number; activities: number; workflowTasks: number }> {
+/** Every run of a workflow id (continue-as-new makes several), with its drain activities, workflow tasks and signals. */
+async function runsOf(client: Client, workflowId: string): Promise<{ runs: number; activities: number; workflowTasks: number; signals: number }> {
   let runs = 0;
   let activities = 0;
   let workflowTasks = 0;
+  let signals = 0;
   for await (const w of client.workflow.list({ query: `WorkflowId="${workflowId}"` })) {
     runs++;
     const h = await client.workflow.getHandle(workflowId, w.runId).fetchHistory();
     activities += (h.events ?? []).filter((e) => e.eventType === 10).length; // ActivityTaskScheduled
     workflowTasks += (h.events ?? []).filter((e) => e.eventType === 5).length; // WorkflowTaskScheduled
+    signals += (h.events ?? []).filter((e) => e.eventType === 26).length; // WorkflowExecutionSignaled
   }
-  return { runs, activities, workflowTasks };
+  return { runs, activities, workflowTasks, signals };
 }
 
 describe('webhooks sent in batches by their endpoint workflow', () => {
@@ -70,6 +77,7 @@ describe('webhooks sent in batches by their endpoint workflow', () => {
   let envId: number;
   const hang = new Set<string>();
   const scripts = new Map<string, number[]>();
+  const gates = new Map<string, Promise<void>>();
   let backend: Awaited<ReturnType<typeof startBackend>>;
 
   before(async () => {
@@ -78,7 +86,7 @@ describe('webhooks sent in batches by their endpoint workflow', () => {
     backend = await startBackend((path, n) => {
       if (hang.has(path)) return 0;
       return scripts.get(path)?.[n] ?? 200;
-    });
+    }, gates);
     envId = (await t.platform.deps.db.query<{ id: number }>(`SELECT id FROM environments WHERE name = 'dev'`)).rows[0]!.id;
   });
   after(async () => {
@@ -158,6 +166,35 @@ describe('webhooks sent in batches by their endpoint workflow', () => {
     ctx.diagnostic(`${rows[0]!.attempts} attempts begun in ${rows[0]!.commits} commits`);
     assert.equal(rows[0]!.attempts, n);
     assert.ok(rows[0]!.commits * 2 <= n, `${rows[0]!.commits} commits began ${n} attempts`);
+  });
+
+  test('emits during a drain that is finding work send no signal; a claim begins its batch in one commit', async (ctx) => {
+    const url = await useEndpoint('/gated');
+    let open!: () => void;
+    gates.set('/gated', new Promise<void>((resolve) => (open = resolve)));
+    await emit(5000);
+    // The drain has claimed the first delivery and waits for its answer: the next 150 are emitted meanwhile.
+    await waitFor('the first request held', async () => backend.at('/gated').length === 1);
+    const n = 150;
+    const ids = (await Promise.all(Array.from({ length: n }, (_, i) => emit(5001 + i)))).flatMap((e) => e.deliveries);
+    open();
+    await waitFor('all delivered', async () => {
+      const list = await deliveriesTo(url);
+      return list.length === n + 1 && list.every((d) => d.status === 'delivered');
+    });
+    const workflowId = webhookEndpointWorkflowId('dev', endpointKey(url));
+    const shape = await runsOf(t.platform.deps.temporal, workflowId);
+    ctx.diagnostic(`endpoint workflow: ${JSON.stringify(shape)}`);
+    // The first emit's signal-with-start only: the drain left the wake request set while it had work.
+    assert.equal(shape.signals, 1, 'signals in the endpoint workflow');
+
+    // Claimed together (100, then 50) after the first batch: each claim began its deliveries' attempts in its own statement.
+    const { rows } = await t.platform.deps.db.query<{ commits: number; attempts: number }>(
+      'SELECT count(DISTINCT started_at)::int AS commits, count(*)::int AS attempts FROM webhook_attempts WHERE delivery_id = ANY($1::uuid[])',
+      [ids],
+    );
+    ctx.diagnostic(`${rows[0]!.attempts} attempts begun in ${rows[0]!.commits} commits`);
+    assert.deepEqual(rows[0], { commits: 2, attempts: n });
   });
 
   test('concurrent emits with one idempotency key record one event and one delivery', async () => {

@@ -162,6 +162,53 @@ export async function resetStatements(db: { query: (q: string) => Promise<unknow
   await db.query('SELECT pg_stat_statements_reset()').catch(() => undefined);
 }
 
+/** Cumulative database counters (needs pg_stat_statements): statements, commits, WAL flushes, and row updates of `tables` (how many were HOT). */
+export interface DbCounters {
+  statements: number;
+  commits: number;
+  walSyncs: number;
+  walBytes: number;
+  tables: Record<string, { updates: number; hot: number }>;
+}
+
+export async function dbCounters(db: { query: (q: string, v?: unknown[]) => Promise<{ rows: unknown[] }> }, tables: string[]): Promise<DbCounters> {
+  const one = async <T>(q: string, v?: unknown[]) => (await db.query(q, v)).rows as T[];
+  const [s] = await one<{ n: string }>(
+    'SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())',
+  );
+  const [c] = await one<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()');
+  const [w] = await one<{ syncs: string; bytes: string }>('SELECT wal_sync AS syncs, wal_bytes AS bytes FROM pg_stat_wal');
+  const t = await one<{ name: string; upd: string; hot: string }>(
+    'SELECT relname AS name, n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = ANY($1)',
+    [tables],
+  );
+  return {
+    statements: Number(s!.n),
+    commits: Number(c!.n),
+    walSyncs: Number(w!.syncs),
+    walBytes: Number(w!.bytes),
+    tables: Object.fromEntries(t.map((r) => [r.name, { updates: Number(r.upd), hot: Number(r.hot) }])),
+  };
+}
+
+/** `after - before`, per `n` operations, as one line. */
+export function formatDbCounters(before: DbCounters, after: DbCounters, n: number, per: string): string {
+  const each = (a: number, b: number) => round((a - b) / n, 2);
+  const tables = Object.entries(after.tables).map(([name, t]) => {
+    const b = before.tables[name] ?? { updates: 0, hot: 0 };
+    return `${name} updates ${each(t.updates, b.updates)} (HOT ${each(t.hot, b.hot)})`;
+  });
+  return (
+    [
+      `statements ${each(after.statements, before.statements)}`,
+      `commits ${each(after.commits, before.commits)}`,
+      `WAL flushes ${each(after.walSyncs, before.walSyncs)}`,
+      `WAL bytes ${each(after.walBytes, before.walBytes)}`,
+      ...tables,
+    ].join(', ') + ` per ${per}`
+  );
+}
+
 export type CpuSnapshot = Map<number, { comm: string; ppid: number; ticks: number }>;
 
 /** utime + stime of every process (Linux /proc), by pid. */

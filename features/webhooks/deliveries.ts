@@ -62,6 +62,13 @@ export interface Row {
   delivered_at: Date | null;
 }
 
+/**
+ * Row's columns, for the statements prepared once per connection (`name`): a listed result keeps its
+ * type when a migration adds a column, where `*` would fail with "cached plan must not change result type".
+ */
+export const DELIVERY_COLUMNS = `id, seq, environment_id, event_id, replay_of, url, type, integration, connection_id, body, headers, status, attempts,
+  last_status, last_error, next_attempt_at, via_endpoint, created_at, delivered_at`;
+
 export function fromRow(r: Row): Delivery {
   return {
     id: r.id,
@@ -134,8 +141,9 @@ export async function insertEventWithDeliveries(
   deliveries: { id: string; url: string }[],
   d: { body: string; headers: Record<string, string>; viaEndpoint: boolean },
 ): Promise<{ eventId: number; deliveries: Delivery[] } | null> {
-  const { rows } = await db.query<Row & { new_event_id: number }>(
-    `WITH ev AS (
+  const { rows } = await db.query<Row & { new_event_id: number }>({
+    name: 'switchyard-insert-event-with-deliveries',
+    text: `WITH ev AS (
        INSERT INTO events (environment_id, type, integration, connection_id, payload, idempotency_key) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (environment_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING id
@@ -143,10 +151,10 @@ export async function insertEventWithDeliveries(
        INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, integration, connection_id, body, headers, next_attempt_at, via_endpoint)
        SELECT u.id, $1::int, ev.id, u.url, $2::text, $3::text, $4::text, $7::text, $8::jsonb, now(), $9::boolean FROM ev, unnest($10::uuid[], $11::text[]) WITH ORDINALITY AS u(id, url, i)
         ORDER BY u.i
-       RETURNING *
+       RETURNING ${DELIVERY_COLUMNS}
      )
      SELECT ev.id AS new_event_id, d.* FROM ev LEFT JOIN d ON true`,
-    [
+    values: [
       event.environmentId,
       event.type,
       event.integration ?? null,
@@ -159,7 +167,7 @@ export async function insertEventWithDeliveries(
       deliveries.map((x) => x.id),
       deliveries.map((x) => x.url),
     ],
-  );
+  });
   if (rows.length === 0) return null;
   return {
     eventId: rows[0]!.new_event_id,
@@ -246,15 +254,18 @@ export async function beginAttempt(db: Queryable, deliveryId: string): Promise<{
  * begin their attempts together (lib/coalesce.ts). Those no longer pending are not in the result.
  */
 export async function beginAttempts(db: Queryable, deliveryIds: string[]): Promise<Map<string, { delivery: Delivery; n: number }>> {
-  const { rows } = await db.query<Row>(
-    `WITH d AS (
-       UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = NULL WHERE id = ANY($1::uuid[]) AND status = 'pending' RETURNING *
+  // next_attempt_at stays until the outcome sets it (the claim's lease covers the attempt): an update
+  // of no indexed column can be a HOT update.
+  const { rows } = await db.query<Row>({
+    name: 'switchyard-begin-attempts',
+    text: `WITH d AS (
+       UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = ANY($1::uuid[]) AND status = 'pending' RETURNING ${DELIVERY_COLUMNS}
      ), a AS (
        INSERT INTO webhook_attempts (delivery_id, n, started_at) SELECT id, attempts, now() FROM d
      )
      SELECT * FROM d`,
-    [deliveryIds],
-  );
+    values: [deliveryIds],
+  });
   return new Map(rows.map((r) => [r.id, { delivery: fromRow(r), n: r.attempts }]));
 }
 
@@ -295,8 +306,9 @@ export interface FinishedAttempt extends AttemptOutcome {
 export async function finishAttempts(db: Queryable, attempts: FinishedAttempt[]): Promise<void> {
   if (attempts.length === 0) return;
   const column = <T>(f: (a: FinishedAttempt) => T) => attempts.map(f);
-  await db.query(
-    `WITH o AS (
+  await db.query({
+    name: 'switchyard-finish-attempts',
+    text: `WITH o AS (
        SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::int[], $6::text[], $7::bool[], $8::timestamptz[])
                   AS o(delivery_id, n, status, error, duration_ms, excerpt, delivered, next_attempt_at)
      ), a AS (
@@ -306,10 +318,11 @@ export async function finishAttempts(db: Queryable, attempts: FinishedAttempt[])
      UPDATE webhook_deliveries d
         SET last_status = o.status, last_error = o.error, next_attempt_at = o.next_attempt_at, claimed_until = NULL,
             status = CASE WHEN o.delivered THEN 'delivered' ELSE d.status END,
-            delivered_at = CASE WHEN o.delivered THEN now() ELSE d.delivered_at END
+            delivered_at = CASE WHEN o.delivered THEN now() ELSE d.delivered_at END,
+            workflow_started_at = COALESCE(d.workflow_started_at, now())
        FROM o
       WHERE d.id = o.delivery_id AND (d.status = 'pending' OR o.delivered)`,
-    [
+    values: [
       column((a) => a.deliveryId),
       column((a) => a.n),
       column((a) => a.status),
@@ -319,7 +332,7 @@ export async function finishAttempts(db: Queryable, attempts: FinishedAttempt[])
       column((a) => a.delivered),
       column((a) => a.nextAttemptAt),
     ],
-  );
+  });
 }
 
 /** What a dead delivery raises its alert with. */
@@ -381,12 +394,13 @@ export async function markEndpointWoken(db: Queryable, deliveryIds: string[]): P
 
 /**
  * Pending deliveries whose workflow start (or, for those sent by their endpoint's workflow, its
- * wake-up) was never confirmed, older than `minAgeMs`.
+ * wake-up or a first outcome) was never confirmed, older than `minAgeMs` and held by no drain.
  */
 export async function unstartedDeliveries(db: Queryable, minAgeMs: number, limit: number): Promise<Delivery[]> {
   const { rows } = await db.query<Row>(
     `SELECT * FROM webhook_deliveries
       WHERE status = 'pending' AND workflow_started_at IS NULL AND created_at < now() - make_interval(secs => $1)
+        AND (claimed_until IS NULL OR claimed_until <= now())
       ORDER BY created_at LIMIT $2`,
     [minAgeMs / 1000, limit],
   );

@@ -5,14 +5,15 @@
  * activity claims the due ones of its URL, sends them, and records each attempt and outcome on the
  * row (a retry moves `next_attempt_at`; a refusal or an exhausted window makes it dead).
  *
- * Waking is cheap: after its commit, the first emitter since a claim sets the endpoint's
- * `wake_pending` and sends the signal; later emitters find it set and send nothing. The claim
- * clears it first, in its own statement, so its claim sees every delivery committed before an
- * emitter found the flag set.
+ * Waking is cheap: after its commit, the first emitter since the flag was cleared sets the
+ * endpoint's `wake_pending` and sends the signal; later emitters find it set and send nothing. A
+ * drain leaves it set while its claims find work (emitters then signal nothing during a burst) and
+ * clears it before it stops, in its own statement, then reads the outbox again in a later one: that
+ * read sees every delivery committed before an emitter found the flag set.
  */
 import { sha256Hex } from '../../lib/crypto.js';
 import type { Queryable } from '../../lib/db/pool.js';
-import { fromRow, type Delivery, type Row } from './deliveries.js';
+import { DELIVERY_COLUMNS, fromRow, type Delivery, type Row } from './deliveries.js';
 
 /** The endpoint's name in its workflow id: a hash of the URL, never the URL (it may carry a secret). */
 export function endpointKey(url: string): string {
@@ -27,13 +28,14 @@ export function endpointKey(url: string): string {
  * already set nothing is written or locked: most emits of a burst cost one read here.
  */
 export async function requestWake(db: Queryable, environmentId: number, url: string): Promise<boolean> {
-  const { rows } = await db.query<{ flipped: boolean; known: boolean }>(
-    `WITH up AS (
+  const { rows } = await db.query<{ flipped: boolean; known: boolean }>({
+    name: 'switchyard-request-wake',
+    text: `WITH up AS (
        UPDATE webhook_endpoints SET wake_pending = true WHERE environment_id = $1 AND url = $2 AND NOT wake_pending RETURNING 1
      )
      SELECT EXISTS (SELECT 1 FROM up) AS flipped, EXISTS (SELECT 1 FROM webhook_endpoints WHERE environment_id = $1 AND url = $2) AS known`,
-    [environmentId, url],
-  );
+    values: [environmentId, url],
+  });
   if (rows[0]!.flipped) return true;
   if (rows[0]!.known) return false;
   // The endpoint's first delivery: register it, asked to drain (or, when another emitter just did, as above).
@@ -61,35 +63,58 @@ export interface ClaimOptions {
    * activity, whose previous attempt Temporal has given up on (a killed worker's claims).
    */
   takeOver: boolean;
+  /**
+   * Begin an attempt of each claimed delivery in the claim's statement (its count and attempt row,
+   * as beginAttempts): for a caller that sends every claimed delivery at once, without a throttle.
+   */
+  begin: boolean;
+}
+
+/** The URL of the endpoint named `key` (its workflow's name for it), null when the endpoint is unknown. */
+export async function endpointUrl(db: Queryable, environmentId: number, key: string): Promise<string | null> {
+  const { rows } = await db.query<{ url: string }>('SELECT url FROM webhook_endpoints WHERE environment_id = $1 AND key = $2', [environmentId, key]);
+  return rows[0]?.url ?? null;
 }
 
 /**
- * Clears the endpoint's wake request (waiting for emitters holding its row), then claims up to
- * `limit` due deliveries of it for `leaseMs`, marking them handed over (the sweeper leaves them
- * alone from then on). Null when the endpoint is unknown.
+ * Clears the endpoint's wake request, waiting for an emitter that is setting it. The caller then
+ * reads the outbox in a later statement (a later snapshot), which sees every delivery committed
+ * before an emitter found the flag set and sent no signal.
  */
-export async function claimDue(db: Queryable, environmentId: number, key: string, o: ClaimOptions): Promise<{ url: string; deliveries: Delivery[] } | null> {
-  const endpoint = await db.query<{ url: string }>('UPDATE webhook_endpoints SET wake_pending = false WHERE environment_id = $1 AND key = $2 RETURNING url', [
-    environmentId,
-    key,
-  ]);
-  const url = endpoint.rows[0]?.url;
-  if (url === undefined) return null;
-  // A second statement, so a snapshot taken after the emitters above committed.
-  const { rows } = await db.query<Row>(
-    `UPDATE webhook_deliveries SET claimed_until = now() + make_interval(secs => $4), workflow_started_at = COALESCE(workflow_started_at, now())
-      WHERE id IN (
-        SELECT id FROM webhook_deliveries
-         WHERE environment_id = $1 AND url = $2 AND status = 'pending' AND via_endpoint
-           AND COALESCE(next_attempt_at, '-infinity') <= now()
-           AND (claimed_until IS NULL OR claimed_until <= now() OR $5)
-         ORDER BY next_attempt_at NULLS FIRST, seq
-         LIMIT $3
-         FOR UPDATE SKIP LOCKED)
-      RETURNING *`,
-    [environmentId, url, o.limit, o.leaseMs / 1000, o.takeOver],
-  );
-  return { url, deliveries: rows.map(fromRow).sort((a, b) => a.seq - b.seq) };
+export async function clearWake(db: Queryable, environmentId: number, url: string): Promise<void> {
+  await db.query({
+    name: 'switchyard-clear-wake',
+    text: 'UPDATE webhook_endpoints SET wake_pending = false WHERE environment_id = $1 AND url = $2 AND wake_pending',
+    values: [environmentId, url],
+  });
+}
+
+/**
+ * Claims up to `limit` due deliveries of the endpoint for `leaseMs`, marking them handed over (the
+ * sweeper leaves held ones alone). Only columns no index covers change (the lease, the attempt
+ * count), so the row's new version can be a HOT update.
+ */
+export async function claimDue(db: Queryable, environmentId: number, url: string, o: ClaimOptions): Promise<Delivery[]> {
+  const { rows } = await db.query<Row>({
+    name: 'switchyard-claim-due',
+    text: `WITH c AS (
+       UPDATE webhook_deliveries SET claimed_until = now() + make_interval(secs => $4), attempts = attempts + CASE WHEN $6 THEN 1 ELSE 0 END
+        WHERE id IN (
+          SELECT id FROM webhook_deliveries
+           WHERE environment_id = $1 AND url = $2 AND status = 'pending' AND via_endpoint
+             AND COALESCE(next_attempt_at, '-infinity') <= now()
+             AND (claimed_until IS NULL OR claimed_until <= now() OR $5)
+           ORDER BY next_attempt_at NULLS FIRST, seq
+           LIMIT $3
+           FOR UPDATE SKIP LOCKED)
+       RETURNING ${DELIVERY_COLUMNS}
+     ), a AS (
+       INSERT INTO webhook_attempts (delivery_id, n, started_at) SELECT id, attempts, now() FROM c WHERE $6
+     )
+     SELECT * FROM c`,
+    values: [environmentId, url, o.limit, o.leaseMs / 1000, o.takeOver, o.begin],
+  });
+  return rows.map(fromRow).sort((a, b) => a.seq - b.seq);
 }
 
 /** Ms until the endpoint's next pending delivery is due (0: now), or null when none is pending. */

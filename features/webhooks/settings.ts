@@ -91,8 +91,16 @@ async function ensureRow(db: Queryable, environmentId: number): Promise<void> {
   await db.query('INSERT INTO environment_settings (environment_id) VALUES ($1) ON CONFLICT (environment_id) DO NOTHING', [environmentId]);
 }
 
+// Read at every emit: prepared once per connection, its columns listed so that a migration adding one keeps the result's type.
+const SELECT_SETTINGS = {
+  name: 'switchyard-webhook-settings',
+  text: `SELECT webhook_url, secondary_webhook_url, send_auth_webhooks, send_sync_webhooks, send_async_action_webhooks, on_sync_completion_always,
+                alert_webhook_url, otlp_endpoint, otlp_headers_enc, webhook_max_per_second
+           FROM environment_settings WHERE environment_id = $1`,
+};
+
 export async function getSettings(db: Queryable, box: SecretBox, environmentId: number): Promise<EnvironmentSettings> {
-  const { rows } = await db.query<Row>('SELECT * FROM environment_settings WHERE environment_id = $1', [environmentId]);
+  const { rows } = await db.query<Row>({ ...SELECT_SETTINGS, values: [environmentId] });
   return fromRow(box, environmentId, rows[0]);
 }
 
