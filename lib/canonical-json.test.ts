@@ -27,7 +27,23 @@ function randomValue(seed: { n: number }, depth: number): unknown {
   const keys = ['a', 'B', 'b', 'é', '10', '9', '', 'constructor', 'toString', 'id', 'x y', '"q"', '\u2028', '\ud800', 'zz'];
   const r = next();
   if (depth > 4 || r < 0.35) {
-    const leaves: unknown[] = [1, -0, 1.5e300, NaN, Infinity, 'text', 'é\n"\\', '\ud83d', true, false, null, undefined, () => 1, Symbol('s'), new Date(86_400_000)];
+    const leaves: unknown[] = [
+      1,
+      -0,
+      1.5e300,
+      NaN,
+      Infinity,
+      'text',
+      'é\n"\\',
+      '\ud83d',
+      true,
+      false,
+      null,
+      undefined,
+      () => 1,
+      Symbol('s'),
+      new Date(86_400_000),
+    ];
     return leaves[Math.floor(next() * leaves.length)];
   }
   if (r < 0.55) return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(seed, depth + 1));

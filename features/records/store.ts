@@ -115,7 +115,10 @@ export async function savePrepared(
   let added = 0;
   let updated = 0;
   if (fresh.length > 0) {
-    const { rowCount } = await db.query(`INSERT INTO records (connection_pk, model, external_id, data, hash) SELECT $1, $2, t.id, t.data, t.hash FROM ${ROWS}`, params(fresh));
+    const { rowCount } = await db.query(
+      `INSERT INTO records (connection_pk, model, external_id, data, hash) SELECT $1, $2, t.id, t.data, t.hash FROM ${ROWS}`,
+      params(fresh),
+    );
     added += rowCount ?? 0;
   }
   if (known.length > 0) {

@@ -19,7 +19,16 @@ import {
   wantsIdempotencyKey,
 } from '../../lib/http/retry-policy.js';
 import { readRecords } from '../records/read.js';
-import { deleteRecords, isDuplicateRecord, prepareRecords, savePrepared, saveRecords, storedHashes, type SaveResult, type StoredHashes } from '../records/store.js';
+import {
+  deleteRecords,
+  isDuplicateRecord,
+  prepareRecords,
+  savePrepared,
+  saveRecords,
+  storedHashes,
+  type SaveResult,
+  type StoredHashes,
+} from '../records/store.js';
 import type { WriteLane } from './write-lane.js';
 import type { WriteMarks } from './write-marks.js';
 import type {
