@@ -16,6 +16,8 @@ RUN node --import tsx scripts/build-workflow-bundle.ts dist/workflow-bundle.js
 FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production PORT=3003 SWITCHYARD_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js
+# Two malloc arenas instead of up to 8 per core: the worker's native memory (worker/malloc.ts).
+ENV MALLOC_ARENA_MAX=2
 COPY --from=deps /app/node_modules ./node_modules
 # The processes run TypeScript through tsx (`npm run api` / `npm run worker`): its only dependency,
 # esbuild, is a production dependency already.

@@ -155,7 +155,7 @@ const useCasesOnly = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.switchyard/**', 'dist/**', 'test-output/**', 'frontend/dist/**', '**/*.generated.*', 'test/fixtures/**'] },
+  { ignores: ['node_modules/**', '.switchyard/**', 'dist/**', 'bench/out/**', 'test-output/**', 'frontend/dist/**', '**/*.generated.*', 'test/fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,7 +4,7 @@
  * `Response` once `cors()` has touched `c.res`). The returned `Response` only tells the middleware the
  * status; api/app.ts `serveFetch` tells the node server the answer is already sent.
  */
-import { ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from './context.js';
@@ -13,6 +13,12 @@ import type { AppEnv } from './context.js';
 export function nodeResponse(c: Context<AppEnv>): ServerResponse | null {
   const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
   return outgoing instanceof ServerResponse ? outgoing : null;
+}
+
+/** This request's node request (headers with lower-case names, repeats joined), when served by @hono/node-server; null under a bare `app.fetch`. */
+export function nodeRequest(c: Context): IncomingMessage | null {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  return incoming instanceof IncomingMessage ? incoming : null;
 }
 
 /** A text answer with its length, written in one piece on the node response when there is one. */

@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import qs from 'qs';
 import { z } from 'zod';
+import { nodeRequest } from './node-response.js';
 import { BadRequest, UnsupportedMediaType, ValidationFailed, type FieldProblem } from '../lib/errors.js';
 
 export type ValidationCode = 'invalid_body' | 'invalid_query_params' | 'invalid_headers' | 'invalid_uri_params';
@@ -134,7 +135,7 @@ export function params<S extends z.ZodType>(c: Context, schema: S): z.output<S> 
 }
 
 /** Parsed header sets by schema, keyed by the values read: a client sends the same few on every call (the proxy's). */
-const parsedHeaders = new WeakMap<z.ZodType, { names: string[]; seen: Map<string, unknown> }>();
+const parsedHeaders = new WeakMap<z.ZodType, { names: string[]; lower: string[]; seen: Map<string, unknown> }>();
 const PARSED_HEADERS_KEPT = 1000;
 const ABSENT = '\u0001';
 
@@ -146,8 +147,16 @@ const ABSENT = '\u0001';
 export function headers<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
   if (!(schema instanceof z.ZodObject)) return check(schema, c.req.header(), 'invalid_headers');
   let memo = parsedHeaders.get(schema);
-  if (!memo) parsedHeaders.set(schema, (memo = { names: Object.keys(schema.shape), seen: new Map() }));
-  const values = memo.names.map((name) => c.req.header(name));
+  if (!memo)
+    parsedHeaders.set(schema, (memo = { names: Object.keys(schema.shape), lower: Object.keys(schema.shape).map((n) => n.toLowerCase()), seen: new Map() }));
+  // The node request's own headers when there is one (lower-case names, repeats joined as Headers.get joins them): no web Headers lookups.
+  const node = nodeRequest(c);
+  const values = node
+    ? memo.lower.map((name) => {
+        const v = node.headers[name];
+        return Array.isArray(v) ? v.join(', ') : v;
+      })
+    : memo.names.map((name) => c.req.header(name));
   const key = values.map((v) => v ?? ABSENT).join('\0');
   const hit = memo.seen.get(key);
   if (hit !== undefined) return hit as z.output<S>;

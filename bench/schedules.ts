@@ -20,7 +20,7 @@ import { API_KEY, createConnection, createIntegration, INTEGRATION } from './lib
 import { checkWorkflowId, syncScheduleId } from '../workflows/contracts.js';
 import { configSchema } from '../lib/config.js';
 import { intervalSpec } from '../features/syncs/schedules.js';
-import { formatMemory, memoryAt, readMemoryLog } from './lib/memory-probe.js';
+import { formatMemory, formatWorkflowCache, memoryAt, readMemoryLog } from './lib/memory-probe.js';
 import { cpuBreakdown, cpuSnapshot, formatCpu, round, sampleRss, sleep, summarize, type BenchResult } from './lib/stats.js';
 
 const SYNC = 'bench-ticks';
@@ -269,6 +269,8 @@ export const schedules: BenchGroup = {
           `worker memory, idle (before any connection): ${formatMemory(idleMemory)}`,
           `worker memory, setup and settle (largest RSS): ${formatMemory(setupMemory.max)}`,
           `worker memory, window (largest RSS): ${formatMemory(windowMemory.max)}; at its end: ${formatMemory(windowMemory.last)}`,
+          `workflow cache, setup and settle: ${formatWorkflowCache(memory, t0Wall, windowStart.getTime())}`,
+          `workflow cache, window: ${formatWorkflowCache(memory, windowStart.getTime(), Infinity)}`,
           `worker RSS per 1,000 schedules over the window: ${(((rssWindow.maxMb - idleRss) * 1000) / connections).toFixed(0)} MB above the idle ${idleRss.toFixed(0)} MB`,
         ],
       };

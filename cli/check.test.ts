@@ -32,9 +32,15 @@ test('a syntax error in one script hides neither the type errors of the others n
   const files = ['unclosed', 'mistyped', 'priced', 'fine'].map((n) => file(`shop/actions/${n}.ts`));
   const result = await checkGroup({ dir, files, zodDir: ZOD, tsBuildInfoFile: file('.switchyard/check/g.tsbuildinfo') });
   const codes = (n: string) => result.byScript.get(file(`shop/actions/${n}.ts`))?.map((p) => p.code);
-  assert.ok(codes('unclosed')?.every((c) => /^TS1\d{3}$/.test(c)), `unclosed: ${codes('unclosed')}`);
+  assert.ok(
+    codes('unclosed')?.every((c) => /^TS1\d{3}$/.test(c)),
+    `unclosed: ${codes('unclosed')}`,
+  );
   assert.deepEqual(codes('mistyped'), ['TS2322']);
-  assert.match(result.byScript.get(file('shop/actions/mistyped.ts'))![0]!.line, /^shop\/actions\/mistyped\.ts:1:7 Type 'string' is not assignable to type 'number'/);
+  assert.match(
+    result.byScript.get(file('shop/actions/mistyped.ts'))![0]!.line,
+    /^shop\/actions\/mistyped\.ts:1:7 Type 'string' is not assignable to type 'number'/,
+  );
   // The shared file's error fails the script that imports it.
   assert.deepEqual(codes('priced'), ['TS2322']);
   assert.match(result.byScript.get(file('shop/actions/priced.ts'))![0]!.line, /^shop\/models\.ts:1:14 Type '"USD"' is not assignable/);

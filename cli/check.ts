@@ -161,7 +161,6 @@ export async function typeProblems(dir: string, scripts: ScriptFile[], zodDir: s
   return { byScript, count, groups: groups.length, unchanged };
 }
 
-
 const inProject = (dir: string, file: string) => {
   const rel = path.relative(dir, file);
   return !rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).includes('node_modules');

@@ -40,9 +40,7 @@ export async function stageCliPackage(stage = path.join(ROOT, 'dist', 'cli')): P
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   // dist/switchyard.mjs: cli/project.ts finds the package root one folder up, as it does from cli/.
-  for (const [entry, out] of [
-    ['main.ts', 'switchyard.mjs'],
-  ] as const) {
+  for (const [entry, out] of [['main.ts', 'switchyard.mjs']] as const) {
     await esbuild.build({
       entryPoints: [path.join(ROOT, 'cli', entry)],
       outfile: path.join(stage, 'dist', out),
@@ -68,6 +66,8 @@ export async function stageCliPackage(stage = path.join(ROOT, 'dist', 'cli')): P
   for (const f of readdirSync(sdk).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
     cpSync(path.join(sdk, f), path.join(stage, 'sdk', f));
   }
+  // The sandbox's globals and the Node-only modules' declarations, the type-check's typeRoots (cli/ts-options).
+  cpSync(path.join(sdk, 'globals'), path.join(stage, 'sdk', 'globals'), { recursive: true });
   const pkg = {
     name: root.name,
     version: root.version,

@@ -145,6 +145,9 @@ export function indexedScripts(dir: string, indexFile: string): { integration: s
   return out;
 }
 
+/** Files named in the warning about function files index.ts leaves out (Nango's library leaves out hundreds). */
+const SHOWN_LEFT_OUT = 10;
+
 /**
  * The project's scripts. In a Nango zero-yaml project (a root `index.ts`) they are the ones its
  * `index.ts` imports (as Nango deploys them); a script file it does not import is left out with a
@@ -155,8 +158,12 @@ export async function findScripts(dir: string): Promise<ScriptFile[]> {
   const index = nangoIndexOf(dir);
   if (!index) return all;
   const listed = indexedScripts(dir, index);
-  const left = all.filter((s) => !listed.some((l) => l.file === s.file));
-  if (left.length) warn(`not imported by index.ts, so not compiled or deployed: ${left.map((s) => relative(dir, s.file)).join(', ')}`);
+  const imported = new Set(listed.map((l) => l.file));
+  const left = all.filter((s) => !imported.has(s.file)).map((s) => relative(dir, s.file));
+  if (left.length) {
+    const shown = left.length > SHOWN_LEFT_OUT ? [...left.slice(0, SHOWN_LEFT_OUT), `… and ${left.length - SHOWN_LEFT_OUT} more`] : left;
+    warn(`${left.length} function file(s) not imported by index.ts, so not compiled or deployed: ${shown.join(', ')}`);
+  }
   return listed.sort((a, b) => `${a.integration}/${a.name}`.localeCompare(`${b.integration}/${b.name}`));
 }
 

@@ -41,6 +41,13 @@ describe('operations settings', () => {
     assert.match(p[1]!, /^SWITCHYARD_SYNC_SPREAD_SECONDS: /);
   });
 
+  test('workflow cache: 200 runs per environment by default; fewer than 2 or not a number is refused by name', () => {
+    assert.equal(loadConfig({ ...base }).SWITCHYARD_WORKER_MAX_CACHED_WORKFLOWS, 200);
+    assert.equal(loadConfig({ ...base, SWITCHYARD_WORKER_MAX_CACHED_WORKFLOWS: '50' }).SWITCHYARD_WORKER_MAX_CACHED_WORKFLOWS, 50);
+    for (const bad of ['1', 'lots'])
+      assert.match(problems({ ...base, SWITCHYARD_WORKER_MAX_CACHED_WORKFLOWS: bad }).join('\n'), /^SWITCHYARD_WORKER_MAX_CACHED_WORKFLOWS: /);
+  });
+
   test('TLS files that do not exist are named with their variable', () => {
     const p = problems({ ...base, TEMPORAL_TLS_CERT: '/nonexistent/client.pem', TEMPORAL_TLS_KEY: '/nonexistent/client.key' });
     assert.equal(p.length, 2, p.join('\n'));

@@ -72,6 +72,8 @@ export const configSchema = z.object({
   SWITCHYARD_WORKER_ENVIRONMENTS: commaList.pipe(z.array(workerEnvironment).min(1, 'name at least one environment (dev, prod, …)')).optional(),
   SWITCHYARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  // Runs each environment's Temporal worker keeps in memory between tasks (worker/cache.ts).
+  SWITCHYARD_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).max(100_000).default(200),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   SWITCHYARD_TEMPORAL: z.enum(['dev', 'server']).default('dev'),

@@ -198,6 +198,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         taskQueuePrefix: config.SWITCHYARD_TASK_QUEUE_PREFIX,
         environments: named ?? (await listEnvironments(db)).map((e) => e.name),
         shutdownGraceTime: config.SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS,
+        maxCachedWorkflows: config.SWITCHYARD_WORKER_MAX_CACHED_WORKFLOWS,
         deps: { db, config, clock, box, log, http, temporal, onTokenRefresh, providerHooks },
         workflowBundle: opts.workflowBundle,
         telemetry,

@@ -81,7 +81,7 @@ describe('the CLI as a package: packed, installed in an empty folder, run agains
     const modules = await readdir(path.join(installed, 'node_modules'));
     assert.ok(!modules.includes('tsx'), modules.join(', '));
     const pkg = JSON.parse(await readFile(path.join(installed, 'node_modules', 'switchyard', 'package.json'), 'utf8')) as Json;
-    assert.deepEqual(Object.keys(pkg.dependencies as object).sort(), ['esbuild', 'typescript']);
+    assert.deepEqual(Object.keys(pkg.dependencies as object).sort(), ['esbuild', 'typescript', 'typescript-native']);
     assert.deepEqual(Object.keys(pkg.optionalDependencies as object), ['isolated-vm']);
     const main = await readFile(path.join(installed, 'node_modules', 'switchyard', pkg.bin.switchyard as string), 'utf8');
     assert.doesNotMatch(main, /from ["']tsx/);

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Nango } from '@nangohq/node';
+import { providerTarget } from '../features/connections/target.js';
 import { freePort } from '../lib/embedded/temporal.js';
 import { deterministicSha256, startGenericApiFake, startMetabaseFake, startOAuthProviderFake, type GenericApiFake } from './fakes/index.js';
 import { addMetabaseConnection, addOAuthIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
@@ -425,18 +426,54 @@ describe('the proxy and the request log', () => {
       assert.equal(refused.status, 400, override);
       assert.equal(((await refused.json()) as Json).error.code, 'base_url_override_not_allowed', override);
     }
+    // Credentials go only to the provider's origins: an override elsewhere gets the request without them.
     const other = await startGenericApiFake({ apiKey: API_KEY });
     try {
       const overridden = await proxy('/echo', { headers: { 'Base-Url-Override': other.url } });
-      assert.equal(overridden.status, 200);
       assert.equal(other.requests.length, 1);
-      assert.equal(other.requests[0]!.headers['x-api-key'], API_KEY);
+      assert.equal(other.requests[0]!.headers['x-api-key'], undefined);
+      assert.equal(overridden.status, 401, 'the other host answers as it does to a request without a key');
     } finally {
       await other.close();
     }
+    const seen = generic.requests.length;
+    const sameOrigin = await proxy('/echo', { headers: { 'Base-Url-Override': `${generic.url}/` } });
+    assert.equal(sameOrigin.status, 200);
+    assert.equal(generic.requests[seen]!.headers['x-api-key'], API_KEY);
     const closed = await proxy('/echo', { headers: { 'Base-Url-Override': `http://127.0.0.1:${await freePort()}` } });
     assert.equal(closed.status, 502);
     assert.equal(((await closed.json()) as Json).error.code, 'upstream_unreachable');
+  });
+
+  test("a connection's target is resolved once per version of its rows, and again after its integration changes", async () => {
+    const deps = t.platform.deps;
+    const env = (await deps.lookups.keyHolder(t.devKey))!.environment;
+    const read = async () => {
+      const integration = (await deps.lookups.integration(env.id, PCK))!;
+      return { integration, connection: (await deps.lookups.connection(env.id, PCK, CONN))! };
+    };
+    const first = await read();
+    const a = await providerTarget(deps, first.connection, first.integration);
+    const again = await read();
+    assert.equal(again.connection, first.connection, 'the lookup cache hands out the same connection while its row is unchanged');
+    assert.equal(await providerTarget(deps, again.connection, again.integration), a, 'the same target, not resolved again');
+    assert.equal(a.baseUrl, generic.url);
+
+    const other = await startGenericApiFake({ apiKey: API_KEY });
+    try {
+      const patched = await t.api(`/integrations/${PCK}`, { method: 'PATCH', json: { integration_config: { base_url: other.url } } });
+      assert.equal(patched.status, 200);
+      const changed = await read();
+      const b = await providerTarget(deps, changed.connection, changed.integration);
+      assert.notEqual(b, a);
+      assert.equal(b.baseUrl, other.url);
+      assert.equal((await proxy('/echo')).status, 200);
+      assert.equal(other.requests.length, 1, 'the next proxied call goes to the new base URL');
+      assert.equal(other.requests[0]!.headers['x-api-key'], API_KEY);
+    } finally {
+      await t.api(`/integrations/${PCK}`, { method: 'PATCH', json: { integration_config: { base_url: generic.url } } });
+      await other.close();
+    }
   });
 
   test('a loopback base URL is refused when it is not allow-listed', async () => {

@@ -6,13 +6,14 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type MetricsBuffer, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { activityLogContext } from '../lib/log-context.js';
 import { workflowSpanSinks, type Telemetry } from '../lib/otel/index.js';
 import { taskQueueFor } from '../workflows/contracts.js';
 import { connectWithRetry, plainTemporal, type ConnectRetryLog, type TemporalConnectionSettings } from '../lib/temporal/connection.js';
 import { boundWorkflowThreadHeaps } from './heap.js';
+import { workflowCacheOptions } from './cache.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const WORKFLOWS_PATH = createRequire(import.meta.url).resolve(path.join(here, '..', 'workflows', 'index.ts'));
@@ -20,10 +21,15 @@ export const WORKFLOWS_PATH = createRequire(import.meta.url).resolve(path.join(h
 export const WORKFLOW_INTERCEPTORS_PATH = createRequire(import.meta.url).resolve(path.join(here, '..', 'workflows', 'otel-interceptors.ts'));
 
 let runtimeInstalled = false;
-function installQuietRuntime(): void {
+/**
+ * Temporal's runtime for this process, once: errors only in its log. `metrics` (the benchmarks' memory
+ * probe) receives the core's metrics, e.g. the workflow cache's hits and misses.
+ */
+export function installQuietRuntime(metrics?: MetricsBuffer): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
+    ...(metrics ? { telemetryOptions: { metrics: { buffer: metrics } } } : {}),
     logger: new (class {
       log() {}
       trace() {}
@@ -67,6 +73,8 @@ export interface WorkerOptions {
   log?: ConnectRetryLog;
   /** A connection from connectWorkers, owned (and closed) by the caller; by default one of its own. */
   connection?: NativeConnection;
+  /** Runs each environment's worker keeps cached (worker/cache.ts); SWITCHYARD_WORKER_MAX_CACHED_WORKFLOWS. */
+  maxCachedWorkflows: number;
 }
 
 export interface RunningWorkers {
@@ -81,6 +89,8 @@ export interface RunningWorkers {
   shutdown(): Promise<void>;
   /** Rejects when a worker stops on its own (a fatal error); resolves after shutdown(). */
   done: Promise<void>;
+  /** Workflow runs held in the workers' caches now, all environments together. */
+  cachedWorkflows(): number;
 }
 
 export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers> {
@@ -108,6 +118,7 @@ export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers>
       // Registered without telemetry too (a no-op), so a traced workflow never finds it missing.
       sinks: opts.telemetry?.sinks ?? workflowSpanSinks(null),
       shutdownGraceTime: opts.shutdownGraceTime ?? '10 seconds',
+      ...workflowCacheOptions(opts.maxCachedWorkflows),
     });
     const entry = { worker, run: worker.run(), stopping: false };
     entry.run.catch((err: unknown) => {
@@ -147,6 +158,7 @@ export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers>
     },
     serve,
     done,
+    cachedWorkflows: () => [...running.values()].reduce((n, e) => n + e.worker.getStatus().numCachedWorkflows, 0),
     async shutdown() {
       closing = true;
       await queue;

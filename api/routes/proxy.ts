@@ -8,7 +8,7 @@
  * a 401 is tried once more with the stored credentials when they are newer than the cached ones, or
  * after a new login when they are a session the provider may end early (BILL).
  */
-import { IncomingMessage, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
@@ -19,7 +19,7 @@ import { BadRequest, UpstreamError } from '../../lib/errors.js';
 import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
 import { isUnsafeToRepeat } from '../../lib/http/retry-policy.js';
 import type { AppDeps, AppEnv } from '../context.js';
-import { nodeResponse } from '../node-response.js';
+import { nodeRequest, nodeResponse } from '../node-response.js';
 import { anyContent, defineRoute } from '../route.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
@@ -81,8 +81,8 @@ function upstreamPath(url: string): string {
  * lower case, repeats joined): iterating the web `Headers` would first build a full copy of them.
  */
 function forwardedHeaders(c: Context<AppEnv>): Record<string, string> {
-  const node = (c.env as { incoming?: unknown } | undefined)?.incoming;
-  const incoming: Iterable<[string, string | string[] | undefined]> = node instanceof IncomingMessage ? Object.entries(node.headers) : c.req.raw.headers;
+  const node = nodeRequest(c);
+  const incoming: Iterable<[string, string | string[] | undefined]> = node ? Object.entries(node.headers) : c.req.raw.headers;
   const out: Record<string, string> = {};
   const contentType = c.req.header('content-type');
   if (contentType) out['content-type'] = contentType;
@@ -310,7 +310,8 @@ export const proxy = defineRoute({
       path,
       headers,
       body: body.kind === 'none' ? null : body.kind === 'buffer' ? body.data : body.stream,
-      auth: target.auth,
+      // An override elsewhere than the provider's origins gets the request without the credentials.
+      auth: override ? target.authAt(override) : target.auth,
       context: { environmentId: env.id, integration: integration.uniqueKey, connectionId: connection.connectionId, kind: 'proxy' },
       stream: true,
       signal,

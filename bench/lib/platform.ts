@@ -16,6 +16,7 @@ import { createPool, type Db } from '../../lib/db/pool.js';
 import type { BenchServices } from './services.js';
 import { SANDBOX_NODE_FLAGS } from '../../lib/sandbox/node-flags.js';
 import { WORKER_NODE_FLAGS } from '../../worker/heap.js';
+import { WORKER_MALLOC_ENV } from '../../worker/malloc.js';
 
 const ENTRY = fileURLToPath(new URL('./platform-main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -83,7 +84,8 @@ export async function spawnPlatform(p: PlatformEnv, opts: SpawnOptions): Promise
   const root = opts.root ?? ROOT;
   const child = spawn(process.execPath, [...SANDBOX_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', path.join(root, path.relative(ROOT, ENTRY))], {
     cwd: root,
-    env: { ...process.env, ...p.env, BENCH_ROLE: opts.role },
+    // As the image runs the worker (Dockerfile, compose, k8s).
+    env: { ...process.env, ...(opts.role === 'worker' && !opts.root ? WORKER_MALLOC_ENV : {}), ...p.env, BENCH_ROLE: opts.role },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

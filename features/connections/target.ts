@@ -445,37 +445,74 @@ export interface ProviderTarget {
   authAt(url: string): AuthInjection;
 }
 
+/** A connection's integration and provider, and its endpoints for a config (those of its own config built once). */
+interface ConnectionEndpoints {
+  integration: Integration;
+  provider: Provider;
+  endpointsOf(config: Record<string, unknown>): Endpoints;
+}
+
 /**
  * The connection's endpoints for a config, its integration and provider loaded once. A caller that
  * has just read the connection's integration passes it, saving a query per call.
  */
-async function endpointsOfConnection(
-  deps: ConnectionDeps,
-  connection: Connection,
-  loaded?: Integration,
-): Promise<(config: Record<string, unknown>) => Endpoints> {
+async function endpointsOfConnection(deps: ConnectionDeps, connection: Connection, loaded?: Integration): Promise<ConnectionEndpoints> {
   const integration = loaded?.id === connection.integrationId ? loaded : await getIntegrationById(deps.db, deps.box, connection.integrationId);
   if (!integration) throw new NotFound('unknown_provider_config', 'Integration does not exist');
   const provider = await providerOf(deps.db, connection.environmentId, integration.provider, deps.lookups);
-  return (config) => endpoints(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, config);
+  const build = (config: Record<string, unknown>) => endpoints(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, config);
+  let own: Endpoints | undefined;
+  return { integration, provider, endpointsOf: (config) => (config === connection.connectionConfig ? (own ??= build(config)) : build(config)) };
 }
 
 /** The connection with credentials valid for at least the refresh margin (refreshed first when due, or when forced). */
 export async function freshConnection(deps: ConnectionDeps, connection: Connection, opts: { force?: boolean } = {}): Promise<Connection> {
-  return withFreshCredentials(deps, connection, await endpointsOfConnection(deps, connection), opts);
+  return withFreshCredentials(deps, connection, (await endpointsOfConnection(deps, connection)).endpointsOf, opts);
+}
+
+/** A target resolved for one connection object, and what it was resolved from. */
+interface KeptTarget {
+  target: ProviderTarget;
+  integration: Integration;
+  provider: Provider;
+  hooks: ProviderRuntimeHooks | undefined;
+  allowedPrivateHosts: readonly string[];
+}
+
+/**
+ * Targets by connection object. The API's lookup cache hands out the same object until the row changes
+ * (features/connections/lookups.ts), so a proxied call resolves its target once per connection
+ * version instead of filling every template again; a refresh, a changed integration or provider, or
+ * another row gives another object, and with it a new target.
+ */
+const keptTargets = new WeakMap<Connection, KeptTarget>();
+const NOW_TEMPLATE = /\$\{now\b/;
+
+/** Whether the credentials as sent are the same on every request: not a WSSE token (a nonce and time each time) or a `${now}` template. */
+function timeless(provider: Provider, credentials: StoredCredentials): boolean {
+  if (credentials.type === 'SIGNATURE') return false;
+  return ![provider.headers, provider.query, provider.bodyFields].some((templates) => Object.values(templates).some((t) => NOW_TEMPLATE.test(t)));
 }
 
 /** Everything needed to call the provider on behalf of this connection, credentials fresh. */
 export async function providerTarget(deps: ConnectionDeps, connection: Connection, loaded?: Integration): Promise<ProviderTarget> {
-  const endpointsOf = await endpointsOfConnection(deps, connection, loaded);
-  const fresh = await withFreshCredentials(deps, connection, endpointsOf);
+  const { integration, provider, endpointsOf } = await endpointsOfConnection(deps, connection, loaded);
+  const kept = keptTargets.get(connection);
+  const hooks = deps.providerHooks(provider.name);
+  const allowedPrivateHosts = deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS;
+  const reusable = kept?.integration === integration && kept.provider === provider && kept.hooks === hooks && kept.allowedPrivateHosts === allowedPrivateHosts;
+  // The refresh check runs on every call: a kept target is used only while its credentials need no refresh.
+  const fresh = await withFreshCredentials(deps, connection, (config) =>
+    reusable && config === connection.connectionConfig ? kept.target.endpoints : endpointsOf(config),
+  );
+  if (reusable && fresh === connection) return kept.target;
   const e = endpointsOf(fresh.connectionConfig);
   const baseUrl = e.baseUrl();
-  const auth = e.auth(fresh.credentials, deps.providerHooks(e.provider.name));
-  // Filled when first asked for: the proxy sends only to the base URL (or an override) and never asks.
+  const auth = e.auth(fresh.credentials, hooks);
+  // Filled when first asked for: the proxy asks only for a Base-Url-Override.
   let origins: string[] | undefined;
   const originsOnce = () => (origins ??= e.origins());
-  return {
+  const target: ProviderTarget = {
     provider: e.provider,
     integration: e.integration,
     connection: fresh,
@@ -487,6 +524,8 @@ export async function providerTarget(deps: ConnectionDeps, connection: Connectio
     },
     authAt: (url) => credentialsFor(auth, url, { baseUrl, origins: originsOnce() }),
   };
+  if (fresh === connection && timeless(provider, fresh.credentials)) keptTargets.set(connection, { target, integration, provider, hooks, allowedPrivateHosts });
+  return target;
 }
 
 /**

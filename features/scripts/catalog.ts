@@ -315,16 +315,20 @@ function deployedHandle(deps: CatalogDeps, row: DeployedScriptRow): ScriptHandle
     scopes: m.scopes,
     schemas: () => ({ models: m.models, input: m.input, output: m.output, metadata: m.metadata }),
   };
+  // Validators are built when first used (then cached by bundle): listing thousands of scripts builds none.
   if (m.type === 'action') {
-    const input = validator(key('input'), m.input);
     return {
       ...base,
       type: 'action',
       endpoint: m.endpoints[0] ?? null,
       modelNames: [],
-      input,
-      output: validator(key('output'), m.output),
-      validateInput: (value) => input.safeParse(value),
+      get input() {
+        return validator(key('input'), m.input);
+      },
+      get output() {
+        return validator(key('output'), m.output);
+      },
+      validateInput: (value) => validator(key('input'), m.input).safeParse(value),
       exec: (ctx, value) => run('action', ctx, value),
     };
   }
@@ -339,7 +343,9 @@ function deployedHandle(deps: CatalogDeps, row: DeployedScriptRow): ScriptHandle
     syncType: m.syncType ?? 'full',
     webhookSubscriptions: m.webhookSubscriptions,
     modelNames: Object.keys(m.models),
-    models: Object.fromEntries(Object.entries(m.models).map(([name, schema]) => [name, validator(key(`model:${name}`), schema)])),
+    get models() {
+      return Object.fromEntries(Object.entries(m.models).map(([name, schema]) => [name, validator(key(`model:${name}`), schema)]));
+    },
     exec: async (ctx) => void (await run('sync', ctx)),
     // The manifest does not say whether the sync has onWebhook: one that subscribes is taken to (the
     // bundle's runtime says so clearly when it has none).

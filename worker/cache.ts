@@ -1,0 +1,15 @@
+/**
+ * @module worker/cache — the Temporal workers' workflow cache, bounded. The SDK's default scales with
+ * the V8 heap limit (about 2,300 runs per environment's worker on a 4 GB heap), and every run that
+ * waits for an activity stays cached: its sandboxed module state in the workflow thread and its
+ * state machines in Temporal's core. Under 1,000 one-minute schedules that was the part of the
+ * worker's RSS that grew with the schedules (bench/RESULTS.md, issue 32). A run evicted from the
+ * cache is rebuilt by replaying its history on its next task; our workflows' histories are short.
+ */
+
+/** Workflow tasks one worker runs at once: the SDK's default, lowered to the cache's size (the SDK requires it). */
+const MAX_CONCURRENT_WORKFLOW_TASKS = 40;
+
+export function workflowCacheOptions(maxCachedWorkflows: number): { maxCachedWorkflows: number; maxConcurrentWorkflowTaskExecutions: number } {
+  return { maxCachedWorkflows, maxConcurrentWorkflowTaskExecutions: Math.min(MAX_CONCURRENT_WORKFLOW_TASKS, maxCachedWorkflows) };
+}
