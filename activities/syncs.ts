@@ -171,6 +171,7 @@ export function syncActivities(deps: ActivityDeps) {
       throwIfWrittenBefore(previous);
       const stopHeartbeat = heartbeating(2000);
       const lane = new WriteLane();
+      const counted = new Set<string>();
       let logLines: Promise<void> = Promise.resolve();
       const ctx = createScriptContext(deps, l.connection, {
         lane,
@@ -191,7 +192,12 @@ export function syncActivities(deps: ActivityDeps) {
         },
         claim: (tx) => lockSyncRun(tx, runId),
         // In the transaction that wrote the records: finishSync reads these counts to decide on the webhook.
-        onSaved: (model, r, tx) => addRunResult(tx, runId, model, { added: r.added, updated: r.updated }),
+        // A page that changed nothing adds nothing, once the model is on the run's counts.
+        onSaved: async (model, r, tx) => {
+          if (r.added === 0 && r.updated === 0 && counted.has(model)) return;
+          await addRunResult(tx, runId, model, { added: r.added, updated: r.updated });
+          counted.add(model);
+        },
         onDeleted: (model, n, tx) => addRunResult(tx, runId, model, { deleted: n }),
         onInvalid: (model, problems) => void addInvalid(deps.db, runId, model, problems).catch(() => undefined),
         checkpoint: {

@@ -7,6 +7,9 @@ import { withTransaction } from '../lib/db/pool.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
 import { readAhead } from '../api/routes/records.js';
+import { z } from 'zod';
+import { getConnectionByPk } from '../features/connections/store.js';
+import { createScriptContext } from '../features/scripts/context.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -178,6 +181,41 @@ describe('records', () => {
     assert.deepEqual(await saveRecords(db, pk, SCRATCH, [ticket(50)]), { added: 0, updated: 1, unchanged: 0 }, 'a deleted record saved again is written');
     assert.equal((await rowState())[50]!.action, 'ADDED');
     await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, SCRATCH]);
+  });
+
+  test("a sync run's page of ids it takes for new is saved whole when another writer stored one of them meanwhile; tombstones it deleted come back ADDED", async () => {
+    const db = t.platform.deps.db;
+    const RACED = 'RacedTicket';
+    const connection = (await getConnectionByPk(db, t.platform.deps.box, pk))!;
+    const ctx = createScriptContext(t.platform.deps, connection, {
+      kind: 'sync',
+      runId: 'raced-run',
+      models: { [RACED]: z.object({ id: z.string(), title: z.string(), n: z.number(), tags: z.array(z.string()) }) },
+      compareStored: true,
+      log: () => undefined,
+    });
+    const state = async () =>
+      (
+        await db.query<{ id: string; title: string; action: string; deleted: boolean }>(
+          `SELECT external_id AS id, data->>'title' AS title, last_action AS action, deleted_at IS NOT NULL AS deleted FROM records
+           WHERE connection_pk = $1 AND model = $2 ORDER BY external_id`,
+          [pk, RACED],
+        )
+      ).rows;
+    // The run reads the model's stored hashes at its first page (none yet).
+    await ctx.batchSave([ticket(1)], RACED);
+    // Another writer (a webhook's run, say) stores t-2 after that.
+    await saveRecords(db, pk, RACED, [ticket(2, 'From elsewhere')]);
+    await ctx.batchSave([ticket(2), ticket(3)], RACED);
+    assert.deepEqual(await state(), [
+      { id: 't-1', title: 'Ticket 1', action: 'ADDED', deleted: false },
+      { id: 't-2', title: 'Ticket 2', action: 'UPDATED', deleted: false },
+      { id: 't-3', title: 'Ticket 3', action: 'ADDED', deleted: false },
+    ]);
+    await ctx.batchDelete([{ id: 't-3' }], RACED);
+    await ctx.batchSave([ticket(3)], RACED);
+    assert.deepEqual((await state())[2], { id: 't-3', title: 'Ticket 3', action: 'ADDED', deleted: false });
+    await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, RACED]);
   });
 
   test('modified_after (and the deprecated delta) keeps records modified at or after the instant, to the microsecond', async () => {

@@ -3,7 +3,7 @@
  * deletions (reported, or detected at the end of a full sync), and cursor reads that stream.
  */
 import { hash } from 'node:crypto';
-import { canonicalJson } from '../../lib/canonical-json.js';
+import { canonicalJsonEach } from '../../lib/canonical-json.js';
 import type { Queryable } from '../../lib/db/pool.js';
 
 export interface SaveResult {
@@ -17,34 +17,50 @@ function md5(text: string): string {
   return hash('md5', text, 'hex');
 }
 
-/** Stored content hashes of a model's live records, by external id: what a sync run compares its pages with. */
+/**
+ * Stored content hashes of a model's records, by external id: what a sync run compares its pages with.
+ * A record stored deleted or pruned maps to '' (no content hash): it is there, so saving it upserts.
+ */
 export type StoredHashes = Map<string, string>;
 
 /**
- * The content hashes of the model's live records, read once (one pass over the model's rows, whatever
- * the planner picks); null when the model has more than `cap` live records (kept in memory).
+ * The content hashes of the model's records, read once (one pass over the model's rows, whatever the
+ * planner picks); null when the model has more than `cap` records (kept in memory).
  */
 export async function storedHashes(db: Queryable, connectionPk: number, model: string, cap = 250_000): Promise<StoredHashes | null> {
   const { rows } = await db.query<{ id: string; hash: string }>(
-    `SELECT external_id AS id, hash FROM records WHERE connection_pk = $1 AND model = $2 AND deleted_at IS NULL AND pruned_at IS NULL LIMIT $3`,
+    `SELECT external_id AS id, CASE WHEN deleted_at IS NULL AND pruned_at IS NULL THEN hash ELSE '' END AS hash FROM records
+     WHERE connection_pk = $1 AND model = $2 LIMIT $3`,
     [connectionPk, model, cap + 1],
   );
   return rows.length > cap ? null : new Map(rows.map((r) => [r.id, r.hash]));
 }
 
+export interface SaveOptions {
+  seenRunId?: string;
+  merge?: boolean;
+  /**
+   * storedHashes, kept up to date by the caller with the result's `hashes` once the save commits:
+   * records whose hash it holds are left out (an unchanged page sends no data and writes and locks no
+   * row of `records`), and records it does not hold are inserted without conflict handling. Such an
+   * insert fails with a unique violation (isDuplicateRecord) when another writer stored one of those
+   * ids meanwhile: the caller saves again with `insertNew: false`.
+   */
+  stored?: StoredHashes | null;
+  /** false: every record not left out goes through the upsert (the retry after a duplicate). */
+  insertNew?: boolean;
+}
+
 /**
  * Upserts records; a record whose content hash is unchanged (and not deleted) is not written. With
- * `stored` (storedHashes, kept up to date by the caller with `hashes` once the save commits), the
- * records whose hash it holds are left out before the upsert: an unchanged page sends no data and
- * writes and locks no row of `records`. The upsert's own hash condition still decides for the rest.
- * With `seenRunId` the ids are also noted, one row per batch, for the sync's deletion detection.
+ * `seenRunId` the ids are also noted, one row per batch, for the sync's deletion detection.
  */
 export async function saveRecords(
   db: Queryable,
   connectionPk: number,
   model: string,
   records: { id: string }[],
-  opts: { seenRunId?: string; merge?: boolean; stored?: StoredHashes | null } = {},
+  opts: SaveOptions = {},
 ): Promise<SaveResult & { hashes?: Map<string, string> }> {
   return savePrepared(db, connectionPk, model, prepareRecords(records), opts);
 }
@@ -62,8 +78,17 @@ export function prepareRecords(records: { id: string }[]): PreparedRecords {
   const byId = new Map<string, { id: string }>();
   for (const r of records) byId.set(String(r.id), r);
   // The canonical text is both the stored data (jsonb keeps no key order) and what is hashed.
-  const datas = [...byId.values()].map(canonicalJson);
+  const datas = canonicalJsonEach([...byId.values()]);
   return { ids: [...byId.keys()], datas, hashes: datas.map(md5) };
+}
+
+/** The insert's or upsert's rows: ids, hashes and the records' texts as one JSON array (parsed once, no array escaping). */
+const ROWS = 'ROWS FROM (unnest($3::text[]), jsonb_array_elements($4::jsonb), unnest($5::text[])) AS t(id, data, hash)';
+
+/** A save's insert of records not stored yet failed because another writer stored one of them meanwhile. */
+export function isDuplicateRecord(err: unknown): boolean {
+  const e = err as { code?: string; table?: string };
+  return e?.code === '23505' && e.table === 'records';
 }
 
 /** saveRecords for a batch already prepared by prepareRecords. */
@@ -72,20 +97,37 @@ export async function savePrepared(
   connectionPk: number,
   model: string,
   { ids, datas, hashes }: PreparedRecords,
-  opts: { seenRunId?: string; merge?: boolean; stored?: StoredHashes | null } = {},
+  opts: SaveOptions = {},
 ): Promise<SaveResult & { hashes?: Map<string, string> }> {
   if (ids.length === 0) return { added: 0, updated: 0, unchanged: 0 };
   const stored = opts.merge ? null : opts.stored;
-  const differ = stored ? ids.flatMap((id, i) => (stored.get(id) === hashes[i] ? [] : [i])) : ids.map((_, i) => i);
-  let written: { inserted: boolean; changed: boolean }[] = [];
-  if (differ.length > 0) {
-    const pick = <T>(xs: T[]) => (differ.length === ids.length ? xs : differ.map((i) => xs[i]!));
+  const fresh: number[] = [];
+  const known: number[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const had = stored?.get(ids[i]!);
+    if (had === hashes[i]) continue;
+    (stored && had === undefined && opts.insertNew !== false ? fresh : known).push(i);
+  }
+  const params = (picked: number[]) => {
+    const pick = <T>(xs: T[]) => (picked.length === ids.length ? xs : picked.map((i) => xs[i]!));
+    return [connectionPk, model, pick(ids), `[${pick(datas).join(',')}]`, pick(hashes)];
+  };
+  let added = 0;
+  let updated = 0;
+  if (fresh.length > 0) {
+    const { rowCount } = await db.query(
+      `INSERT INTO records (connection_pk, model, external_id, data, hash) SELECT $1, $2, t.id, t.data, t.hash FROM ${ROWS}`,
+      params(fresh),
+    );
+    added += rowCount ?? 0;
+  }
+  if (known.length > 0) {
     const dataExpr = opts.merge ? 'records.data || EXCLUDED.data' : 'EXCLUDED.data';
     // A pruned record saved unchanged gets its payload back without counting as a change (its cursor stays), as in Nango.
     const changed = 'records.hash <> EXCLUDED.hash OR records.deleted_at IS NOT NULL';
-    ({ rows: written } = await db.query<{ inserted: boolean; changed: boolean }>(
+    const { rows } = await db.query<{ inserted: boolean; changed: boolean }>(
       `INSERT INTO records (connection_pk, model, external_id, data, hash)
-       SELECT $1, $2, t.id, t.data::jsonb, t.hash FROM unnest($3::text[], $4::text[], $5::text[]) AS t(id, data, hash)
+       SELECT $1, $2, t.id, t.data, t.hash FROM ${ROWS}
        ON CONFLICT (connection_pk, model, external_id) DO UPDATE SET
          data = ${opts.merge ? 'CASE WHEN records.pruned_at IS NULL THEN records.data || EXCLUDED.data ELSE EXCLUDED.data END' : dataExpr},
          hash = EXCLUDED.hash, deleted_at = NULL, pruned_at = NULL,
@@ -94,14 +136,16 @@ export async function savePrepared(
          cursor = CASE WHEN ${changed} THEN nextval('records_cursor_seq') ELSE records.cursor END
        WHERE ${changed} OR records.pruned_at IS NOT NULL
        RETURNING (xmax = 0) AS inserted, (xmax = 0 OR records.last_modified_at = now()) AS changed`,
-      [connectionPk, model, pick(ids), pick(datas), pick(hashes)],
-    ));
+      params(known),
+    );
+    for (const r of rows) {
+      if (r.inserted) added++;
+      else if (r.changed) updated++;
+    }
   }
   if (opts.seenRunId) {
     await db.query('INSERT INTO sync_run_seen (run_id, model, external_ids) VALUES ($1, $2, $3)', [opts.seenRunId, model, ids]);
   }
-  const added = written.filter((r) => r.inserted).length;
-  const updated = written.filter((r) => !r.inserted && r.changed).length;
   const result = { added, updated, unchanged: ids.length - added - updated };
   return stored ? { ...result, hashes: new Map(ids.map((id, i) => [id, hashes[i]!])) } : result;
 }

@@ -19,7 +19,16 @@ import {
   wantsIdempotencyKey,
 } from '../../lib/http/retry-policy.js';
 import { readRecords } from '../records/read.js';
-import { deleteRecords, prepareRecords, savePrepared, saveRecords, storedHashes, type SaveResult, type StoredHashes } from '../records/store.js';
+import {
+  deleteRecords,
+  isDuplicateRecord,
+  prepareRecords,
+  savePrepared,
+  saveRecords,
+  storedHashes,
+  type SaveResult,
+  type StoredHashes,
+} from '../records/store.js';
 import type { WriteLane } from './write-lane.js';
 import type { WriteMarks } from './write-marks.js';
 import type {
@@ -271,14 +280,23 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const prepared = prepareRecords(good);
       const save = async () => {
         const stored = hooks.compareStored ? await storedFor(model) : null;
-        const { hashes } = await withTransaction(deps.db, async (tx) => {
-          await hooks.claim?.(tx);
-          const result = await savePrepared(tx, connection.id, at(model), prepared, { seenRunId: hooks.seenRunId, stored });
-          await hooks.onSaved?.(model, result, tx);
-          return result;
-        });
+        const write = (insertNew: boolean) =>
+          withTransaction(deps.db, async (tx) => {
+            await hooks.claim?.(tx);
+            const result = await savePrepared(tx, connection.id, at(model), prepared, { seenRunId: hooks.seenRunId, stored, insertNew });
+            await hooks.onSaved?.(model, result, tx);
+            return result;
+          });
+        let saved: Awaited<ReturnType<typeof write>>;
+        try {
+          saved = await write(true);
+        } catch (err) {
+          // Another writer stored one of the ids the run took for new: that transaction rolled back whole; save the page again, upserting.
+          if (!isDuplicateRecord(err)) throw err;
+          saved = await write(false);
+        }
         // Committed: later pages of the run compare with what is stored now.
-        for (const [id, hash] of hashes ?? []) stored?.set(id, hash);
+        for (const [id, hash] of saved.hashes ?? []) stored?.set(id, hash);
       };
       if (!hooks.lane) await save();
       else {
@@ -305,7 +323,8 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const ids = records.map((r) => String(r.id));
       await inTurn(async () => {
         const stored = hooks.compareStored ? await storedFor(model) : null;
-        for (const id of ids) stored?.delete(id);
+        // Still stored (as tombstones): a later save of them upserts.
+        for (const id of ids) if (stored?.has(id)) stored.set(id, '');
         await withTransaction(deps.db, async (tx) => {
           await hooks.claim?.(tx);
           const count = await deleteRecords(tx, connection.id, at(model), ids);
