@@ -4,13 +4,13 @@
 import type { Http2Bindings, HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { NotFound } from '../lib/errors.js';
 import { redactPath } from '../lib/http/redact.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { errorResponse } from './errors.js';
 import { clientVersion } from './middleware/client-version.js';
+import { corsHeaders } from './middleware/cors.js';
 import { requestId } from './middleware/request-id.js';
 import { bodyLimit } from './middleware/body-limit.js';
 import { requestLogContext } from '../lib/log-context.js';
@@ -32,8 +32,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (deps.telemetry) app.use('*', deps.telemetry.apiMiddleware);
   app.use(
     '*',
-    cors({
-      origin: '*',
+    corsHeaders({
       maxAge: 600,
       // Without a fixed list the preflight's requested headers are allowed, so browsers can send
       // the prefixed proxy headers (Nango-Proxy-*, Switchyard-Proxy-*).
@@ -61,8 +60,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('*', (c, next) => (DEPLOY_PATHS.has(c.req.path) ? bodyLimits.deploy : bodyLimits.other)(c, next));
 
   // The legacy /connection aliases answer through the whole app.
+  const dispatch = (req: Request) => app.fetch(req);
   app.use('*', async (c, next) => {
-    c.set('dispatch', (req: Request) => app.fetch(req));
+    c.set('dispatch', dispatch);
     await next();
   });
 

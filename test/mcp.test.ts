@@ -164,8 +164,12 @@ describe('MCP server', () => {
     const get = await fetch(`${t.url}/mcp`, { headers: { ...secretKeyHeaders(), accept: 'text/event-stream' } });
     assert.equal(get.status, 405);
     assert.equal(((await get.json()) as Json).error.code, 'method_not_allowed');
-    const noAccept = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...base, accept: 'text/html' }, body });
+    const noAccept = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...base, accept: 'text/html', 'x-request-id': 'mcp-406' }, body });
     assert.equal(noAccept.status, 406);
+    // An answer the handler built itself still carries the middleware's request id and CORS headers.
+    assert.equal(noAccept.headers.get('x-request-id'), 'mcp-406');
+    assert.equal(noAccept.headers.get('access-control-allow-origin'), '*');
+    assert.equal(noAccept.headers.get('access-control-expose-headers'), 'Content-Type,Content-Length,Location,X-Request-Id');
     assert.equal(((await noAccept.json()) as Json).error.code, 'not_acceptable');
     const notRpc = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...base, accept: 'application/json, text/event-stream' }, body: '{"hello":1}' });
     assert.equal(notRpc.status, 400);

@@ -339,6 +339,50 @@ describe('the proxy and the request log', () => {
     }
   });
 
+  test('a proxied answer written on the node response builds one web Response, none spare for the middleware headers', async () => {
+    // Counts the web Responses this process builds during one call (the client is node:http, which builds none).
+    const Original = globalThis.Response;
+    let built = 0;
+    class Counting extends Original {
+      constructor(...args: ConstructorParameters<typeof Response>) {
+        super(...args);
+        built++;
+      }
+      static override [Symbol.hasInstance](x: unknown): boolean {
+        return x instanceof Original;
+      }
+    }
+    const call = () =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+        const req = http.get(
+          `${t.url}/proxy/echo`,
+          { headers: { authorization: `Bearer ${t.devKey}`, 'connection-id': CONN, 'provider-config-key': PCK, 'x-request-id': 'one-response' } },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+      });
+    await call(); // the connection's target is resolved and cached first
+    globalThis.Response = Counting as typeof Response;
+    let res: Awaited<ReturnType<typeof call>>;
+    try {
+      res = await call();
+    } finally {
+      globalThis.Response = Original;
+    }
+    assert.equal(res.status, 200);
+    assert.equal((JSON.parse(res.body) as Json).path, '/echo');
+    assert.equal(res.headers['x-request-id'], 'one-response');
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+    assert.equal(res.headers['access-control-expose-headers'], 'Content-Type,Content-Length,Location,X-Request-Id');
+    assert.equal(built, 1, 'only the answer that tells the middleware its status');
+  });
+
   test('a streamed upload over the request body limit is cut off with 413 payload_too_large', async () => {
     let sent = 0;
     const endless = new ReadableStream<Uint8Array>({

@@ -12,14 +12,13 @@ import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
-import type { StatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import { newerTarget, providerTarget, reauthorizedTarget } from '../../features/connections/target.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
 import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
 import { isUnsafeToRepeat } from '../../lib/http/retry-policy.js';
 import type { AppDeps, AppEnv } from '../context.js';
-import { nodeRequest, nodeResponse } from '../node-response.js';
+import { nodeRequest, nodeResponse, preparedAnswer } from '../node-response.js';
 import { anyContent, defineRoute } from '../route.js';
 import { connectionIdSchema } from './connections.js';
 import { uniqueKeySchema } from './integrations.js';
@@ -159,12 +158,13 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
  */
 function answerOnNode(c: Context<AppEnv>, outgoing: ServerResponse, res: ProviderResponse, method: string): Response {
   // One object and one writeHead: a header node refuses throws before anything is sent, and the error mapper answers.
+  const { marker, headers: prepared } = preparedAnswer(c, res.status);
   const headers = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(res.headers)) {
     const n = name.toLowerCase();
     if (returned(n)) headers[n] = Array.isArray(value) ? value.join(', ') : value;
   }
-  for (const [name, value] of c.res.headers) headers[name] = value;
+  Object.assign(headers, prepared);
   outgoing.writeHead(res.status, headers);
   if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {
     discard(res.stream);
@@ -172,7 +172,7 @@ function answerOnNode(c: Context<AppEnv>, outgoing: ServerResponse, res: Provide
   } else {
     pump(res.stream, outgoing);
   }
-  return c.newResponse(null, res.status as StatusCode);
+  return marker;
 }
 
 /**

@@ -183,17 +183,29 @@ export class ChangeFeed {
 }
 
 export interface NotifiedCacheOptions<V> {
-  /** Most entries kept; the least recently used goes first. */
+  /** Most entries kept; one not used for a while goes first (see `NotifiedCache`). */
   max: number;
   /** Which changes touch which entries: 'all' empties the cache, a predicate drops the entries it matches, null ignores the change. */
   affected(change: Change): 'all' | ((value: V) => boolean) | null;
 }
 
-/** A bounded LRU map kept only while its ChangeFeed is live, emptied or trimmed by the feed's changes. */
+interface Entry<V> {
+  value: V;
+  /** The lookup count when the entry last went to the back of the eviction order. */
+  stamp: number;
+}
+
+/**
+ * A bounded map kept only while its ChangeFeed is live, emptied or trimmed by the feed's changes.
+ * Eviction is nearly LRU: a hit moves its entry to the back of the order only when more than `max / 2`
+ * lookups have passed since it last went there, so most hits write nothing. An entry used at least
+ * once every `max / 2` lookups is never evicted (each lookup adds at most one entry).
+ */
 export class NotifiedCache<V> {
-  private readonly entries = new Map<string, V>();
+  private readonly entries = new Map<string, Entry<V>>();
   /** Bumped by every change that touches this cache: a read that started before one is not kept. */
   private generation = 0;
+  private lookups = 0;
 
   constructor(
     private readonly feed: ChangeFeed,
@@ -205,7 +217,7 @@ export class NotifiedCache<V> {
       if (hit === null) return;
       this.generation++;
       if (hit === 'all') this.entries.clear();
-      else for (const [k, v] of this.entries) if (hit(v)) this.entries.delete(k);
+      else for (const [k, e] of this.entries) if (hit(e.value)) this.entries.delete(k);
     });
   }
 
@@ -221,16 +233,20 @@ export class NotifiedCache<V> {
   /** The cached value, else `load()`'s (kept when not null and no change arrived meanwhile). */
   async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
     if (!this.feed.live) return load();
+    const now = ++this.lookups;
     const hit = this.entries.get(key);
     if (hit !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit;
+      if (now - hit.stamp > this.opts.max >> 1) {
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+        hit.stamp = now;
+      }
+      return hit.value;
     }
     const generation = this.generation;
     const value = await load();
     if (value !== null && generation === this.generation && this.feed.live) {
-      this.entries.set(key, value);
+      this.entries.set(key, { value, stamp: now });
       if (this.entries.size > this.opts.max) this.entries.delete(this.entries.keys().next().value!);
     }
     return value;
