@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { insertRequestLogs } from '../features/logs/store.js';
 import { startTestPlatform, type TestPlatform } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -79,5 +80,80 @@ describe('request log entries written in batches', () => {
       await storedUrls(t.databaseUrl),
       ['/a', '/b', '/c'].map((p) => upstreamUrl + p),
     );
+  });
+
+  test('a batch is stored field for field: absent fields as NULL, large byte counts, milliseconds, a lone surrogate as U+FFFD', async () => {
+    const t = await platform();
+    const db = new pg.Pool({ connectionString: t.databaseUrl, max: 1 });
+    try {
+      const { rows: envs } = await db.query<{ id: number }>('SELECT id FROM environments ORDER BY id LIMIT 1');
+      const environmentId = envs[0]!.id;
+      const createdAt = new Date('2026-11-27T10:11:12.345Z');
+      await insertRequestLogs(db, [
+        {
+          environmentId,
+          integration: 'up',
+          connectionId: 'c1',
+          runId: 'run-1',
+          kind: 'sync',
+          method: 'POST',
+          url: 'https://api.example.com/x?token=[redacted]',
+          status: 201,
+          durationMs: 12.6,
+          requestBytes: 5_000_000_000,
+          responseBytes: 7,
+          createdAt,
+        },
+        {
+          environmentId,
+          kind: 'proxy',
+          method: 'GET',
+          url: 'https://api.example.com/y',
+          status: null,
+          durationMs: 3,
+          requestBytes: null,
+          responseBytes: null,
+          error: 'broken \ud800 "quoted" ü',
+          createdAt,
+        },
+      ]);
+      const { rows } = await db.query<Json>(
+        `SELECT integration, connection_id, run_id, kind, method, url, status, duration_ms, request_bytes, response_bytes, error, created_at
+         FROM request_logs WHERE environment_id = $1 AND kind IN ('sync', 'proxy') AND url LIKE 'https://api.example.com/%' ORDER BY id`,
+        [environmentId],
+      );
+      assert.deepEqual(rows, [
+        {
+          integration: 'up',
+          connection_id: 'c1',
+          run_id: 'run-1',
+          kind: 'sync',
+          method: 'POST',
+          url: 'https://api.example.com/x?token=[redacted]',
+          status: 201,
+          duration_ms: 13,
+          request_bytes: 5_000_000_000,
+          response_bytes: 7,
+          error: null,
+          created_at: createdAt,
+        },
+        {
+          integration: null,
+          connection_id: null,
+          run_id: null,
+          kind: 'proxy',
+          method: 'GET',
+          url: 'https://api.example.com/y',
+          status: null,
+          duration_ms: 3,
+          request_bytes: null,
+          response_bytes: null,
+          error: 'broken \ufffd "quoted" ü',
+          created_at: createdAt,
+        },
+      ]);
+    } finally {
+      await db.end();
+    }
   });
 });

@@ -68,11 +68,13 @@ const proxyHeaders = z.object({
   'Nango-Is-Dry-Run': flag,
 });
 
-/** The path and query after `/proxy`, as the caller wrote them. */
+/** The path and query after `/proxy`, as the caller wrote them (`url` is the request's, already normalised: no URL parse). */
 function upstreamPath(url: string): string {
-  const u = new URL(url);
-  const rest = u.pathname.replace(/^\/proxy(?=\/|$)/, '');
-  return `${rest || '/'}${u.search}`;
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const hash = url.indexOf('#', start);
+  const target = start === -1 ? '/' : url.slice(start, hash === -1 ? undefined : hash);
+  const rest = target.replace(/^\/proxy(?=[/?]|$)/, '');
+  return rest === '' || rest.startsWith('?') ? `/${rest}` : rest;
 }
 
 /**
@@ -83,7 +85,7 @@ function forwardedHeaders(c: Context<AppEnv>): Record<string, string> {
   const node = nodeRequest(c);
   const incoming: Iterable<[string, string | string[] | undefined]> = node ? Object.entries(node.headers) : c.req.raw.headers;
   const out: Record<string, string> = {};
-  const contentType = c.req.header('content-type');
+  const contentType = node ? node.headers['content-type'] : c.req.header('content-type');
   if (contentType) out['content-type'] = contentType;
   for (const [name, value] of incoming) {
     if (value === undefined) continue;
@@ -218,11 +220,14 @@ async function outgoingBody(c: Context<AppEnv>, wantsReplay: boolean): Promise<O
   }
 }
 
-function retryOnSet(value: string | undefined): Set<number> {
+const NO_STATUSES: ReadonlySet<number> = new Set();
+
+function retryOnSet(value: string | undefined): ReadonlySet<number> {
+  if (!value) return NO_STATUSES;
   return new Set((value ?? '').split(',').flatMap((s) => (s.trim() ? [Number(s.trim())] : [])));
 }
 
-function shouldRetryStatus(status: number, retryOn: Set<number>): boolean {
+function shouldRetryStatus(status: number, retryOn: ReadonlySet<number>): boolean {
   return status >= 500 || status === 429 || retryOn.has(status);
 }
 

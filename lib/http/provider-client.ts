@@ -149,7 +149,22 @@ const MAX_AGENTS = 256;
 // Hop-by-hop and framing headers belong to each connection; undici sets or rejects them itself.
 const DROPPED_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'expect']);
 
-export function buildUrl(baseUrl: string, path: string, query?: Record<string, QueryValue>): URL {
+interface ParsedBase {
+  origin: string;
+  pathname: string;
+  /** The base URL's path without its trailing slashes. */
+  prefix: string;
+  /** The base URL's query, without its `?`. */
+  search: string;
+}
+
+// A few base URLs serve every call: each is parsed once (bounded, as customer domains are open-ended).
+const MAX_PARSED_BASES = 1024;
+const parsedBases = new Map<string, ParsedBase>();
+
+function parseBase(baseUrl: string): ParsedBase {
+  const known = parsedBases.get(baseUrl);
+  if (known) return known;
   let base: URL;
   try {
     base = new URL(baseUrl);
@@ -157,40 +172,63 @@ export function buildUrl(baseUrl: string, path: string, query?: Record<string, Q
     throw new InvalidUrl(`not a valid base URL: ${redactUrl(baseUrl)}`);
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new InvalidUrl(`the URL scheme must be http or https, not ${base.protocol.slice(0, -1)}`);
-  const withoutFragment = path.split('#')[0]!;
+  const parsed = { origin: base.origin, pathname: base.pathname, prefix: base.pathname.replace(/\/+$/, ''), search: base.search.slice(1) };
+  if (parsedBases.size >= MAX_PARSED_BASES) parsedBases.clear();
+  parsedBases.set(baseUrl, parsed);
+  return parsed;
+}
+
+/**
+ * The URL of a call: the base URL's origin and path, `path` below it, and the base's query, the
+ * path's and `query` joined. One parse of the whole text, which normalises and percent-encodes the
+ * path and query as the URL setters would (the path has no `?` or `#` left in it).
+ */
+export function buildUrl(baseUrl: string, path: string, query?: Record<string, QueryValue>): URL {
+  const base = parseBase(baseUrl);
+  const hash = path.indexOf('#');
+  const withoutFragment = hash === -1 ? path : path.slice(0, hash);
   const q = withoutFragment.indexOf('?');
   const pathPart = q === -1 ? withoutFragment : withoutFragment.slice(0, q);
   const pathQuery = q === -1 ? '' : withoutFragment.slice(q + 1);
 
-  const url = new URL(base.origin);
-  const prefix = base.pathname.replace(/\/+$/, '');
-  url.pathname = pathPart ? `${prefix}/${pathPart.replace(/^\/+/, '')}` : base.pathname;
-
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) params.append(name, String(v));
+  let params = '';
+  if (query) {
+    const list = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) list.append(name, String(v));
+    }
+    params = list.toString();
   }
-  const search = [base.search.slice(1), pathQuery, params.toString()].filter(Boolean).join('&');
-  url.search = search ? `?${search}` : '';
-  return url;
+  let search = base.search;
+  for (const part of [pathQuery, params]) if (part) search = search ? `${search}&${part}` : part;
+  const pathname = pathPart ? `${base.prefix}/${pathPart.replace(/^\/+/, '')}` : base.pathname;
+  return new URL(`${base.origin}${pathname}${search ? `?${search}` : ''}`);
 }
 
 export function authHeaders(auth: AuthInjection): Record<string, string> {
+  return addAuthHeaders({}, auth);
+}
+
+/** Adds the headers that carry `auth` to `out` (names lower case, replacing any of the same name). */
+function addAuthHeaders(out: Record<string, string>, auth: AuthInjection): Record<string, string> {
   switch (auth.type) {
     case 'bearer':
-      return { authorization: `Bearer ${auth.token}` };
+      out.authorization = `Bearer ${auth.token}`;
+      return out;
     case 'basic':
-      return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` };
+      out.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+      return out;
     case 'header':
-      return { [auth.name.toLowerCase()]: auth.value };
+      out[auth.name.toLowerCase()] = auth.value;
+      return out;
     case 'custom':
     case 'aws-sigv4':
-      return Object.fromEntries(Object.entries(auth.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     case 'oauth1':
-      return Object.fromEntries(Object.entries(auth.headers).map(([k, v]) => [k.toLowerCase(), v]));
+      for (const [k, v] of Object.entries(auth.headers ?? {})) out[k.toLowerCase()] = v;
+      return out;
     case 'none':
-      return {};
+      return out;
   }
 }
 
@@ -225,7 +263,7 @@ function requestHeaders(req: ProviderRequest, userAgent: string, url: URL, now: 
     if (DROPPED_HEADERS.has(n) || (n === 'content-length' && !streamed)) continue;
     out[n] = value;
   }
-  const headers = { ...out, ...authHeaders(req.auth) };
+  const headers = addAuthHeaders(req.auth.type === 'oauth1' ? { ...out } : out, req.auth);
   if (req.auth.type === 'oauth1') {
     const body = req.body instanceof Uint8Array ? Buffer.from(req.body).toString('utf8') : req.body;
     const form = formParameters(body, out['content-type']);
@@ -348,8 +386,12 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
 
   const ca = opts.extraCaCertificates?.length ? [...rootCertificates, ...opts.extraCaCertificates] : undefined;
 
-  /** One pool per origin, and per client certificate: a connection made with one identity never carries another's requests. */
-  function agentFor(origin: string, clientCertificate?: ClientCertificate): Agent {
+  /**
+   * One pool per origin, and per client certificate: a connection made with one identity never carries another's requests.
+   * An IP-literal host is checked against the address policy when its pool is made (the pinned lookup never sees it).
+   */
+  function agentFor(url: URL, clientCertificate?: ClientCertificate): Agent {
+    const origin = url.origin;
     const key = clientCertificate
       ? `${origin} ${createHash('sha256').update(clientCertificate.cert).update('\0').update(clientCertificate.key).digest('hex')}`
       : origin;
@@ -360,6 +402,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
       agents.set(key, agent);
       return agent;
     }
+    assertLiteralHostAllowed(url.hostname, allowed);
     agent = new Agent({
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 10 * 60_000,
@@ -426,9 +469,8 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     // One CLIENT span per request (a no-op without telemetry), labelled by the run around it.
     const span = providerSpan(method, url, req.context);
     try {
-      assertLiteralHostAllowed(url.hostname, allowed);
       const clientCertificate = req.clientCertificate ?? (req.auth.type === 'custom' ? req.auth.clientCertificate : undefined);
-      const res = await agentFor(url.origin, clientCertificate).request({
+      const res = await agentFor(url, clientCertificate).request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
