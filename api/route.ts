@@ -161,9 +161,9 @@ function declare<Req extends RequestSchemas, Res extends Responses>(spec: RouteS
   const request: RequestSchemas = spec.request ?? {};
   const success = defaultStatus(spec.responses);
   const scopes = requiredScopes(spec);
-  const setScopes: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const setScopes: MiddlewareHandler<AppEnv> = (c, next) => {
     c.set('requiredScopes', scopes);
-    await next();
+    return next();
   };
   return {
     spec: spec as unknown as RouteSpec,
@@ -182,7 +182,17 @@ function declare<Req extends RequestSchemas, Res extends Responses>(spec: RouteS
         return out instanceof Response ? out : c.json(out as object, success);
       };
       const auth = authenticate(spec.auth, deps);
-      const chain: MiddlewareHandler<AppEnv>[] = auth ? [setScopes, spec.refuse ? refusing(auth, spec.refuse, deps) : auth, run] : [setScopes, run];
+      // The scopes are set in the same step as the auth that reads them: one middleware fewer per request.
+      const guard = auth && (spec.refuse ? refusing(auth, spec.refuse, deps) : auth);
+      const chain: MiddlewareHandler<AppEnv>[] = guard
+        ? [
+            (c, next) => {
+              c.set('requiredScopes', scopes);
+              return guard(c, next);
+            },
+            run,
+          ]
+        : [setScopes, run];
       // Hono's overloads type each arity of handlers; the chain is built at runtime.
       const loose = app as unknown as { on(method: string, path: string, ...handlers: MiddlewareHandler<AppEnv>[]): void };
       for (const path of servedPaths(spec as unknown as RouteSpec)) loose.on(spec.method === 'all' ? 'ALL' : spec.method.toUpperCase(), path, ...chain);

@@ -27,7 +27,7 @@ export function isBelowMinimum(version: string): boolean {
 }
 
 /** Clients that announce a version below 0.67.0 get 426 with an upgrade message. */
-export const clientVersion: MiddlewareHandler = async (c, next) => {
+export const clientVersion: MiddlewareHandler = (c, next) => {
   const version = announcedVersion(c.req.header('user-agent'), c.req.header('switchyard-client-version'));
   if (version && below(version, MIN_CLIENT_VERSION)) {
     throw new UpgradeRequired(
@@ -35,5 +35,5 @@ export const clientVersion: MiddlewareHandler = async (c, next) => {
       `Client version ${version.join('.')} is no longer supported. Upgrade your Switchyard (or Nango) client, SDK or CLI to ${MIN_CLIENT_VERSION} or later.`,
     );
   }
-  await next();
+  return next();
 };
