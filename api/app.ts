@@ -51,10 +51,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('*', (c, next) => (deps.log.isLevelEnabled('info') ? accessLog(c, next) : next()));
   // A write answered here is seen by every later request: the lookup caches have taken it in before
   // the answer goes out (the proxy writes none of our rows; its token refreshes wait by themselves).
-  app.use('*', async (c, next) => {
-    await next();
-    if (!READ_ONLY_METHODS.has(c.req.method) && !c.req.path.startsWith('/proxy')) await deps.lookups.settled();
-  });
+  app.use('*', (c, next) => (READ_ONLY_METHODS.has(c.req.method) || c.req.path.startsWith('/proxy') ? next() : next().then(() => deps.lookups.settled())));
   app.use('*', clientVersion);
   const bodyLimits = { deploy: bodyLimit(deps.config.SWITCHYARD_DEPLOY_BODY_LIMIT_BYTES), other: bodyLimit(deps.config.SWITCHYARD_REQUEST_BODY_LIMIT_BYTES) };
   app.use('*', (c, next) => (DEPLOY_PATHS.has(c.req.path) ? bodyLimits.deploy : bodyLimits.other)(c, next));

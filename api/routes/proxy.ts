@@ -203,9 +203,10 @@ type OutgoingBody = { kind: 'none' } | { kind: 'buffer'; data: Buffer } | { kind
  */
 async function outgoingBody(c: Context<AppEnv>, wantsReplay: boolean): Promise<OutgoingBody> {
   const raw = c.req.raw;
+  if (raw.method === 'GET' || raw.method === 'HEAD') return { kind: 'none' };
   const length = raw.headers.get('content-length');
   const chunked = raw.headers.has('transfer-encoding');
-  if (raw.method === 'GET' || raw.method === 'HEAD' || !raw.body || (!chunked && (length === null || length.trim() === '0'))) return { kind: 'none' };
+  if (!raw.body || (!chunked && (length === null || length.trim() === '0'))) return { kind: 'none' };
   const reader = raw.body.getReader();
   const declared = length === null ? NaN : Number(length);
   if (!wantsReplay || declared > REPLAYABLE_BODY_LIMIT_BYTES) return { kind: 'stream', stream: nodeStream(reader), length: chunked ? null : length };
