@@ -432,6 +432,8 @@ describe('records', () => {
       { id: 'm-5', text: 'ünïcödé at the end: 🎉' },
       { id: 'm-6', n: 6 },
       { id: 'm-7', n: 7 },
+      { id: 'm-8', n: 8 },
+      { id: 'm-9', n: 9 },
     ];
     await saveRecords(db, pk, MIX, mixed);
     const where = `connection_pk = $1 AND model = '${MIX}' AND external_id = $2`;
@@ -444,6 +446,13 @@ describe('records', () => {
     );
     await db.query(`UPDATE records SET pruned_at = '1999-12-31 23:59:59.12345+00', cursor = 123 WHERE ${where}`, [pk, 'm-6']);
     await db.query(`UPDATE records SET last_action = 'UPDATED', first_seen_at = first_seen_at - interval '1 day', cursor = 4567 WHERE ${where}`, [pk, 'm-5']);
+    // m-1, m-8, m-9 next to each other: m-8 differs from m-1 in its action alone, m-9 from m-8 in last_modified_at alone.
+    await db.query(`UPDATE records SET cursor = 1000 WHERE ${where}`, [pk, 'm-1']);
+    await db.query(`UPDATE records SET last_action = 'UPDATED', cursor = 1001 WHERE ${where}`, [pk, 'm-8']);
+    await db.query(`UPDATE records SET last_action = 'UPDATED', last_modified_at = last_modified_at + interval '1 microsecond', cursor = 1002 WHERE ${where}`, [
+      pk,
+      'm-9',
+    ]);
     await db.query(`UPDATE records SET cursor = 9007199254740993 WHERE ${where}`, [pk, 'm-3']);
     await db.query(`UPDATE records SET cursor = 9223372036854775807 WHERE ${where}`, [pk, 'm-7']);
     const base = { connectionPk: pk, model: MIX };
