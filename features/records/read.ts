@@ -4,9 +4,11 @@
  * (connection_pk, model, cursor). A record's JSON is the stored text (`data::text`) with
  * `_nango_metadata` appended as a string: measured on 100k records in 10k pages, ~0.7 s against
  * ~1.4 s for parsing rows into objects and JSON.stringify and ~1.2–2 s for building each record's
- * JSON in SQL (jsonb_build_object). The timestamps come as PostgreSQL's own text output and are
- * rewritten here (isoMicros): `to_char` cost Postgres ~10 µs per call, two or three per record, which
- * was twice the rest of the page's query (bench/RESULTS.md, 2026-11-23 records read).
+ * JSON in SQL (jsonb_build_object). `GET /records` gets its page as one UTF-8 buffer written piece
+ * by piece (pageBody), not as a string joined and encoded again for the socket. The timestamps come
+ * as PostgreSQL's own text output and are rewritten here (isoMicros): `to_char` cost Postgres ~10 µs
+ * per call, two or three per record, which was twice the rest of the page's query (bench/RESULTS.md,
+ * 2026-11-23 records read).
  */
 import type { Queryable } from '../../lib/db/pool.js';
 import { pageQuery, Where } from '../../lib/db/where.js';
