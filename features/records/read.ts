@@ -132,13 +132,18 @@ function lastIso(): (text: string) => string {
   return (text) => (text === lastIn ? lastOut : ((lastIn = text), (lastOut = isoMicros(text))));
 }
 
-/** The record's `"_nango_metadata":{…}` member (without the comma before it nor the record's closing brace). */
-function metadataJson(r: Row, firstSeen: (t: string) => string, lastModified: (t: string) => string): string {
-  const [, firstSeenAt, lastModifiedAt, deletedAt, lastAction, cursorText, prunedAt] = r;
+/** The record's `"_nango_metadata":{…` member up to the cursor's value, its opening quote included. */
+function metadataHead(r: Row, firstSeen: (t: string) => string = isoMicros, lastModified: (t: string) => string = isoMicros): string {
+  const [, firstSeenAt, lastModifiedAt, deletedAt, lastAction, , prunedAt] = r;
   return (
     `"_nango_metadata":{"first_seen_at":"${firstSeen(firstSeenAt)}","last_modified_at":"${lastModified(lastModifiedAt)}","last_action":${JSON.stringify(lastAction)},` +
-    `"deleted_at":${deletedAt === null ? 'null' : `"${isoMicros(deletedAt)}"`},"pruned_at":${prunedAt === null ? 'null' : `"${isoMicros(prunedAt)}"`},"cursor":"${encodeCursor(cursorText)}"}`
+    `"deleted_at":${deletedAt === null ? 'null' : `"${isoMicros(deletedAt)}"`},"pruned_at":${prunedAt === null ? 'null' : `"${isoMicros(prunedAt)}"`},"cursor":"`
   );
+}
+
+/** The record's `"_nango_metadata":{…}` member (without the comma before it nor the record's closing brace). */
+function metadataJson(r: Row, firstSeen: (t: string) => string, lastModified: (t: string) => string): string {
+  return `${metadataHead(r, firstSeen, lastModified)}${encodeCursor(r[5])}"}`;
 }
 
 /** The record's JSON text with `_nango_metadata` appended: string work only, no parse. */
@@ -240,12 +245,11 @@ function pageBody(rows: Row[], nextCursor: string | null): Buffer {
   let bytes = 0;
   let size = head.length + Buffer.byteLength(tail) + Math.max(rows.length - 1, 0);
   for (let i = 0; i < rows.length; i++) {
-    const [data, firstSeenAt, lastModifiedAt, deletedAt, lastAction, cursorText, prunedAt] = rows[i]!;
+    const row = rows[i]!;
+    const [data, firstSeenAt, lastModifiedAt, deletedAt, lastAction, cursorText, prunedAt] = row;
     if (last === null || firstSeenAt !== last[1] || lastModifiedAt !== last[2] || deletedAt !== last[3] || lastAction !== last[4] || prunedAt !== last[6]) {
-      last = rows[i]!;
-      prefix =
-        `"_nango_metadata":{"first_seen_at":"${isoMicros(firstSeenAt)}","last_modified_at":"${isoMicros(lastModifiedAt)}","last_action":${JSON.stringify(lastAction)},` +
-        `"deleted_at":${deletedAt === null ? 'null' : `"${isoMicros(deletedAt)}"`},"pruned_at":${prunedAt === null ? 'null' : `"${isoMicros(prunedAt)}"`},"cursor":"`;
+      last = row;
+      prefix = metadataHead(row);
       bytes = Buffer.byteLength(prefix);
     }
     prefixes[i] = prefix;
