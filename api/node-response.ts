@@ -33,13 +33,13 @@ export function preparedAnswer(c: Context<AppEnv>, status: number): { marker: Re
   return { marker, headers };
 }
 
-/** A text answer with its length, written in one piece on the node response when there is one. */
-export function sendText(c: Context<AppEnv>, status: ContentfulStatusCode, contentType: string, body: string): Response {
+/** A text answer (a string, or its UTF-8 bytes) with its length, written in one piece on the node response when there is one. */
+export function sendText(c: Context<AppEnv>, status: ContentfulStatusCode, contentType: string, body: string | Buffer): Response {
   const outgoing = nodeResponse(c);
-  if (!outgoing) return c.body(body, status, { 'Content-Type': contentType });
+  if (!outgoing) return c.body(typeof body === 'string' ? body : body.toString('utf8'), status, { 'Content-Type': contentType });
   const { marker, headers } = preparedAnswer(c, status);
   headers['content-type'] = contentType;
-  headers['content-length'] = String(Buffer.byteLength(body));
+  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
   outgoing.writeHead(status, headers);
   outgoing.end(body);
   return marker;

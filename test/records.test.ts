@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
-import { decodeCursor, encodeCursor, readRecords } from '../features/records/read.js';
+import { decodeCursor, encodeCursor, readRecords, readRecordsBody, readRecordsJson, type RecordsQuery } from '../features/records/read.js';
 import { deleteRecords, saveRecords, storedHashes } from '../features/records/store.js';
 import { withTransaction } from '../lib/db/pool.js';
 import { startMetabaseFake } from './fakes/index.js';
@@ -419,6 +419,78 @@ describe('records', () => {
     );
     assert.equal(last.next_cursor, null);
     await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, ODD]);
+  });
+
+  test('the page body written as bytes is the records joined as strings, byte for byte, for varied records, cursors and filters', async () => {
+    const db = t.platform.deps.db;
+    const MIX = 'MixTicket';
+    const mixed: ({ id: string } & Record<string, unknown>)[] = [
+      { id: 'm-1', text: 'naïve café 日本語 🎉 \u0001', quote: 'a "b" \\ c', seps: '\u2028\u2029' },
+      { id: 'm-2', nested: { deep: [1, [2, { x: null }], {}], empty: [] }, n: -1.5e-7 },
+      { id: 'm-3', big: 'é'.repeat(40_000) + 'x'.repeat(70_000) },
+      { id: 'm-4' },
+      { id: 'm-5', text: 'ünïcödé at the end: 🎉' },
+      { id: 'm-6', n: 6 },
+      { id: 'm-7', n: 7 },
+      { id: 'm-8', n: 8 },
+      { id: 'm-9', n: 9 },
+    ];
+    await saveRecords(db, pk, MIX, mixed);
+    const where = `connection_pk = $1 AND model = '${MIX}' AND external_id = $2`;
+    // Timestamps, actions and nulls that change from one record to the next (the metadata the body
+    // reuses for a run of equal ones), an empty object, and cursors of every length modulo 3.
+    await db.query(`UPDATE records SET data = '{}'::jsonb, cursor = 7 WHERE ${where}`, [pk, 'm-4']);
+    await db.query(
+      `UPDATE records SET deleted_at = '2025-03-04 05:06:07+00', last_modified_at = '2025-03-04 05:06:07.5+00', last_action = 'DELETED', cursor = 42 WHERE ${where}`,
+      [pk, 'm-2'],
+    );
+    await db.query(`UPDATE records SET pruned_at = '1999-12-31 23:59:59.12345+00', cursor = 123 WHERE ${where}`, [pk, 'm-6']);
+    await db.query(`UPDATE records SET last_action = 'UPDATED', first_seen_at = first_seen_at - interval '1 day', cursor = 4567 WHERE ${where}`, [pk, 'm-5']);
+    // m-1, m-8, m-9 next to each other: m-8 differs from m-1 in its action alone, m-9 from m-8 in last_modified_at alone.
+    await db.query(`UPDATE records SET cursor = 1000 WHERE ${where}`, [pk, 'm-1']);
+    await db.query(`UPDATE records SET last_action = 'UPDATED', cursor = 1001 WHERE ${where}`, [pk, 'm-8']);
+    await db.query(`UPDATE records SET last_action = 'UPDATED', last_modified_at = last_modified_at + interval '1 microsecond', cursor = 1002 WHERE ${where}`, [
+      pk,
+      'm-9',
+    ]);
+    await db.query(`UPDATE records SET cursor = 9007199254740993 WHERE ${where}`, [pk, 'm-3']);
+    await db.query(`UPDATE records SET cursor = 9223372036854775807 WHERE ${where}`, [pk, 'm-7']);
+    const base = { connectionPk: pk, model: MIX };
+    const queries: RecordsQuery[] = [
+      ...[1, 2, 3, 5, 7, 100].map((limit) => ({ ...base, limit })),
+      { ...base, limit: 2, cursor: encodeCursor(42) },
+      { ...base, limit: 10, filter: ['deleted'] },
+      { ...base, limit: 10, filter: ['added', 'updated'] },
+      { ...base, limit: 10, ids: ['m-1', 'm-3', 'm-4'] },
+      { ...base, limit: 10, ids: ['nope'] },
+      { ...base, limit: 10, modifiedAfter: '2025-03-04T05:06:07.5+00:00' },
+    ];
+    let read = 0;
+    for (const q of queries) {
+      // Page by page to the end, each page's bytes against the strings it was built from before.
+      for (let cursor = q.cursor; ;) {
+        const page = { ...q, cursor };
+        const want = await readRecordsJson(db, page);
+        const got = await readRecordsBody(db, page);
+        const wantText = `{"records":[${want.records.join(',')}],"next_cursor":${JSON.stringify(want.nextCursor)}}`;
+        assert.ok(Buffer.isBuffer(got.body));
+        assert.equal(got.body.toString('utf8'), wantText, JSON.stringify(page));
+        assert.equal(got.body.length, Buffer.byteLength(wantText));
+        assert.deepEqual(JSON.parse(got.body.toString('utf8')), { records: want.records.map((r) => JSON.parse(r) as Json), next_cursor: want.nextCursor });
+        assert.deepEqual([got.count, got.nextCursor], [want.records.length, want.nextCursor]);
+        read += got.count;
+        if (got.nextCursor === null) break;
+        cursor = got.nextCursor;
+      }
+    }
+    assert.ok(read > mixed.length);
+    // And through the API, parsed, as the pages of strings parse.
+    const res = await t.api(`/records?model=${MIX}&limit=100`, { headers: conn });
+    const text = await res.text();
+    assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(text));
+    const want = await readRecordsJson(db, { ...base, limit: 100 });
+    assert.deepEqual(JSON.parse(text), { records: want.records.map((r) => JSON.parse(r) as Json), next_cursor: null });
+    await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, MIX]);
   });
 
   test('/records and /records/ answer the same', async () => {

@@ -69,6 +69,11 @@ export const REVERTS: Revert[] = [
   { name: 'records-read-ahead', file: 'api/routes/records.ts', why: 'GET /records reads the next page ahead while the client takes this one' },
   { name: 'records-read-ahead-import', file: 'api/routes/records.ts', why: 'its import' },
   { name: 'records-read-direct', file: 'api/routes/records.ts', why: 'GET /records writes its body on the node response in one piece (issue 32)' },
+  {
+    name: 'records-read-bytes',
+    file: 'features/records/read.ts',
+    why: 'GET /records builds its page as one UTF-8 buffer, not a joined string encoded again (issue 32)',
+  },
   { name: 'eager-start', file: 'api/action-run.ts', why: 'an action run asks for eager workflow start when API and worker share a process' },
   {
     name: 'webhook-slot-activity',

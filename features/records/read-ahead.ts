@@ -20,7 +20,7 @@
  *
  * Bounds: at most `maxPages` pages held or in flight per process (older ones are dropped), each taken
  * once, dropped after `ttlMs`; only pages of at most `maxLimit` records are read ahead, and a page
- * over `maxChars` of JSON is not kept (4 × 16 M characters at most are held).
+ * over `maxBytes` of JSON is not kept (4 × 16 MB at most are held).
  */
 import type { Queryable } from '../../lib/db/pool.js';
 import { readRecordsBody, type RecordsPageBody, type RecordsQuery } from './read.js';
@@ -34,8 +34,8 @@ export interface ReadAheadOptions {
   ttlMs?: number;
   maxPages?: number;
   maxLimit?: number;
-  /** A page read ahead whose body is longer (in characters) is dropped once read. */
-  maxChars?: number;
+  /** A page read ahead whose body is longer (in bytes) is dropped once read. */
+  maxBytes?: number;
 }
 
 function keyOf(q: RecordsQuery): string {
@@ -55,7 +55,7 @@ export class RecordsReadAhead {
   private readonly ttlMs: number;
   private readonly maxPages: number;
   private readonly maxLimit: number;
-  private readonly maxChars: number;
+  private readonly maxBytes: number;
 
   constructor(
     private readonly db: Queryable,
@@ -64,7 +64,7 @@ export class RecordsReadAhead {
     this.ttlMs = opts.ttlMs ?? 2000;
     this.maxPages = opts.maxPages ?? 4;
     this.maxLimit = opts.maxLimit ?? 1000;
-    this.maxChars = opts.maxChars ?? 16 * 1024 * 1024;
+    this.maxBytes = opts.maxBytes ?? 16 * 1024 * 1024;
   }
 
   /** One page: the page read ahead for this very query when there is a fresh one, else read now; then the next page is read ahead. */
@@ -94,7 +94,7 @@ export class RecordsReadAhead {
     while (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value!);
     // A failed read ahead, or one too big to hold, answers nothing: the request reads the page itself.
     const page = readRecordsBody(this.db, q).then(
-      (p) => (p.body.length <= this.maxChars ? p : null),
+      (p) => (p.body.length <= this.maxBytes ? p : null),
       () => null,
     );
     this.pages.set(keyOf(q), { page, at: now });

@@ -4,9 +4,11 @@
  * (connection_pk, model, cursor). A record's JSON is the stored text (`data::text`) with
  * `_nango_metadata` appended as a string: measured on 100k records in 10k pages, ~0.7 s against
  * ~1.4 s for parsing rows into objects and JSON.stringify and ~1.2–2 s for building each record's
- * JSON in SQL (jsonb_build_object). The timestamps come as PostgreSQL's own text output and are
- * rewritten here (isoMicros): `to_char` cost Postgres ~10 µs per call, two or three per record, which
- * was twice the rest of the page's query (bench/RESULTS.md, 2026-11-23 records read).
+ * JSON in SQL (jsonb_build_object). `GET /records` gets its page as one UTF-8 buffer written piece
+ * by piece (pageBody), not as a string joined and encoded again for the socket. The timestamps come
+ * as PostgreSQL's own text output and are rewritten here (isoMicros): `to_char` cost Postgres ~10 µs
+ * per call, two or three per record, which was twice the rest of the page's query (bench/RESULTS.md,
+ * 2026-11-23 records read).
  */
 import type { Queryable } from '../../lib/db/pool.js';
 import { pageQuery, Where } from '../../lib/db/where.js';
@@ -130,13 +132,24 @@ function lastIso(): (text: string) => string {
   return (text) => (text === lastIn ? lastOut : ((lastIn = text), (lastOut = isoMicros(text))));
 }
 
+/** The record's `"_nango_metadata":{…` member up to the cursor's value, its opening quote included. */
+function metadataHead(r: Row, firstSeen: (t: string) => string = isoMicros, lastModified: (t: string) => string = isoMicros): string {
+  const [, firstSeenAt, lastModifiedAt, deletedAt, lastAction, , prunedAt] = r;
+  return (
+    `"_nango_metadata":{"first_seen_at":"${firstSeen(firstSeenAt)}","last_modified_at":"${lastModified(lastModifiedAt)}","last_action":${JSON.stringify(lastAction)},` +
+    `"deleted_at":${deletedAt === null ? 'null' : `"${isoMicros(deletedAt)}"`},"pruned_at":${prunedAt === null ? 'null' : `"${isoMicros(prunedAt)}"`},"cursor":"`
+  );
+}
+
+/** The record's `"_nango_metadata":{…}` member (without the comma before it nor the record's closing brace). */
+function metadataJson(r: Row, firstSeen: (t: string) => string, lastModified: (t: string) => string): string {
+  return `${metadataHead(r, firstSeen, lastModified)}${encodeCursor(r[5])}"}`;
+}
+
 /** The record's JSON text with `_nango_metadata` appended: string work only, no parse. */
 function recordJson(r: Row, firstSeen: (t: string) => string, lastModified: (t: string) => string): string {
-  const [data, firstSeenAt, lastModifiedAt, deletedAt, lastAction, cursorText, prunedAt] = r;
-  const meta =
-    `"_nango_metadata":{"first_seen_at":"${firstSeen(firstSeenAt)}","last_modified_at":"${lastModified(lastModifiedAt)}","last_action":${JSON.stringify(lastAction)},` +
-    `"deleted_at":${deletedAt === null ? 'null' : `"${isoMicros(deletedAt)}"`},"pruned_at":${prunedAt === null ? 'null' : `"${isoMicros(prunedAt)}"`},"cursor":"${encodeCursor(cursorText)}"}`;
-  return data === '{}' ? `{${meta}}` : `${data.slice(0, -1)},${meta}}`;
+  const meta = metadataJson(r, firstSeen, lastModified);
+  return r[0] === '{}' ? `{${meta}}` : `${r[0].slice(0, -1)},${meta}}`;
 }
 
 const ACTION: Record<RecordsFilter, string> = { added: 'ADDED', updated: 'UPDATED', deleted: 'DELETED' };
@@ -158,18 +171,24 @@ function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
   return { text, values };
 }
 
+/** One page's rows and whether more follow. */
+async function readRows(db: Queryable, q: RecordsQuery): Promise<{ rows: Row[]; nextCursor: string | null }> {
+  const { text, values } = buildQuery(q);
+  const { rows } = await db.query<Row>({ text, values, rowMode: 'array' });
+  const more = rows.length > q.limit;
+  if (more) rows.pop();
+  return { rows, nextCursor: more ? encodeCursor(rows[rows.length - 1]![5]) : null };
+}
+
 /**
  * One page, each record as its JSON text. `nextCursor` is the last record's cursor when more
  * records follow, else null. Throws InvalidCursor for a cursor this API did not produce.
  */
 export async function readRecordsJson(db: Queryable, q: RecordsQuery): Promise<RecordsPage<string>> {
-  const { text, values } = buildQuery(q);
-  const { rows } = await db.query<Row>({ text, values, rowMode: 'array' });
-  const more = rows.length > q.limit;
-  if (more) rows.pop();
+  const { rows, nextCursor } = await readRows(db, q);
   const firstSeen = lastIso();
   const lastModified = lastIso();
-  return { records: rows.map((r) => recordJson(r, firstSeen, lastModified)), nextCursor: more ? encodeCursor(rows[rows.length - 1]![5]) : null };
+  return { records: rows.map((r) => recordJson(r, firstSeen, lastModified)), nextCursor };
 }
 
 /** One page as objects; see readRecordsJson. */
@@ -178,20 +197,85 @@ export async function readRecords(db: Queryable, q: RecordsQuery): Promise<Recor
   return { records: page.records.map((r) => JSON.parse(r) as NangoRecord), nextCursor: page.nextCursor };
 }
 
-/** The `GET /records` response body, assembled from the records' JSON text. */
-export function recordsResponseBody(page: RecordsPage<string>): string {
-  return `{"records":[${page.records.join(',')}],"next_cursor":${JSON.stringify(page.nextCursor)}}`;
-}
-
-/** One page as the `GET /records` body; `count` records. */
+/** One page as the `GET /records` body, in UTF-8; `count` records. */
 export interface RecordsPageBody {
-  body: string;
+  body: Buffer;
   count: number;
   nextCursor: string | null;
 }
 
+const BASE64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
+
+/** Writes encodeCursor(digits) at `at` (digits: a bigint's text, ASCII); returns the offset after it. */
+function writeCursor(out: Buffer, at: number, digits: string): number {
+  const n = digits.length;
+  let i = 0;
+  for (; i + 3 <= n; i += 3) {
+    const v = (digits.charCodeAt(i) << 16) | (digits.charCodeAt(i + 1) << 8) | digits.charCodeAt(i + 2);
+    out[at++] = BASE64URL[v >> 18]!;
+    out[at++] = BASE64URL[(v >> 12) & 63]!;
+    out[at++] = BASE64URL[(v >> 6) & 63]!;
+    out[at++] = BASE64URL[v & 63]!;
+  }
+  if (i < n) {
+    const v = (digits.charCodeAt(i) << 16) | (i + 1 < n ? digits.charCodeAt(i + 1) << 8 : 0);
+    out[at++] = BASE64URL[v >> 18]!;
+    out[at++] = BASE64URL[(v >> 12) & 63]!;
+    if (i + 1 < n) out[at++] = BASE64URL[(v >> 6) & 63]!;
+  }
+  return at;
+}
+
+/**
+ * The `GET /records` body of these rows, written straight into one buffer: each record's stored text,
+ * its closing brace replaced by `,"_nango_metadata":{…}}`. Joining the records' strings into one and
+ * encoding that for the socket copied the page twice more (bench/RESULTS.md, issue 32 records read).
+ * The metadata up to the cursor is the same string for consecutive records with the same timestamps
+ * and action (a sync's batch), so it is built and measured once for each run of them.
+ */
+function pageBody(rows: Row[], nextCursor: string | null): Buffer {
+  const head = '{"records":[';
+  const tail = `],"next_cursor":${JSON.stringify(nextCursor)}}`;
+  // Per record: its text less its closing brace, "," (not after `{}`), the metadata, the cursor,
+  // and `"}}`; a comma between records. The comma after the text is counted for every record.
+  const prefixes = new Array<string>(rows.length);
+  const prefixBytes = new Array<number>(rows.length);
+  let last: Row | null = null;
+  let prefix = '';
+  let bytes = 0;
+  let size = head.length + Buffer.byteLength(tail) + Math.max(rows.length - 1, 0);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const [data, firstSeenAt, lastModifiedAt, deletedAt, lastAction, cursorText, prunedAt] = row;
+    if (last === null || firstSeenAt !== last[1] || lastModifiedAt !== last[2] || deletedAt !== last[3] || lastAction !== last[4] || prunedAt !== last[6]) {
+      last = row;
+      prefix = metadataHead(row);
+      bytes = Buffer.byteLength(prefix);
+    }
+    prefixes[i] = prefix;
+    prefixBytes[i] = bytes;
+    size += Buffer.byteLength(data) + bytes + Math.ceil((cursorText.length * 4) / 3) + 3;
+  }
+  const body = Buffer.allocUnsafe(size);
+  let at = body.write(head, 0, 'latin1');
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0) body[at++] = 0x2c; // ,
+    const row = rows[i]!;
+    const data = row[0];
+    at += body.write(data, at, 'utf8') - 1; // over its closing brace
+    if (data !== '{}') body[at++] = 0x2c;
+    at += body.write(prefixes[i]!, at, prefixBytes[i]!, 'utf8');
+    at = writeCursor(body, at, row[5]);
+    body[at++] = 0x22; // "
+    body[at++] = 0x7d; // }
+    body[at++] = 0x7d;
+  }
+  at += body.write(tail, at, 'utf8');
+  return at === size ? body : body.subarray(0, at);
+}
+
 /** One page as the `GET /records` body (see readRecordsJson). */
 export async function readRecordsBody(db: Queryable, q: RecordsQuery): Promise<RecordsPageBody> {
-  const page = await readRecordsJson(db, q);
-  return { body: recordsResponseBody(page), count: page.records.length, nextCursor: page.nextCursor };
+  const { rows, nextCursor } = await readRows(db, q);
+  return { body: pageBody(rows, nextCursor), count: rows.length, nextCursor };
 }
