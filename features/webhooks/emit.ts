@@ -33,12 +33,14 @@ import {
   failedDeliveriesSince,
   getDelivery,
   insertDelivery,
-  insertEventWithDeliveries,
+  insertEventsWithDeliveries,
   markEndpointWoken,
   markWorkflowStarted,
   unstartedDeliveries,
   type Delivery,
+  type NewEventWithDeliveries,
 } from './deliveries.js';
+import { coalescing } from '../../lib/coalesce.js';
 import { endpointKey, ensureEndpoint, overdueEndpoints, requestWake } from './outbox.js';
 import { getSettings, type EnvironmentSettings } from './settings.js';
 import { stableStringify } from './sign.js';
@@ -242,6 +244,30 @@ async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], opts
  */
 const VIA_ENDPOINT = true;
 
+type Recorded = Awaited<ReturnType<typeof insertEventsWithDeliveries>>[number];
+const recorders = new WeakMap<Db, (item: NewEventWithDeliveries) => Promise<PromiseSettledResult<Recorded>>>();
+
+/**
+ * Records one emit's event and deliveries. Emits made while another's statement is in flight go out
+ * together in the next one (lib/coalesce.ts): one statement and one commit for all of them, and each
+ * emitter returns only once its rows are committed. When a shared statement fails, each of its emits
+ * is tried alone, so one emit's error (its environment deleted meanwhile) is only its own.
+ */
+async function recordEmit(db: Db, item: NewEventWithDeliveries): Promise<Recorded> {
+  let record = recorders.get(db);
+  if (!record) {
+    const alone = (one: NewEventWithDeliveries) => insertEventsWithDeliveries(db, [one]).then((r) => r[0] ?? null);
+    record = coalescing(async (items: NewEventWithDeliveries[]) => {
+      const shared = items.length > 1 ? await insertEventsWithDeliveries(db, items).catch(() => null) : null;
+      return shared ? shared.map((value) => ({ status: 'fulfilled', value }) as const) : Promise.allSettled(items.map(alone));
+    });
+    recorders.set(db, record);
+  }
+  const result = await record(item);
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
+
 /**
  * Records the event (the outbox row) and, when the environment wants it and a URL exists, one
  * delivery per URL, then starts their workflows. Never fails because Temporal is unreachable: the
@@ -251,17 +277,14 @@ export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptio
   // Read before the write, as the write's own statement would see them (read committed): the write is then one statement and one commit.
   const settings = await getSettings(deps.db, deps.box, event.environmentId);
   const urls = wantsEvent(settings, event) ? await targetUrls(deps.db, settings, event) : [];
-  const recorded = await insertEventWithDeliveries(
-    deps.db,
+  const recorded = await recordEmit(deps.db, {
     event,
-    opts.idempotencyKey ?? null,
-    urls.map((url) => ({ id: randomUUID(), url })),
-    {
-      body: stableStringify(event.payload),
-      headers: event.type === 'forward' && opts.forwardHeaders ? forwardableHeaders(opts.forwardHeaders) : {},
-      viaEndpoint: VIA_ENDPOINT,
-    },
-  );
+    idempotencyKey: opts.idempotencyKey ?? null,
+    deliveries: urls.map((url) => ({ id: randomUUID(), url })),
+    body: stableStringify(event.payload),
+    headers: event.type === 'forward' && opts.forwardHeaders ? forwardableHeaders(opts.forwardHeaders) : {},
+    viaEndpoint: VIA_ENDPOINT,
+  });
   // The key was used before: that event's deliveries, handed over again when still pending.
   const eventId = recorded?.eventId ?? (await eventIdByIdempotencyKey(deps.db, event.environmentId, opts.idempotencyKey!));
   if (eventId === null) throw new Error(`the event of idempotency key ${opts.idempotencyKey} was deleted while emitting it again`);
