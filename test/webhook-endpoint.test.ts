@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { emitEvent } from '../features/webhooks/emit.js';
-import { endpointKey } from '../features/webhooks/outbox.js';
+import { emitEvent, sweepPendingDeliveries } from '../features/webhooks/emit.js';
+import { endpointKey, ensureEndpoint } from '../features/webhooks/outbox.js';
 import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 import { webhookDeliveryWorkflowId, webhookEndpointWorkflowId } from '../workflows/contracts.js';
@@ -262,6 +262,26 @@ describe('webhooks sent in batches by their endpoint workflow', () => {
     await db.query('DELETE FROM environments WHERE id = $1', [env]);
     const left = await db.query('SELECT 1 FROM webhook_deliveries WHERE id = $1 UNION ALL SELECT 1 FROM webhook_attempts WHERE delivery_id = $1', [id]);
     assert.equal(left.rows.length, 0);
+  });
+
+  test('the sweeper wakes an endpoint whose delivery is overdue and held by no drain (a lost wake-up)', async () => {
+    const url = `${backend.url}/overdue`;
+    const db = t.platform.deps.db;
+    await ensureEndpoint(db, envId, url);
+    const id = randomUUID();
+    // Handed over (its wake-up confirmed) 10 minutes ago, never claimed: the signal was lost.
+    await db.query(
+      `WITH ev AS (INSERT INTO events (environment_id, type, payload) VALUES ($1, 'sync', '{}') RETURNING id)
+       INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, body, via_endpoint, next_attempt_at, workflow_started_at)
+       SELECT $2, $1, ev.id, $3, 'sync', '{}', true, now() - interval '10 minutes', now() - interval '10 minutes' FROM ev`,
+      [envId, id, url],
+    );
+    await sweepPendingDeliveries(t.platform.deps, { overdueMs: 60_000 });
+    await waitFor('delivered', async () => (await db.query(`SELECT status FROM webhook_deliveries WHERE id = $1`, [id])).rows[0]?.status === 'delivered');
+    assert.deepEqual(
+      backend.at('/overdue').map((h) => h.webhookId),
+      [`msg_${id}`],
+    );
   });
 
   test('retry then success: 503 and 429 recorded as attempts, then delivered under one webhook-id', async () => {
