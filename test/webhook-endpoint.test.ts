@@ -213,20 +213,41 @@ describe('webhooks sent in batches by their endpoint workflow', () => {
     assert.equal(backend.at('/once').length, 1);
   });
 
-  test('concurrent emits share their INSERT: one transaction records many events', async (ctx) => {
+  test('concurrent emits share their statements: one settings read, one INSERT, one wake request for many', async (ctx) => {
     const url = await useEndpoint('/shared');
     const n = 40;
-    const emitted = await Promise.all(Array.from({ length: n }, (_, i) => emit(7000 + i)));
+    // The pool, counting the statements sent through it by their text's first words.
+    const sent = new Map<string, number>();
+    const db = t.platform.deps.db;
+    const counting = new Proxy(db, {
+      get: (target, prop) =>
+        prop === 'query'
+          ? (q: string | { text: string }, ...rest: unknown[]) => {
+              const text = (typeof q === 'string' ? q : q.text).replace(/\s+/g, ' ').trim();
+              const kind = /FROM environment_settings/.test(text)
+                ? 'settings'
+                : /INSERT INTO events/.test(text)
+                  ? 'insert'
+                  : /wake_pending = true/.test(text)
+                    ? 'wake'
+                    : 'other';
+              sent.set(kind, (sent.get(kind) ?? 0) + 1);
+              return (target.query as (...a: unknown[]) => unknown).call(target, q, ...rest);
+            }
+          : Reflect.get(target, prop, target),
+    });
+    const emitted = await Promise.all(Array.from({ length: n }, (_, i) => emit(7000 + i, { ...t.platform.deps, db: counting })));
     const ids = emitted.flatMap((e) => e.deliveries);
     assert.equal(ids.length, n);
     // Rows of one transaction share its xmin.
-    const { rows } = await t.platform.deps.db.query<{ transactions: number; events: number }>(
+    const { rows } = await db.query<{ transactions: number; events: number }>(
       'SELECT count(DISTINCT xmin::text)::int AS transactions, count(*)::int AS events FROM events WHERE id = ANY($1::bigint[])',
       [emitted.map((e) => e.eventId)],
     );
-    ctx.diagnostic(`${rows[0]!.events} events recorded in ${rows[0]!.transactions} transactions`);
+    ctx.diagnostic(`${rows[0]!.events} events recorded in ${rows[0]!.transactions} transactions; statements ${JSON.stringify(Object.fromEntries(sent))}`);
     assert.equal(rows[0]!.events, n);
     assert.ok(rows[0]!.transactions * 4 <= n, `${rows[0]!.transactions} transactions for ${n} emits`);
+    for (const kind of ['settings', 'insert', 'wake']) assert.ok((sent.get(kind) ?? 0) * 4 <= n, `${sent.get(kind)} ${kind} statements for ${n} emits`);
     await waitFor('all delivered', async () => {
       const list = await deliveriesTo(url);
       return list.length === n && list.every((d) => d.status === 'delivered');
