@@ -30,3 +30,13 @@ export function coalescing<I, O>(run: (items: I[]) => Promise<O[]>, maxBatch = 1
       if (!running) void drain();
     });
 }
+
+/** coalescing() with one queue per key (a database pool: its statements batch with each other, not with another pool's). */
+export function coalescingPer<K extends object, I, O>(run: (key: K, items: I[]) => Promise<O[]>, maxBatch = 100): (key: K, item: I) => Promise<O> {
+  const queues = new WeakMap<K, (item: I) => Promise<O>>();
+  return (key, item) => {
+    let queue = queues.get(key);
+    if (!queue) queues.set(key, (queue = coalescing((items: I[]) => run(key, items), maxBatch)));
+    return queue(item);
+  };
+}

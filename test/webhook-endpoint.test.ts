@@ -9,8 +9,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@temporalio/client';
-import { emitEvent } from '../features/webhooks/emit.js';
-import { endpointKey } from '../features/webhooks/outbox.js';
+import { randomUUID } from 'node:crypto';
+import { emitEvent, sweepPendingDeliveries } from '../features/webhooks/emit.js';
+import { endpointKey, ensureEndpoint } from '../features/webhooks/outbox.js';
 import { startTestPlatform, waitFor, type TestPlatform } from './harness.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 import { webhookDeliveryWorkflowId, webhookEndpointWorkflowId } from '../workflows/contracts.js';
@@ -210,6 +211,98 @@ describe('webhooks sent in batches by their endpoint workflow', () => {
     assert.deepEqual(new Set(results.flatMap((r) => r.deliveries)).size, 1, 'one delivery');
     await waitFor('delivered', async () => (await deliveriesTo(url))[0]?.status === 'delivered');
     assert.equal(backend.at('/once').length, 1);
+  });
+
+  test('concurrent emits share their statements: one settings read, one INSERT, one wake request for many', async (ctx) => {
+    const url = await useEndpoint('/shared');
+    const n = 40;
+    // The pool, counting the statements sent through it by their text's first words.
+    const sent = new Map<string, number>();
+    const db = t.platform.deps.db;
+    const counting = new Proxy(db, {
+      get: (target, prop) =>
+        prop === 'query'
+          ? (q: string | { text: string }, ...rest: unknown[]) => {
+              const text = (typeof q === 'string' ? q : q.text).replace(/\s+/g, ' ').trim();
+              const kind = /FROM environment_settings/.test(text)
+                ? 'settings'
+                : /INSERT INTO events/.test(text)
+                  ? 'insert'
+                  : /wake_pending = true/.test(text)
+                    ? 'wake'
+                    : 'other';
+              sent.set(kind, (sent.get(kind) ?? 0) + 1);
+              return (target.query as (...a: unknown[]) => unknown).call(target, q, ...rest);
+            }
+          : Reflect.get(target, prop, target),
+    });
+    const emitted = await Promise.all(Array.from({ length: n }, (_, i) => emit(7000 + i, { ...t.platform.deps, db: counting })));
+    const ids = emitted.flatMap((e) => e.deliveries);
+    assert.equal(ids.length, n);
+    // Rows of one transaction share its xmin.
+    const { rows } = await db.query<{ transactions: number; events: number }>(
+      'SELECT count(DISTINCT xmin::text)::int AS transactions, count(*)::int AS events FROM events WHERE id = ANY($1::bigint[])',
+      [emitted.map((e) => e.eventId)],
+    );
+    ctx.diagnostic(`${rows[0]!.events} events recorded in ${rows[0]!.transactions} transactions; statements ${JSON.stringify(Object.fromEntries(sent))}`);
+    assert.equal(rows[0]!.events, n);
+    assert.ok(rows[0]!.transactions * 4 <= n, `${rows[0]!.transactions} transactions for ${n} emits`);
+    for (const kind of ['settings', 'insert', 'wake']) assert.ok((sent.get(kind) ?? 0) * 4 <= n, `${sent.get(kind)} ${kind} statements for ${n} emits`);
+    await waitFor('all delivered', async () => {
+      const list = await deliveriesTo(url);
+      return list.length === n && list.every((d) => d.status === 'delivered');
+    });
+    assert.deepEqual(new Set(backend.at('/shared').map((h) => h.webhookId)), new Set(ids.map((id) => `msg_${id}`)));
+  });
+
+  test('an emit that fails among concurrent ones fails alone', async () => {
+    const url = await useEndpoint('/shared-bad');
+    // Environment 0 does not exist: its event breaks the events foreign key.
+    const bad = () => emitEvent(t.platform.deps, { environmentId: 0, type: 'async_action', integration: 'x', connectionId: 'c-bad', payload: {} });
+    const calls = Array.from({ length: 30 }, (_, i) => (i % 10 === 5 ? bad() : emit(8000 + i)));
+    const settled = await Promise.allSettled(calls);
+    settled.forEach((r, i) => assert.equal(r.status, i % 10 === 5 ? 'rejected' : 'fulfilled', `emit ${i}`));
+    await waitFor('27 delivered', async () => {
+      const list = await deliveriesTo(url);
+      return list.length === 27 && list.every((d) => d.status === 'delivered');
+    });
+  });
+
+  test("deleting an environment deletes its deliveries and attempts (through its events' cascade)", async () => {
+    const db = t.platform.deps.db;
+    const env = (
+      await db.query<{ id: number }>(`INSERT INTO environments (uuid, name, secret_key_hash) VALUES (gen_random_uuid(), 'doomed', 'doomed-hash') RETURNING id`)
+    ).rows[0]!.id;
+    const id = randomUUID();
+    await db.query(
+      `WITH ev AS (INSERT INTO events (environment_id, type, payload) VALUES ($1, 'sync', '{}') RETURNING id)
+       INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, body, via_endpoint) SELECT $2, $1, ev.id, $3, 'sync', '{}', true FROM ev`,
+      [env, id, `${backend.url}/doomed`],
+    );
+    await db.query('INSERT INTO webhook_attempts (delivery_id, n, started_at) VALUES ($1, 1, now())', [id]);
+    await db.query('DELETE FROM environments WHERE id = $1', [env]);
+    const left = await db.query('SELECT 1 FROM webhook_deliveries WHERE id = $1 UNION ALL SELECT 1 FROM webhook_attempts WHERE delivery_id = $1', [id]);
+    assert.equal(left.rows.length, 0);
+  });
+
+  test('the sweeper wakes an endpoint whose delivery is overdue and held by no drain (a lost wake-up)', async () => {
+    const url = `${backend.url}/overdue`;
+    const db = t.platform.deps.db;
+    await ensureEndpoint(db, envId, url);
+    const id = randomUUID();
+    // Handed over (its wake-up confirmed) 10 minutes ago, never claimed: the signal was lost.
+    await db.query(
+      `WITH ev AS (INSERT INTO events (environment_id, type, payload) VALUES ($1, 'sync', '{}') RETURNING id)
+       INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, body, via_endpoint, next_attempt_at, workflow_started_at)
+       SELECT $2, $1, ev.id, $3, 'sync', '{}', true, now() - interval '10 minutes', now() - interval '10 minutes' FROM ev`,
+      [envId, id, url],
+    );
+    await sweepPendingDeliveries(t.platform.deps, { overdueMs: 60_000 });
+    await waitFor('delivered', async () => (await db.query(`SELECT status FROM webhook_deliveries WHERE id = $1`, [id])).rows[0]?.status === 'delivered');
+    assert.deepEqual(
+      backend.at('/overdue').map((h) => h.webhookId),
+      [`msg_${id}`],
+    );
   });
 
   test('retry then success: 503 and 429 recorded as attempts, then delivered under one webhook-id', async () => {

@@ -129,53 +129,71 @@ export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<Del
   return fromRow(rows[0]!);
 }
 
+/** An event to record with its deliveries (one per URL, the same body and headers). */
+export interface NewEventWithDeliveries {
+  event: NewEvent;
+  idempotencyKey: string | null;
+  deliveries: { id: string; url: string }[];
+  body: string;
+  headers: Record<string, string>;
+  viaEndpoint: boolean;
+}
+
 /**
- * Records an event and its deliveries (one per URL, the same body and headers) in one statement, so
- * one commit. With an idempotency key already used in the environment nothing is written and the
- * result is null (the caller reads that event's deliveries).
+ * Records events and their deliveries in one statement, so one commit for all (concurrent emits share
+ * it: features/webhooks/emit.ts). An event whose idempotency key is already used in its environment
+ * writes nothing and its result is null (the caller reads that event's deliveries). Each event's id
+ * is drawn before its insert so that its deliveries, and its result, find it.
  */
-export async function insertEventWithDeliveries(
+export async function insertEventsWithDeliveries(
   db: Queryable,
-  event: NewEvent,
-  idempotencyKey: string | null,
-  deliveries: { id: string; url: string }[],
-  d: { body: string; headers: Record<string, string>; viaEndpoint: boolean },
-): Promise<{ eventId: number; deliveries: Delivery[] } | null> {
-  const { rows } = await db.query<Row & { new_event_id: number }>({
-    name: 'switchyard-insert-event-with-deliveries',
-    text: `WITH ev AS (
-       INSERT INTO events (environment_id, type, integration, connection_id, payload, idempotency_key) VALUES ($1, $2, $3, $4, $5, $6)
+  items: NewEventWithDeliveries[],
+): Promise<({ eventId: number; deliveries: Delivery[] } | null)[]> {
+  const col = <T>(f: (x: NewEventWithDeliveries) => T) => items.map(f);
+  const targets = items.flatMap((x, i) => x.deliveries.map((d) => ({ i: i + 1, ...d })));
+  const { rows } = await db.query<Row & { i: number; new_event_id: number | null }>({
+    name: 'switchyard-insert-events-with-deliveries',
+    text: `WITH input AS (
+       SELECT nextval(pg_get_serial_sequence('events', 'id')) AS event_id, x.*
+         FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[])
+              WITH ORDINALITY AS x(environment_id, type, integration, connection_id, payload, idempotency_key, body, headers, via_endpoint, i)
+     ), ev AS (
+       INSERT INTO events (id, environment_id, type, integration, connection_id, payload, idempotency_key)
+       SELECT event_id, environment_id, type, integration, connection_id, payload::jsonb, idempotency_key FROM input ORDER BY i
        ON CONFLICT (environment_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING id
      ), d AS (
        INSERT INTO webhook_deliveries (id, environment_id, event_id, url, type, integration, connection_id, body, headers, next_attempt_at, via_endpoint)
-       SELECT u.id, $1::int, ev.id, u.url, $2::text, $3::text, $4::text, $7::text, $8::jsonb, now(), $9::boolean FROM ev, unnest($10::uuid[], $11::text[]) WITH ORDINALITY AS u(id, url, i)
-        ORDER BY u.i
+       SELECT u.id, x.environment_id, ev.id, u.url, x.type, x.integration, x.connection_id, x.body, x.headers::jsonb, now(), x.via_endpoint
+         FROM unnest($10::int[], $11::uuid[], $12::text[]) WITH ORDINALITY AS u(i, id, url, k)
+         JOIN input x ON x.i = u.i JOIN ev ON ev.id = x.event_id
+        ORDER BY u.k
        RETURNING ${DELIVERY_COLUMNS}
      )
-     SELECT ev.id AS new_event_id, d.* FROM ev LEFT JOIN d ON true`,
+     SELECT x.i::int AS i, ev.id AS new_event_id, d.* FROM input x LEFT JOIN ev ON ev.id = x.event_id LEFT JOIN d ON d.event_id = ev.id`,
     values: [
-      event.environmentId,
-      event.type,
-      event.integration ?? null,
-      event.connectionId ?? null,
-      JSON.stringify(event.payload),
-      idempotencyKey,
-      d.body,
-      JSON.stringify(d.headers),
-      d.viaEndpoint,
-      deliveries.map((x) => x.id),
-      deliveries.map((x) => x.url),
+      col((x) => x.event.environmentId),
+      col((x) => x.event.type),
+      col((x) => x.event.integration ?? null),
+      col((x) => x.event.connectionId ?? null),
+      col((x) => JSON.stringify(x.event.payload)),
+      col((x) => x.idempotencyKey),
+      col((x) => x.body),
+      col((x) => JSON.stringify(x.headers)),
+      col((x) => x.viaEndpoint),
+      targets.map((t) => t.i),
+      targets.map((t) => t.id),
+      targets.map((t) => t.url),
     ],
   });
-  if (rows.length === 0) return null;
-  return {
-    eventId: rows[0]!.new_event_id,
-    deliveries: rows
-      .filter((r) => r.id !== null)
-      .map(fromRow)
-      .sort((a, b) => a.seq - b.seq),
-  };
+  const out: ({ eventId: number; deliveries: Delivery[] } | null)[] = items.map(() => null);
+  for (const r of rows) {
+    if (r.new_event_id === null) continue;
+    const recorded = (out[r.i - 1] ??= { eventId: r.new_event_id, deliveries: [] });
+    if (r.id !== null) recorded.deliveries.push(fromRow(r));
+  }
+  for (const o of out) o?.deliveries.sort((a, b) => a.seq - b.seq);
+  return out;
 }
 
 export async function getDelivery(db: Queryable, id: string, environmentId?: number): Promise<Delivery | null> {

@@ -33,14 +33,16 @@ import {
   failedDeliveriesSince,
   getDelivery,
   insertDelivery,
-  insertEventWithDeliveries,
+  insertEventsWithDeliveries,
   markEndpointWoken,
   markWorkflowStarted,
   unstartedDeliveries,
   type Delivery,
+  type NewEventWithDeliveries,
 } from './deliveries.js';
+import { coalescingPer } from '../../lib/coalesce.js';
 import { endpointKey, ensureEndpoint, overdueEndpoints, requestWake } from './outbox.js';
-import { getSettings, type EnvironmentSettings } from './settings.js';
+import { settingsOf, type EnvironmentSettings } from './settings.js';
 import { stableStringify } from './sign.js';
 import { runPeriodically } from '../../lib/periodic.js';
 import { pruneWebhookEvents, RECEIVED_EVENT_RETENTION_MS } from './received-events.js';
@@ -228,7 +230,7 @@ async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], opts
     const { environmentId, url } = list[0]!;
     const ids = list.map((d) => d.id);
     try {
-      if (opts.coalesce && !(await requestWake(deps.db, environmentId, url))) continue; // another emitter's signal is on its way
+      if (opts.coalesce && !(await wakeShared(deps.db, { environmentId, url }))) continue; // another emitter's signal is on its way
       await wakeEndpoint(deps, environmentId, url, ids, { registered: opts.coalesce });
     } catch (err) {
       deps.log?.warn({ err, deliveryIds: ids }, 'webhook endpoint workflow not woken; the sweeper will retry');
@@ -242,6 +244,45 @@ async function sendAll(deps: Omit<EmitDeps, 'box'>, deliveries: Delivery[], opts
  */
 const VIA_ENDPOINT = true;
 
+type Recorded = Awaited<ReturnType<typeof insertEventsWithDeliveries>>[number];
+type Outcome = PromiseSettledResult<Recorded>;
+
+/** One statement for `items`; when it fails, each half on its own, so an emit's error (its environment deleted meanwhile) is only its own. */
+async function insertSplitting(db: Db, items: NewEventWithDeliveries[]): Promise<Outcome[]> {
+  try {
+    return (await insertEventsWithDeliveries(db, items)).map((value) => ({ status: 'fulfilled', value }));
+  } catch (reason) {
+    if (items.length === 1) return [{ status: 'rejected', reason }];
+    const half = Math.ceil(items.length / 2);
+    return (await Promise.all([insertSplitting(db, items.slice(0, half)), insertSplitting(db, items.slice(half))])).flat();
+  }
+}
+
+/*
+ * Concurrent emits share their statements (lib/coalesce.ts): an emit's statement goes out at once when
+ * none of its kind is in flight on the pool, else with every other emit's in the next one, so one
+ * statement and one commit serve many emits during a burst. Each still reads after its call began
+ * and returns only once its own rows are committed.
+ */
+const recordShared = coalescingPer(insertSplitting);
+async function recordEmit(db: Db, item: NewEventWithDeliveries): Promise<Recorded> {
+  const result = await recordShared(db, item);
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
+const settingsShared = coalescingPer(settingsOf);
+/** requestWake once per endpoint of the batch: its first emitter gets the answer, the others need not signal (the first one's signal, or the one on its way, covers their committed deliveries). */
+const wakeShared = coalescingPer(async (db: Db, items: { environmentId: number; url: string }[]) => {
+  const asked = new Set<string>();
+  const out: boolean[] = [];
+  for (const { environmentId, url } of items) {
+    const key = `${environmentId}\0${url}`;
+    out.push(!asked.has(key) && (await requestWake(db, environmentId, url)));
+    asked.add(key);
+  }
+  return out;
+});
+
 /**
  * Records the event (the outbox row) and, when the environment wants it and a URL exists, one
  * delivery per URL, then starts their workflows. Never fails because Temporal is unreachable: the
@@ -249,19 +290,16 @@ const VIA_ENDPOINT = true;
  */
 export async function emitEvent(deps: EmitDeps, event: NewEvent, opts: EmitOptions = {}): Promise<EmitResult> {
   // Read before the write, as the write's own statement would see them (read committed): the write is then one statement and one commit.
-  const settings = await getSettings(deps.db, deps.box, event.environmentId);
+  const settings = await settingsShared(deps.db, { box: deps.box, environmentId: event.environmentId });
   const urls = wantsEvent(settings, event) ? await targetUrls(deps.db, settings, event) : [];
-  const recorded = await insertEventWithDeliveries(
-    deps.db,
+  const recorded = await recordEmit(deps.db, {
     event,
-    opts.idempotencyKey ?? null,
-    urls.map((url) => ({ id: randomUUID(), url })),
-    {
-      body: stableStringify(event.payload),
-      headers: event.type === 'forward' && opts.forwardHeaders ? forwardableHeaders(opts.forwardHeaders) : {},
-      viaEndpoint: VIA_ENDPOINT,
-    },
-  );
+    idempotencyKey: opts.idempotencyKey ?? null,
+    deliveries: urls.map((url) => ({ id: randomUUID(), url })),
+    body: stableStringify(event.payload),
+    headers: event.type === 'forward' && opts.forwardHeaders ? forwardableHeaders(opts.forwardHeaders) : {},
+    viaEndpoint: VIA_ENDPOINT,
+  });
   // The key was used before: that event's deliveries, handed over again when still pending.
   const eventId = recorded?.eventId ?? (await eventIdByIdempotencyKey(deps.db, event.environmentId, opts.idempotencyKey!));
   if (eventId === null) throw new Error(`the event of idempotency key ${opts.idempotencyKey} was deleted while emitting it again`);

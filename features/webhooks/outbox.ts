@@ -134,13 +134,17 @@ export async function nextDueInMs(db: Queryable, environmentId: number, url: str
 /**
  * Endpoints with a delivery overdue by more than `graceMs` and not held by a drain: their workflow
  * was not woken (or has ended) although its emitter confirmed the wake-up. The sweeper wakes them.
+ * A delivery sent by its endpoint's workflow has its endpoint's row once its wake-up was confirmed
+ * (before, the sweeper's unstarted pass finds it), so each endpoint is probed in the outbox index.
  */
 export async function overdueEndpoints(db: Queryable, graceMs: number, limit: number): Promise<{ environmentId: number; url: string }[]> {
   const { rows } = await db.query<{ environment_id: number; url: string }>(
-    `SELECT DISTINCT environment_id, url FROM webhook_deliveries
-      WHERE status = 'pending' AND via_endpoint
-        AND COALESCE(next_attempt_at, '-infinity') < now() - make_interval(secs => $1)
-        AND (claimed_until IS NULL OR claimed_until < now())
+    `SELECT e.environment_id, e.url FROM webhook_endpoints e
+      WHERE EXISTS (
+        SELECT 1 FROM webhook_deliveries d
+         WHERE d.environment_id = e.environment_id AND d.url = e.url AND d.status = 'pending' AND d.via_endpoint
+           AND (d.next_attempt_at IS NULL OR d.next_attempt_at < now() - make_interval(secs => $1))
+           AND (d.claimed_until IS NULL OR d.claimed_until < now()))
       LIMIT $2`,
     [graceMs / 1000, limit],
   );

@@ -93,15 +93,21 @@ async function ensureRow(db: Queryable, environmentId: number): Promise<void> {
 
 // Read at every emit: prepared once per connection, its columns listed so that a migration adding one keeps the result's type.
 const SELECT_SETTINGS = {
-  name: 'switchyard-webhook-settings',
-  text: `SELECT webhook_url, secondary_webhook_url, send_auth_webhooks, send_sync_webhooks, send_async_action_webhooks, on_sync_completion_always,
+  name: 'switchyard-webhook-settings-of',
+  text: `SELECT environment_id, webhook_url, secondary_webhook_url, send_auth_webhooks, send_sync_webhooks, send_async_action_webhooks, on_sync_completion_always,
                 alert_webhook_url, otlp_endpoint, otlp_headers_enc, webhook_max_per_second
-           FROM environment_settings WHERE environment_id = $1`,
+           FROM environment_settings WHERE environment_id = ANY($1::int[])`,
 };
 
 export async function getSettings(db: Queryable, box: SecretBox, environmentId: number): Promise<EnvironmentSettings> {
-  const { rows } = await db.query<Row>({ ...SELECT_SETTINGS, values: [environmentId] });
-  return fromRow(box, environmentId, rows[0]);
+  return (await settingsOf(db, [{ box, environmentId }]))[0]!;
+}
+
+/** getSettings of several environments in one statement, in the order asked. */
+export async function settingsOf(db: Queryable, wanted: { box: SecretBox; environmentId: number }[]): Promise<EnvironmentSettings[]> {
+  const { rows } = await db.query<Row & { environment_id: number }>({ ...SELECT_SETTINGS, values: [wanted.map((w) => w.environmentId)] });
+  const byId = new Map(rows.map((r) => [r.environment_id, r]));
+  return wanted.map((w) => fromRow(w.box, w.environmentId, byId.get(w.environmentId)));
 }
 
 /** Applies the fields present in `patch` (null clears a URL or the headers) and returns the result. */
