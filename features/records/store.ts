@@ -91,6 +91,11 @@ export function isDuplicateRecord(err: unknown): boolean {
   return e?.code === '23505' && e.table === 'records';
 }
 
+/** The ids of a batch as prepareRecords orders them: each once, where it first occurs. */
+export function uniqueIds(records: { id: unknown }[]): string[] {
+  return [...new Set(records.map((r) => String(r.id)))];
+}
+
 /** saveRecords for a batch already prepared by prepareRecords. */
 export async function savePrepared(
   db: Queryable,
@@ -143,11 +148,14 @@ export async function savePrepared(
       else if (r.changed) updated++;
     }
   }
-  if (opts.seenRunId) {
-    await db.query('INSERT INTO sync_run_seen (run_id, model, external_ids) VALUES ($1, $2, $3)', [opts.seenRunId, model, ids]);
-  }
+  if (opts.seenRunId) await noteSeen(db, opts.seenRunId, model, ids);
   const result = { added, updated, unchanged: ids.length - added - updated };
   return stored ? { ...result, hashes: new Map(ids.map((id, i) => [id, hashes[i]!])) } : result;
+}
+
+/** A sync run saw these ids (its deletion detection keeps them): one row per batch. */
+export async function noteSeen(db: Queryable, runId: string, model: string, ids: string[]): Promise<void> {
+  await db.query('INSERT INTO sync_run_seen (run_id, model, external_ids) VALUES ($1, $2, $3)', [runId, model, ids]);
 }
 
 /**
