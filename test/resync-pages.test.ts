@@ -27,7 +27,9 @@ const Item = z.object({ id: z.string(), name: z.string(), updated_at: z.string()
 /** The same model after a deploy that drops a field: every stored record changes. */
 const ItemWithoutDate = z.object({ id: z.string(), name: z.string() });
 
-function pagedSync(model: z.ZodType) {
+type Model = typeof Item | typeof ItemWithoutDate;
+
+function pagedSync(model: Model) {
   return createSync({
     description: 'items, 10 per page',
     frequency: 'every day',
@@ -51,7 +53,7 @@ function pagedSync(model: z.ZodType) {
     },
   });
 }
-const register = (model: z.ZodType) => registerPrebuiltScripts('metabase', { ...metabaseScripts, 'paged-items': pagedSync(model) });
+const register = (model: Model) => registerPrebuiltScripts('metabase', { ...metabaseScripts, 'paged-items': pagedSync(model) });
 register(Item);
 
 const item = (i: number) => ({ id: String(i), name: `item ${i}`, updated_at: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString() });
