@@ -98,7 +98,10 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
     items = await startGenericApiFake({ apiKey: API_KEY, items: Array.from({ length: 25 }, (_, i) => item(i + 1)) });
     nango = new Nango({ secretKey: t.devKey, host: t.url });
     await addItemsApiIntegration(t, { key: KEY, connectionId: 'acme', apiKey: API_KEY, metabaseUrl: metabase.url, itemsUrl: items.url });
-    const res = await t.api(`/integrations/${KEY}/endpoints`, { method: 'PATCH', json: { endpoints: [{ method: 'GET', path: '/paged-items', enabled: true }] } });
+    const res = await t.api(`/integrations/${KEY}/endpoints`, {
+      method: 'PATCH',
+      json: { endpoints: [{ method: 'GET', path: '/paged-items', enabled: true }] },
+    });
     assert.equal(res.status, 200, await res.clone().text());
   });
   after(async () => {
