@@ -33,15 +33,33 @@ export function storedDigest(hashes: readonly (string | undefined)[]): string | 
 const fingerprints = new WeakMap<z.ZodType, string | null>();
 
 /**
- * What a model's validator does, as far as a JSON Schema tells it (what it accepts and what it
- * outputs); null when zod cannot describe it, and then its pages are always checked record by record.
+ * Bump when what a page's records become once saved changes for the same schema: how validators are
+ * built from JSON Schema (zodFromJsonSchema, features/scripts/catalog.ts), the canonical JSON, the content hash.
+ * Every page is then checked record by record once.
+ */
+const SAVE_RULES = 'v1';
+
+/**
+ * Notes that `schema` was built from the JSON Schema `source` and does nothing else (a deployed
+ * model's validator): its fingerprint is that source's.
+ */
+export function builtFrom(schema: z.ZodType, source: unknown): void {
+  fingerprints.set(schema, digest(`${SAVE_RULES}\n${JSON.stringify(source)}`));
+}
+
+/**
+ * What a model's validator does: for one built from a JSON Schema (builtFrom), that schema; otherwise
+ * as far as zod's JSON Schema of it tells (what it accepts and what it outputs), null when that
+ * cannot describe it (a transform: its output is code), and then its pages are always checked record
+ * by record. A pre-built model's refinements are code and not in it (they change with Switchyard's
+ * code, as does SAVE_RULES).
  */
 export function schemaFingerprint(schema: z.ZodType): string | null {
   if (fingerprints.has(schema)) return fingerprints.get(schema)!;
   let fingerprint: string | null;
   try {
-    const io = (side: 'input' | 'output') => JSON.stringify(z.toJSONSchema(schema, { io: side, unrepresentable: 'any' }));
-    fingerprint = digest(`${io('input')}\n${io('output')}`);
+    const io = (side: 'input' | 'output') => JSON.stringify(z.toJSONSchema(schema, { io: side }));
+    fingerprint = digest(`${SAVE_RULES}\n${io('input')}\n${io('output')}`);
   } catch {
     fingerprint = null;
   }
