@@ -71,9 +71,9 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
         WHERE c.connection_id = 'acme' AND r.sync_name = 'paged-items' ORDER BY r.started_at`,
     );
   /** Triggers a run; its results and what its log says about skipped pages. */
-  async function run(): Promise<{ results: Json; skipped: string | null }> {
+  async function run(mode?: 'full_refresh_and_clear_cache'): Promise<{ results: Json; skipped: string | null }> {
     const n = (await runs()).length;
-    await nango.triggerSync(KEY, ['paged-items'], 'acme');
+    await nango.triggerSync(KEY, ['paged-items'], 'acme', mode);
     const done = await waitFor('the run to finish', async () => {
       const r = (await runs())[n];
       return r && r.status !== 'RUNNING' ? r : null;
@@ -163,6 +163,14 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
     } finally {
       register(Item);
     }
+  });
+
+  test('a sync reset that empties the cache checks every page, though the last run noted them all: its records are all added again', async () => {
+    assert.deepEqual(await run(), { results: { added: 0, updated: 25, deleted: 0 }, skipped: null });
+    assert.deepEqual(await run(), { results: ZERO, skipped: '3 of 3 pages of PagedItem' });
+    assert.deepEqual(await run('full_refresh_and_clear_cache'), { results: { added: 25, updated: 0, deleted: 0 }, skipped: null });
+    assert.deepEqual(await stored(), upstream());
+    assert.deepEqual(await run(), { results: ZERO, skipped: '3 of 3 pages of PagedItem' });
   });
 
   async function list(): Promise<Json[]> {
