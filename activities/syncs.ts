@@ -4,6 +4,7 @@ import { getConnectionByPk, type Connection } from '../features/connections/stor
 import { getIntegrationById, type Integration } from '../features/integrations/store.js';
 import { emptyCache, forgetRun } from '../features/records/store.js';
 import { keepRunPageDigests, RunPageDigests } from '../features/records/page-digests.js';
+import { RunSeen } from '../features/records/delete-scope.js';
 import { createScriptContext } from '../features/scripts/context.js';
 import { WriteLane } from '../features/scripts/write-lane.js';
 import { modelsOf, scriptOf, type SyncHandle } from '../features/scripts/catalog.js';
@@ -20,6 +21,7 @@ import {
   getSyncState,
   lastSuccessfulRunStart,
   lockSyncRun,
+  noteDeleteScopes,
   noteRunDeletes,
   releaseSync,
   resetSync,
@@ -174,6 +176,7 @@ export function syncActivities(deps: ActivityDeps) {
       const lane = new WriteLane();
       const counted = new Set<string>();
       const pageDigests = new RunPageDigests(deps.db, run.connectionPk, runId);
+      const seen = new RunSeen();
       let logLines: Promise<void> = Promise.resolve();
       const ctx = createScriptContext(deps, l.connection, {
         lane,
@@ -186,6 +189,7 @@ export function syncActivities(deps: ActivityDeps) {
         isFullSync: run.mode === 'full',
         compareStored: true,
         pageDigests,
+        seen,
         variant: l.variant,
         storedModel: l.stored,
         log: (e) => {
@@ -226,6 +230,7 @@ export function syncActivities(deps: ActivityDeps) {
           if (skipped > 0) ctx.log(`${skipped} of ${pages} pages of ${model} unchanged since the last run: not validated or hashed again`);
         }
         if (ran) throw ran.err;
+        await noteDeleteScopes(deps.db, runId, seen.scopes());
       } catch (err) {
         throwIfRetryable(err, marks.landed);
         throwIfDatabaseUnavailable(err);

@@ -90,6 +90,8 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
       ]),
     );
   const upstream = () => Object.fromEntries(items.state.items.map((i) => [i.id, i]));
+  const lastScope = async () =>
+    (await q(`SELECT delete_scopes FROM sync_runs WHERE sync_name = 'paged-items' ORDER BY started_at DESC LIMIT 1`))[0]!.delete_scopes[MODEL];
   const cursorMax = async () => (await q(`SELECT max(cursor)::text AS c FROM records WHERE model = $1`, [MODEL]))[0]!.c as string;
 
   before(async () => {
@@ -116,6 +118,8 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
     const cursor = await cursorMax();
     assert.deepEqual(await run(), { results: ZERO, skipped: '3 of 3 pages of PagedItem' });
     assert.equal(await cursorMax(), cursor, 'no record written');
+    // Its deletion detection looked only at records written since it read the stored hashes (none).
+    assert.deepEqual(await lastScope(), { after: cursor, ids: [] });
     assert.deepEqual(Object.keys(await stored()).length, 25);
   });
 
@@ -128,6 +132,7 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
   test('a record deleted upstream is detected while the pages before it are skipped', async () => {
     items.deleteItem('25');
     assert.deepEqual(await run(), { results: { added: 0, updated: 0, deleted: 1 }, skipped: '2 of 3 pages of PagedItem' });
+    assert.deepEqual((await lastScope()).ids, ['25'], 'the one stored record the run did not see');
     const now = await stored();
     assert.equal(now['25'], 'deleted');
     assert.equal(Object.values(now).filter((r) => r !== 'deleted').length, 24, 'the records of the skipped pages are still live');

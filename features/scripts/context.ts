@@ -32,6 +32,7 @@ import {
   type StoredHashes,
 } from '../records/store.js';
 import { storedDigest, type RunPageDigests } from '../records/page-digests.js';
+import type { RunSeen } from '../records/delete-scope.js';
 import type { WriteLane } from './write-lane.js';
 import type { WriteMarks } from './write-marks.js';
 import type {
@@ -94,6 +95,8 @@ export interface RunHooks {
   compareStored?: boolean;
   /** With compareStored: a page saved unchanged by the last run is noted as seen without validating or hashing its records. */
   pageDigests?: RunPageDigests;
+  /** With seenRunId and compareStored: the ids the run saw and the stored hashes it read, for the scope of its deletion detection. */
+  seen?: RunSeen;
   /** The variant a sync run runs (Nango's `nango.variant`); `base` when absent. */
   variant?: string;
   /** Where the run keeps a model's records (a variant's under `Model::variant`); the model itself when absent. */
@@ -215,7 +218,13 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   const storedByModel = new Map<string, Promise<StoredHashes | null>>();
   const storedFor = (model: string) => {
     let stored = storedByModel.get(model);
-    if (!stored) storedByModel.set(model, (stored = storedHashes(deps.db, connection.id, at(model))));
+    if (!stored) {
+      stored = storedHashes(deps.db, connection.id, at(model)).then((hashes) => {
+        if (hashes) hooks.seen?.read(at(model), hashes);
+        return hashes;
+      });
+      storedByModel.set(model, stored);
+    }
     return stored;
   };
 
@@ -252,6 +261,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       }
       // Committed: later pages of the run compare with what is stored now.
       for (const [id, hash] of saved.hashes ?? []) stored?.set(id, hash);
+      hooks.seen?.saw(at(model), prepared.ids);
     };
 
   /** The page's ids when its records are all stored as the last run that saved this page left them (call it with the stored hashes current). */
@@ -263,13 +273,15 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   };
 
   /** Notes an unchanged page: its ids as seen, none added or updated. */
-  const skipPage = (model: string, ids: string[], note: (tx: Queryable) => Promise<void>) => () =>
-    withTransaction(deps.db, async (tx) => {
+  const skipPage = (model: string, ids: string[], note: (tx: Queryable) => Promise<void>) => async () => {
+    await withTransaction(deps.db, async (tx) => {
       await hooks.claim?.(tx);
       if (hooks.seenRunId) await noteSeen(tx, hooks.seenRunId, at(model), ids);
       await hooks.onSaved?.(model, { added: 0, updated: 0, unchanged: ids.length }, tx);
       await note(tx);
     });
+    hooks.seen?.saw(at(model), ids);
+  };
 
   /** A write (or a read of what the run wrote) after the run's queued writes, when there is a lane. */
   const inTurn = <T>(op: () => Promise<T>): Promise<T> => (hooks.lane ? hooks.lane.run(op) : op());
@@ -358,6 +370,10 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           const result = await saveRecords(tx, connection.id, at(model), partial, { merge: true, seenRunId: hooks.seenRunId });
           await hooks.onSaved?.(model, result, tx);
         }),
+      );
+      hooks.seen?.saw(
+        at(model),
+        partial.map((r) => r.id),
       );
       return true;
     },

@@ -12,3 +12,7 @@ CREATE TABLE record_page_digests (
   run_id        text NOT NULL,
   PRIMARY KEY (connection_pk, model, page_hash)
 );
+
+-- What a sync run's deletion detection looks at, by model as stored (features/records/delete-scope.ts):
+-- {"after": cursor, "ids": [...]}, noted when its script ends; a model without one is looked at whole.
+ALTER TABLE sync_runs ADD COLUMN delete_scopes jsonb NOT NULL DEFAULT '{}';
