@@ -3,6 +3,8 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { getConnectionByPk, type Connection } from '../features/connections/store.js';
 import { getIntegrationById, type Integration } from '../features/integrations/store.js';
 import { emptyCache, forgetRun } from '../features/records/store.js';
+import { keepRunPageDigests, RunPageDigests } from '../features/records/page-digests.js';
+import { RunSeen } from '../features/records/delete-scope.js';
 import { createScriptContext } from '../features/scripts/context.js';
 import { WriteLane } from '../features/scripts/write-lane.js';
 import { modelsOf, scriptOf, type SyncHandle } from '../features/scripts/catalog.js';
@@ -19,6 +21,7 @@ import {
   getSyncState,
   lastSuccessfulRunStart,
   lockSyncRun,
+  noteDeleteScopes,
   noteRunDeletes,
   releaseSync,
   resetSync,
@@ -172,6 +175,8 @@ export function syncActivities(deps: ActivityDeps) {
       const stopHeartbeat = heartbeating(2000);
       const lane = new WriteLane();
       const counted = new Set<string>();
+      const pageDigests = new RunPageDigests(deps.db, run.connectionPk, runId);
+      const seen = new RunSeen();
       let logLines: Promise<void> = Promise.resolve();
       const ctx = createScriptContext(deps, l.connection, {
         lane,
@@ -183,6 +188,8 @@ export function syncActivities(deps: ActivityDeps) {
         seenRunId: runId,
         isFullSync: run.mode === 'full',
         compareStored: true,
+        pageDigests,
+        seen,
         variant: l.variant,
         storedModel: l.stored,
         log: (e) => {
@@ -219,7 +226,11 @@ export function syncActivities(deps: ActivityDeps) {
           (err: unknown) => ({ err }),
         );
         await lane.drain();
+        for (const [model, { pages, skipped }] of pageDigests.counts) {
+          if (skipped > 0) ctx.log(`${skipped} of ${pages} pages of ${model} unchanged since the last run: not validated or hashed again`);
+        }
         if (ran) throw ran.err;
+        await noteDeleteScopes(deps.db, runId, seen.scopes());
       } catch (err) {
         throwIfRetryable(err, marks.landed);
         throwIfDatabaseUnavailable(err);
@@ -238,6 +249,7 @@ export function syncActivities(deps: ActivityDeps) {
       if (!l) return {};
       // A retry after the commit finds the run done and only repeats the idempotent steps below.
       await completeSyncRun(deps.db, runId, Object.keys(l.script.models), l.stored);
+      await keepRunPageDigests(deps.db, run.connectionPk, Object.keys(l.script.models).map(l.stored), runId);
       const done = (await getSyncRun(deps.db, runId))!;
       const results = Object.fromEntries(Object.keys(l.script.models).map((m) => [m, done.results[m] ?? { added: 0, updated: 0, deleted: 0 }]));
       const state = await getSyncState(deps.db, run.connectionPk, run.syncName);

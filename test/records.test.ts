@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
 import { decodeCursor, encodeCursor, readRecords, readRecordsBody, readRecordsJson, type RecordsQuery } from '../features/records/read.js';
-import { deleteRecords, saveRecords, storedHashes } from '../features/records/store.js';
+import { deleteRecords, deleteUnseen, forgetRun, saveRecords, storedHashes } from '../features/records/store.js';
+import { RunSeen } from '../features/records/delete-scope.js';
 import { withTransaction } from '../lib/db/pool.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
@@ -216,6 +217,50 @@ describe('records', () => {
     await ctx.batchSave([ticket(3)], RACED);
     assert.deepEqual((await state())[2], { id: 't-3', title: 'Ticket 3', action: 'ADDED', deleted: false });
     await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, RACED]);
+  });
+
+  test("a sync run's deletion detection looks only at the stored records it did not see and at records written since it read them", async () => {
+    const db = t.platform.deps.db;
+    const SCOPED = 'ScopedTicket';
+    const runId = 'scoped-run';
+    await saveRecords(
+      db,
+      pk,
+      SCOPED,
+      [1, 2, 3, 4, 5].map((i) => ticket(i)),
+    );
+    const seen = new RunSeen();
+    const connection = (await getConnectionByPk(db, t.platform.deps.box, pk))!;
+    const ctx = createScriptContext(t.platform.deps, connection, {
+      kind: 'sync',
+      runId,
+      models: { [SCOPED]: z.object({ id: z.string(), title: z.string(), n: z.number(), tags: z.array(z.string()) }) },
+      compareStored: true,
+      seenRunId: runId,
+      seen,
+      log: () => undefined,
+    });
+    await ctx.batchSave([ticket(1), ticket(2, 'Changed')], SCOPED);
+    await ctx.batchUpdate([{ id: 't-3', title: 'Merged' }], SCOPED);
+    // Another writer stores t-6 after the run read the stored hashes.
+    await saveRecords(db, pk, SCOPED, [ticket(6)]);
+    const scope = seen.scopes()[SCOPED]!;
+    assert.deepEqual(scope.ids.sort(), ['t-4', 't-5']);
+    const live = async () =>
+      (
+        await db.query<{ id: string }>(
+          'SELECT external_id AS id FROM records WHERE connection_pk = $1 AND model = $2 AND deleted_at IS NULL ORDER BY external_id',
+          [pk, SCOPED],
+        )
+      ).rows.map((r) => r.id);
+    // t-5 left out of the scope: only what the scope names is looked at.
+    const narrowed = { after: scope.after, ids: ['t-4'] };
+    assert.equal(await withTransaction(db, (tx) => deleteUnseen(tx, pk, SCOPED, runId, narrowed)), 2);
+    assert.deepEqual(await live(), ['t-1', 't-2', 't-3', 't-5']);
+    assert.equal(await withTransaction(db, (tx) => deleteUnseen(tx, pk, SCOPED, runId, scope)), 1);
+    assert.deepEqual(await live(), ['t-1', 't-2', 't-3']);
+    await forgetRun(db, runId);
+    await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, SCOPED]);
   });
 
   test('modified_after (and the deprecated delta) keeps records modified at or after the instant, to the microsecond', async () => {

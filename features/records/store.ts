@@ -4,7 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { canonicalJsonEach } from '../../lib/canonical-json.js';
-import type { Queryable } from '../../lib/db/pool.js';
+import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
 
 export interface SaveResult {
   added: number;
@@ -20,20 +20,33 @@ function md5(text: string): string {
 /**
  * Stored content hashes of a model's records, by external id: what a sync run compares its pages with.
  * A record stored deleted or pruned maps to '' (no content hash): it is there, so saving it upserts.
+ * `upTo`: the model's highest cursor when they were read (every insert, update, delete or restore of
+ * a record takes a higher one).
  */
-export type StoredHashes = Map<string, string>;
+export type StoredHashes = Map<string, string> & { readonly upTo: string };
 
 /**
  * The content hashes of the model's records, read once (one pass over the model's rows, whatever the
- * planner picks); null when the model has more than `cap` records (kept in memory).
+ * planner picks), with the highest cursor in the same snapshot; null when the model has more than
+ * `cap` records (kept in memory).
  */
-export async function storedHashes(db: Queryable, connectionPk: number, model: string, cap = 250_000): Promise<StoredHashes | null> {
-  const { rows } = await db.query<{ id: string; hash: string }>(
-    `SELECT external_id AS id, CASE WHEN deleted_at IS NULL AND pruned_at IS NULL THEN hash ELSE '' END AS hash FROM records
-     WHERE connection_pk = $1 AND model = $2 LIMIT $3`,
-    [connectionPk, model, cap + 1],
-  );
-  return rows.length > cap ? null : new Map(rows.map((r) => [r.id, r.hash]));
+export async function storedHashes(db: Db, connectionPk: number, model: string, cap = 250_000): Promise<StoredHashes | null> {
+  return withTransaction(db, async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // Rows as [id, hash] arrays: the Map takes them as they come (no object per row).
+    const { rows } = await tx.query<[string, string]>({
+      text: `SELECT external_id, CASE WHEN deleted_at IS NULL AND pruned_at IS NULL THEN hash ELSE '' END FROM records
+             WHERE connection_pk = $1 AND model = $2 LIMIT $3`,
+      values: [connectionPk, model, cap + 1],
+      rowMode: 'array',
+    });
+    if (rows.length > cap) return null;
+    const top = await tx.query<{ top: string }>(
+      'SELECT cursor::text AS top FROM records WHERE connection_pk = $1 AND model = $2 ORDER BY cursor DESC LIMIT 1',
+      [connectionPk, model],
+    );
+    return Object.assign(new Map(rows), { upTo: top.rows[0]?.top ?? '0' });
+  });
 }
 
 export interface SaveOptions {
@@ -91,6 +104,11 @@ export function isDuplicateRecord(err: unknown): boolean {
   return e?.code === '23505' && e.table === 'records';
 }
 
+/** The ids of a batch as prepareRecords orders them: each once, where it first occurs. */
+export function uniqueIds(records: { id: unknown }[]): string[] {
+  return [...new Set(records.map((r) => String(r.id)))];
+}
+
 /** saveRecords for a batch already prepared by prepareRecords. */
 export async function savePrepared(
   db: Queryable,
@@ -143,11 +161,14 @@ export async function savePrepared(
       else if (r.changed) updated++;
     }
   }
-  if (opts.seenRunId) {
-    await db.query('INSERT INTO sync_run_seen (run_id, model, external_ids) VALUES ($1, $2, $3)', [opts.seenRunId, model, ids]);
-  }
+  if (opts.seenRunId) await noteSeen(db, opts.seenRunId, model, ids);
   const result = { added, updated, unchanged: ids.length - added - updated };
   return stored ? { ...result, hashes: new Map(ids.map((id, i) => [id, hashes[i]!])) } : result;
+}
+
+/** A sync run saw these ids (its deletion detection keeps them): one row per batch. */
+export async function noteSeen(db: Queryable, runId: string, model: string, ids: string[]): Promise<void> {
+  await db.query('INSERT INTO sync_run_seen (run_id, model, external_ids) VALUES ($1, $2, $3)', [runId, model, ids]);
 }
 
 /**
@@ -184,6 +205,12 @@ export async function deleteRecords(db: Queryable, connectionPk: number, model: 
   return rowCount ?? 0;
 }
 
+/** The records a run's deletion detection looks at (features/records/delete-scope.ts): a cursor above `after`, or one of `ids`. */
+export interface DeleteScope {
+  after: string;
+  ids: string[];
+}
+
 /**
  * Marks as deleted every live record of the model that the run did not see. Call it in a
  * transaction (SET LOCAL): it makes that transaction's planner use a hash (or merge) anti-join against the run's
@@ -191,15 +218,16 @@ export async function deleteRecords(db: Queryable, connectionPk: number, model: 
  * before the sync filled the tables (a new connection, a first big sync) and may pick a nested loop
  * that rescans the run's ids for every record: O(n²), minutes at 20k records, hours at 100k
  * (bench/RESULTS.md). The run's seen ids are kept (other models of the run still need them): the
- * caller forgets them once, after every model.
+ * caller forgets them once, after every model. With the run's `scope` (features/records/delete-scope.ts),
+ * only the records in it are looked at, by index.
  */
-export async function deleteUnseen(db: Queryable, connectionPk: number, model: string, runId: string): Promise<number> {
+export async function deleteUnseen(db: Queryable, connectionPk: number, model: string, runId: string, scope?: DeleteScope): Promise<number> {
   await db.query('SET LOCAL enable_nestloop = off');
   const { rowCount } = await db.query(
     `UPDATE records r SET deleted_at = now(), last_modified_at = now(), last_action = 'DELETED', cursor = nextval('records_cursor_seq')
-     WHERE r.connection_pk = $1 AND r.model = $2 AND r.deleted_at IS NULL
+     WHERE r.connection_pk = $1 AND r.model = $2 AND r.deleted_at IS NULL${scope ? ' AND (r.cursor > $4::bigint OR r.external_id = ANY($5))' : ''}
        AND NOT EXISTS (SELECT 1 FROM sync_run_seen s, unnest(s.external_ids) AS e(id) WHERE s.run_id = $3 AND s.model = $2 AND e.id = r.external_id)`,
-    [connectionPk, model, runId],
+    scope ? [connectionPk, model, runId, scope.after, scope.ids] : [connectionPk, model, runId],
   );
   return rowCount ?? 0;
 }

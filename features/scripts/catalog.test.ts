@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
+import { schemaFingerprint } from '../records/page-digests.js';
 import { zodFromJsonSchema } from './catalog.js';
 
 // A deployed script's validators come from the JSON Schema of its zod schemas: they must parse as
@@ -31,4 +32,17 @@ test('validators built from JSON Schema strip undeclared keys as zod does', () =
     assert.deepEqual(fromSchema.parse({ ...value, owner: null }), Item.parse({ ...value, owner: null }), io);
     assert.equal(fromSchema.safeParse({ ...value, id: 1 }).success, false);
   }
+});
+
+// A sync run skips a page the last run saved under the same model fingerprint (features/records/page-digests.ts):
+// the fingerprint must change with everything that changes what the validator outputs.
+test('a validator built from JSON Schema is fingerprinted by that schema; a transform has no fingerprint', () => {
+  const source = z.toJSONSchema(z.object({ id: z.string(), name: z.string() }), { io: 'output' });
+  const dropped = z.toJSONSchema(z.object({ id: z.string() }), { io: 'output' });
+  const one = schemaFingerprint(zodFromJsonSchema(source));
+  assert.ok(one);
+  assert.equal(schemaFingerprint(zodFromJsonSchema(structuredClone(source))), one, 'the same schema, built again');
+  assert.notEqual(schemaFingerprint(zodFromJsonSchema(dropped)), one);
+  assert.equal(schemaFingerprint(z.object({ id: z.string().transform((s) => s.trim()) })), null);
+  assert.notEqual(schemaFingerprint(z.object({ id: z.string() })), schemaFingerprint(z.object({ id: z.string(), n: z.number().optional() })));
 });

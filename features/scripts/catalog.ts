@@ -11,6 +11,7 @@ import type { Config } from '../../lib/config.js';
 import { endpointStates, type Integration } from '../integrations/store.js';
 import type { Queryable } from '../../lib/db/pool.js';
 import { activeScriptsOf, bundleOf, scriptKey, type DeployedScriptRow } from './store.js';
+import { builtFrom } from '../records/page-digests.js';
 import { DEFAULT_SANDBOX_LIMITS, runSandboxed, type SandboxBundle, type SandboxLimits } from '../../lib/sandbox/index.js';
 import { declaredEndpoints, endpointKey, prebuiltEntriesOf } from './prebuilt.js';
 import type { AnyScriptDefinition, ConnectionEvent, Endpoint, SyncContext } from '../../sdk/types.js';
@@ -254,6 +255,13 @@ export function stripUnknownKeys(value: unknown, schema: unknown, root: unknown 
  * validates nothing rather than failing every run.
  */
 export function zodFromJsonSchema(schema: unknown): z.ZodType {
+  const built = fromJsonSchema(schema);
+  // What it does is all in `schema`: a sync run's page digests know it by that (features/records/page-digests.ts).
+  builtFrom(built, schema);
+  return built;
+}
+
+function fromJsonSchema(schema: unknown): z.ZodType {
   if (!schema || typeof schema !== 'object') return z.unknown();
   const loosen = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(loosen);

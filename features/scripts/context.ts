@@ -22,13 +22,17 @@ import { readRecords } from '../records/read.js';
 import {
   deleteRecords,
   isDuplicateRecord,
+  noteSeen,
   prepareRecords,
   savePrepared,
   saveRecords,
   storedHashes,
+  uniqueIds,
   type SaveResult,
   type StoredHashes,
 } from '../records/store.js';
+import { storedDigest, type RunPageDigests } from '../records/page-digests.js';
+import type { RunSeen } from '../records/delete-scope.js';
 import type { WriteLane } from './write-lane.js';
 import type { WriteMarks } from './write-marks.js';
 import type {
@@ -89,6 +93,10 @@ export interface RunHooks {
   isFullSync?: boolean;
   /** A sync run: each model's stored hashes are read once, and unchanged records are left out before the upsert. */
   compareStored?: boolean;
+  /** With compareStored: a page saved unchanged by the last run is noted as seen without validating or hashing its records. */
+  pageDigests?: RunPageDigests;
+  /** With seenRunId and compareStored: the ids the run saw and the stored hashes it read, for the scope of its deletion detection. */
+  seen?: RunSeen;
   /** The variant a sync run runs (Nango's `nango.variant`); `base` when absent. */
   variant?: string;
   /** Where the run keeps a model's records (a variant's under `Model::variant`); the model itself when absent. */
@@ -210,8 +218,69 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   const storedByModel = new Map<string, Promise<StoredHashes | null>>();
   const storedFor = (model: string) => {
     let stored = storedByModel.get(model);
-    if (!stored) storedByModel.set(model, (stored = storedHashes(deps.db, connection.id, at(model))));
+    if (!stored) {
+      stored = storedHashes(deps.db, connection.id, at(model)).then((hashes) => {
+        if (hashes) hooks.seen?.read(at(model), hashes);
+        return hashes;
+      });
+      storedByModel.set(model, stored);
+    }
     return stored;
+  };
+
+  /** A page validated, serialised and hashed; `whole` when every record of it was valid. */
+  const prepare = (model: string, records: { id: string | number }[]) => {
+    const good = validated(model, records);
+    return { prepared: prepareRecords(good), whole: good.length === records.length };
+  };
+
+  type NotePage = (tx: Queryable, storedDigest: string) => Promise<void>;
+
+  /** Writes a prepared page; `note` notes its digest once every record of it is stored (never for a page with invalid records: they are reported by every run). */
+  const savePage =
+    (model: string, { prepared, whole }: ReturnType<typeof prepare>, note?: NotePage) =>
+    async () => {
+      const stored = hooks.compareStored ? await storedFor(model) : null;
+      const write = (insertNew: boolean) =>
+        withTransaction(deps.db, async (tx) => {
+          await hooks.claim?.(tx);
+          const result = await savePrepared(tx, connection.id, at(model), prepared, { seenRunId: hooks.seenRunId, stored, insertNew });
+          await hooks.onSaved?.(model, result, tx);
+          // Once committed, the page's records are stored with exactly these hashes.
+          const saved = stored && whole ? storedDigest(prepared.hashes) : null;
+          if (note && saved) await note(tx, saved);
+          return result;
+        });
+      let saved: Awaited<ReturnType<typeof write>>;
+      try {
+        saved = await write(true);
+      } catch (err) {
+        // Another writer stored one of the ids the run took for new: that transaction rolled back whole; save the page again, upserting.
+        if (!isDuplicateRecord(err)) throw err;
+        saved = await write(false);
+      }
+      // Committed: later pages of the run compare with what is stored now.
+      for (const [id, hash] of saved.hashes ?? []) stored?.set(id, hash);
+      hooks.seen?.saw(at(model), prepared.ids);
+    };
+
+  /** The page's ids when its records are all stored as the last run that saved this page left them (call it with the stored hashes current). */
+  const unchangedPage = async (model: string, records: { id: unknown }[], noted: string): Promise<string[] | null> => {
+    const stored = await storedFor(model);
+    if (!stored) return null;
+    const ids = uniqueIds(records);
+    return storedDigest(ids.map((id) => stored.get(id))) === noted ? ids : null;
+  };
+
+  /** Notes an unchanged page: its ids as seen, none added or updated. */
+  const skipPage = (model: string, ids: string[], note: (tx: Queryable) => Promise<void>) => async () => {
+    await withTransaction(deps.db, async (tx) => {
+      await hooks.claim?.(tx);
+      if (hooks.seenRunId) await noteSeen(tx, hooks.seenRunId, at(model), ids);
+      await hooks.onSaved?.(model, { added: 0, updated: 0, unchanged: ids.length }, tx);
+      await note(tx);
+    });
+    hooks.seen?.saw(at(model), ids);
   };
 
   /** A write (or a read of what the run wrote) after the run's queued writes, when there is a lane. */
@@ -276,34 +345,20 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     },
     uncontrolledFetch: (options) => uncontrolledFetch(deps.http, options, context),
     async batchSave(records, model) {
-      const good = validated(model, records);
-      const prepared = prepareRecords(good);
-      const save = async () => {
-        const stored = hooks.compareStored ? await storedFor(model) : null;
-        const write = (insertNew: boolean) =>
-          withTransaction(deps.db, async (tx) => {
-            await hooks.claim?.(tx);
-            const result = await savePrepared(tx, connection.id, at(model), prepared, { seenRunId: hooks.seenRunId, stored, insertNew });
-            await hooks.onSaved?.(model, result, tx);
-            return result;
-          });
-        let saved: Awaited<ReturnType<typeof write>>;
-        try {
-          saved = await write(true);
-        } catch (err) {
-          // Another writer stored one of the ids the run took for new: that transaction rolled back whole; save the page again, upserting.
-          if (!isDuplicateRecord(err)) throw err;
-          saved = await write(false);
-        }
-        // Committed: later pages of the run compare with what is stored now.
-        for (const [id, hash] of saved.hashes ?? []) stored?.set(id, hash);
-      };
-      if (!hooks.lane) await save();
-      else {
-        // One page in flight: wait for the previous one (prepared above while it was written), then queue this one.
-        await hooks.lane.drain();
-        hooks.lane.enqueue(save);
-      }
+      const digests = hooks.compareStored ? hooks.pageDigests : undefined;
+      const check = digests ? await digests.check(at(model), hooks.models[model], records) : null;
+      const noted = check?.noted;
+      // The CPU work is done while the previous page commits; a page the last run saved is only digested.
+      const work = noted ? null : prepare(model, records);
+      // One page in flight: wait for the previous one (so the stored hashes are current), then queue this one.
+      await hooks.lane?.drain();
+      const unchanged = noted ? await unchangedPage(model, records, noted) : null;
+      const write =
+        digests && check && noted && unchanged
+          ? skipPage(model, unchanged, (tx) => digests.note(tx, at(model), check, noted, true))
+          : savePage(model, work ?? prepare(model, records), digests && check ? (tx, saved) => digests.note(tx, at(model), check, saved, false) : undefined);
+      if (hooks.lane) hooks.lane.enqueue(write);
+      else await write();
       return true;
     },
     async batchUpdate(records, model) {
@@ -315,6 +370,10 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           const result = await saveRecords(tx, connection.id, at(model), partial, { merge: true, seenRunId: hooks.seenRunId });
           await hooks.onSaved?.(model, result, tx);
         }),
+      );
+      hooks.seen?.saw(
+        at(model),
+        partial.map((r) => r.id),
       );
       return true;
     },

@@ -2,7 +2,7 @@
  * @module features/syncs/state — sync states and runs in Postgres.
  */
 import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
-import { deleteUnseen, forgetRun } from '../records/store.js';
+import { deleteUnseen, forgetRun, type DeleteScope } from '../records/store.js';
 
 export type ModelResult = { added: number; updated: number; deleted: number };
 
@@ -227,6 +227,11 @@ export async function noteRunDeletes(db: Queryable, runId: string, model: string
   );
 }
 
+/** The scopes of the run's deletion detection, by model as stored (features/records/delete-scope.ts), once its script has ended. */
+export async function noteDeleteScopes(db: Queryable, runId: string, scopes: Record<string, DeleteScope>): Promise<void> {
+  await db.query('UPDATE sync_runs SET delete_scopes = $2 WHERE id = $1', [runId, scopes]);
+}
+
 /** One log line of the run's script (capped per run by the sandbox bridge). */
 export async function appendSyncRunLog(db: Queryable, runId: string, entry: { level: string; message: string; fields?: unknown }): Promise<void> {
   await db.query(`UPDATE sync_runs SET logs = logs || jsonb_build_array($2::jsonb) WHERE id = $1`, [
@@ -254,16 +259,20 @@ export async function lastSuccessfulRunStart(db: Queryable, connectionPk: number
  */
 export async function completeSyncRun(db: Db, runId: string, models: string[], storedModel: (model: string) => string = (m) => m): Promise<boolean> {
   return withTransaction(db, async (tx) => {
-    const { rows } = await tx.query<{ status: string; mode: SyncRun['mode']; connection_pk: number; delete_tracked: string[]; delete_swept: string[] }>(
-      'SELECT status, mode, connection_pk, delete_tracked, delete_swept FROM sync_runs WHERE id = $1 FOR UPDATE',
-      [runId],
-    );
+    const { rows } = await tx.query<{
+      status: string;
+      mode: SyncRun['mode'];
+      connection_pk: number;
+      delete_tracked: string[];
+      delete_swept: string[];
+      delete_scopes: Record<string, DeleteScope>;
+    }>('SELECT status, mode, connection_pk, delete_tracked, delete_swept, delete_scopes FROM sync_runs WHERE id = $1 FOR UPDATE', [runId]);
     const run = rows[0];
     if (!run || run.status !== 'RUNNING') return false;
     const explicit = run.delete_tracked.length > 0;
     const swept = explicit ? models.filter((m) => run.delete_swept.includes(m)) : run.mode === 'full' ? models : [];
     for (const model of swept) {
-      const deleted = await deleteUnseen(tx, run.connection_pk, storedModel(model), runId);
+      const deleted = await deleteUnseen(tx, run.connection_pk, storedModel(model), runId, run.delete_scopes[storedModel(model)]);
       if (deleted) await addRunResult(tx, runId, model, { deleted });
     }
     await forgetRun(tx, runId);
