@@ -438,7 +438,7 @@ describe('integrations, connections and the connect flows', () => {
     assert.equal(failing.status, 'failing');
     assert.equal(failing.errors[0].type, 'auth');
     // The check is a local activity: one workflow task and no activity task on the server.
-    const { events = [] } = await t.platform.deps.temporal.workflow.getHandle(workflowId).fetchHistory();
+    const events = (await t.platform.deps.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
     assert.deepEqual(
       {
         activityTasks: events.filter((e) => e.activityTaskScheduledEventAttributes).length,

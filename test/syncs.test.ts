@@ -102,7 +102,7 @@ describe('syncs and the records cache', () => {
     assert.ok(rows.some((r) => !r.id.includes(':trigger-')) && rows.some((r) => r.id.includes(':trigger-')), rows.map((r) => r.id).join(', '));
     for (const { id } of rows) {
       const [workflowId, runId] = id.split('/');
-      const { events = [] } = await t.platform.deps.temporal.workflow.getHandle(workflowId!, runId).fetchHistory();
+      const events = (await t.platform.deps.temporal.workflow.getHandle(workflowId!, runId).fetchHistory()).events ?? [];
       const activities = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
       const workflowTasks = events.filter((e) => e.workflowTaskScheduledEventAttributes).length;
       const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
