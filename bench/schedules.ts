@@ -147,10 +147,8 @@ export const schedules: BenchGroup = {
         ctx.say(`schedules: ${((waited + 30_000) / 60_000).toFixed(1)} min, ${runs} runs so far, worker RSS ${observe.peek().toFixed(0)} MB`);
       }
       const windowEnd = new Date(windowStart.getTime() + windowMs);
-      const windowCpu = formatCpu(
-        cpuBreakdown(cpu0, cpuSnapshot(), { 'switchyard worker': worker.pid, 'switchyard api': apiProcess.pid }),
-        (Date.now() - windowStart.getTime()) / 1000,
-      );
+      const windowCpuByPart = cpuBreakdown(cpu0, cpuSnapshot(), { 'switchyard worker': worker.pid, 'switchyard api': apiProcess.pid });
+      const windowCpu = formatCpu(windowCpuByPart, (Date.now() - windowStart.getTime()) / 1000);
       // Firings of the window's last seconds get a grace period to start (a run later than that counts as not started).
       await sleep(15_000);
       const rssWindow = observe.stop();
@@ -254,6 +252,9 @@ export const schedules: BenchGroup = {
             end: round(rssWindow.lastMb, 0),
           },
           cpu: windowCpu,
+          cpuMsPerRunStarted: Object.fromEntries(
+            Object.entries(windowCpuByPart).map(([k, v]) => [k, startedInWindow ? round((1000 * v) / startedInWindow, 0) : null]),
+          ),
         },
         notes: [
           `${connections} connections × ${minutes} min = ${expected} runs due; ${lags.length} started (${missing} never started: skipped, missed or still queued at the end + 15 s); ${errors} ended in error`,
@@ -266,6 +267,9 @@ export const schedules: BenchGroup = {
             .join(', ')}`,
           `setup (creating the connections and their schedules): ${setupSeconds.toFixed(0)} s; then ${settled ? 'settled' : 'NOT settled'} (every connection checked, every immediate run started) in ${settleSeconds.toFixed(0)} s; at most ${Math.max(0, ...sweepable)} connections unchecked for > 15 s (the connection sweeper redoes up to 100 of them every 30 s)`,
           `observation window: ${windowCpu}`,
+          `CPU per run started in the window (${startedInWindow}): ${['temporal', 'switchyard worker', 'postgres']
+            .map((k) => `${k} ${startedInWindow ? ((1000 * (windowCpuByPart[k] ?? 0)) / startedInWindow).toFixed(0) : '-'} ms`)
+            .join(', ')}`,
           `worker memory, idle (before any connection): ${formatMemory(idleMemory)}`,
           `worker memory, setup and settle (largest RSS): ${formatMemory(setupMemory.max)}`,
           `worker memory, window (largest RSS): ${formatMemory(windowMemory.max)}; at its end: ${formatMemory(windowMemory.last)}`,

@@ -428,14 +428,24 @@ describe('integrations, connections and the connect flows', () => {
     const handle = t.platform.deps.temporal.schedule.getHandle(checkWorkflowId(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev', 'metabase', 'imp-1'));
     assert.ok((await handle.describe()).spec);
     metabase.failNext({ status: 401, body: 'Unauthenticated', times: 3 }); // the key was revoked upstream
+    const workflowId = `manual-check-${Date.now()}`;
     await executeWorkflow(t.platform.deps.temporal, 'connectionCheckWorkflow', {
-      workflowId: `manual-check-${Date.now()}`,
+      workflowId,
       taskQueue: taskQueueFor(t.config.SWITCHYARD_TASK_QUEUE_PREFIX, 'dev'),
       args: [{ connectionPk: conn.id }],
     });
     const failing = (await nango.getConnection('metabase', 'imp-1')) as Json;
     assert.equal(failing.status, 'failing');
     assert.equal(failing.errors[0].type, 'auth');
+    // The check is a local activity: one workflow task and no activity task on the server.
+    const events = (await t.platform.deps.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    assert.deepEqual(
+      {
+        activityTasks: events.filter((e) => e.activityTaskScheduledEventAttributes).length,
+        workflowTasks: events.filter((e) => e.workflowTaskScheduledEventAttributes).length,
+      },
+      { activityTasks: 0, workflowTasks: 1 },
+    );
   });
 
   test('every method on every /connection path answers 410 with the replacement', async () => {

@@ -5,7 +5,7 @@
  * files next to the old ones. Old histories stay, so a change that would break running workflows
  * fails test/replay.test.ts.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import protos from '@temporalio/proto';
@@ -54,14 +54,22 @@ test('record workflow histories', { skip: process.env.RECORD_HISTORIES !== '1' }
   }
 });
 
+/** The set of event types of a history: the path a run took (signals, timers, retries, markers). */
+const shapeOf = (history: protos.temporal.api.history.v1.IHistory) => [...new Set((history.events ?? []).map((e) => String(e.eventType)))].sort().join(',');
+
 /**
  * Keeps, per workflow type, the completed runs that took different paths (a different set of event
- * types: signals, timers, retries), up to three, the longest of each.
+ * types), up to three, the longest of each; a path a committed history of the type already took is
+ * not recorded again, and a committed file is never overwritten (it is what older code recorded).
  */
 async function harvest(temporal: Client): Promise<void> {
   const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
   const missing: string[] = [];
+  const DIR = path.join('test', 'histories');
+  const committed = (await readdir(DIR)).filter((f) => f.endsWith('.bin'));
   for (const type of await workflowTypes()) {
+    const files = committed.filter((f) => f.startsWith(`${type}-`));
+    const known = new Set(await Promise.all(files.map(async (f) => shapeOf(proto.api.history.v1.History.decode(await readFile(path.join(DIR, f)))))));
     const byPath = new Map<string, { id: string; history: protos.temporal.api.history.v1.IHistory }>();
     let seen = 0;
     // Completed runs; for a long-lived workflow (webhookEndpointWorkflow) that none of the scenarios ends, its running one (a partial history replays too).
@@ -76,14 +84,20 @@ async function harvest(temporal: Client): Promise<void> {
     for await (const w of runs()) {
       if (++seen > 50) break;
       const history = await temporal.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
-      const shape = [...new Set((history.events ?? []).map((e) => String(e.eventType)))].sort().join(',');
+      const shape = shapeOf(history);
       const kept = byPath.get(shape);
       if (!kept || (kept.history.events?.length ?? 0) < (history.events?.length ?? 0)) byPath.set(shape, { id: w.workflowId, history });
     }
     if (byPath.size === 0) missing.push(type);
-    const paths = [...byPath.entries()].sort((a, b) => b[0].split(',').length - a[0].split(',').length).slice(0, 3);
-    for (const [n, [, { id, history }]] of paths.entries()) {
-      const file = path.join('test', 'histories', `${type}-v${version}-${n + 1}.bin`);
+    const paths = [...byPath.entries()]
+      .filter(([shape]) => !known.has(shape))
+      .sort((a, b) => b[0].split(',').length - a[0].split(',').length)
+      .slice(0, 3);
+    let n = 0;
+    for (const [, { id, history }] of paths) {
+      let file: string;
+      do file = path.join(DIR, `${type}-v${version}-${++n}.bin`);
+      while (committed.includes(path.basename(file)));
       await writeFile(file, proto.api.history.v1.History.encode(history).finish());
       console.log(`recorded ${file} from ${id}`);
     }

@@ -96,6 +96,20 @@ describe('syncs and the records cache', () => {
     assert.equal(afterRun.rows[0].c, before.rows[0].c);
   });
 
+  test("a run's history (scheduled or triggered): the script is its only activity task; claim and finish are local activities in two workflow tasks", async () => {
+    const { rows } = await t.platform.deps.db.query<{ id: string }>(`SELECT id FROM sync_runs WHERE status = 'SUCCESS' ORDER BY started_at`);
+    // The schedule's first run and the triggered one just before.
+    assert.ok(rows.some((r) => !r.id.includes(':trigger-')) && rows.some((r) => r.id.includes(':trigger-')), rows.map((r) => r.id).join(', '));
+    for (const { id } of rows) {
+      const [workflowId, runId] = id.split('/');
+      const events = (await t.platform.deps.temporal.workflow.getHandle(workflowId!, runId).fetchHistory()).events ?? [];
+      const activities = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
+      const workflowTasks = events.filter((e) => e.workflowTaskScheduledEventAttributes).length;
+      const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
+      assert.deepEqual({ activities, workflowTasks, markers }, { activities: ['executeSync'], workflowTasks: 2, markers: 2 }, id);
+    }
+  });
+
   test('upstream edits and deletions show as UPDATED and DELETED, with tombstones readable', async () => {
     const edited = metabase.state.users.find((u) => u.email === 'user3@example.com')!;
     edited.first_name = 'Renamed';

@@ -116,6 +116,12 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string | number 
   // task pollers. 4 took 1 000 one-minute schedules on the Temporal server on PostgreSQL from 10.4 to
   // 16.3 runs started a second (bench/RESULTS.md, 2026-11-23, many schedules in steady state).
   'worker.perNamespaceWorkerCount': 4,
+  // One partition per task queue (default 4): on one host partitions only add forwarding between
+  // them, and a task that finds its poller on another partition waits. 300 one-minute schedules,
+  // same tree, busy machine: 412 of 600 firings started against 195, Temporal 117 CPU-ms per run
+  // against 125 (bench/RESULTS.md, issue 32, p3-sched).
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
 };
 
 /**
