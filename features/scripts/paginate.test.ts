@@ -132,3 +132,66 @@ test('a request made ahead that fails surfaces when its page is asked for, after
   }, /upstream down/);
   assert.deepEqual(handled, [1]);
 });
+
+test('a POST paginate sends each request only when its page is asked for (a search-style POST may not be safe to send early)', async () => {
+  const events: string[] = [];
+  const send = async (c: ProxyConfig): Promise<ScriptResponse> => {
+    const cursor = String((c.params as Record<string, unknown>).cursor ?? '0');
+    events.push(`${c.method} ${cursor}`);
+    const n = Number(cursor);
+    return { status: 200, headers: {}, data: { items: [{ n }], next_cursor: n < 2 ? String(n + 1) : null } };
+  };
+  for await (const page of paginate<{ n: number }>(send, { endpoint: '/search', method: 'POST', paginate: { type: 'cursor', response_path: 'items' } })) {
+    events.push(`handled ${page[0]!.n}`);
+  }
+  assert.deepEqual(events, ['POST 0', 'handled 0', 'POST 1', 'handled 1', 'POST 2', 'handled 2']);
+
+  // Offset and link paging too.
+  const offsets: string[] = [];
+  const byOffset = async (c: ProxyConfig): Promise<ScriptResponse> => {
+    const at = Number((c.params as Record<string, unknown>).offset);
+    offsets.push(`request ${at}`);
+    return { status: 200, headers: {}, data: at < 2 ? [{ at }] : [] };
+  };
+  for await (const page of paginate<{ at: number }>(byOffset, { endpoint: '/q', method: 'post', paginate: { type: 'offset' } }))
+    offsets.push(`handled ${page[0]!.at}`);
+  assert.deepEqual(offsets, ['request 0', 'handled 0', 'request 1', 'handled 1', 'request 2']);
+  const links: string[] = [];
+  const byLink = async (c: ProxyConfig): Promise<ScriptResponse> => {
+    const page = Number((c.params as Record<string, unknown> | undefined)?.page ?? 1);
+    links.push(`request ${page}`);
+    return { status: 200, headers: {}, data: { results: [{ page }], next: page < 2 ? `/q?page=${page + 1}` : null } };
+  };
+  const config = { endpoint: '/q', method: 'POST' as const, paginate: { type: 'link' as const, response_path: 'results' } };
+  for await (const page of paginate<{ page: number }>(byLink, config)) links.push(`handled ${page[0]!.page}`);
+  assert.deepEqual(links, ['request 1', 'handled 1', 'request 2', 'handled 2']);
+});
+
+test('a caller that stops after the first page caused at most one extra GET, and its failure is reported nowhere', async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    let calls = 0;
+    let failed!: () => void;
+    const secondFailed = new Promise<void>((resolve) => (failed = resolve));
+    const send = async (): Promise<ScriptResponse> => {
+      if (++calls === 2) {
+        failed();
+        throw new Error('upstream down');
+      }
+      return { status: 200, headers: {}, data: { items: [{ n: calls }], next_cursor: String(calls) } };
+    };
+    for await (const page of paginate<{ n: number }>(send, { endpoint: '/x', paginate: { type: 'cursor', response_path: 'items' } })) {
+      assert.deepEqual(page, [{ n: 1 }]);
+      break;
+    }
+    await secondFailed;
+    // Unhandled rejections are reported after the microtask queue drains: give it a macrotask turn.
+    await new Promise((r) => setImmediate(r));
+    assert.equal(calls, 2);
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});

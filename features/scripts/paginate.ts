@@ -69,16 +69,27 @@ function linkHeader(headers: ScriptResponse['headers'], rel: string): string | u
   return undefined;
 }
 
-/** A request started ahead of its use: its failure is kept for the await, not reported as unhandled. */
-function ahead<T>(p: Promise<T>): Promise<T> {
-  p.catch(() => undefined);
-  return p;
+/**
+ * A page's request, started now when its method is safe to send early (GET, HEAD: a search-style
+ * POST may not be), otherwise when the page is asked for. A request started early keeps its failure
+ * for the await: it surfaces on its own page, or nowhere when the caller stops first.
+ */
+function requester(method: string | undefined) {
+  const early = /^(GET|HEAD)$/i.test(method ?? 'GET');
+  return <R>(send: () => Promise<R>): (() => Promise<R>) => {
+    if (!early) return send;
+    const p = send();
+    p.catch(() => undefined);
+    return () => p;
+  };
 }
 
 /**
- * Pages of items. The next page's request is started before the current page is handed over, so it
- * travels while the caller saves this one; its position is still saved only once the caller asks
- * for it (this page processed). A caller that stops early has caused one request it does not use.
+ * Pages of items. For GET and HEAD the next page's request is started (at most one page ahead)
+ * before the current page is handed over, so it travels while the caller saves this one; its
+ * position is still saved only once the caller asks for it (this page processed). A caller that
+ * stops early has caused one request it does not use. Other methods send each request when its page
+ * is asked for.
  */
 export async function* paginate<T>(
   send: (config: ProxyConfig) => Promise<ScriptResponse>,
@@ -91,6 +102,7 @@ export async function* paginate<T>(
   const params = queryOf(config.params);
   if (limit !== undefined) params[p.limit_name_in_request ?? 'limit'] = limit;
   const start = resume?.start ?? null;
+  const begin = requester(config.method);
   const onPage = async (response: ScriptResponse, nextPageParam: string | number | undefined) => {
     if (typeof p.on_page === 'function') await p.on_page({ nextPageParam, response });
   };
@@ -99,12 +111,12 @@ export async function* paginate<T>(
     const byPage = type === 'page' || p.offset_calculation_method === 'per-page';
     const name = type === 'page' ? (p.page_name_in_request ?? p.offset_name_in_request ?? 'page') : (p.offset_name_in_request ?? 'offset');
     const first = type === 'page' ? (p.page_start_value ?? p.offset_start_value ?? 1) : (p.offset_start_value ?? 0);
-    const request = (at: number) => ahead(send({ ...config, params: { ...params, [name]: at } }));
+    const request = (at: number) => begin(() => send({ ...config, params: { ...params, [name]: at } }));
     let offset = start && 'offset' in start ? start.offset : first;
     let pending = request(offset);
     for (let isFirst = true; ; isFirst = false) {
       if (!isFirst) await resume?.save({ offset });
-      const res = await pending;
+      const res = await pending();
       const items = itemsOf<T>(res.data, p.response_path);
       const done = items.length === 0 || (limit !== undefined && items.length < limit);
       // `page` and `per-page`: the value is a page number; `by-response-size` (default): a count of items.
@@ -119,11 +131,11 @@ export async function* paginate<T>(
 
   if (type === 'link') {
     let next: ProxyConfig = start && 'next' in start ? { ...config, ...start.next } : { ...config, params };
-    let pending = ahead(send(next));
+    let pending = begin(() => send(next));
     const seen = new Set<string>();
     for (let first = true; ; first = false) {
       if (!first) await resume?.save({ next: { endpoint: next.endpoint, params: next.params, baseUrlOverride: next.baseUrlOverride } });
-      const res: ScriptResponse = await pending;
+      const res: ScriptResponse = await pending();
       const items = itemsOf<T>(res.data, p.response_path);
       const link = p.link_rel_in_response_header
         ? linkHeader(res.headers, p.link_rel_in_response_header)
@@ -140,7 +152,8 @@ export async function* paginate<T>(
           params: Object.fromEntries(url.searchParams),
           baseUrlOverride: relative ? config.baseUrlOverride : url.origin,
         };
-        pending = ahead(send(following));
+        const to = following;
+        pending = begin(() => send(to));
       }
       if (items.length) yield items;
       if (!following) return;
@@ -149,12 +162,12 @@ export async function* paginate<T>(
   }
 
   const cursorName = p.cursor_name_in_request ?? 'cursor';
-  const request = (at: string | undefined) => ahead(send({ ...config, params: { ...params, ...(at ? { [cursorName]: at } : {}) } }));
+  const request = (at: string | undefined) => begin(() => send({ ...config, params: { ...params, ...(at ? { [cursorName]: at } : {}) } }));
   let cursor: string | undefined = start && 'cursor' in start ? start.cursor : undefined;
   let pending = request(cursor);
   for (let first = true; ; first = false) {
     if (!first && cursor) await resume?.save({ cursor });
-    const res = await pending;
+    const res = await pending();
     const items = itemsOf<T>(res.data, p.response_path);
     const next = pick(res.data, p.cursor_path_in_response ?? 'next_cursor');
     await onPage(res, typeof next === 'string' || typeof next === 'number' ? next : undefined);
