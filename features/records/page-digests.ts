@@ -1,6 +1,6 @@
 /**
  * @module features/records/page-digests — page-level change detection for sync runs. A page is the
- * array a script hands to batchSave; its digest is taken over JSON.stringify of that array (cheap,
+ * array a script hands to batchSave; its digest is taken over V8's serialisation of that array (cheap,
  * and any difference in content, key order or record order gives another digest). After a page is
  * saved, the run notes (page digest, the model's schema fingerprint) → the digest of its records'
  * stored hashes, in order. A later run handed a page with the same digest under the same schema would
@@ -11,15 +11,22 @@
  * takes the per-record path.
  */
 import { hash } from 'node:crypto';
+import { serialize } from 'node:v8';
 import { z } from 'zod';
 import type { Queryable } from '../../lib/db/pool.js';
 
 const digest = (text: string) => hash('sha256', text, 'base64');
 
-/** The digest of a page as handed to batchSave; null when it cannot be serialised (a BigInt, a cycle). */
+/**
+ * The digest of a page as handed to batchSave, over V8's structured serialisation of it: about twice
+ * as fast as JSON text for a page of records, and it keeps apart what JSON text conflates but a
+ * validator does not (a Date and its ISO string, NaN and null). Equal content built the same way
+ * serialises alike; the same content in another internal form (a string stored two bytes per
+ * character, another Node version) only misses a skip. Null when it cannot be serialised (a function).
+ */
 export function pageDigest(records: unknown[]): string | null {
   try {
-    return digest(JSON.stringify(records));
+    return hash('sha256', serialize(records), 'base64');
   } catch {
     return null;
   }
