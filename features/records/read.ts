@@ -4,8 +4,9 @@
  * (connection_pk, model, cursor). A record's JSON is the stored text (`data::text`) with
  * `_nango_metadata` appended as a string: measured on 100k records in 10k pages, ~0.7 s against
  * ~1.4 s for parsing rows into objects and JSON.stringify and ~1.2–2 s for building each record's
- * JSON in SQL (jsonb_build_object). `GET /records` gets its page as one UTF-8 buffer written piece
- * by piece (pageBody), not as a string joined and encoded again for the socket. The timestamps come
+ * JSON in SQL (jsonb_build_object). `GET /records` reads its page by a binary COPY and writes it
+ * into one UTF-8 buffer as the rows arrive (PageWriter): the stored bytes are copied, never decoded
+ * into JS strings and encoded back (bench/RESULTS.md, issue 32 records read). The timestamps come
  * as PostgreSQL's own text output and are rewritten here (isoMicros): `to_char` cost Postgres ~10 µs
  * per call, two or three per record, which was twice the rest of the page's query (bench/RESULTS.md,
  * 2026-11-23 records read).
