@@ -32,7 +32,7 @@ const PAGE = 1000;
  * the read path as issue 20 left it. (Issue 20's own reverts, records-lookup and records-read-text,
  * no longer apply: the route and read.ts changed since.)
  */
-const RECORDS_READ_CHANGES = ['records-read-direct', 'records-read-bytes'];
+const RECORDS_READ_CHANGES = ['records-read-direct', 'records-read-copy', 'records-read-bytes'];
 const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
 
 /** A deterministic record of about 1 KB of JSON. */

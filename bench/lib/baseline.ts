@@ -72,7 +72,7 @@ export const REVERTS: Revert[] = [
   {
     name: 'records-read-copy',
     file: 'features/records/read.ts',
-    why: 'GET /records reads its page by a binary COPY and copies the stored bytes, no JS strings (issue 32, p4); before records-read-bytes, whose text it restores',
+    why: 'GET /records reads its page by a binary COPY and copies the stored bytes, no JS strings (issue 32, p4): restores the rows-as-strings page builder, so it goes before records-read-bytes',
   },
   {
     name: 'records-read-bytes',
