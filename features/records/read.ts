@@ -286,7 +286,6 @@ class PageWriter {
       this.more = true;
       return end;
     }
-    const metaLength = end - cursorTo;
     if (!sameBytes(this.lastMeta, m, cursorTo, end)) {
       this.lastMeta = Buffer.from(m.subarray(cursorTo, end));
       this.prefix = Buffer.from(metadataHead(metadataRow(m, cursorTo)));
