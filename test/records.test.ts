@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor, readRecords, readRecordsBody, readRecordsJs
 import { deleteRecords, deleteUnseen, forgetRun, saveRecords, storedHashes } from '../features/records/store.js';
 import { RunSeen } from '../features/records/delete-scope.js';
 import { withTransaction } from '../lib/db/pool.js';
+import { copyOut, inlineParams } from '../lib/db/copy-out.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
 import { readAhead } from '../api/routes/records.js';
@@ -479,6 +480,10 @@ describe('records', () => {
       { id: 'm-7', n: 7 },
       { id: 'm-8', n: 8 },
       { id: 'm-9', n: 9 },
+      // Ids the page's COPY writes into its statement as literals.
+      { id: "q'uote", n: 10 },
+      { id: 'back\\slash', n: 11 },
+      { id: '$1 $2', n: 12 },
     ];
     await saveRecords(db, pk, MIX, mixed);
     const where = `connection_pk = $1 AND model = '${MIX}' AND external_id = $2`;
@@ -508,6 +513,7 @@ describe('records', () => {
       { ...base, limit: 10, filter: ['added', 'updated'] },
       { ...base, limit: 10, ids: ['m-1', 'm-3', 'm-4'] },
       { ...base, limit: 10, ids: ['nope'] },
+      { ...base, limit: 2, ids: ["q'uote", 'back\\slash', '$1 $2', 'm-4'] },
       { ...base, limit: 10, modifiedAfter: '2025-03-04T05:06:07.5+00:00' },
     ];
     let read = 0;
@@ -536,6 +542,26 @@ describe('records', () => {
     const want = await readRecordsJson(db, { ...base, limit: 100 });
     assert.deepEqual(JSON.parse(text), { records: want.records.map((r) => JSON.parse(r) as Json), next_cursor: null });
     await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, MIX]);
+  });
+
+  test('a failed COPY of a page rejects, and the pool and a transaction go on', async () => {
+    const db = t.platform.deps.db;
+    const seen: number[] = [];
+    await assert.rejects(
+      copyOut(db, 'COPY (SELECT 1 / (3 - g) FROM generate_series(1, 5) g) TO STDOUT (FORMAT binary)', (m) => seen.push(m.length)),
+      /division by zero/,
+    );
+    assert.equal((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1);
+    await assert.rejects(
+      copyOut(db, 'COPY (SELECT 1) TO STDOUT (FORMAT binary)', () => {
+        throw new Error('not this row');
+      }),
+      /not this row/,
+    );
+    const page = await withTransaction(db, (client) => readRecordsBody(client, { connectionPk: pk, model: MODEL, limit: 2 }));
+    assert.equal(page.count, 2);
+    assert.throws(() => inlineParams('SELECT $1', [{}]), TypeError);
+    assert.equal(inlineParams('SELECT $1, $2, $3', ["it's \\ $2", 7, ['a', "b'"]]), "SELECT  E'it''s \\\\ $2', 7, ARRAY['a','b''']::text[]");
   });
 
   test('/records and /records/ answer the same', async () => {

@@ -70,6 +70,11 @@ export const REVERTS: Revert[] = [
   { name: 'records-read-ahead-import', file: 'api/routes/records.ts', why: 'its import' },
   { name: 'records-read-direct', file: 'api/routes/records.ts', why: 'GET /records writes its body on the node response in one piece (issue 32)' },
   {
+    name: 'records-read-copy',
+    file: 'features/records/read.ts',
+    why: 'GET /records reads its page by a binary COPY and copies the stored bytes, no JS strings (issue 32, p4): restores the rows-as-strings page builder, so it goes before records-read-bytes',
+  },
+  {
     name: 'records-read-bytes',
     file: 'features/records/read.ts',
     why: 'GET /records builds its page as one UTF-8 buffer, not a joined string encoded again (issue 32)',

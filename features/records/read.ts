@@ -4,12 +4,14 @@
  * (connection_pk, model, cursor). A record's JSON is the stored text (`data::text`) with
  * `_nango_metadata` appended as a string: measured on 100k records in 10k pages, ~0.7 s against
  * ~1.4 s for parsing rows into objects and JSON.stringify and ~1.2–2 s for building each record's
- * JSON in SQL (jsonb_build_object). `GET /records` gets its page as one UTF-8 buffer written piece
- * by piece (pageBody), not as a string joined and encoded again for the socket. The timestamps come
+ * JSON in SQL (jsonb_build_object). `GET /records` reads its page by a binary COPY and writes it
+ * into one UTF-8 buffer as the rows arrive (PageWriter): the stored bytes are copied, never decoded
+ * into JS strings and encoded back (bench/RESULTS.md, issue 32 records read). The timestamps come
  * as PostgreSQL's own text output and are rewritten here (isoMicros): `to_char` cost Postgres ~10 µs
  * per call, two or three per record, which was twice the rest of the page's query (bench/RESULTS.md,
  * 2026-11-23 records read).
  */
+import { copyOut, inlineParams } from '../../lib/db/copy-out.js';
 import type { Queryable } from '../../lib/db/pool.js';
 import { pageQuery, Where } from '../../lib/db/where.js';
 
@@ -154,7 +156,7 @@ function recordJson(r: Row, firstSeen: (t: string) => string, lastModified: (t: 
 
 const ACTION: Record<RecordsFilter, string> = { added: 'ADDED', updated: 'UPDATED', deleted: 'DELETED' };
 
-function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
+function buildQuery(q: RecordsQuery, columns = COLUMNS): { text: string; values: unknown[] } {
   const where = new Where('connection_pk = ? AND model = ?', q.connectionPk, q.model);
   // Cursors start at 1, so a first page asks for cursor > 0: with the cursor in the condition the
   // planner walks the (connection_pk, model, cursor) index even when the table has no statistics yet
@@ -167,7 +169,7 @@ function buildQuery(q: RecordsQuery): { text: string; values: unknown[] } {
   if (q.filter && q.filter.length > 0) where.and('last_action = ANY(?::text[])', [...new Set(q.filter.map((f) => ACTION[f]))]);
   if (q.ids && q.ids.length > 0) where.and('external_id = ANY(?::text[])', q.ids);
   // One more than asked: whether another page exists, without an empty last page.
-  const [text, values] = pageQuery(`SELECT ${COLUMNS} FROM records`, where, { orderBy: 'cursor', limit: q.limit + 1 });
+  const [text, values] = pageQuery(`SELECT ${columns} FROM records`, where, { orderBy: 'cursor', limit: q.limit + 1 });
   return { text, values };
 }
 
@@ -206,76 +208,149 @@ export interface RecordsPageBody {
 
 const BASE64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
 
-/** Writes encodeCursor(digits) at `at` (digits: a bigint's text, ASCII); returns the offset after it. */
-function writeCursor(out: Buffer, at: number, digits: string): number {
-  const n = digits.length;
-  let i = 0;
-  for (; i + 3 <= n; i += 3) {
-    const v = (digits.charCodeAt(i) << 16) | (digits.charCodeAt(i + 1) << 8) | digits.charCodeAt(i + 2);
+/** Writes the base64url of `src[from, to)` (a bigint's ASCII digits) at `at`; returns the offset after it. */
+function writeCursor(out: Buffer, at: number, src: Buffer, from: number, to: number): number {
+  let i = from;
+  for (; i + 3 <= to; i += 3) {
+    const v = (src[i]! << 16) | (src[i + 1]! << 8) | src[i + 2]!;
     out[at++] = BASE64URL[v >> 18]!;
     out[at++] = BASE64URL[(v >> 12) & 63]!;
     out[at++] = BASE64URL[(v >> 6) & 63]!;
     out[at++] = BASE64URL[v & 63]!;
   }
-  if (i < n) {
-    const v = (digits.charCodeAt(i) << 16) | (i + 1 < n ? digits.charCodeAt(i + 1) << 8 : 0);
+  if (i < to) {
+    const v = (src[i]! << 16) | (i + 1 < to ? src[i + 1]! << 8 : 0);
     out[at++] = BASE64URL[v >> 18]!;
     out[at++] = BASE64URL[(v >> 12) & 63]!;
-    if (i + 1 < n) out[at++] = BASE64URL[(v >> 6) & 63]!;
+    if (i + 1 < to) out[at++] = BASE64URL[(v >> 6) & 63]!;
   }
   return at;
 }
 
+// The page's COPY columns: the metadata after data and cursor, so that a record's metadata is one
+// run of bytes (lengths included) to compare with the record before it.
+// Aliased: ORDER BY cursor must name the column, not a text output column called cursor.
+const COPY_COLUMNS = `data::text AS data_text, cursor::text AS cursor_text, first_seen_at::text AS f, last_modified_at::text AS m, deleted_at::text AS d, last_action, pruned_at::text AS p`;
+const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+const HEAD = Buffer.from('{"records":[');
+
+/** Bytes per record of the last page built, for the next page's first buffer. */
+let bytesPerRecordHint = 1024;
+
 /**
- * The `GET /records` body of these rows, written straight into one buffer: each record's stored text,
- * its closing brace replaced by `,"_nango_metadata":{…}}`. Joining the records' strings into one and
- * encoding that for the socket copied the page twice more (bench/RESULTS.md, issue 32 records read).
- * The metadata up to the cursor is the same string for consecutive records with the same timestamps
- * and action (a sync's batch), so it is built and measured once for each run of them.
+ * The `GET /records` body, written as binary COPY rows arrive (one CopyData message a row): each
+ * record's stored text less its closing brace, `,"_nango_metadata":{…`, its cursor in base64url and
+ * `"}}`. No value becomes a JS string but the metadata of a record whose metadata bytes differ from
+ * the record before it (a sync's batch shares them) and the last cursor.
  */
-function pageBody(rows: Row[], nextCursor: string | null): Buffer {
-  const head = '{"records":[';
-  const tail = `],"next_cursor":${JSON.stringify(nextCursor)}}`;
-  // Per record: its text less its closing brace, "," (not after `{}`), the metadata, the cursor,
-  // and `"}}`; a comma between records. The comma after the text is counted for every record.
-  const prefixes = new Array<string>(rows.length);
-  const prefixBytes = new Array<number>(rows.length);
-  let last: Row | null = null;
-  let prefix = '';
-  let bytes = 0;
-  let size = head.length + Buffer.byteLength(tail) + Math.max(rows.length - 1, 0);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    const [data, firstSeenAt, lastModifiedAt, deletedAt, lastAction, cursorText, prunedAt] = row;
-    if (last === null || firstSeenAt !== last[1] || lastModifiedAt !== last[2] || deletedAt !== last[3] || lastAction !== last[4] || prunedAt !== last[6]) {
-      last = row;
-      prefix = metadataHead(row);
-      bytes = Buffer.byteLength(prefix);
+class PageWriter {
+  private out: Buffer;
+  private at: number;
+  private started = false;
+  count = 0;
+  more = false;
+  /** The metadata bytes of the record before, and their `"_nango_metadata":{…"cursor":"` text. */
+  private lastMeta = Buffer.alloc(0);
+  private prefix = Buffer.alloc(0);
+  private lastCursor = Buffer.alloc(20);
+  private lastCursorLength = 0;
+
+  constructor(private readonly limit: number) {
+    this.out = Buffer.allocUnsafe(Math.max(1024, Math.ceil(Math.min(limit, 1000) * bytesPerRecordHint * 1.1)));
+    this.at = HEAD.copy(this.out, 0);
+  }
+
+  onMessage = (m: Buffer): void => {
+    let at = 0;
+    if (!this.started) {
+      if (m.compare(COPY_SIGNATURE, 0, COPY_SIGNATURE.length, 0, COPY_SIGNATURE.length) !== 0) throw new Error('not a binary COPY header');
+      at = COPY_SIGNATURE.length + 8 + m.readInt32BE(COPY_SIGNATURE.length + 4); // flags, then the header extension's length and bytes
+      this.started = true;
     }
-    prefixes[i] = prefix;
-    prefixBytes[i] = bytes;
-    size += Buffer.byteLength(data) + bytes + Math.ceil((cursorText.length * 4) / 3) + 3;
+    // PostgreSQL sends a row a message; the header may come with the first, the trailer alone.
+    while (at < m.length) at = this.row(m, at);
+  };
+
+  /** The row at `from` in `m`; returns the offset after it. */
+  private row(m: Buffer, from: number): number {
+    const fields = m.readInt16BE(from);
+    if (fields === -1) return m.length; // the trailer
+    if (fields !== 7) throw new Error(`a records COPY row of ${fields} fields`);
+    const dataLength = m.readInt32BE(from + 2);
+    const dataFrom = from + 6;
+    const cursorFrom = dataFrom + dataLength + 4;
+    const cursorTo = cursorFrom + m.readInt32BE(cursorFrom - 4);
+    let end = cursorTo;
+    for (let i = 0; i < 5; i++) end += 4 + Math.max(m.readInt32BE(end), 0);
+    if (this.count === this.limit) {
+      this.more = true;
+      return end;
+    }
+    if (!sameBytes(this.lastMeta, m, cursorTo, end)) {
+      this.lastMeta = Buffer.from(m.subarray(cursorTo, end));
+      this.prefix = Buffer.from(metadataHead(metadataRow(m, cursorTo)));
+    }
+    this.reserve(dataLength + this.prefix.length + 2 * (cursorTo - cursorFrom) + 8);
+    const out = this.out;
+    let at = this.at;
+    if (this.count > 0) out[at++] = 0x2c; // ,
+    at += m.copy(out, at, dataFrom, dataFrom + dataLength - 1); // over its closing brace
+    if (dataLength !== 2) out[at++] = 0x2c; // not after `{}`
+    out.set(this.prefix, at);
+    at += this.prefix.length;
+    at = writeCursor(out, at, m, cursorFrom, cursorTo);
+    out[at++] = 0x22; // "
+    out[at++] = 0x7d; // }
+    out[at++] = 0x7d;
+    this.at = at;
+    for (let i = cursorFrom; i < cursorTo; i++) this.lastCursor[i - cursorFrom] = m[i]!;
+    this.lastCursorLength = cursorTo - cursorFrom;
+    this.count++;
+    return end;
   }
-  const body = Buffer.allocUnsafe(size);
-  let at = body.write(head, 0, 'latin1');
-  for (let i = 0; i < rows.length; i++) {
-    if (i > 0) body[at++] = 0x2c; // ,
-    const row = rows[i]!;
-    const data = row[0];
-    at += body.write(data, at, 'utf8') - 1; // over its closing brace
-    if (data !== '{}') body[at++] = 0x2c;
-    at += body.write(prefixes[i]!, at, prefixBytes[i]!, 'utf8');
-    at = writeCursor(body, at, row[5]);
-    body[at++] = 0x22; // "
-    body[at++] = 0x7d; // }
-    body[at++] = 0x7d;
+
+  /** The whole body, once the COPY has ended. */
+  finish(): RecordsPageBody {
+    const nextCursor = this.more ? encodeCursor(this.lastCursor.toString('latin1', 0, this.lastCursorLength)) : null;
+    const tail = Buffer.from(`],"next_cursor":${JSON.stringify(nextCursor)}}`);
+    this.reserve(tail.length);
+    this.at += tail.copy(this.out, this.at);
+    if (this.count > 0) bytesPerRecordHint = this.at / this.count;
+    return { body: this.out.subarray(0, this.at), count: this.count, nextCursor };
   }
-  at += body.write(tail, at, 'utf8');
-  return at === size ? body : body.subarray(0, at);
+
+  private reserve(bytes: number): void {
+    if (this.at + bytes <= this.out.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(2 * this.out.length, this.at + bytes));
+    this.out.copy(grown, 0, 0, this.at);
+    this.out = grown;
+  }
+}
+
+/** Whether `a` holds the bytes of `b[from, to)`; a loop, cheaper than Buffer#compare's call for ~100 bytes. Timestamps differ last, so it compares from the end. */
+function sameBytes(a: Buffer, b: Buffer, from: number, to: number): boolean {
+  if (a.length !== to - from) return false;
+  for (let i = to - from - 1; i >= 0; i--) if (a[i] !== b[from + i]) return false;
+  return true;
+}
+
+/** A COPY row's metadata fields (from `from`, in COPY_COLUMNS order) as the Row metadataHead reads. */
+function metadataRow(m: Buffer, from: number): Row {
+  const values: (string | null)[] = [];
+  for (let at = from, i = 0; i < 5; i++) {
+    const n = m.readInt32BE(at);
+    at += 4;
+    values.push(n === -1 ? null : m.toString('utf8', at, at + n));
+    if (n > 0) at += n;
+  }
+  const [firstSeenAt, lastModifiedAt, deletedAt, lastAction, prunedAt] = values;
+  return ['', firstSeenAt!, lastModifiedAt!, deletedAt ?? null, lastAction!, '', prunedAt ?? null];
 }
 
 /** One page as the `GET /records` body (see readRecordsJson). */
 export async function readRecordsBody(db: Queryable, q: RecordsQuery): Promise<RecordsPageBody> {
-  const { rows, nextCursor } = await readRows(db, q);
-  return { body: pageBody(rows, nextCursor), count: rows.length, nextCursor };
+  const { text, values } = buildQuery(q, COPY_COLUMNS);
+  const page = new PageWriter(q.limit);
+  await copyOut(db, `COPY (${inlineParams(text, values)}) TO STDOUT (FORMAT binary)`, page.onMessage);
+  return page.finish();
 }
