@@ -309,19 +309,16 @@ export const proxy = defineRoute({
   const unsafe = isUnsafeToRepeat(method, headers);
   const signal = c.req.raw.signal;
 
-  const send = () =>
-    deps.http.request({
-      method,
-      baseUrl: override ?? target.baseUrl,
-      path,
-      headers,
-      body: body.kind === 'none' ? null : body.kind === 'buffer' ? body.data : body.stream,
-      // An override elsewhere than the provider's origins gets the request without the credentials.
-      auth: override ? target.authAt(override) : target.auth,
-      context: { environmentId: env.id, integration: integration.uniqueKey, connectionId: connection.connectionId, kind: 'proxy' },
-      stream: true,
-      signal,
-    });
+  // Not a `send` closure: tsx names each closure bound to a name, per call (`__name`).
+  const request = {
+    method,
+    path,
+    headers,
+    body: body.kind === 'none' ? null : body.kind === 'buffer' ? body.data : body.stream,
+    context: { environmentId: env.id, integration: integration.uniqueKey, connectionId: connection.connectionId, kind: 'proxy' as const },
+    stream: true,
+    signal,
+  };
 
   let res: ProviderResponse;
   let reloaded = false;
@@ -329,7 +326,8 @@ export const proxy = defineRoute({
     const last = attempt === attempts - 1;
     let wait: number;
     try {
-      res = await send();
+      // An override elsewhere than the provider's origins gets the request without the credentials.
+      res = await deps.http.request({ ...request, baseUrl: override ?? target.baseUrl, auth: override ? target.authAt(override) : target.auth });
       if (res.status === 401 && replayable && !reloaded) {
         // Another process may have refreshed the token after this one cached the connection, its
         // change notice still on the way: once, the stored credentials, if newer, are tried at once.

@@ -374,6 +374,46 @@ function toProviderError(err: unknown, host: string, timeoutMs: number): unknown
   return err;
 }
 
+/*
+ * What follows is module-level rather than closures made per call: the platform runs under tsx, whose
+ * esbuild output names every closure bound to a name (`__name`), a property definition per call.
+ */
+
+function reportLogFailure(err: unknown): void {
+  console.error('[switchyard] request log sink failed:', err);
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}
+
+/** What a call's request log entry is made from, fixed before it is sent. */
+interface LoggedCall extends RequestContext {
+  method: string;
+  url: URL;
+  started: number;
+  requestBytes: number | null;
+  createdAt: Date;
+}
+
+function logEntry(call: LoggedCall, status: number | null, responseBytes: number | null, error?: string): RequestLogEntry {
+  return {
+    environmentId: call.environmentId,
+    ...(call.integration !== undefined && { integration: call.integration }),
+    ...(call.connectionId !== undefined && { connectionId: call.connectionId }),
+    ...(call.runId !== undefined && { runId: call.runId }),
+    kind: call.kind,
+    method: call.method,
+    url: redactUrl(call.url),
+    status,
+    durationMs: elapsed(call.started),
+    requestBytes: call.requestBytes,
+    responseBytes,
+    ...(error !== undefined && { error }),
+    createdAt: call.createdAt,
+  };
+}
+
 export function createProviderHttpClient(opts: ProviderHttpClientOptions): ProviderHttpClient {
   const allowed = [...opts.allowedPrivateHosts];
   const defaultTimeoutMs = opts.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -419,17 +459,16 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
 
   function log(entry: RequestLogEntry): void {
     if (!opts.requestLog) return;
-    const report = (err: unknown) => console.error('[switchyard] request log sink failed:', err);
     try {
       const result = opts.requestLog(entry);
       if (result && typeof result.then === 'function') {
         const p: Promise<void> = Promise.resolve(result)
-          .catch(report)
+          .catch(reportLogFailure)
           .finally(() => pendingLogs.delete(p));
         pendingLogs.add(p);
       }
     } catch (err) {
-      report(err);
+      reportLogFailure(err);
     }
   }
 
@@ -445,26 +484,8 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
     const createdAt = now();
     const started = performance.now();
-    const { environmentId, integration, connectionId, runId, kind } = req.context;
     const sentBody = bodyWithAuth(req);
-    const reqBytes = requestBytes(sentBody);
-    const elapsed = () => Math.round(performance.now() - started);
-    const entry = (status: number | null, responseBytes: number | null, error?: string): RequestLogEntry => ({
-      environmentId,
-      ...(integration !== undefined && { integration }),
-      ...(connectionId !== undefined && { connectionId }),
-      ...(runId !== undefined && { runId }),
-      kind,
-      method,
-      url: redactUrl(url),
-      status,
-      durationMs: elapsed(),
-      requestBytes: reqBytes,
-      responseBytes,
-      ...(error !== undefined && { error }),
-      createdAt,
-    });
-
+    const logged: LoggedCall = { ...req.context, method, url, started, requestBytes: requestBytes(sentBody), createdAt };
     let status: number | null = null;
     // One CLIENT span per request (a no-op without telemetry), labelled by the run around it.
     const span = providerSpan(method, url, req.context);
@@ -485,21 +506,21 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
       if (req.stream) {
         // Logged when the headers arrive, with responseBytes null: the caller owns the stream and may
         // never finish or destroy it, and every call must still be logged exactly once.
-        const durationMs = elapsed();
-        log(entry(status, null));
+        const durationMs = elapsed(started);
+        log(logEntry(logged, status, null));
         endProviderSpan(span, status);
         metric.providerRequest(req.context, status);
         return { status, headers, body: null, stream: res.body, url: url.toString(), durationMs };
       }
       const body = await readAll(res.body, req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, headers);
-      const durationMs = elapsed();
-      log(entry(status, body.length));
+      const durationMs = elapsed(started);
+      log(logEntry(logged, status, body.length));
       endProviderSpan(span, status);
       metric.providerRequest(req.context, status);
       return { status, headers, body, stream: null, url: url.toString(), durationMs };
     } catch (err) {
       const mapped = toProviderError(err, url.host, timeoutMs);
-      log(entry(status, null, mapped instanceof Error ? mapped.message : String(mapped)));
+      log(logEntry(logged, status, null, mapped instanceof Error ? mapped.message : String(mapped)));
       endProviderSpan(span, status, mapped);
       metric.providerRequest(req.context, status);
       throw mapped;
