@@ -8,6 +8,7 @@
  * a 401 is tried once more with the stored credentials when they are newer than the cached ones, or
  * after a new login when they are a session the provider may end early (BILL).
  */
+import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,7 +16,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { newerTarget, providerTarget, reauthorizedTarget } from '../../features/connections/target.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
-import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type ProviderResponse } from '../../lib/http/index.js';
+import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type AbortEmitter, type ProviderResponse } from '../../lib/http/index.js';
 import { isUnsafeToRepeat } from '../../lib/http/retry-policy.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { nodeRequest, nodeResponse, preparedAnswer } from '../node-response.js';
@@ -195,6 +196,28 @@ function pump(body: Readable, outgoing: ServerResponse): void {
   });
 }
 
+class CallerGone extends EventEmitter implements AbortEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+}
+
+/**
+ * Emits `abort` when the caller's connection closes before its answer is written, which stops the
+ * upstream call. Lighter than the request's AbortSignal: @hono/node-server makes an AbortController for
+ * it, and undici adds and removes an EventTarget listener, ~10 µs a call.
+ */
+function callerGone(outgoing: ServerResponse): CallerGone {
+  const gone = new CallerGone();
+  if (outgoing.destroyed) gone.aborted = true;
+  else
+    outgoing.once('close', () => {
+      if (outgoing.writableFinished) return;
+      gone.aborted = true;
+      gone.emit('abort');
+    });
+  return gone;
+}
+
 type OutgoingBody = { kind: 'none' } | { kind: 'buffer'; data: Buffer } | { kind: 'stream'; stream: Readable; length: string | null };
 
 /**
@@ -307,7 +330,8 @@ export const proxy = defineRoute({
   const attempts = replayable ? retries + 1 : 1;
   // The provider may have acted on a write whose answer was a 5xx or was lost: only a 429 or a request that never left is sent again.
   const unsafe = isUnsafeToRepeat(method, headers);
-  const signal = c.req.raw.signal;
+  const outgoing = nodeResponse(c);
+  const signal = outgoing ? callerGone(outgoing) : c.req.raw.signal;
 
   // Not a `send` closure: tsx names each closure bound to a name, per call (`__name`).
   const request = {
@@ -351,10 +375,9 @@ export const proxy = defineRoute({
       if (last || !(err instanceof NetworkError) || !err.retryable || (unsafe && err.sent)) throw toApiError(err);
       wait = backoffMs(attempt);
     }
-    await sleep(wait, undefined, { signal });
+    await sleep(wait, undefined, { signal: c.req.raw.signal });
   }
 
-  const outgoing = nodeResponse(c);
   if (outgoing) return answerOnNode(c, outgoing, res, method);
   const out = responseHeaders(res.headers);
   if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {

@@ -4,6 +4,7 @@
  * undici Agent per origin, timeouts, typed errors and a request log entry for every call.
  */
 import { createHash } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
 import { rootCertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
@@ -76,12 +77,21 @@ export interface ProviderRequest {
   stream?: boolean;
   /** When buffering, fail with ResponseTooLarge above this; default 50 MB. */
   maxResponseBytes?: number;
-  /** Aborts the call (e.g. the proxied client went away); the abort error is rethrown as is. */
-  signal?: AbortSignal;
+  /**
+   * Aborts the call (e.g. the proxied client went away); the abort error is rethrown as is. An
+   * emitter of `abort` (with `aborted` and `reason`, as undici reads them) is lighter than an AbortSignal.
+   */
+  signal?: AbortSignal | AbortEmitter;
   /** The provider's own rate-limit headers (its definition's `proxy.retry`), read on a 429. */
   rateLimitHeaders?: RateLimitHeaders;
   /** Mutual TLS outside an auth injection (a token request); an injection's own goes with it. */
   clientCertificate?: ClientCertificate;
+}
+
+/** What undici accepts as a signal besides an AbortSignal: an emitter of `abort`. */
+export interface AbortEmitter extends EventEmitter {
+  readonly aborted: boolean;
+  readonly reason: unknown;
 }
 
 export interface ProviderResponse {
