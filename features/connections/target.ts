@@ -464,9 +464,15 @@ async function endpointsOfConnection(deps: ConnectionDeps, connection: Connectio
 }
 
 /** `endpointsOf` (the connection's own config's built once); not a closure bound to a name per call, which tsx names each time (`__name`). */
-function endpointsBuilder(allowed: readonly string[], provider: Provider, integration: Integration, connection: Connection): ConnectionEndpoints['endpointsOf'] {
+function endpointsBuilder(
+  allowed: readonly string[],
+  provider: Provider,
+  integration: Integration,
+  connection: Connection,
+): ConnectionEndpoints['endpointsOf'] {
   let own: Endpoints | undefined;
-  return (config) => (config === connection.connectionConfig ? (own ??= endpoints(allowed, provider, integration, config)) : endpoints(allowed, provider, integration, config));
+  return (config) =>
+    config === connection.connectionConfig ? (own ??= endpoints(allowed, provider, integration, config)) : endpoints(allowed, provider, integration, config);
 }
 
 /** The connection with credentials valid for at least the refresh margin (refreshed first when due, or when forced). */
