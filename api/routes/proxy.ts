@@ -162,12 +162,15 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
 function answerOnNode(c: Context<AppEnv>, outgoing: ServerResponse, res: ProviderResponse, method: string): Response {
   // One object and one writeHead: a header node refuses throws before anything is sent, and the error mapper answers.
   const { marker, headers: prepared } = preparedAnswer(c, res.status);
-  const headers = Object.create(null) as Record<string, string>;
-  for (const [name, value] of Object.entries(res.headers)) {
+  // A flat name, value list: node writes it as it is, without a header object built first.
+  const headers: string[] = [];
+  for (const name in res.headers) {
     const n = name.toLowerCase();
-    if (returned(n)) headers[n] = Array.isArray(value) ? value.join(', ') : value;
+    if (!returned(n) || n in prepared) continue;
+    const value = res.headers[name]!;
+    headers.push(n, Array.isArray(value) ? value.join(', ') : value);
   }
-  Object.assign(headers, prepared);
+  for (const name in prepared) headers.push(name, prepared[name]!);
   outgoing.writeHead(res.status, headers);
   if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {
     discard(res.stream);

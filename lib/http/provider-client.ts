@@ -407,11 +407,8 @@ interface LoggedCall extends RequestContext {
 }
 
 function logEntry(call: LoggedCall, status: number | null, responseBytes: number | null, error?: string): RequestLogEntry {
-  return {
+  const entry: RequestLogEntry = {
     environmentId: call.environmentId,
-    ...(call.integration !== undefined && { integration: call.integration }),
-    ...(call.connectionId !== undefined && { connectionId: call.connectionId }),
-    ...(call.runId !== undefined && { runId: call.runId }),
     kind: call.kind,
     method: call.method,
     url: redactUrl(call.url),
@@ -419,9 +416,14 @@ function logEntry(call: LoggedCall, status: number | null, responseBytes: number
     durationMs: elapsed(call.started),
     requestBytes: call.requestBytes,
     responseBytes,
-    ...(error !== undefined && { error }),
     createdAt: call.createdAt,
   };
+  // Set only when known, as the entry's optional fields are absent rather than undefined.
+  if (call.integration !== undefined) entry.integration = call.integration;
+  if (call.connectionId !== undefined) entry.connectionId = call.connectionId;
+  if (call.runId !== undefined) entry.runId = call.runId;
+  if (error !== undefined) entry.error = error;
+  return entry;
 }
 
 export function createProviderHttpClient(opts: ProviderHttpClientOptions): ProviderHttpClient {
@@ -431,6 +433,8 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
   const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
   const lookup = createPinnedLookup(allowed);
   const agents = new Map<string, Agent>();
+  /** The key last used or added: the Map's last entry. */
+  let newest: string | undefined;
   const pendingLogs = new Set<Promise<void>>();
   let closed = false;
 
@@ -447,9 +451,12 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
       : origin;
     let agent = agents.get(key);
     if (agent) {
-      // Re-insert so the Map's order is least recently used first.
-      agents.delete(key);
-      agents.set(key, agent);
+      // Re-insert so the Map's order is least recently used first (already last: nothing to move).
+      if (key !== newest) {
+        agents.delete(key);
+        agents.set(key, agent);
+        newest = key;
+      }
       return agent;
     }
     assertLiteralHostAllowed(url.hostname, allowed);
@@ -459,6 +466,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
       connect: { lookup, timeout: Math.min(defaultTimeoutMs, MAX_CONNECT_TIMEOUT_MS), ...(ca && { ca }), ...clientCertificate },
     });
     agents.set(key, agent);
+    newest = key;
     if (agents.size > MAX_AGENTS) {
       const [oldestOrigin, oldest] = agents.entries().next().value!;
       agents.delete(oldestOrigin);
@@ -555,6 +563,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     await Promise.allSettled([...pendingLogs]);
     const all = [...agents.values()];
     agents.clear();
+    newest = undefined;
     await Promise.allSettled(all.map((a) => a.close()));
   }
 
