@@ -15,6 +15,7 @@ import { requestId } from './middleware/request-id.js';
 import { bodyLimit } from './middleware/body-limit.js';
 import { requestLogContext } from '../lib/log-context.js';
 import { registerRoutes } from './routes/index.js';
+import { PrefixMatchRouter } from './router.js';
 import { connectUiAssets } from './routes/connect-ui.js';
 
 export { API_VERSION } from './version.js';
@@ -24,7 +25,7 @@ const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const DEPLOY_PATHS = new Set(['/scripts/deploy', '/scripts/deploy/preview']);
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ router: new PrefixMatchRouter('/proxy') });
 
   app.use('*', requestId);
   // Every log line of the request carries its reqId; with telemetry, the request is a SERVER span.

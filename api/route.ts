@@ -176,7 +176,7 @@ function declare<Req extends RequestSchemas, Res extends Responses>(spec: RouteS
           query: request.query ? query(c, request.query) : undefined,
           body: request.body ? check(request.body, spec.readBody ? await spec.readBody(c, deps) : await readJson(c), 'invalid_body') : undefined,
           deps,
-          reply: (status: number, body: unknown, extra?: Record<string, string>) => c.json(body as object, status as ContentfulStatusCode, extra),
+          reply: jsonReply(c),
         } as unknown as RouteInput<Req, Res>;
         const out = await handler(input, c);
         return out instanceof Response ? out : c.json(out as object, success);
@@ -198,6 +198,11 @@ function declare<Req extends RequestSchemas, Res extends Responses>(spec: RouteS
       for (const path of servedPaths(spec as unknown as RouteSpec)) loose.on(spec.method === 'all' ? 'ALL' : spec.method.toUpperCase(), path, ...chain);
     },
   };
+}
+
+/** `reply` of a handler's input; made here, not bound to a name in the handler's step: tsx names each such closure per request (`__name`). */
+function jsonReply(c: Context<AppEnv>) {
+  return (status: number, body: unknown, extra?: Record<string, string>) => c.json(body as object, status as ContentfulStatusCode, extra);
 }
 
 /** `auth`, with its refusals (not the route's own errors after it) answered by `refuse`. */

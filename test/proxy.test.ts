@@ -339,6 +339,34 @@ describe('the proxy and the request log', () => {
     }
   });
 
+  test('a caller that goes away before the provider answers stops the upstream call, which the log records as aborted', async () => {
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    // Never answers: only the caller's going away (or undici's 30 s headers timeout) ends the request.
+    const upstream = http.createServer(() => arrived());
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    try {
+      const req = http.get(`${t.url}/proxy/abandoned`, {
+        headers: { authorization: `Bearer ${t.devKey}`, 'connection-id': CONN, 'provider-config-key': PCK, 'base-url-override': base },
+      });
+      req.on('error', () => undefined);
+      await arrival;
+      req.destroy();
+      let entry: Json | undefined;
+      for (let i = 0; !entry; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 50));
+        const logged = (await (await t.api('/logs?kind=proxy&limit=50')).json()) as Json;
+        entry = (logged.data as Json[]).find((l) => l.url === `${base}/abandoned`);
+      }
+      assert.equal(entry.status, null);
+      assert.match(String(entry.error), /abort/i, 'stopped when the caller left, not by the headers timeout');
+    } finally {
+      upstream.closeAllConnections();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
+
   test('a proxied answer written on the node response builds one web Response, none spare for the middleware headers', async () => {
     // Counts the web Responses this process builds during one call (the client is node:http, which builds none).
     const Original = globalThis.Response;

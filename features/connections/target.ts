@@ -460,9 +460,19 @@ async function endpointsOfConnection(deps: ConnectionDeps, connection: Connectio
   const integration = loaded?.id === connection.integrationId ? loaded : await getIntegrationById(deps.db, deps.box, connection.integrationId);
   if (!integration) throw new NotFound('unknown_provider_config', 'Integration does not exist');
   const provider = await providerOf(deps.db, connection.environmentId, integration.provider, deps.lookups);
-  const build = (config: Record<string, unknown>) => endpoints(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, config);
+  return { integration, provider, endpointsOf: endpointsBuilder(deps.config.SWITCHYARD_ALLOWED_PRIVATE_HOSTS, provider, integration, connection) };
+}
+
+/** `endpointsOf` (the connection's own config's built once); not a closure bound to a name per call, which tsx names each time (`__name`). */
+function endpointsBuilder(
+  allowed: readonly string[],
+  provider: Provider,
+  integration: Integration,
+  connection: Connection,
+): ConnectionEndpoints['endpointsOf'] {
   let own: Endpoints | undefined;
-  return { integration, provider, endpointsOf: (config) => (config === connection.connectionConfig ? (own ??= build(config)) : build(config)) };
+  return (config) =>
+    config === connection.connectionConfig ? (own ??= endpoints(allowed, provider, integration, config)) : endpoints(allowed, provider, integration, config);
 }
 
 /** The connection with credentials valid for at least the refresh margin (refreshed first when due, or when forced). */

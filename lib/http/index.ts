@@ -18,6 +18,7 @@ export {
   type ProviderHttpClientOptions,
   type ProviderRequest,
   type ProviderResponse,
+  type AbortEmitter,
   type RequestContext,
   type RequestLogEntry,
   type RequestLogSink,

@@ -4,6 +4,7 @@
  * undici Agent per origin, timeouts, typed errors and a request log entry for every call.
  */
 import { createHash } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
 import { rootCertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
@@ -76,12 +77,21 @@ export interface ProviderRequest {
   stream?: boolean;
   /** When buffering, fail with ResponseTooLarge above this; default 50 MB. */
   maxResponseBytes?: number;
-  /** Aborts the call (e.g. the proxied client went away); the abort error is rethrown as is. */
-  signal?: AbortSignal;
+  /**
+   * Aborts the call (e.g. the proxied client went away); the abort error is rethrown as is. An
+   * emitter of `abort` (with `aborted` and `reason`, as undici reads them) is lighter than an AbortSignal.
+   */
+  signal?: AbortSignal | AbortEmitter;
   /** The provider's own rate-limit headers (its definition's `proxy.retry`), read on a 429. */
   rateLimitHeaders?: RateLimitHeaders;
   /** Mutual TLS outside an auth injection (a token request); an injection's own goes with it. */
   clientCertificate?: ClientCertificate;
+}
+
+/** What undici accepts as a signal besides an AbortSignal: an emitter of `abort`. */
+export interface AbortEmitter extends EventEmitter {
+  readonly aborted: boolean;
+  readonly reason: unknown;
 }
 
 export interface ProviderResponse {
@@ -374,6 +384,48 @@ function toProviderError(err: unknown, host: string, timeoutMs: number): unknown
   return err;
 }
 
+/*
+ * What follows is module-level rather than closures made per call: the platform runs under tsx, whose
+ * esbuild output names every closure bound to a name (`__name`), a property definition per call.
+ */
+
+function reportLogFailure(err: unknown): void {
+  console.error('[switchyard] request log sink failed:', err);
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}
+
+/** What a call's request log entry is made from, fixed before it is sent. */
+interface LoggedCall extends RequestContext {
+  method: string;
+  url: URL;
+  started: number;
+  requestBytes: number | null;
+  createdAt: Date;
+}
+
+function logEntry(call: LoggedCall, status: number | null, responseBytes: number | null, error?: string): RequestLogEntry {
+  const entry: RequestLogEntry = {
+    environmentId: call.environmentId,
+    kind: call.kind,
+    method: call.method,
+    url: redactUrl(call.url),
+    status,
+    durationMs: elapsed(call.started),
+    requestBytes: call.requestBytes,
+    responseBytes,
+    createdAt: call.createdAt,
+  };
+  // Set only when known, as the entry's optional fields are absent rather than undefined.
+  if (call.integration !== undefined) entry.integration = call.integration;
+  if (call.connectionId !== undefined) entry.connectionId = call.connectionId;
+  if (call.runId !== undefined) entry.runId = call.runId;
+  if (error !== undefined) entry.error = error;
+  return entry;
+}
+
 export function createProviderHttpClient(opts: ProviderHttpClientOptions): ProviderHttpClient {
   const allowed = [...opts.allowedPrivateHosts];
   const defaultTimeoutMs = opts.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -381,6 +433,8 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
   const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
   const lookup = createPinnedLookup(allowed);
   const agents = new Map<string, Agent>();
+  /** The key last used or added: the Map's last entry. */
+  let newest: string | undefined;
   const pendingLogs = new Set<Promise<void>>();
   let closed = false;
 
@@ -397,9 +451,12 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
       : origin;
     let agent = agents.get(key);
     if (agent) {
-      // Re-insert so the Map's order is least recently used first.
-      agents.delete(key);
-      agents.set(key, agent);
+      // Re-insert so the Map's order is least recently used first (already last: nothing to move).
+      if (key !== newest) {
+        agents.delete(key);
+        agents.set(key, agent);
+        newest = key;
+      }
       return agent;
     }
     assertLiteralHostAllowed(url.hostname, allowed);
@@ -409,6 +466,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
       connect: { lookup, timeout: Math.min(defaultTimeoutMs, MAX_CONNECT_TIMEOUT_MS), ...(ca && { ca }), ...clientCertificate },
     });
     agents.set(key, agent);
+    newest = key;
     if (agents.size > MAX_AGENTS) {
       const [oldestOrigin, oldest] = agents.entries().next().value!;
       agents.delete(oldestOrigin);
@@ -419,17 +477,16 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
 
   function log(entry: RequestLogEntry): void {
     if (!opts.requestLog) return;
-    const report = (err: unknown) => console.error('[switchyard] request log sink failed:', err);
     try {
       const result = opts.requestLog(entry);
       if (result && typeof result.then === 'function') {
         const p: Promise<void> = Promise.resolve(result)
-          .catch(report)
+          .catch(reportLogFailure)
           .finally(() => pendingLogs.delete(p));
         pendingLogs.add(p);
       }
     } catch (err) {
-      report(err);
+      reportLogFailure(err);
     }
   }
 
@@ -445,26 +502,8 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
     const createdAt = now();
     const started = performance.now();
-    const { environmentId, integration, connectionId, runId, kind } = req.context;
     const sentBody = bodyWithAuth(req);
-    const reqBytes = requestBytes(sentBody);
-    const elapsed = () => Math.round(performance.now() - started);
-    const entry = (status: number | null, responseBytes: number | null, error?: string): RequestLogEntry => ({
-      environmentId,
-      ...(integration !== undefined && { integration }),
-      ...(connectionId !== undefined && { connectionId }),
-      ...(runId !== undefined && { runId }),
-      kind,
-      method,
-      url: redactUrl(url),
-      status,
-      durationMs: elapsed(),
-      requestBytes: reqBytes,
-      responseBytes,
-      ...(error !== undefined && { error }),
-      createdAt,
-    });
-
+    const logged: LoggedCall = { ...req.context, method, url, started, requestBytes: requestBytes(sentBody), createdAt };
     let status: number | null = null;
     // One CLIENT span per request (a no-op without telemetry), labelled by the run around it.
     const span = providerSpan(method, url, req.context);
@@ -485,21 +524,21 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
       if (req.stream) {
         // Logged when the headers arrive, with responseBytes null: the caller owns the stream and may
         // never finish or destroy it, and every call must still be logged exactly once.
-        const durationMs = elapsed();
-        log(entry(status, null));
+        const durationMs = elapsed(started);
+        log(logEntry(logged, status, null));
         endProviderSpan(span, status);
         metric.providerRequest(req.context, status);
         return { status, headers, body: null, stream: res.body, url: url.toString(), durationMs };
       }
       const body = await readAll(res.body, req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, headers);
-      const durationMs = elapsed();
-      log(entry(status, body.length));
+      const durationMs = elapsed(started);
+      log(logEntry(logged, status, body.length));
       endProviderSpan(span, status);
       metric.providerRequest(req.context, status);
       return { status, headers, body, stream: null, url: url.toString(), durationMs };
     } catch (err) {
       const mapped = toProviderError(err, url.host, timeoutMs);
-      log(entry(status, null, mapped instanceof Error ? mapped.message : String(mapped)));
+      log(logEntry(logged, status, null, mapped instanceof Error ? mapped.message : String(mapped)));
       endProviderSpan(span, status, mapped);
       metric.providerRequest(req.context, status);
       throw mapped;
@@ -524,6 +563,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     await Promise.allSettled([...pendingLogs]);
     const all = [...agents.values()];
     agents.clear();
+    newest = undefined;
     await Promise.allSettled(all.map((a) => a.close()));
   }
 
