@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { getConnectionByPk, type Connection } from '../features/connections/store.js';
 import { getIntegrationById, type Integration } from '../features/integrations/store.js';
-import { emptyCache, forgetRun } from '../features/records/store.js';
+import { emptyCache, forgetRun, storedHashes } from '../features/records/store.js';
 import { keepRunPageDigests, RunPageDigests } from '../features/records/page-digests.js';
 import { RunSeen } from '../features/records/delete-scope.js';
 import { createScriptContext } from '../features/scripts/context.js';
@@ -170,6 +170,12 @@ export function syncActivities(deps: ActivityDeps) {
       const l = await load(run.connectionPk, run.syncName);
       if (!l) throw ApplicationFailure.nonRetryable('the connection or its sync no longer exists');
       annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
+      // A full run saves every model of its script: their stored hashes (the first page waits for them) are read while the run starts and fetches.
+      const storedAhead = new Map(
+        run.mode === 'full' ? Object.keys(l.script.models).map((m) => [l.stored(m), storedHashes(deps.db, run.connectionPk, l.stored(m))] as const) : [],
+      );
+      // Awaited by the run's first save of the model, or by nobody when the run fails first.
+      for (const read of storedAhead.values()) read.catch(() => undefined);
       const { marks, previous } = await openWriteMarks(deps.db, `sync:${runId}`);
       throwIfWrittenBefore(previous);
       const stopHeartbeat = heartbeating(2000);
@@ -190,6 +196,7 @@ export function syncActivities(deps: ActivityDeps) {
         compareStored: true,
         pageDigests,
         seen,
+        storedAhead,
         variant: l.variant,
         storedModel: l.stored,
         log: (e) => {

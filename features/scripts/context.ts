@@ -97,6 +97,8 @@ export interface RunHooks {
   pageDigests?: RunPageDigests;
   /** With seenRunId and compareStored: the ids the run saw and the stored hashes it read, for the scope of its deletion detection. */
   seen?: RunSeen;
+  /** With compareStored: models' stored hashes whose read the caller has already started (by model as stored), so that it overlaps the first fetch. */
+  storedAhead?: ReadonlyMap<string, Promise<StoredHashes | null>>;
   /** The variant a sync run runs (Nango's `nango.variant`); `base` when absent. */
   variant?: string;
   /** Where the run keeps a model's records (a variant's under `Model::variant`); the model itself when absent. */
@@ -219,7 +221,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   const storedFor = (model: string) => {
     let stored = storedByModel.get(model);
     if (!stored) {
-      stored = storedHashes(deps.db, connection.id, at(model)).then((hashes) => {
+      stored = (hooks.storedAhead?.get(at(model)) ?? storedHashes(deps.db, connection.id, at(model))).then((hashes) => {
         if (hashes) hooks.seen?.read(at(model), hashes);
         return hashes;
       });
