@@ -27,6 +27,7 @@ import {
   resetSync,
   saveCheckpoint,
   saveResumePosition,
+  SyncRunGone,
   type ModelResult,
   type SyncRun,
 } from '../features/syncs/state.js';
@@ -211,6 +212,12 @@ export function syncActivities(deps: ActivityDeps) {
           if (r.added === 0 && r.updated === 0 && counted.has(model)) return;
           await addRunResult(tx, runId, model, { added: r.added, updated: r.updated });
           counted.add(model);
+        },
+        // Once the model is on the run's counts, an unchanged page adds nothing to them: it is noted in one statement.
+        skipUnchanged: async (model, ids, check, noted) => {
+          if (!counted.has(model)) return false;
+          if (!(await pageDigests.noteUnchanged(l.stored(model), check, noted, ids))) throw new SyncRunGone(runId);
+          return true;
         },
         onDeleted: (model, n, tx) => addRunResult(tx, runId, model, { deleted: n }),
         onInvalid: (model, problems) => void addInvalid(deps.db, runId, model, problems).catch(() => undefined),

@@ -178,6 +178,32 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
     assert.deepEqual(await run(), { results: ZERO, skipped: '3 of 3 pages of PagedItem' });
   });
 
+  test('a full run starts reading the stored hashes before its first page arrives', async () => {
+    // The read waits behind this lock; the first page fails, so the run ends without needing the read.
+    const locker = await t.platform.deps.db.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE records IN ACCESS EXCLUSIVE MODE');
+      items.failNext({ status: 400, body: '{"error":"bad_request"}', match: (r) => r.path === '/items' });
+      const n = (await runs()).length;
+      await nango.triggerSync(KEY, ['paged-items'], 'acme');
+      const done = await waitFor('the run to fail', async () => {
+        const r = (await runs())[n];
+        return r && r.status !== 'RUNNING' ? r : null;
+      });
+      assert.equal(done.status, 'ERROR');
+      const waiting = await q(
+        `SELECT a.query FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE NOT l.granted AND l.relation = 'records'::regclass AND a.query LIKE '%SELECT external_id%'`,
+      );
+      assert.equal(waiting.length, 1, 'the stored-hashes read was issued before the first page was fetched');
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+    assert.deepEqual(await run(), { results: ZERO, skipped: '3 of 3 pages of PagedItem' });
+  });
+
   async function list(): Promise<Json[]> {
     const res = await t.api(`/records?model=${MODEL}&limit=100`, { headers: { 'connection-id': 'acme', 'provider-config-key': KEY } });
     assert.equal(res.status, 200);
