@@ -12,6 +12,7 @@ import { Nango } from '@nangohq/node';
 import { z } from 'zod';
 import { metabaseScripts } from '../integrations/metabase/index.js';
 import { registerPrebuiltScripts } from '../features/scripts/prebuilt.js';
+import { RunPageDigests } from '../features/records/page-digests.js';
 import { createSync } from '../sdk/index.js';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
 import { addItemsApiIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
@@ -202,6 +203,26 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
       locker.release();
     }
     assert.deepEqual(await run(), { results: ZERO, skipped: '3 of 3 pages of PagedItem' });
+  });
+
+  test("an unchanged page noted in one statement: ids seen and digest written with the run's row, nothing when the row is gone", async () => {
+    const [last] = await q(`SELECT id, connection_pk FROM sync_runs WHERE sync_name = 'paged-items' ORDER BY started_at DESC LIMIT 1`);
+    const check = { page: 'page-digest-of-a-test', schema: 'schema-of-a-test' };
+    const written = async (runId: string) => ({
+      seen: (await q(`SELECT external_ids FROM sync_run_seen WHERE run_id = $1 AND model = 'OneStatement'`, [runId])).map((r) => r.external_ids),
+      pages: (await q(`SELECT content_hash FROM record_page_digests WHERE run_id = $1 AND model = 'OneStatement'`, [runId])).map((r) => r.content_hash),
+    });
+    const gone = new RunPageDigests(t.platform.deps.db, last!.connection_pk, 'a-run-that-does-not-exist');
+    assert.equal(await gone.noteUnchanged('OneStatement', check, 'noted', ['1', '2']), false);
+    assert.deepEqual(await written('a-run-that-does-not-exist'), { seen: [], pages: [] });
+    assert.deepEqual(gone.counts.get('OneStatement'), undefined);
+
+    const live = new RunPageDigests(t.platform.deps.db, last!.connection_pk, last!.id);
+    assert.equal(await live.noteUnchanged('OneStatement', check, 'noted', ['1', '2']), true);
+    assert.deepEqual(await written(last!.id), { seen: [['1', '2']], pages: ['noted'] });
+    assert.deepEqual(live.counts.get('OneStatement'), { pages: 1, skipped: 1 });
+    await q(`DELETE FROM sync_run_seen WHERE model = 'OneStatement'`);
+    await q(`DELETE FROM record_page_digests WHERE model = 'OneStatement'`);
   });
 
   async function list(): Promise<Json[]> {
