@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { getConnectionByPk, type Connection } from '../features/connections/store.js';
 import { getIntegrationById, type Integration } from '../features/integrations/store.js';
-import { emptyCache, forgetRun } from '../features/records/store.js';
+import { emptyCache, forgetRun, storedHashes } from '../features/records/store.js';
 import { keepRunPageDigests, RunPageDigests } from '../features/records/page-digests.js';
 import { RunSeen } from '../features/records/delete-scope.js';
 import { createScriptContext } from '../features/scripts/context.js';
@@ -27,6 +27,7 @@ import {
   resetSync,
   saveCheckpoint,
   saveResumePosition,
+  SyncRunGone,
   type ModelResult,
   type SyncRun,
 } from '../features/syncs/state.js';
@@ -170,6 +171,12 @@ export function syncActivities(deps: ActivityDeps) {
       const l = await load(run.connectionPk, run.syncName);
       if (!l) throw ApplicationFailure.nonRetryable('the connection or its sync no longer exists');
       annotate({ integration: l.connection.integrationKey, connection: l.connection.connectionId, script: run.syncName, runId });
+      // A full run saves every model of its script: their stored hashes (the first page waits for them) are read while the run starts and fetches.
+      const storedAhead = new Map(
+        run.mode === 'full' ? Object.keys(l.script.models).map((m) => [l.stored(m), storedHashes(deps.db, run.connectionPk, l.stored(m))] as const) : [],
+      );
+      // Awaited by the run's first save of the model, or by nobody when the run fails first.
+      for (const read of storedAhead.values()) read.catch(() => undefined);
       const { marks, previous } = await openWriteMarks(deps.db, `sync:${runId}`);
       throwIfWrittenBefore(previous);
       const stopHeartbeat = heartbeating(2000);
@@ -190,6 +197,7 @@ export function syncActivities(deps: ActivityDeps) {
         compareStored: true,
         pageDigests,
         seen,
+        storedAhead,
         variant: l.variant,
         storedModel: l.stored,
         log: (e) => {
@@ -204,6 +212,12 @@ export function syncActivities(deps: ActivityDeps) {
           if (r.added === 0 && r.updated === 0 && counted.has(model)) return;
           await addRunResult(tx, runId, model, { added: r.added, updated: r.updated });
           counted.add(model);
+        },
+        // Once the model is on the run's counts, an unchanged page adds nothing to them: it is noted in one statement.
+        skipUnchanged: async (model, ids, check, noted) => {
+          if (!counted.has(model)) return false;
+          if (!(await pageDigests.noteUnchanged(l.stored(model), check, noted, ids))) throw new SyncRunGone(runId);
+          return true;
         },
         onDeleted: (model, n, tx) => addRunResult(tx, runId, model, { deleted: n }),
         onInvalid: (model, problems) => void addInvalid(deps.db, runId, model, problems).catch(() => undefined),

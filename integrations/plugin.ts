@@ -23,6 +23,7 @@ import type { Db } from '../lib/db/pool.js';
 import type { ProviderHttpClient } from '../lib/http/index.js';
 import type { Logger } from '../lib/log.js';
 import type { TokenRefreshListener } from '../features/connections/service.js';
+import type { Lookups } from '../features/connections/lookups.js';
 import type { ProviderHooksLookup, ProviderRuntimeHooks } from '../features/providers/providers.js';
 
 /** What a plugin's hooks and activities may use; the platform's activities get the same (activities/deps.ts), the API a superset. */
@@ -39,6 +40,8 @@ export interface PluginDeps {
   onTokenRefresh: TokenRefreshListener;
   /** The plugins' runtime hooks by provider (plugins.ts `pluginFor`). */
   providerHooks: ProviderHooksLookup;
+  /** The provider and integration lookups, cached while the process has a change feed (an API in the same process). */
+  lookups?: Pick<Lookups, 'provider' | 'integration'>;
 }
 
 /** A third party's webhook as received, before it is trusted. */

@@ -199,7 +199,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         environments: named ?? (await listEnvironments(db)).map((e) => e.name),
         shutdownGraceTime: config.SWITCHYARD_WORKER_SHUTDOWN_GRACE_MS,
         maxCachedWorkflows: config.SWITCHYARD_WORKER_MAX_CACHED_WORKFLOWS,
-        deps: { db, config, clock, box, log, http, temporal, onTokenRefresh, providerHooks },
+        deps: { db, config, clock, box, log, http, temporal, onTokenRefresh, providerHooks, lookups },
         workflowBundle: opts.workflowBundle,
         telemetry,
         log,

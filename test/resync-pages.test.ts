@@ -12,6 +12,7 @@ import { Nango } from '@nangohq/node';
 import { z } from 'zod';
 import { metabaseScripts } from '../integrations/metabase/index.js';
 import { registerPrebuiltScripts } from '../features/scripts/prebuilt.js';
+import { RunPageDigests } from '../features/records/page-digests.js';
 import { createSync } from '../sdk/index.js';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
 import { addItemsApiIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
@@ -176,6 +177,52 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
     assert.deepEqual(await run('full_refresh_and_clear_cache'), { results: { added: 25, updated: 0, deleted: 0 }, skipped: null });
     assert.deepEqual(await stored(), upstream());
     assert.deepEqual(await run(), { results: ZERO, skipped: '3 of 3 pages of PagedItem' });
+  });
+
+  test('a full run starts reading the stored hashes before its first page arrives', async () => {
+    // The read waits behind this lock; the first page fails, so the run ends without needing the read.
+    const locker = await t.platform.deps.db.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE records IN ACCESS EXCLUSIVE MODE');
+      items.failNext({ status: 400, body: '{"error":"bad_request"}', match: (r) => r.path === '/items' });
+      const n = (await runs()).length;
+      await nango.triggerSync(KEY, ['paged-items'], 'acme');
+      const done = await waitFor('the run to fail', async () => {
+        const r = (await runs())[n];
+        return r && r.status !== 'RUNNING' ? r : null;
+      });
+      assert.equal(done.status, 'ERROR');
+      const waiting = await q(
+        `SELECT a.query FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE NOT l.granted AND l.relation = 'records'::regclass AND a.query LIKE '%SELECT external_id%'`,
+      );
+      assert.equal(waiting.length, 1, 'the stored-hashes read was issued before the first page was fetched');
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+    assert.deepEqual(await run(), { results: ZERO, skipped: '3 of 3 pages of PagedItem' });
+  });
+
+  test("an unchanged page noted in one statement: ids seen and digest written with the run's row, nothing when the row is gone", async () => {
+    const [last] = await q(`SELECT id, connection_pk FROM sync_runs WHERE sync_name = 'paged-items' ORDER BY started_at DESC LIMIT 1`);
+    const check = { page: 'page-digest-of-a-test', schema: 'schema-of-a-test' };
+    const written = async (runId: string) => ({
+      seen: (await q(`SELECT external_ids FROM sync_run_seen WHERE run_id = $1 AND model = 'OneStatement'`, [runId])).map((r) => r.external_ids),
+      pages: (await q(`SELECT content_hash FROM record_page_digests WHERE run_id = $1 AND model = 'OneStatement'`, [runId])).map((r) => r.content_hash),
+    });
+    const gone = new RunPageDigests(t.platform.deps.db, last!.connection_pk, 'a-run-that-does-not-exist');
+    assert.equal(await gone.noteUnchanged('OneStatement', check, 'noted', ['1', '2']), false);
+    assert.deepEqual(await written('a-run-that-does-not-exist'), { seen: [], pages: [] });
+    assert.deepEqual(gone.counts.get('OneStatement'), undefined);
+
+    const live = new RunPageDigests(t.platform.deps.db, last!.connection_pk, last!.id);
+    assert.equal(await live.noteUnchanged('OneStatement', check, 'noted', ['1', '2']), true);
+    assert.deepEqual(await written(last!.id), { seen: [['1', '2']], pages: ['noted'] });
+    assert.deepEqual(live.counts.get('OneStatement'), { pages: 1, skipped: 1 });
+    await q(`DELETE FROM sync_run_seen WHERE model = 'OneStatement'`);
+    await q(`DELETE FROM record_page_digests WHERE model = 'OneStatement'`);
   });
 
   async function list(): Promise<Json[]> {

@@ -34,8 +34,8 @@ export interface ConnectionDeps {
   onTokenRefresh: TokenRefreshListener;
   /** The provider plugins' runtime hooks (integrations/plugins.ts `pluginFor`). */
   providerHooks: ProviderHooksLookup;
-  /** The API's cached provider lookup (features/connections/lookups.ts); without it, the database is read. */
-  lookups?: Pick<Lookups, 'provider'>;
+  /** The API's cached provider and integration lookups (features/connections/lookups.ts); without them, the database is read. */
+  lookups?: Pick<Lookups, 'provider' | 'integration'>;
 }
 
 export interface VerificationResult {

@@ -31,7 +31,7 @@ import {
   type SaveResult,
   type StoredHashes,
 } from '../records/store.js';
-import { storedDigest, type RunPageDigests } from '../records/page-digests.js';
+import { storedDigest, type PageCheck, type RunPageDigests } from '../records/page-digests.js';
 import type { RunSeen } from '../records/delete-scope.js';
 import type { WriteLane } from './write-lane.js';
 import type { WriteMarks } from './write-marks.js';
@@ -97,6 +97,14 @@ export interface RunHooks {
   pageDigests?: RunPageDigests;
   /** With seenRunId and compareStored: the ids the run saw and the stored hashes it read, for the scope of its deletion detection. */
   seen?: RunSeen;
+  /**
+   * With pageDigests: notes an unchanged page of the model (ids seen, page digest; claim and onSaved
+   * included) in one statement, true when it did; false: the page goes through claim, onSaved and
+   * the note in a transaction.
+   */
+  skipUnchanged?(model: string, ids: string[], check: PageCheck, noted: string): Promise<boolean>;
+  /** With compareStored: models' stored hashes whose read the caller has already started (by model as stored), so that it overlaps the first fetch. */
+  storedAhead?: ReadonlyMap<string, Promise<StoredHashes | null>>;
   /** The variant a sync run runs (Nango's `nango.variant`); `base` when absent. */
   variant?: string;
   /** Where the run keeps a model's records (a variant's under `Model::variant`); the model itself when absent. */
@@ -219,7 +227,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   const storedFor = (model: string) => {
     let stored = storedByModel.get(model);
     if (!stored) {
-      stored = storedHashes(deps.db, connection.id, at(model)).then((hashes) => {
+      stored = (hooks.storedAhead?.get(at(model)) ?? storedHashes(deps.db, connection.id, at(model))).then((hashes) => {
         if (hashes) hooks.seen?.read(at(model), hashes);
         return hashes;
       });
@@ -273,13 +281,16 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   };
 
   /** Notes an unchanged page: its ids as seen, none added or updated. */
-  const skipPage = (model: string, ids: string[], note: (tx: Queryable) => Promise<void>) => async () => {
-    await withTransaction(deps.db, async (tx) => {
-      await hooks.claim?.(tx);
-      if (hooks.seenRunId) await noteSeen(tx, hooks.seenRunId, at(model), ids);
-      await hooks.onSaved?.(model, { added: 0, updated: 0, unchanged: ids.length }, tx);
-      await note(tx);
-    });
+  const skipPage = (model: string, ids: string[], check: PageCheck, noted: string, digests: RunPageDigests) => async () => {
+    const once = await hooks.skipUnchanged?.(model, ids, check, noted);
+    if (!once) {
+      await withTransaction(deps.db, async (tx) => {
+        await hooks.claim?.(tx);
+        if (hooks.seenRunId) await noteSeen(tx, hooks.seenRunId, at(model), ids);
+        await hooks.onSaved?.(model, { added: 0, updated: 0, unchanged: ids.length }, tx);
+        await digests.note(tx, at(model), check, noted, true);
+      });
+    }
     hooks.seen?.saw(at(model), ids);
   };
 
@@ -355,7 +366,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const unchanged = noted ? await unchangedPage(model, records, noted) : null;
       const write =
         digests && check && noted && unchanged
-          ? skipPage(model, unchanged, (tx) => digests.note(tx, at(model), check, noted, true))
+          ? skipPage(model, unchanged, check, noted, digests)
           : savePage(model, work ?? prepare(model, records), digests && check ? (tx, saved) => digests.note(tx, at(model), check, saved, false) : undefined);
       if (hooks.lane) hooks.lane.enqueue(write);
       else await write();
