@@ -452,16 +452,16 @@ interface ConnectionEndpoints {
   endpointsOf(config: Record<string, unknown>): Endpoints;
 }
 
-/**
- * The connection's endpoints for a config, its integration and provider loaded once. A caller that
- * has just read the connection's integration passes it, saving a query per call.
- */
 /** The connection's integration: from the cached lookups when they hold it (a sync run's every page request asks), else by id. */
 async function integrationOf(deps: ConnectionDeps, connection: Connection): Promise<Integration | null> {
   const cached = await deps.lookups?.integration(connection.environmentId, connection.integrationKey);
   return cached?.id === connection.integrationId ? cached : getIntegrationById(deps.db, deps.box, connection.integrationId);
 }
 
+/**
+ * The connection's endpoints for a config, its integration and provider loaded once. A caller that
+ * has just read the connection's integration passes it, saving a query per call.
+ */
 async function endpointsOfConnection(deps: ConnectionDeps, connection: Connection, loaded?: Integration): Promise<ConnectionEndpoints> {
   const integration = loaded?.id === connection.integrationId ? loaded : await integrationOf(deps, connection);
   if (!integration) throw new NotFound('unknown_provider_config', 'Integration does not exist');
