@@ -59,7 +59,7 @@ type RecordsQueryInput = z.output<typeof endpointQuery>;
 
 export type RecordsResponder = (c: Context<AppEnv>, target: { integrationKey: string; connectionId: string; models: string[] }) => Promise<Response>;
 
-/** Records of a model in Nango's shape (built as text by PostgreSQL, not through the schema: features/records/read.ts). */
+/** Records of a model in Nango's shape (each page written from the stored bytes, not through this schema: features/records/read.ts). */
 export const recordsResponse = z.object({
   records: z.array(
     z
