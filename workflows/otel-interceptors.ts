@@ -7,23 +7,36 @@
  * Whether a run is traced is decided from its start headers, which are in its history: a replay
  * decides the same way. Spans are not commands, so tracing never changes what a workflow does.
  */
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
-import type { WorkflowInboundCallsInterceptor, WorkflowInterceptors, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
+import type * as OtelWorkflow from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
+import type {
+  WorkflowInboundCallsInterceptor,
+  WorkflowInterceptors,
+  WorkflowInternalsInterceptor,
+  WorkflowOutboundCallsInterceptor,
+} from '@temporalio/workflow';
 import { TRACE_CONTEXT_HEADER, TRACE_MARKER_HEADER } from '../lib/otel/trace-headers.js';
 
+/**
+ * The OpenTelemetry interceptors' module, evaluated when a traced run starts. Each workflow has its
+ * own module cache, so a static import evaluated OpenTelemetry's SDK for every run created, traced
+ * or not: about 4 ms of the workflow thread per run (bench/RESULTS.md, issue 32, p6-sched). The
+ * bundler resolves this require at build time and runs the module at the call, synchronously.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadOtel = (): typeof OtelWorkflow => require('@temporalio/interceptors-opentelemetry/lib/workflow/index.js') as typeof OtelWorkflow;
+
 export const interceptors = (): WorkflowInterceptors => {
-  let inbound: OpenTelemetryInboundInterceptor | null = null;
-  let outbound: OpenTelemetryOutboundInterceptor | null = null;
+  let inbound: OtelWorkflow.OpenTelemetryInboundInterceptor | null = null;
+  let outbound: OtelWorkflow.OpenTelemetryOutboundInterceptor | null = null;
+  let internals: OtelWorkflow.OpenTelemetryInternalsInterceptor | null = null;
 
   const gatedInbound: WorkflowInboundCallsInterceptor = {
     execute(input, next) {
       if (!(TRACE_CONTEXT_HEADER in input.headers) && !(TRACE_MARKER_HEADER in input.headers)) return next(input);
-      inbound = new OpenTelemetryInboundInterceptor();
-      outbound = new OpenTelemetryOutboundInterceptor();
+      const otel = loadOtel();
+      inbound = new otel.OpenTelemetryInboundInterceptor();
+      outbound = new otel.OpenTelemetryOutboundInterceptor();
+      internals = new otel.OpenTelemetryInternalsInterceptor();
       return inbound.execute(input, next);
     },
     handleSignal: (input, next) => (inbound ? inbound.handleSignal(input, next) : next(input)),
@@ -38,5 +51,10 @@ export const interceptors = (): WorkflowInterceptors => {
     getLogAttributes: (input, next) => (outbound ? outbound.getLogAttributes(input, next) : next(input)),
   };
 
-  return { inbound: [gatedInbound], outbound: [gatedOutbound], internals: [new OpenTelemetryInternalsInterceptor()] };
+  // The OpenTelemetry internals interceptor only disables the context manager a traced run made.
+  const gatedInternals: WorkflowInternalsInterceptor = {
+    dispose: (input, next) => (internals ? internals.dispose(input, next) : next(input)),
+  };
+
+  return { inbound: [gatedInbound], outbound: [gatedOutbound], internals: [gatedInternals] };
 };
