@@ -8,7 +8,8 @@
  * Flags: --cpu-prof (V8 profiles of the Switchyard processes into bench/out/profiles),
  * --schedules-minutes=N (default 5), --connections=N (many schedules, default 1000),
  * --records=N (sync, default 100000), --concurrency=N (action throughput, default 16),
- * --temporal=server (a Temporal server on the run's PostgreSQL instead of the dev server).
+ * --temporal=server (a Temporal server on the run's PostgreSQL instead of the dev server),
+ * --temporal-config=k=v,… (its dynamic config), --temporal-sqlite=k=v,… (the dev server's SQLite pragmas).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -28,17 +29,24 @@ const GROUPS: BenchGroup[] = [actions, syncs, proxy, webhooks, schedules, compil
 const ALL = GROUPS.flatMap((g) => g.names);
 const OUT = fileURLToPath(new URL('./out', import.meta.url));
 
+/** `--<name>=key=value,key=value` as pairs of strings. */
+function pairsFlag(name: string, flag: string | true | undefined): [string, string][] {
+  if (flag === undefined) return [];
+  if (flag === true) throw new Error(`--${name} needs key=value[,key=value]`);
+  return flag.split(',').map((pair) => {
+    const [key, raw] = pair.split('=');
+    if (!key || raw === undefined) throw new Error(`--${name}: "${pair}" is not key=value`);
+    return [key, raw];
+  });
+}
+
 /** `--temporal-config=key=value,key=value`: dynamic config values for the run's Temporal (numbers and booleans as such). */
 function dynamicConfigFlag(flag: string | true | undefined): Record<string, string | number | boolean> {
-  if (flag === undefined) return {};
-  if (flag === true) throw new Error('--temporal-config needs key=value[,key=value]');
   return Object.fromEntries(
-    flag.split(',').map((pair) => {
-      const [key, raw] = pair.split('=');
-      if (!key || raw === undefined) throw new Error(`--temporal-config: "${pair}" is not key=value`);
-      const value = raw === 'true' ? true : raw === 'false' ? false : Number.isFinite(Number(raw)) ? Number(raw) : raw;
-      return [key, value];
-    }),
+    pairsFlag('temporal-config', flag).map(([key, raw]) => [
+      key,
+      raw === 'true' ? true : raw === 'false' ? false : Number.isFinite(Number(raw)) ? Number(raw) : raw,
+    ]),
   );
 }
 
@@ -87,6 +95,8 @@ async function main(): Promise<number> {
     flags['pg-stat-statements'] === true,
     flags.temporal === 'server' ? 'server' : 'dev',
     dynamicConfigFlag(flags['temporal-config']),
+    // `--temporal-sqlite=synchronous=normal`: SQLite pragmas of the dev server's file, over its defaults.
+    Object.fromEntries(pairsFlag('temporal-sqlite', flags['temporal-sqlite'])),
   );
   const stopOnSignal = () => {
     say('interrupted: stopping services');

@@ -38,6 +38,7 @@ export async function startServices(
   pgStatStatements = false,
   temporal: TemporalKind = 'dev',
   dynamicConfig: Record<string, string | number | boolean> = {},
+  sqlitePragmas: Record<string, string> = {},
 ): Promise<BenchServices> {
   const workDir = await mkdtemp(path.join(storage === 'tmpfs' ? '/dev/shm' : os.tmpdir(), 'switchyard-bench-'));
   await chmod(workDir, 0o755);
@@ -51,6 +52,7 @@ export async function startServices(
       log: say,
       temporal,
       dynamicConfig,
+      sqlitePragmas,
       async startPostgres(dir, port) {
         let pg = await startEmbeddedPostgres(dir, port);
         if (pgStatStatements) {

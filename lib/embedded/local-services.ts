@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './postgres.js';
-import { DEV_SERVER_DYNAMIC_CONFIG, freePort, startTemporalDevServer, type EmbeddedTemporal } from './temporal.js';
+import { DEV_SERVER_DYNAMIC_CONFIG, DEV_SERVER_SQLITE_PRAGMAS, freePort, startTemporalDevServer, type EmbeddedTemporal } from './temporal.js';
 import { startTemporalServer } from './temporal-server.js';
 
 export type TemporalKind = 'dev' | 'server';
@@ -37,6 +37,8 @@ export interface LocalServicesOptions {
   temporal?: TemporalKind;
   /** Dynamic config values added to (or replacing) DEV_SERVER_DYNAMIC_CONFIG, on either kind (the benchmarks' --temporal-config). */
   dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
+  /** SQLite pragmas added to (or replacing) DEV_SERVER_SQLITE_PRAGMAS, dev server only (the benchmarks' --temporal-sqlite). */
+  sqlitePragmas?: Readonly<Record<string, string>>;
 }
 
 export async function startLocalServices(workDir: string, opts: LocalServicesOptions): Promise<LocalServices> {
@@ -64,6 +66,7 @@ export async function startLocalServices(workDir: string, opts: LocalServicesOpt
               ...common,
               cliPath: process.env.TEMPORAL_CLI_PATH,
               dynamicConfig: { ...DEV_SERVER_DYNAMIC_CONFIG, ...opts.dynamicConfig },
+              sqlitePragmas: { ...DEV_SERVER_SQLITE_PRAGMAS, ...opts.sqlitePragmas },
             });
       stops.push(temporal.stop);
       temporalAddress = temporal.address;
