@@ -77,6 +77,8 @@ export const configSchema = z.object({
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   SWITCHYARD_TEMPORAL: z.enum(['dev', 'server']).default('dev'),
+  // The dev server's SQLite `synchronous` (lib/embedded/temporal.ts): `normal` skips the per-commit fsync.
+  SWITCHYARD_TEMPORAL_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
   SWITCHYARD_PUBLIC_URL: optionalUrl,
   SWITCHYARD_ENCRYPTION_KEY: z
     .string()

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Config } from '../lib/config.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../lib/embedded/postgres.js';
-import { startTemporalDevServer } from '../lib/embedded/temporal.js';
+import { DEV_SERVER_SQLITE_PRAGMAS, startTemporalDevServer } from '../lib/embedded/temporal.js';
 import { startTemporalServer } from '../lib/embedded/temporal-server.js';
 
 export interface Services {
@@ -46,7 +46,11 @@ export async function startServices(config: Config, log: (m: string) => void): P
       log(server ? 'starting Temporal server on PostgreSQL' : 'starting Temporal dev server');
       const temporal = server
         ? await startTemporalServer({ ...common, databaseServerUrl: databaseUrl })
-        : await startTemporalDevServer({ ...common, cliPath: config.TEMPORAL_CLI_PATH });
+        : await startTemporalDevServer({
+            ...common,
+            cliPath: config.TEMPORAL_CLI_PATH,
+            sqlitePragmas: { ...DEV_SERVER_SQLITE_PRAGMAS, synchronous: config.SWITCHYARD_TEMPORAL_SQLITE_SYNCHRONOUS },
+          });
       stops.push(temporal.stop);
       temporalAddress = temporal.address;
       temporalUiUrl = temporal.uiUrl;

@@ -127,8 +127,11 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string | number 
 /**
  * The SQLite file in write-ahead-log mode: a commit appends to the log and syncs it once, where the
  * default rollback journal syncs the journal and the database file for every commit. `synchronous =
- * full` keeps every commit durable across a power loss, as before (`normal` would sync only at
- * checkpoints: faster, but the last commits could be lost on an OS crash).
+ * full` keeps every commit durable across a power loss, as before. `normal`
+ * (SWITCHYARD_TEMPORAL_SQLITE_SYNCHRONOUS) syncs only at checkpoints: a process crash still loses
+ * nothing, a power loss or OS crash may roll back Temporal's last commits (the file stays
+ * consistent). On a disk that syncs in 0.44 ms it changed little (bench/RESULTS.md, issue 32,
+ * p6-sched); on one that takes 6.9 ms a commit, the commits are what bound the dev server.
  */
 export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal', synchronous: 'full' };
 
