@@ -6,18 +6,29 @@
  * 1,000 one-minute schedules, about half of it short-lived garbage (bench/RESULTS.md, issue 32). 16 MB
  * semi-spaces keep the scavenges cheap (a small new space also stays in cache) and cap the three at
  * 32 MB each.
+ *
+ * The old generation is bounded too: objects that outlive two scavenges (a run's rows and messages
+ * while it waits on Postgres or Temporal) are promoted, and V8 lets the old space grow up to 4× its
+ * live size before a full collection. With 1,000 one-minute schedules the main thread's heap reached
+ * 312–326 MB used in two runs (96–175 MB at their ends); in a run with a growing factor of 1.5 it
+ * reached 136 and the worker 450 MB RSS (bench/RESULTS.md, issue 32, p6-sched). The factor is read
+ * at every full collection, so setting it here holds for the main thread's heap too.
  */
 import { setFlagsFromString } from 'node:v8';
 
 export const SEMI_SPACE_MB = 16;
+/** The old space may grow to (1 + this / 100) × what survived the last full collection. */
+export const OLD_SPACE_GROWING_PERCENT = 50;
 
 /** On the worker's node command line (package.json `worker` and `start`, compose, k8s): the main thread's heap is sized at start. */
 export const WORKER_NODE_FLAGS = [`--max-semi-space-size=${SEMI_SPACE_MB}`] as const;
 
 /**
- * Threads created from now on get the bound (V8 reads the flag when it sizes a new isolate's heap),
- * whatever the command line: the Temporal SDK's workflow threads are started after this.
+ * Threads created from now on get the young-generation bound (V8 reads the flag when it sizes a new
+ * isolate's heap), whatever the command line: the Temporal SDK's workflow threads are started after
+ * this. The old space's growing factor holds for every isolate of the process from now on.
  */
 export function boundWorkflowThreadHeaps(): void {
   setFlagsFromString(`--max-semi-space-size=${SEMI_SPACE_MB}`);
+  setFlagsFromString(`--heap-growing-percent=${OLD_SPACE_GROWING_PERCENT}`);
 }
