@@ -9,6 +9,7 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createApp, serveFetch } from '../api/app.js';
 import type { AppDeps } from '../api/context.js';
 import { connectWorkers, startWorkers, type RunningWorkers } from '../worker/index.js';
+import { boundOldSpaceGrowth } from '../worker/heap.js';
 import { tokenRefreshListener } from '../activities/token-refresh.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { registerAllPrebuiltScripts } from '../integrations/prebuilt.js';
@@ -190,6 +191,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
     if (opts.runWorker) {
+      if (!opts.runApi) boundOldSpaceGrowth();
       // Named environments are polled as configured; unset, every environment is, as they come and go.
       const named = config.SWITCHYARD_WORKER_ENVIRONMENTS;
       workers = await startWorkers({

@@ -12,7 +12,7 @@
  * live size before a full collection. With 1,000 one-minute schedules the main thread's heap reached
  * 312–326 MB used in two runs (96–175 MB at their ends); in a run with a growing factor of 1.5 it
  * reached 136 and the worker 450 MB RSS (bench/RESULTS.md, issue 32, p6-sched). The factor is read
- * at every full collection, so setting it here holds for the main thread's heap too.
+ * at every full collection, so setting it at run time holds for the main thread's heap too.
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -24,11 +24,18 @@ export const OLD_SPACE_GROWING_PERCENT = 50;
 export const WORKER_NODE_FLAGS = [`--max-semi-space-size=${SEMI_SPACE_MB}`] as const;
 
 /**
- * Threads created from now on get the young-generation bound (V8 reads the flag when it sizes a new
- * isolate's heap), whatever the command line: the Temporal SDK's workflow threads are started after
- * this. The old space's growing factor holds for every isolate of the process from now on.
+ * Threads created from now on get the bound (V8 reads the flag when it sizes a new isolate's heap),
+ * whatever the command line: the Temporal SDK's workflow threads are started after this.
  */
 export function boundWorkflowThreadHeaps(): void {
   setFlagsFromString(`--max-semi-space-size=${SEMI_SPACE_MB}`);
+}
+
+/**
+ * The old space's growing factor, for every isolate of the process from now on. Only in a process
+ * that runs the worker without the API (start/platform.ts): more frequent full collections are CPU
+ * an API's request paths would pay too.
+ */
+export function boundOldSpaceGrowth(): void {
   setFlagsFromString(`--heap-growing-percent=${OLD_SPACE_GROWING_PERCENT}`);
 }
