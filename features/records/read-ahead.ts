@@ -3,10 +3,7 @@
  * reading the page its `next_cursor` names, so that PostgreSQL runs that query while the client
  * receives and parses this page; the client's next request takes it if it comes within `ttlMs`.
  * Pages are otherwise read strictly one after another, and on a 2-core machine PostgreSQL's part
- * of each page was about half its time (bench/RESULTS.md, 2026-11-23 records read). When the request
- * took a page read ahead (a client paging through), the page after the next is read too, once the
- * next has ended, so that PostgreSQL does not wait for the client's request to start each page
- * (bench/RESULTS.md, issue 32 records read, p6-records).
+ * of each page was about half its time (bench/RESULTS.md, 2026-11-23 records read).
  *
  * Why a page read ahead is a correct answer. The page answers exactly the query the client then sends
  * (same connection, model, filters, limit, and the cursor the API itself returned), as the records
@@ -33,8 +30,6 @@ import { readRecordsStream, type RecordsQuery } from './read.js';
 interface Ahead {
   page: PageStream;
   at: number;
-  /** The page whose end started this one. */
-  after: PageStream;
 }
 
 export interface ReadAheadOptions {
@@ -76,9 +71,8 @@ export class RecordsReadAhead {
 
   /**
    * One page, ready to send (its first bytes written, or all of them): the page read ahead for this
-   * very query when there is a fresh one that has not failed, else read now. Once it has ended the
-   * next page is read ahead, and when this one was itself read ahead (a client paging through), the
-   * page after that too as the next one ends. Rejects when the page failed before its first byte.
+   * very query when there is a fresh one that has not failed, else read now; once it has ended the
+   * next page is read ahead. Rejects when the page failed before its first byte.
    */
   async read(q: RecordsQuery): Promise<PageStream> {
     const key = keyOf(q);
@@ -94,13 +88,13 @@ export class RecordsReadAhead {
       if (usable) page = ahead.page;
       else ahead.page.discard();
     } else ahead?.page.discard();
-    const taken = page !== null;
     if (!page) {
       page = readRecordsStream(this.db, q);
       await page.ready();
     }
-    if (q.limit <= this.maxLimit) this.follow(page, q, taken ? 2 : 1);
-    return page;
+    const sent = page;
+    if (q.limit <= this.maxLimit) void sent.finished.then(() => sent.nextCursor !== null && this.start({ ...q, cursor: sent.nextCursor }));
+    return sent;
   }
 
   /** Whether the page of this query is held or in flight (stale or not). */
@@ -113,37 +107,19 @@ export class RecordsReadAhead {
     await Promise.all([...this.pages.values()].map((a) => a.page.finished));
   }
 
-  /** Once `page` (of query `q`) has ended, reads ahead the page after it, and `depth - 1` more, each once the one before has ended. */
-  private follow(page: PageStream, q: RecordsQuery, depth: number): void {
-    void page.finished.then(() => {
-      if (page.nextCursor === null) return;
-      const next = { ...q, cursor: page.nextCursor };
-      const ahead = this.start(next, page);
-      if (depth > 1) this.follow(ahead.page, next, depth - 1);
-    });
-  }
-
-  /**
-   * The page of `q` read ahead after `after` ended: the one held when it was started after that very
-   * page, else a new one (a page held for the same query but read after another page is dropped,
-   * so that every page answers as the cache stood after the page before it was read).
-   */
-  private start(q: RecordsQuery, after: PageStream): Ahead {
+  private start(q: RecordsQuery): void {
     const now = performance.now();
     for (const [k, a] of this.pages) if (now - a.at > this.ttlMs) this.drop(k, a);
-    const key = keyOf(q);
-    const held = this.pages.get(key);
-    if (held?.after === after) return held;
-    if (held) this.drop(key, held);
     while (this.pages.size >= this.maxPages) {
       const [k, a] = this.pages.entries().next().value!;
       this.drop(k, a);
     }
+    const key = keyOf(q);
+    const held = this.pages.get(key);
+    if (held) this.drop(key, held);
     const page = readRecordsStream(this.db, q);
     page.holdAtMost = this.maxBytes;
-    const ahead = { page, at: now, after };
-    this.pages.set(key, ahead);
-    return ahead;
+    this.pages.set(key, { page, at: now });
   }
 
   private drop(key: string, ahead: Ahead): void {
