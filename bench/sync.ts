@@ -193,10 +193,10 @@ export const syncs: BenchGroup = {
                     : await readAllViaSelect(db, connectionPk);
               (side === 'sy' ? sy : side === 'bf' ? bf : fl).push(res);
               const named: Record<string, number> = side === 'sy' ? { switchyard: platform.pid } : side === 'bf' ? { 'switchyard (before)': before!.pid } : {};
-              if (r === 0)
-                cpu.push(
-                  `${side === 'sy' ? 'api' : side === 'bf' ? 'api before' : 'select'}: ${formatCpu(cpuBreakdown(cpu0, cpuSnapshot(), named), res.ms / 1000)}`,
-                );
+              // Every round's: round 1 follows the re-sync in the same API process and carries its garbage.
+              cpu.push(
+                `round ${r + 1} ${side === 'sy' ? 'api' : side === 'bf' ? 'api before' : 'select'}: ${formatCpu(cpuBreakdown(cpu0, cpuSnapshot(), named), res.ms / 1000)}`,
+              );
             }
             ctx.say(
               `sync: read round ${r + 1}/${rounds}: api ${sy.at(-1)!.ms.toFixed(0)} ms, select ${fl.at(-1)!.ms.toFixed(0)} ms${before ? `, api before ${bf.at(-1)!.ms.toFixed(0)} ms` : ''}`,
@@ -205,7 +205,7 @@ export const syncs: BenchGroup = {
         } finally {
           await before?.stop();
         }
-        for (const line of cpu) ctx.say(`sync: records read round 1 ${line}`);
+        for (const line of cpu) ctx.say(`sync: records read ${line}`);
         await agent.close();
         for (const line of pgss ? await topStatements(db, 6) : []) ctx.say(`sync: records read statement ${line}`);
         const rowsRead = sy[0]!.rows;
@@ -253,7 +253,7 @@ export const syncs: BenchGroup = {
           },
           notes: [
             `${rounds} rotating rounds of ${Math.ceil(rowsRead / PAGE)} pages; floor: SELECT data::text and the metadata columns, keyset on cursor`,
-            ...cpu.map((line) => `round 1 ${line}`),
+            ...cpu,
             ...(bf.length ? ['before = an API process of the baseline tree (bench/lib/baseline.ts) on the same database, read in the same rounds'] : []),
           ],
         });

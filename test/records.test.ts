@@ -538,7 +538,8 @@ describe('records', () => {
     // And through the API, parsed, as the pages of strings parse.
     const res = await t.api(`/records?model=${MIX}&limit=100`, { headers: conn });
     const text = await res.text();
-    assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(text));
+    // A length when the page was whole before its first byte went out, else chunks (its 150 KB record spans two).
+    if (res.headers.get('transfer-encoding') !== 'chunked') assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(text));
     const want = await readRecordsJson(db, { ...base, limit: 100 });
     assert.deepEqual(JSON.parse(text), { records: want.records.map((r) => JSON.parse(r) as Json), next_cursor: null });
     await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, MIX]);

@@ -8,10 +8,11 @@ import { z } from 'zod';
 import { BadRequest, ValidationFailed } from '../../lib/errors.js';
 import { parseCursor, type RecordsFilter } from '../../features/records/read.js';
 import { RecordsReadAhead } from '../../features/records/read-ahead.js';
+import type { PageStream } from '../../features/records/page-stream.js';
 import { pruneRecords } from '../../features/records/store.js';
 import { BASE_VARIANT, storedModel, variantNameSchema } from '../../features/syncs/variants.js';
 import type { AppDeps, AppEnv } from '../context.js';
-import { sendText } from '../node-response.js';
+import { nodeResponse, preparedAnswer, sendText } from '../node-response.js';
 import { defineRoute } from '../route.js';
 import { check, parseQuery } from '../validate.js';
 import { connectionIdSchema } from './connections.js';
@@ -109,7 +110,34 @@ async function respond(
     ids: q.ids,
     limit: q.limit,
   });
-  return sendText(c, 200, 'application/json; charset=UTF-8', page.body);
+  return sendPage(deps, c, page);
+}
+
+const JSON_UTF8 = 'application/json; charset=UTF-8';
+
+/**
+ * A page on the node response as it is written: with its length when it was whole before its first
+ * byte, else in chunks. A page that fails after its headers destroys the response, so that the
+ * client sees an error rather than a body that ends early.
+ */
+async function sendPage(deps: AppDeps, c: Context<AppEnv>, page: PageStream): Promise<Response> {
+  const outgoing = nodeResponse(c);
+  if (!outgoing) return sendText(c, 200, JSON_UTF8, await page.collect());
+  const { marker, headers } = preparedAnswer(c, 200);
+  headers['content-type'] = JSON_UTF8;
+  if (page.ended) headers['content-length'] = String(page.length);
+  outgoing.writeHead(200, headers);
+  outgoing.cork();
+  page.pipe({
+    chunk: (bytes, written) => void outgoing.write(bytes, (err) => err || written()),
+    end: () => void outgoing.end(),
+    fail: (err) => {
+      deps.log.warn({ err, reqId: c.get('requestId') }, 'a records page failed after its first bytes were sent; the response is cut short');
+      outgoing.destroy(err);
+    },
+  });
+  process.nextTick(() => outgoing.uncork());
+  return marker;
 }
 
 /** Serves a sync's records at the GET endpoint it declares; `model` may be left out when the sync has one. */

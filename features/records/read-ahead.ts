@@ -20,13 +20,15 @@
  *
  * Bounds: at most `maxPages` pages held or in flight per process (older ones are dropped), each taken
  * once, dropped after `ttlMs`; only pages of at most `maxLimit` records are read ahead, and a page
- * over `maxBytes` of JSON is not kept (4 × 16 MB at most are held).
+ * is dropped once it holds more than `maxBytes` of JSON before a request takes it (4 × 16 MB at most
+ * are held). A request may take a page still being read: it is sent as it is written.
  */
 import type { Queryable } from '../../lib/db/pool.js';
-import { readRecordsBody, type RecordsPageBody, type RecordsQuery } from './read.js';
+import type { PageStream } from './page-stream.js';
+import { readRecordsStream, type RecordsQuery } from './read.js';
 
 interface Ahead {
-  page: Promise<RecordsPageBody | null>;
+  page: PageStream;
   at: number;
 }
 
@@ -34,7 +36,7 @@ export interface ReadAheadOptions {
   ttlMs?: number;
   maxPages?: number;
   maxLimit?: number;
-  /** A page read ahead whose body is longer (in bytes) is dropped once read. */
+  /** A page read ahead is dropped once it holds more bytes than this before a request takes it. */
   maxBytes?: number;
 }
 
@@ -67,15 +69,32 @@ export class RecordsReadAhead {
     this.maxBytes = opts.maxBytes ?? 16 * 1024 * 1024;
   }
 
-  /** One page: the page read ahead for this very query when there is a fresh one, else read now; then the next page is read ahead. */
-  async read(q: RecordsQuery): Promise<RecordsPageBody> {
+  /**
+   * One page, ready to send (its first bytes written, or all of them): the page read ahead for this
+   * very query when there is a fresh one that has not failed, else read now; once it has ended the
+   * next page is read ahead. Rejects when the page failed before its first byte.
+   */
+  async read(q: RecordsQuery): Promise<PageStream> {
     const key = keyOf(q);
     const ahead = this.pages.get(key);
     this.pages.delete(key);
-    let page = ahead && performance.now() - ahead.at <= this.ttlMs ? await ahead.page : null;
-    page ??= await readRecordsBody(this.db, q);
-    if (page.nextCursor !== null && q.limit <= this.maxLimit) this.start({ ...q, cursor: page.nextCursor });
-    return page;
+    let page: PageStream | null = null;
+    if (ahead && performance.now() - ahead.at <= this.ttlMs) {
+      // A failed read ahead, or one too big to hold, answers nothing: the request reads the page itself.
+      const usable = await ahead.page.ready().then(
+        () => !ahead.page.failed && !ahead.page.discarded,
+        () => false,
+      );
+      if (usable) page = ahead.page;
+      else ahead.page.discard();
+    } else ahead?.page.discard();
+    if (!page) {
+      page = readRecordsStream(this.db, q);
+      await page.ready();
+    }
+    const sent = page;
+    if (q.limit <= this.maxLimit) void sent.finished.then(() => sent.nextCursor !== null && this.start({ ...q, cursor: sent.nextCursor }));
+    return sent;
   }
 
   /** Whether the page of this query is held or in flight (stale or not). */
@@ -85,18 +104,26 @@ export class RecordsReadAhead {
 
   /** Resolves once every page in flight has been read (tests use it to change records after a read ahead). */
   async settled(): Promise<void> {
-    await Promise.all([...this.pages.values()].map((a) => a.page));
+    await Promise.all([...this.pages.values()].map((a) => a.page.finished));
   }
 
   private start(q: RecordsQuery): void {
     const now = performance.now();
-    for (const [k, a] of this.pages) if (now - a.at > this.ttlMs) this.pages.delete(k);
-    while (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value!);
-    // A failed read ahead, or one too big to hold, answers nothing: the request reads the page itself.
-    const page = readRecordsBody(this.db, q).then(
-      (p) => (p.body.length <= this.maxBytes ? p : null),
-      () => null,
-    );
-    this.pages.set(keyOf(q), { page, at: now });
+    for (const [k, a] of this.pages) if (now - a.at > this.ttlMs) this.drop(k, a);
+    while (this.pages.size >= this.maxPages) {
+      const [k, a] = this.pages.entries().next().value!;
+      this.drop(k, a);
+    }
+    const key = keyOf(q);
+    const held = this.pages.get(key);
+    if (held) this.drop(key, held);
+    const page = readRecordsStream(this.db, q);
+    page.holdAtMost = this.maxBytes;
+    this.pages.set(key, { page, at: now });
+  }
+
+  private drop(key: string, ahead: Ahead): void {
+    this.pages.delete(key);
+    ahead.page.discard();
   }
 }

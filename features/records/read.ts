@@ -14,6 +14,7 @@
 import { copyOut, inlineParams } from '../../lib/db/copy-out.js';
 import type { Queryable } from '../../lib/db/pool.js';
 import { pageQuery, Where } from '../../lib/db/where.js';
+import { pageChunks, PageStream } from './page-stream.js';
 
 export type RecordsFilter = 'added' | 'updated' | 'deleted';
 
@@ -234,18 +235,16 @@ const COPY_COLUMNS = `data::text AS data_text, cursor::text AS cursor_text, firs
 const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const HEAD = Buffer.from('{"records":[');
 
-/** Bytes per record of the last page built, for the next page's first buffer. */
-let bytesPerRecordHint = 1024;
-
 /**
  * The `GET /records` body, written as binary COPY rows arrive (one CopyData message a row): each
  * record's stored text less its closing brace, `,"_nango_metadata":{…`, its cursor in base64url and
- * `"}}`. No value becomes a JS string but the metadata of a record whose metadata bytes differ from
- * the record before it (a sync's batch shares them) and the last cursor.
+ * `"}}`, into pooled chunks handed to the page's stream as they fill. No value becomes a JS string
+ * but the metadata of a record whose metadata bytes differ from the record before it (a sync's
+ * batch shares them) and the last cursor.
  */
 class PageWriter {
-  private out: Buffer;
-  private at: number;
+  private out = pageChunks.take();
+  private at = HEAD.copy(this.out, 0);
   private started = false;
   count = 0;
   more = false;
@@ -255,10 +254,10 @@ class PageWriter {
   private lastCursor = Buffer.alloc(20);
   private lastCursorLength = 0;
 
-  constructor(private readonly limit: number) {
-    this.out = Buffer.allocUnsafe(Math.max(1024, Math.ceil(Math.min(limit, 1000) * bytesPerRecordHint * 1.1)));
-    this.at = HEAD.copy(this.out, 0);
-  }
+  constructor(
+    private readonly limit: number,
+    private readonly page: PageStream,
+  ) {}
 
   onMessage = (m: Buffer): void => {
     let at = 0;
@@ -309,21 +308,23 @@ class PageWriter {
     return end;
   }
 
-  /** The whole body, once the COPY has ended. */
-  finish(): RecordsPageBody {
+  /** The body's end, once the COPY has ended. */
+  finish(): void {
     const nextCursor = this.more ? encodeCursor(this.lastCursor.toString('latin1', 0, this.lastCursorLength)) : null;
     const tail = Buffer.from(`],"next_cursor":${JSON.stringify(nextCursor)}}`);
     this.reserve(tail.length);
     this.at += tail.copy(this.out, this.at);
-    if (this.count > 0) bytesPerRecordHint = this.at / this.count;
-    return { body: this.out.subarray(0, this.at), count: this.count, nextCursor };
+    this.page.push(this.out.subarray(0, this.at));
+    this.page.end(this.count, nextCursor);
   }
 
+  /** Room for `bytes` more: the chunk so far goes to the page when they do not fit; a record longer than a chunk gets a buffer of its own. */
   private reserve(bytes: number): void {
     if (this.at + bytes <= this.out.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(2 * this.out.length, this.at + bytes));
-    this.out.copy(grown, 0, 0, this.at);
-    this.out = grown;
+    if (this.at > 0) this.page.push(this.out.subarray(0, this.at));
+    else pageChunks.give(this.out);
+    this.out = bytes <= pageChunks.size ? pageChunks.take() : Buffer.allocUnsafe(bytes);
+    this.at = 0;
   }
 }
 
@@ -347,10 +348,24 @@ function metadataRow(m: Buffer, from: number): Row {
   return ['', firstSeenAt!, lastModifiedAt!, deletedAt ?? null, lastAction!, '', prunedAt ?? null];
 }
 
-/** One page as the `GET /records` body (see readRecordsJson). */
-export async function readRecordsBody(db: Queryable, q: RecordsQuery): Promise<RecordsPageBody> {
+/**
+ * One page as the `GET /records` body (see readRecordsJson), streamed: the COPY runs in the
+ * background and the stream ends, or fails, with it.
+ */
+export function readRecordsStream(db: Queryable, q: RecordsQuery): PageStream {
   const { text, values } = buildQuery(q, COPY_COLUMNS);
-  const page = new PageWriter(q.limit);
-  await copyOut(db, `COPY (${inlineParams(text, values)}) TO STDOUT (FORMAT binary)`, page.onMessage);
-  return page.finish();
+  const page = new PageStream();
+  const writer = new PageWriter(q.limit, page);
+  copyOut(db, `COPY (${inlineParams(text, values)}) TO STDOUT (FORMAT binary)`, writer.onMessage).then(
+    () => writer.finish(),
+    (err: unknown) => page.fail(err instanceof Error ? err : new Error(String(err))),
+  );
+  return page;
+}
+
+/** One page as the `GET /records` body in one buffer (see readRecordsStream). */
+export async function readRecordsBody(db: Queryable, q: RecordsQuery): Promise<RecordsPageBody> {
+  const page = readRecordsStream(db, q);
+  const body = await page.collect();
+  return { body, count: page.count, nextCursor: page.nextCursor };
 }
