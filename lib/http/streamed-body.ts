@@ -45,6 +45,11 @@ type Consumer = { kind: 'none' } | { kind: 'sink'; sink: BodySink } | { kind: 'r
 
 function noop(): void {}
 
+/** Made here, not as a class field: tsx names each arrow bound to a name, per instance (`__name`). */
+function abortListener(body: StreamedBody): () => void {
+  return () => body.abortBeforeResponse();
+}
+
 export class StreamedBody implements Dispatcher.DispatchHandler, ResponseBody {
   /** Settles when the status and headers arrive, or with the error that came first. */
   readonly started: Promise<ResponseStart>;
@@ -52,6 +57,7 @@ export class StreamedBody implements Dispatcher.DispatchHandler, ResponseBody {
   #reject!: (err: unknown) => void;
   #controller: Dispatcher.DispatchController | null = null;
   #signal: Signal | null;
+  #onAbort: (() => void) | null = null;
   /** The request body, destroyed when the call fails before it is sent (as undici's request API does). */
   #requestBody: Readable | null;
   #responded = false;
@@ -69,15 +75,17 @@ export class StreamedBody implements Dispatcher.DispatchHandler, ResponseBody {
     this.#signal = signal;
     this.#requestBody = requestBody instanceof Readable ? requestBody : null;
     if (signal && !signal.aborted) {
+      this.#onAbort = abortListener(this);
       if ('addEventListener' in signal) signal.addEventListener('abort', this.#onAbort, { once: true });
       else signal.once('abort', this.#onAbort);
     }
   }
 
-  #onAbort = (): void => {
+  /** Stops the call while its answer has not started. */
+  abortBeforeResponse(): void {
     if (this.#responded) return;
     this.#controller?.abort(this.#abortReason());
-  };
+  }
 
   /** The signal's reason, passed on as it is (as undici's request API does). */
   #abortReason(): Error {
@@ -88,7 +96,7 @@ export class StreamedBody implements Dispatcher.DispatchHandler, ResponseBody {
     const signal = this.#signal;
     if (!signal) return;
     this.#signal = null;
-    if ('removeEventListener' in signal) signal.removeEventListener('abort', this.#onAbort);
+    if ('removeEventListener' in signal && this.#onAbort) signal.removeEventListener('abort', this.#onAbort);
     // An emitter of `abort` is the caller's, made per call: its listener goes with it.
   }
 
