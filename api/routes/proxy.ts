@@ -16,7 +16,16 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { newerTarget, providerTarget, reauthorizedTarget } from '../../features/connections/target.js';
 import { BadRequest, UpstreamError } from '../../lib/errors.js';
-import { AddressNotAllowed, assertUrlAllowed, InvalidUrl, NetworkError, retryAfterMs, type AbortEmitter, type ProviderResponse } from '../../lib/http/index.js';
+import {
+  AddressNotAllowed,
+  assertUrlAllowed,
+  InvalidUrl,
+  NetworkError,
+  retryAfterMs,
+  type AbortEmitter,
+  type ProviderResponse,
+  type ResponseBody,
+} from '../../lib/http/index.js';
 import { isUnsafeToRepeat } from '../../lib/http/retry-policy.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { nodeRequest, nodeResponse, preparedAnswer } from '../node-response.js';
@@ -127,15 +136,9 @@ function nodeStream(reader: ReadableStreamDefaultReader<Uint8Array>, first?: Uin
   return Readable.from(chunksOf(reader, first), { objectMode: false });
 }
 
-/** Drops an upstream body that will not be read. undici reports the abort as an error, which nobody needs. */
-function discard(body: Readable | null): void {
-  if (!body) return;
-  body.on('error', () => undefined);
-  body.destroy();
-}
-
 /** A web stream over the upstream body, pulled chunk by chunk so memory stays bounded. */
-function webStream(body: Readable): ReadableStream<Uint8Array> {
+function webStream(upstream: ResponseBody): ReadableStream<Uint8Array> {
+  const body = upstream.readable();
   const iterator = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   return new ReadableStream<Uint8Array>(
     {
@@ -145,7 +148,8 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
         else controller.enqueue(value);
       },
       cancel() {
-        discard(body);
+        body.on('error', () => undefined);
+        body.destroy();
       },
     },
     { highWaterMark: 0 },
@@ -157,7 +161,9 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
  * `Response` and its stream adapters (which also held each answer for a timer tick). The headers the
  * middleware prepared (request id, CORS) win over the upstream's, as they do on a `Response`. The
  * returned answer only tells the middleware the status: the node server sees its headers already sent
- * (api/app.ts `serveFetch`). A body that fails midway ends the connection, as a web stream's would.
+ * (api/app.ts `serveFetch`). The body's chunks go from undici into the node response (lib/http/streamed-body,
+ * with backpressure): a body that fails midway cuts the connection, as a web stream's would, and a client
+ * that goes away stops the upstream download.
  */
 function answerOnNode(c: Context<AppEnv>, outgoing: ServerResponse, res: ProviderResponse, method: string): Response {
   // One object and one writeHead: a header node refuses throws before anything is sent, and the error mapper answers.
@@ -173,30 +179,12 @@ function answerOnNode(c: Context<AppEnv>, outgoing: ServerResponse, res: Provide
   for (const name in prepared) headers.push(name, prepared[name]!);
   outgoing.writeHead(res.status, headers);
   if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {
-    discard(res.stream);
+    res.stream?.discard();
     outgoing.end();
   } else {
-    pump(res.stream, outgoing);
+    res.stream.pipeTo(outgoing);
   }
   return marker;
-}
-
-/**
- * Streams the upstream body into the node response with backpressure. Lighter than `pipeline`, which
- * builds an AbortController and an AbortError per call: a failed upstream body cuts the connection
- * short, and a client that goes away stops the upstream download.
- */
-function pump(body: Readable, outgoing: ServerResponse): void {
-  if (outgoing.destroyed) return discard(body);
-  body.on('data', (chunk: Buffer) => {
-    if (!outgoing.write(chunk)) body.pause();
-  });
-  outgoing.on('drain', () => body.resume());
-  body.once('end', () => outgoing.end());
-  body.once('error', () => outgoing.destroy());
-  outgoing.once('close', () => {
-    if (!body.readableEnded) discard(body);
-  });
 }
 
 class CallerGone extends EventEmitter implements AbortEmitter {
@@ -362,7 +350,7 @@ export const proxy = defineRoute({
         // Else a session the provider ended early (Bill's) is signed in again.
         const newer = (await newerTarget(deps, target)) ?? (await reauthorizedTarget(deps, target));
         if (newer) {
-          discard(res.stream);
+          res.stream?.discard();
           target = newer;
           attempt--;
           continue;
@@ -373,7 +361,7 @@ export const proxy = defineRoute({
       // A provider asking for a longer pause than this synchronous route holds a request gets its answer back now.
       if (asked !== null && asked > MAX_RETRY_WAIT_MS) break;
       wait = asked ?? backoffMs(attempt);
-      discard(res.stream);
+      res.stream?.discard();
     } catch (err) {
       if (last || !(err instanceof NetworkError) || !err.retryable || (unsafe && err.sent)) throw toApiError(err);
       wait = backoffMs(attempt);
@@ -384,7 +372,7 @@ export const proxy = defineRoute({
   if (outgoing) return answerOnNode(c, outgoing, res, method);
   const out = responseHeaders(res.headers);
   if (method === 'HEAD' || NULL_BODY_STATUSES.has(res.status) || !res.stream) {
-    discard(res.stream);
+    res.stream?.discard();
     return new Response(null, { status: res.status, headers: out });
   }
   return new Response(webStream(res.stream), { status: res.status, headers: out });

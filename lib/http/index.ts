@@ -5,6 +5,7 @@ export * from './errors.js';
 export { assertUrlAllowed, isPrivateAddress, isHostAllowListed, normalizeHost } from './address-policy.js';
 export { DEFAULT_RATE_LIMIT_DELAY_MS, retryAfterMs } from './retry-after.js';
 export { redactUrl, REDACTED } from './redact.js';
+export type { BodySink, ResponseBody } from './streamed-body.js';
 export { oauth1Header, OAUTH1_SIGNATURE_METHODS, percentEncode, type OAuth1SignatureMethod, type OAuth1Signer } from './oauth1.js';
 export {
   authHeaders,

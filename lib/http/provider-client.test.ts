@@ -294,7 +294,7 @@ describe('streaming', () => {
     let peak = 0;
     let count = 0;
     let nextSample = 0;
-    for await (const chunk of res.stream) {
+    for await (const chunk of res.stream.readable()) {
       count += (chunk as Buffer).length;
       if (count >= nextSample) {
         peak = Math.max(peak, used() - baseline);
@@ -310,7 +310,7 @@ describe('request log', () => {
   test('every call is logged with the secrets of its URL redacted and without headers', async () => {
     logs.length = 0;
     await client.request(req({ path: '/echo?api_key=x&page=2', auth: { type: 'bearer', token: 'sekret' } }));
-    await client.request(req({ path: '/big', query: { bytes: 1024 }, stream: true })).then((r) => r.stream!.resume());
+    await client.request(req({ path: '/big', query: { bytes: 1024 }, stream: true })).then((r) => r.stream!.readable().resume());
     assert.equal(logs.length, 2);
     const [first, streamed] = logs;
     assert.equal(first!.url, `${base}/echo?api_key=[redacted]&page=2`);

@@ -13,6 +13,7 @@ import { assertLiteralHostAllowed, createPinnedLookup } from './address-policy.j
 import { InvalidUrl, NetworkError, ProviderError, RateLimited, ResponseTooLarge, UpstreamHttpError, type ResponseHeaders } from './errors.js';
 import { formParameters, oauth1Header, type OAuth1Signer } from './oauth1.js';
 import { redactUrl } from './redact.js';
+import { StreamedBody, type ResponseBody } from './streamed-body.js';
 import { DEFAULT_RATE_LIMIT_DELAY_MS, retryAfterMs } from './retry-after.js';
 import { metric } from '../otel/metrics.js';
 import { endProviderSpan, providerSpan } from '../otel/spans.js';
@@ -73,7 +74,7 @@ export interface ProviderRequest {
   context: RequestContext;
   /** Headers timeout and body (between chunks) timeout; default 30 s. */
   timeoutMs?: number;
-  /** Return the body as a Readable without buffering it. The caller must consume or destroy it. */
+  /** Return the body unread (`ProviderResponse.stream`) without buffering it. The caller must take or discard it. */
   stream?: boolean;
   /** When buffering, fail with ResponseTooLarge above this; default 50 MB. */
   maxResponseBytes?: number;
@@ -99,7 +100,8 @@ export interface ProviderResponse {
   headers: ResponseHeaders;
   /** The buffered body (empty when there is none); null when streamed. */
   body: Buffer | null;
-  stream: Readable | null;
+  /** The body not read yet, when the request asked for it streamed: the caller must take or discard it. */
+  stream: ResponseBody | null;
   url: string;
   durationMs: number;
 }
@@ -509,7 +511,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
     const span = providerSpan(method, url, req.context);
     try {
       const clientCertificate = req.clientCertificate ?? (req.auth.type === 'custom' ? req.auth.clientCertificate : undefined);
-      const res = await agentFor(url, clientCertificate).request({
+      const options = {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
@@ -517,19 +519,24 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
         body: (sentBody ?? null) as string | Buffer | Uint8Array | Readable | null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal: req.signal ?? null,
-      });
-      status = res.statusCode;
-      const headers = responseHeaders(res.headers);
+      };
+      const agent = agentFor(url, clientCertificate);
       if (req.stream) {
-        // Logged when the headers arrive, with responseBytes null: the caller owns the stream and may
-        // never finish or destroy it, and every call must still be logged exactly once.
+        const body = new StreamedBody(req.signal ?? null, options.body);
+        agent.dispatch(options, body);
+        const start = await body.started;
+        status = start.statusCode;
+        // Logged when the headers arrive, with responseBytes null: the caller owns the body and may
+        // never finish or drop it, and every call must still be logged exactly once.
         const durationMs = elapsed(started);
         log(logEntry(logged, status, null));
         endProviderSpan(span, status);
         metric.providerRequest(req.context, status);
-        return { status, headers, body: null, stream: res.body, url: url.toString(), durationMs };
+        return { status, headers: responseHeaders(start.headers), body: null, stream: body, url: url.toString(), durationMs };
       }
+      const res = await agent.request({ ...options, signal: req.signal ?? null });
+      status = res.statusCode;
+      const headers = responseHeaders(res.headers);
       const body = await readAll(res.body, req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, headers);
       const durationMs = elapsed(started);
       log(logEntry(logged, status, body.length));
@@ -548,7 +555,7 @@ export function createProviderHttpClient(opts: ProviderHttpClientOptions): Provi
   async function requestOrThrow(req: ProviderRequest): Promise<ProviderResponse> {
     const res = await request(req);
     if (res.status < 400) return res;
-    const raw = res.stream ? await readPrefix(res.stream, ERROR_BODY_LIMIT_BYTES) : res.body;
+    const raw = res.stream ? await readPrefix(res.stream.readable(), ERROR_BODY_LIMIT_BYTES) : res.body;
     const body = parseErrorBody(raw, firstHeader(res.headers, 'content-type'));
     const url = redactUrl(res.url);
     if (res.status === 429) {
