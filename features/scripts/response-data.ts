@@ -35,21 +35,18 @@ export function responseData(body: Buffer | null, headers: Record<string, string
  */
 export function pageResponse(status: number, headers: Record<string, string | string[]>, body: Buffer | null, type: ProxyConfig['responseType']): PageResponse {
   let data: unknown;
-  // Dropped once parsed: the page's bytes are not kept as long as the response.
-  let raw = body;
+  let parsed = false;
   const res = { status, headers } as PageResponse;
   Object.defineProperty(res, 'data', {
     enumerable: true,
     configurable: true,
     get: () => {
-      if (raw) [data, raw] = [responseData(raw, headers, type), null];
+      if (!parsed) [data, parsed] = [responseData(body, headers, type), true];
       return data;
     },
-    set: (value: unknown) => void ([data, raw] = [value, null]),
+    set: (value: unknown) => void ([data, parsed] = [value, true]),
   });
-  // A body that is empty (or null) parses to null: nothing to keep.
-  if (!raw || raw.length === 0) [data, raw] = [responseData(raw, headers, type), null];
   const json = (type === undefined || type === 'json') && /json/i.test(String(headers['content-type'] ?? ''));
-  Object.defineProperty(res, 'peek', { configurable: true, value: (key: string) => (json && raw ? trailingMember(raw, key) : undefined) });
+  Object.defineProperty(res, 'peek', { configurable: true, value: (key: string) => (json && body && !parsed ? trailingMember(body, key) : undefined) });
   return res;
 }
