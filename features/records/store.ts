@@ -3,7 +3,6 @@
  * deletions (reported, or detected at the end of a full sync), and cursor reads that stream.
  */
 import { hash } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { canonicalJsonEach } from '../../lib/canonical-json.js';
 import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
 
@@ -86,43 +85,14 @@ export interface PreparedRecords {
   hashes: string[];
 }
 
-/** The records of a batch by id: the last occurrence of an id in one batch wins, as with sequential saves. */
-function lastById(records: { id: string }[]): Map<string, { id: string }> {
-  const byId = new Map<string, { id: string }>();
-  for (const r of records) byId.set(String(r.id), r);
-  return byId;
-}
-
 /** The CPU half of a save (no database): a caller may prepare one batch while the previous one is written. */
 export function prepareRecords(records: { id: string }[]): PreparedRecords {
-  const byId = lastById(records);
+  // The last occurrence of an id in one batch wins, as with sequential saves.
+  const byId = new Map<string, { id: string }>();
+  for (const r of records) byId.set(String(r.id), r);
   // The canonical text is both the stored data (jsonb keeps no key order) and what is hashed.
   const datas = canonicalJsonEach([...byId.values()]);
   return { ids: [...byId.keys()], datas, hashes: datas.map(md5) };
-}
-
-/** Records prepareRecordsInTurns serialises and hashes between two turns of the event loop (~1 ms of 1 KB records). */
-const TURN_RECORDS = 100;
-
-/**
- * prepareRecords (the same texts and hashes), a slice of records per turn of the event loop. A sync run
- * prepares a page while the previous page's transaction runs, and each statement of that transaction
- * waits for the event loop to send the next: in one ~10 ms block per page, PostgreSQL sat idle behind it.
- */
-export async function prepareRecordsInTurns(records: { id: string }[]): Promise<PreparedRecords> {
-  const byId = lastById(records);
-  const values = [...byId.values()];
-  const datas: string[] = [];
-  const hashes: string[] = [];
-  for (let i = 0; i < values.length; i += TURN_RECORDS) {
-    if (i > 0) await nextTurn();
-    // A record's canonical text depends on its own keys only: a slice's shared key list gives the same bytes as the page's.
-    for (const data of canonicalJsonEach(values.slice(i, i + TURN_RECORDS))) {
-      datas.push(data);
-      hashes.push(md5(data));
-    }
-  }
-  return { ids: [...byId.keys()], datas, hashes };
 }
 
 /** The insert's or upsert's rows: ids, hashes and the records' texts as one JSON array (parsed once, no array escaping). */

@@ -24,7 +24,6 @@ import {
   isDuplicateRecord,
   noteSeen,
   prepareRecords,
-  prepareRecordsInTurns,
   savePrepared,
   saveRecords,
   storedHashes,
@@ -53,7 +52,7 @@ import { findEnvironmentById } from '../environments/store.js';
 import { getIntegration } from '../integrations/store.js';
 import { publicIntegration } from '../integrations/present.js';
 import { uncontrolledFetch } from './uncontrolled-fetch.js';
-import { pageResponse, responseData } from './response-data.js';
+import { responseData } from './response-data.js';
 import { getEnvironmentVariables } from '../environments/variables.js';
 
 export class InvalidRecords extends Error {
@@ -133,8 +132,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   };
 
   let calls = 0;
-  /** A provider call; `page`: a page of paginate's (pageResponse: its body parsed when first read). */
-  async function send<T>(rawMethod: string, config: ProxyConfig, page = false): Promise<ScriptResponse<T>> {
+  async function send<T>(rawMethod: string, config: ProxyConfig): Promise<ScriptResponse<T>> {
     // Counted before any await: the n-th call of a run keeps its position (and key) on every retry.
     const position = calls++;
     const method = rawMethod.toUpperCase() as HttpMethod;
@@ -163,7 +161,6 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
           ...(target.provider.retry && { rateLimitHeaders: target.provider.retry }),
         });
         if (unsafe) await hooks.writes?.after(write, true);
-        if (page) return pageResponse(res.status, res.headers, res.body, config.responseType) as ScriptResponse<T>;
         return { status: res.status, headers: res.headers, data: responseData(res.body, res.headers, config.responseType) as T };
       } catch (err) {
         if (unsafe) await hooks.writes?.after(write, mayHaveReachedProvider(err));
@@ -201,7 +198,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   /** A script's paginate call, with its provider's `proxy.paginate` defaults where the script says nothing. */
   async function* paginateWithDefaults<T>(c: PaginateConfig, resume: PageResume | undefined): AsyncGenerator<T[], void, undefined> {
     const defaults = (await findProvider(deps.db, connection.environmentId, connection.provider))?.paginate;
-    yield* paginate<T>((cfg) => send(cfg.method ?? 'GET', cfg, true), { ...c, paginate: withPaginateDefaults(c.paginate, defaults) }, resume);
+    yield* paginate<T>((cfg) => send(cfg.method ?? 'GET', cfg), { ...c, paginate: withPaginateDefaults(c.paginate, defaults) }, resume);
   }
 
   async function connectionInfo(fresh: Connection): Promise<ConnectionInfo> {
@@ -243,12 +240,6 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   const prepare = (model: string, records: { id: string | number }[]) => {
     const good = validated(model, records);
     return { prepared: prepareRecords(good), whole: good.length === records.length };
-  };
-
-  /** prepare, serialising and hashing a slice at a time: the previous page's statements are sent meanwhile. */
-  const prepareInTurns = async (model: string, records: { id: string | number }[]): Promise<ReturnType<typeof prepare>> => {
-    const good = validated(model, records);
-    return { prepared: await prepareRecordsInTurns(good), whole: good.length === records.length };
   };
 
   type NotePage = (tx: Queryable, storedDigest: string) => Promise<void>;
@@ -369,7 +360,7 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const check = digests ? await digests.check(at(model), hooks.models[model], records) : null;
       const noted = check?.noted;
       // The CPU work is done while the previous page commits; a page the last run saved is only digested.
-      const work = noted ? null : await prepareInTurns(model, records);
+      const work = noted ? null : prepare(model, records);
       // One page in flight: wait for the previous one (so the stored hashes are current), then queue this one.
       await hooks.lane?.drain();
       const unchanged = noted ? await unchangedPage(model, records, noted) : null;

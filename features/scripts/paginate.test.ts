@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProxyConfig, ScriptResponse } from '../../sdk/types.js';
-import { paginate, withPaginateDefaults, type PageResponse } from './paginate.js';
-import { pageResponse } from './response-data.js';
+import { paginate, withPaginateDefaults } from './paginate.js';
 
 async function all<T>(gen: AsyncGenerator<T[]>): Promise<T[]> {
   const out: T[] = [];
@@ -194,64 +193,5 @@ test('a caller that stops after the first page caused at most one extra GET, and
     assert.deepEqual(unhandled, []);
   } finally {
     process.off('unhandledRejection', onUnhandled);
-  }
-});
-
-/** The cursor a request asks for ('0' for the first page). */
-const cursorIn = (c: ProxyConfig) => String((c.params as Record<string, unknown>).cursor ?? '0');
-
-/** A page as the platform's send gives it: its JSON body parsed when `data` is first read. */
-function pageOf(body: unknown, events?: string[], label?: string): PageResponse {
-  const res = pageResponse(200, { 'content-type': 'application/json' }, Buffer.from(JSON.stringify(body)), undefined);
-  if (!events) return res;
-  const data = Object.getOwnPropertyDescriptor(res, 'data')!;
-  let parsed = false;
-  return Object.defineProperty(res, 'data', { ...data, get: () => (parsed || events.push(`parse ${label}`), (parsed = true), data.get!()) });
-}
-
-test('a cursor that ends the body: the next page is requested before this page is parsed', async () => {
-  const events: string[] = [];
-  const send = async (c: ProxyConfig): Promise<PageResponse> => {
-    const cursor = cursorIn(c);
-    events.push(`request ${cursor}`);
-    const n = Number(cursor);
-    return pageOf({ items: [{ n }], next_cursor: n < 2 ? String(n + 1) : null }, events, cursor);
-  };
-  const items = await all(paginate<{ n: number }>(send, { endpoint: '/x', paginate: { type: 'cursor', response_path: 'items' } }));
-  assert.deepEqual(items, [{ n: 0 }, { n: 1 }, { n: 2 }]);
-  assert.deepEqual(events.slice(0, 5), ['request 0', 'request 1', 'parse 0', 'request 2', 'parse 1']);
-  assert.equal(events.filter((e) => e.startsWith('request')).length, 3);
-});
-
-test("a cursor read off the body that is not the parsed one: the request made with it is not used, the parsed cursor's is", async () => {
-  const requested: string[] = [];
-  const send = async (c: ProxyConfig): Promise<PageResponse> => {
-    const cursor = cursorIn(c);
-    requested.push(cursor);
-    const n = Number(cursor);
-    const res = pageOf({ items: [{ n }], next_cursor: n < 2 ? String(n + 1) : null });
-    // As a body whose end does not say what JSON.parse gives (not valid JSON, say) could.
-    return Object.defineProperty(res, 'peek', { value: () => `9${n}` });
-  };
-  const items = await all(paginate<{ n: number }>(send, { endpoint: '/x', paginate: { type: 'cursor', response_path: 'items' } }));
-  assert.deepEqual(items, [{ n: 0 }, { n: 1 }, { n: 2 }]);
-  assert.deepEqual(requested, ['0', '90', '1', '91', '2', '92']);
-});
-
-test('with on_page, or a cursor path into the body, each page is parsed before the next request (on_page sees it first)', async () => {
-  for (const paging of [
-    { on_page: async () => undefined, response_path: 'items' },
-    { cursor_path_in_response: 'meta.next', response_path: 'items' },
-  ]) {
-    const events: string[] = [];
-    const send = async (c: ProxyConfig): Promise<PageResponse> => {
-      const cursor = cursorIn(c);
-      events.push(`request ${cursor}`);
-      const n = Number(cursor);
-      const next = n < 1 ? String(n + 1) : null;
-      return pageOf({ items: [{ n }], meta: { next }, next_cursor: next }, events, cursor);
-    };
-    await all(paginate(send, { endpoint: '/x', paginate: { type: 'cursor', ...paging } }));
-    assert.deepEqual(events.slice(0, 2), ['request 0', 'parse 0']);
   }
 });

@@ -5,15 +5,8 @@
  * fetched (the previous page has been processed by then), so a run restarted after a crash goes on
  * from the page in flight rather than from the start.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PaginateConfig, ProxyConfig, ScriptResponse } from '../../sdk/types.js';
 import type { ProviderPaginate } from '../providers/providers.js';
-
-/**
- * A page's response. `peek`, when there: a top-level member of the body read without parsing it
- * (undefined when it cannot be read so), before `data` is first read.
- */
-export type PageResponse = ScriptResponse & { peek?(key: string): unknown };
 
 /**
  * A script's paginate settings over its provider's `proxy.paginate` defaults: what the script says
@@ -99,7 +92,7 @@ function requester(method: string | undefined) {
  * is asked for.
  */
 export async function* paginate<T>(
-  send: (config: ProxyConfig) => Promise<PageResponse>,
+  send: (config: ProxyConfig) => Promise<ScriptResponse>,
   config: PaginateConfig,
   resume?: PageResume,
 ): AsyncGenerator<T[], void, undefined> {
@@ -169,26 +162,17 @@ export async function* paginate<T>(
   }
 
   const cursorName = p.cursor_name_in_request ?? 'cursor';
-  const cursorPath = p.cursor_path_in_response ?? 'next_cursor';
   const request = (at: string | undefined) => begin(() => send({ ...config, params: { ...params, ...(at ? { [cursorName]: at } : {}) } }));
-  // Without on_page (which sees each page before the next request), a cursor that ends the body is read off
-  // it: the next request leaves before this page is parsed, and is used only if the parsed cursor is the same.
-  const early = typeof p.on_page !== 'function' && !cursorPath.includes('.');
   let cursor: string | undefined = start && 'cursor' in start ? start.cursor : undefined;
   let pending = request(cursor);
   for (let first = true; ; first = false) {
     if (!first && cursor) await resume?.save({ cursor });
     const res = await pending();
-    const peeked = early ? res.peek?.(cursorPath) : undefined;
-    const ahead = (typeof peeked === 'string' || typeof peeked === 'number') && String(peeked) !== '' && String(peeked) !== cursor ? String(peeked) : null;
-    const requested = ahead === null ? null : request(ahead);
-    // A turn of the event loop, so that it is on its way while the page is parsed.
-    if (requested) await nextTurn();
     const items = itemsOf<T>(res.data, p.response_path);
-    const next = pick(res.data, cursorPath);
+    const next = pick(res.data, p.cursor_path_in_response ?? 'next_cursor');
     await onPage(res, typeof next === 'string' || typeof next === 'number' ? next : undefined);
     const more = (typeof next === 'string' || typeof next === 'number') && String(next) !== '' && String(next) !== cursor;
-    if (more) pending = requested && ahead === String(next) ? requested : request(String(next));
+    if (more) pending = request(String(next));
     if (items.length) yield items;
     if (!more) return;
     cursor = String(next);

@@ -5,8 +5,6 @@
  * The platform's context and the CLI's dryrun both answer with it.
  */
 import type { ProxyConfig } from '../../sdk/types.js';
-import type { PageResponse } from './paginate.js';
-import { trailingMember } from './trailing-member.js';
 
 function parseBody(body: Buffer | null, headers: Record<string, string | string[]>): unknown {
   if (!body || body.length === 0) return null;
@@ -27,26 +25,4 @@ export function responseData(body: Buffer | null, headers: Record<string, string
   if (type === 'arraybuffer' || type === 'stream') return body ?? Buffer.alloc(0);
   if (type === 'text' || type === 'blob') return (body?.toString('utf8') ?? '').replace(/^\uFEFF/, '');
   return parseBody(body, headers);
-}
-
-/**
- * A paginated page's response: `data` as responseData gives it, parsed when it is first read, and
- * `peek`, which reads a member that ends a JSON body (trailingMember) before that.
- */
-export function pageResponse(status: number, headers: Record<string, string | string[]>, body: Buffer | null, type: ProxyConfig['responseType']): PageResponse {
-  let data: unknown;
-  let parsed = false;
-  const res = { status, headers } as PageResponse;
-  Object.defineProperty(res, 'data', {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (!parsed) [data, parsed] = [responseData(body, headers, type), true];
-      return data;
-    },
-    set: (value: unknown) => void ([data, parsed] = [value, true]),
-  });
-  const json = (type === undefined || type === 'json') && /json/i.test(String(headers['content-type'] ?? ''));
-  Object.defineProperty(res, 'peek', { configurable: true, value: (key: string) => (json && body && !parsed ? trailingMember(body, key) : undefined) });
-  return res;
 }
