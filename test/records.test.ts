@@ -5,7 +5,6 @@ import { decodeCursor, encodeCursor, readRecords, readRecordsBody, readRecordsJs
 import { deleteRecords, deleteUnseen, forgetRun, saveRecords, storedHashes } from '../features/records/store.js';
 import { RunSeen } from '../features/records/delete-scope.js';
 import { withTransaction } from '../lib/db/pool.js';
-import { NO_FLUSH_WAIT } from '../lib/db/no-flush-wait.js';
 import { copyOut, inlineParams } from '../lib/db/copy-out.js';
 import { startMetabaseFake } from './fakes/index.js';
 import { connectMetabase, startTestPlatform, type TestPlatform } from './harness.js';
@@ -144,24 +143,6 @@ describe('records', () => {
     const again = await listAll({ limit: 700 });
     assert.equal(again.records.length, TOTAL);
     assert.equal(again.records[TOTAL - 1]!.id, 't-5');
-  });
-
-  test("a run's bookkeeping commits without waiting for the WAL flush; the connection's own setting is back after it", async () => {
-    const client = await t.platform.deps.db.connect();
-    try {
-      const setting = async () => (await client.query<{ s: string }>(`SELECT current_setting('synchronous_commit') AS s`)).rows[0]!.s;
-      assert.equal(await setting(), 'on');
-      // One statement (its own transaction), as saveResumePosition and the skip's note run: the pool's connection keeps flushing on commit.
-      await client.query(`SELECT 1 WHERE ${NO_FLUSH_WAIT}`);
-      assert.equal(await setting(), 'on');
-      await client.query('BEGIN');
-      await client.query(`SELECT 1 WHERE ${NO_FLUSH_WAIT}`);
-      assert.equal(await setting(), 'off', 'off for the rest of the transaction, its commit included');
-      await client.query('COMMIT');
-      assert.equal(await setting(), 'on');
-    } finally {
-      client.release();
-    }
   });
 
   test('a batch re-saved unchanged writes and locks none of its rows; a mixed batch writes only what changed', async () => {

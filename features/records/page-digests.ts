@@ -14,7 +14,6 @@ import { hash } from 'node:crypto';
 import { serialize } from 'node:v8';
 import { z } from 'zod';
 import type { Queryable } from '../../lib/db/pool.js';
-import { NO_FLUSH_WAIT } from '../../lib/db/no-flush-wait.js';
 
 const digest = (text: string) => hash('sha256', text, 'base64');
 
@@ -125,12 +124,11 @@ export class RunPageDigests {
   /**
    * Notes an unchanged page in one statement (one round trip, where a transaction takes five): locks
    * the run's row as a save's claim does, notes the ids as seen by the run and the page's digest, and
-   * counts it. False, with nothing written, when the run's row is gone. Its commit does not wait for
-   * the WAL flush (NO_FLUSH_WAIT): it is the run's own note, which a retry from an earlier position redoes.
+   * counts it. False, with nothing written, when the run's row is gone.
    */
   async noteUnchanged(model: string, check: PageCheck, noted: string, ids: string[]): Promise<boolean> {
     const { rows } = await this.db.query<{ n: number }>(
-      `WITH run AS (SELECT id FROM sync_runs WHERE id = $6 AND ${NO_FLUSH_WAIT} FOR SHARE),
+      `WITH run AS (SELECT id FROM sync_runs WHERE id = $6 FOR SHARE),
             seen AS (INSERT INTO sync_run_seen (run_id, model, external_ids) SELECT id, $2, $7 FROM run),
             page AS (INSERT INTO record_page_digests ${NOTE_COLUMNS} SELECT $1, $2, $3, $4, $5, id FROM run ${NOTE_CONFLICT})
        SELECT count(*)::int AS n FROM run`,

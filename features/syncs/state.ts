@@ -2,7 +2,6 @@
  * @module features/syncs/state — sync states and runs in Postgres.
  */
 import { withTransaction, type Db, type Queryable } from '../../lib/db/pool.js';
-import { NO_FLUSH_WAIT } from '../../lib/db/no-flush-wait.js';
 import { deleteUnseen, forgetRun, type DeleteScope } from '../records/store.js';
 
 export type ModelResult = { added: number; updated: number; deleted: number };
@@ -199,18 +198,8 @@ export async function addRunResult(db: Queryable, runId: string, model: string, 
   );
 }
 
-/**
- * Committed without waiting for the WAL flush (`synchronous_commit` off for this statement's
- * transaction only): a position lost to a PostgreSQL crash goes with every later commit (the WAL is
- * written in order), so a retry starts from an earlier position whose pages are all stored, and
- * saves them again unchanged. A worker crash loses nothing: PostgreSQL has the commit.
- */
 export async function saveResumePosition(db: Queryable, runId: string, key: string, position: unknown): Promise<void> {
-  await db.query(`UPDATE sync_runs SET resume = jsonb_set(resume, ARRAY[$2::text], $3::jsonb) WHERE id = $1 AND ${NO_FLUSH_WAIT}`, [
-    runId,
-    key,
-    JSON.stringify(position),
-  ]);
+  await db.query(`UPDATE sync_runs SET resume = jsonb_set(resume, ARRAY[$2::text], $3::jsonb) WHERE id = $1`, [runId, key, JSON.stringify(position)]);
 }
 
 export async function addInvalid(db: Queryable, runId: string, model: string, problems: unknown[]): Promise<void> {
