@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { dates } from '../lib/clock.js';
-import { appendActionLog, finishActionRun, getActionRun, type ActionFailure } from '../features/actions/runs.js';
+import { actionRunLog, appendActionLog, finishActionRun, getActionRun, type ActionFailure } from '../features/actions/runs.js';
 import { getConnectionByPk, type Connection } from '../features/connections/store.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import { getIntegrationById } from '../features/integrations/store.js';
@@ -91,16 +91,21 @@ export function actionActivities(deps: ActivityDeps) {
       const labels = { environment: await environmentName(deps.db, connection.environmentId), integration: integration.uniqueKey, script: run.actionName };
       const startedAt = Date.now();
 
-      const log = (entry: { level: 'info' | 'warn' | 'error'; message: string; fields?: Record<string, unknown> }) => {
-        void appendActionLog(deps.db, runId, entry).catch(() => undefined);
-      };
+      const runLog = actionRunLog(deps.db, runId);
       throwIfWrittenBefore(previous);
-      const ctx = createScriptContext(deps, connection, { kind: 'action', runId, models: modelsIn(scripts), log, writes: marks });
+      const ctx = createScriptContext(deps, connection, {
+        kind: 'action',
+        runId,
+        models: modelsIn(scripts),
+        log: (entry) => runLog.append(entry),
+        writes: marks,
+      });
       const stopHeartbeat = heartbeating(5000);
       let output: unknown;
       try {
         output = await script.exec(ctx, script.input.parse(run.input));
       } catch (err) {
+        await runLog.flushed();
         throwIfRetryable(err, marks.landed);
         metric.run('action', labels, false, Date.now() - startedAt);
         const failure = describeFailure(err);
@@ -114,6 +119,7 @@ export function actionActivities(deps: ActivityDeps) {
       } finally {
         stopHeartbeat();
       }
+      await runLog.flushed();
       const checked = script.output.safeParse(output);
       if (!checked.success) {
         return fail(runId, {

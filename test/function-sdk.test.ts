@@ -100,6 +100,7 @@ export default createAction({
     const metadata = await nango.getMetadata<Record<string, unknown>>();
     const token = await nango.getToken();
     const connection = await nango.getConnection();
+    for (let i = 1; i <= 40; i++) nango.log('step ' + i);
     nango.log('settings', 'applied');
     nango.logger.error('nothing failed', { code: 7 });
     return {
@@ -320,10 +321,12 @@ describe('Nango function SDK: semantics through the platform', () => {
     const connection = (await nango.getConnection(PCK, CONN)) as Json;
     assert.deepEqual(connection.metadata, { team: 'blue', region: 'us', tier: 2 });
     const run = (await q(`SELECT logs FROM action_runs WHERE action_name = 'settings' ORDER BY created_at DESC LIMIT 1`))[0]!;
-    assert.deepEqual((run.logs as Json[]).map((l) => `${l.level} ${l.message} ${JSON.stringify(l.fields ?? null)}`).sort(), [
-      'error nothing failed {"code":7}',
-      'info settings applied null',
-    ]);
+    // The run's answer came after every line was stored, in the order the script logged them (they were
+    // written unawaited, and a line could still be on its way, or land before an earlier one, after the answer).
+    assert.deepEqual(
+      (run.logs as Json[]).map((l) => `${l.level} ${l.message} ${JSON.stringify(l.fields ?? null)}`),
+      [...Array.from({ length: 40 }, (_, i) => `info step ${i + 1} null`), 'info settings applied null', 'error nothing failed {"code":7}'],
+    );
   });
 
   test('batchUpdate merges into a cached record and batchDelete removes one', async () => {
