@@ -356,10 +356,10 @@ export function readRecordsStream(db: Queryable, q: RecordsQuery): PageStream {
   const { text, values } = buildQuery(q, COPY_COLUMNS);
   const page = new PageStream();
   const writer = new PageWriter(q.limit, page);
-  copyOut(db, `COPY (${inlineParams(text, values)}) TO STDOUT (FORMAT binary)`, writer.onMessage).then(
-    () => writer.finish(),
-    (err: unknown) => page.fail(err instanceof Error ? err : new Error(String(err))),
-  );
+  // A throw in finish fails the page too, rather than becoming an unhandled rejection.
+  copyOut(db, `COPY (${inlineParams(text, values)}) TO STDOUT (FORMAT binary)`, writer.onMessage)
+    .then(() => writer.finish())
+    .catch((err: unknown) => page.fail(err instanceof Error ? err : new Error(String(err))));
   return page;
 }
 
