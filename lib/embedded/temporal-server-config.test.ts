@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { serverDynamicConfig } from './temporal-server.js';
+import { DEV_SERVER_DYNAMIC_CONFIG } from './temporal.js';
 
 const value = (config: ReturnType<typeof serverDynamicConfig>, key: string) => config[key]?.[0]?.value;
 
@@ -18,6 +19,13 @@ describe('the Temporal server dynamic config', () => {
     const options = value(serverDynamicConfig(), 'worker.perNamespaceWorkerOptions') as Record<string, number> | undefined;
     assert.ok((options?.MaxConcurrentWorkflowTaskPollers ?? 2) > 2);
     assert.ok((options?.MaxConcurrentActivityTaskPollers ?? 2) > 2);
+  });
+
+  // Off (the dev server's default when the key is not given, and what this config said before), each
+  // workflow start, upsert and visibility write read the cluster metadata again: 14 reads a sync run.
+  test('the search-attribute cache is on, on both servers', () => {
+    assert.equal(value(serverDynamicConfig(), 'system.forceSearchAttributesCacheRefreshOnRead'), false);
+    assert.equal(DEV_SERVER_DYNAMIC_CONFIG['system.forceSearchAttributesCacheRefreshOnRead'], false);
   });
 
   test('values given at start are added or replace the defaults; the rest stay', () => {

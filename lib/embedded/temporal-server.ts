@@ -256,8 +256,6 @@ function serverConfig(target: SqlTarget, databases: { main: string; visibility: 
 
 /** Settings the CLI's dev server also applies, so the two behave alike for our workflows. */
 const DYNAMIC_CONFIG = {
-  // A search attribute is usable as soon as it is registered (not after the cache's next refresh).
-  'system.forceSearchAttributesCacheRefreshOnRead': [{ value: true, constraints: {} }],
   'frontend.persistenceMaxQPS': [{ value: 10000, constraints: {} }],
   'history.persistenceMaxQPS': [{ value: 45000, constraints: {} }],
   'frontend.namespaceRPS.visibility': [{ value: 100, constraints: {} }],

@@ -122,6 +122,13 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string | number 
   // against 125 (bench/RESULTS.md, issue 32, p3-sched).
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
+  // The search-attribute cache on. The CLI's dev server turns it off unless this key is given, and
+  // then every workflow start, search-attribute upsert and visibility write reads the cluster
+  // metadata row again: 14 reads a sync run under 1,000 one-minute schedules, on the one SQLite
+  // file every write waits for. On SQL visibility the cached part is the pre-allocated columns'
+  // types, which never change; a custom attribute's name is an alias in the namespace's record,
+  // which the namespace cache follows whatever this says (bench/RESULTS.md, issue 32, p7-sched).
+  'system.forceSearchAttributesCacheRefreshOnRead': false,
 };
 
 /**
