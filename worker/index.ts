@@ -14,6 +14,7 @@ import { taskQueueFor } from '../workflows/contracts.js';
 import { connectWithRetry, plainTemporal, type ConnectRetryLog, type TemporalConnectionSettings } from '../lib/temporal/connection.js';
 import { boundWorkflowThreadHeaps } from './heap.js';
 import { workflowCacheOptions } from './cache.js';
+import { workflowTaskPolling } from './polling.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const WORKFLOWS_PATH = createRequire(import.meta.url).resolve(path.join(here, '..', 'workflows', 'index.ts'));
@@ -57,6 +58,11 @@ export async function bundleWorkflows(): Promise<{ code: string }> {
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
   });
   return { code };
+}
+
+function workflowOptions(maxCachedWorkflows: number) {
+  const cache = workflowCacheOptions(maxCachedWorkflows);
+  return { ...cache, ...workflowTaskPolling(cache.maxConcurrentWorkflowTaskExecutions) };
 }
 
 export interface WorkerOptions {
@@ -118,7 +124,7 @@ export async function startWorkers(opts: WorkerOptions): Promise<RunningWorkers>
       // Registered without telemetry too (a no-op), so a traced workflow never finds it missing.
       sinks: opts.telemetry?.sinks ?? workflowSpanSinks(null),
       shutdownGraceTime: opts.shutdownGraceTime ?? '10 seconds',
-      ...workflowCacheOptions(opts.maxCachedWorkflows),
+      ...workflowOptions(opts.maxCachedWorkflows),
     });
     const entry = { worker, run: worker.run(), stopping: false };
     entry.run.catch((err: unknown) => {
