@@ -108,21 +108,21 @@ export const proxy: BenchGroup = {
 
       const loaded = new Map<Side, LoadResult[]>(targets.map((t) => [t.side, []]));
       const oneByOne = new Map<Side, number[]>(targets.map((t) => [t.side, []]));
-      const cpu = new Map<Side, string>();
+      // Every round's, keyed `<side> round <n>`: the rounds of one side differ (the p7 section of RESULTS.md).
+      const cpu = new Map<string, string>();
       for (let r = 0; r < rounds; r++) {
         // Rotate the order so no side always runs first (or right after the most tiring one).
         const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
         for (const t of order) {
           const cpu0 = cpuSnapshot();
           const res = await closedLoop(t.call, { concurrency, durationMs: seconds * 1000 });
-          if (r === 0)
-            cpu.set(
-              t.side,
-              formatCpu(
-                cpuBreakdown(cpu0, cpuSnapshot(), t.platform ? { [t.side === 'passthrough' ? 'pass-through proxy' : 'switchyard']: t.platform.pid } : {}),
-                res.seconds,
-              ),
-            );
+          cpu.set(
+            `${t.side} round ${r + 1}`,
+            `${res.calls} calls, ${formatCpu(
+              cpuBreakdown(cpu0, cpuSnapshot(), t.platform ? { [t.side === 'passthrough' ? 'pass-through proxy' : 'switchyard']: t.platform.pid } : {}),
+              res.seconds,
+            )}`,
+          );
           if (res.errors) ctx.say(`proxy: ${res.errors} ${t.side} errors, first: ${res.firstError}`);
           loaded.get(t.side)!.push(res);
           forget();
@@ -211,7 +211,7 @@ export const proxy: BenchGroup = {
           },
           notes: [
             `${rounds} rotating rounds of ${seconds} s per side at concurrency ${concurrency}, then 300 calls one at a time; errors: ${errors}`,
-            ...[...cpu].map(([k, v]) => `${k} round 1: ${v}`),
+            ...[...cpu].map(([k, v]) => `${k}: ${v}`),
             ...notes,
           ],
         },

@@ -201,6 +201,18 @@ export const syncs: BenchGroup = {
             ctx.say(
               `sync: read round ${r + 1}/${rounds}: api ${sy.at(-1)!.ms.toFixed(0)} ms, select ${fl.at(-1)!.ms.toFixed(0)} ms${before ? `, api before ${bf.at(-1)!.ms.toFixed(0)} ms` : ''}`,
             );
+            // Where a round's time went: its pages' own times (p50, p90, max, sum) against the round's.
+            for (const [name, xs] of [
+              ['api', sy],
+              ['select', fl],
+            ] as const) {
+              const last = xs.at(-1)!;
+              const s = summarize(last.pages);
+              const sum = last.pages.reduce((a, x) => a + x, 0);
+              ctx.say(
+                `sync: read round ${r + 1} ${name} pages: p50 ${s.p50.toFixed(2)}, p90 ${s.p90.toFixed(2)}, max ${s.max.toFixed(1)} ms; sum ${sum.toFixed(0)} of ${last.ms.toFixed(0)} ms`,
+              );
+            }
           }
         } finally {
           await before?.stop();

@@ -80,6 +80,8 @@ export async function spawnPlatform(p: PlatformEnv, opts: SpawnOptions): Promise
     ...(opts.role !== 'api' && !opts.root ? WORKER_NODE_FLAGS : []),
     ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(opts.cpuProfDir, `${p.name}-${opts.role}${opts.root ? '-baseline' : ''}`)}`] : []),
     ...(opts.nodeFlags ?? []),
+    // BENCH_PLATFORM_NODE_FLAGS='--trace-gc …': node/V8 flags for every Switchyard process of the run (measurements).
+    ...(process.env.BENCH_PLATFORM_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
   ];
   const root = opts.root ?? ROOT;
   const child = spawn(process.execPath, [...SANDBOX_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', path.join(root, path.relative(ROOT, ENTRY))], {
