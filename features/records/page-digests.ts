@@ -86,6 +86,9 @@ export interface PageCheck {
   noted?: string;
 }
 
+/** What noteUnchanged found. */
+export type PageVerdict = { outcome: 'noted' } | { outcome: 'changed'; stored: (string | null)[] } | { outcome: 'gone' };
+
 /** One sync run's page digests: the previous ones by model, read once, and the counts for the run's log. */
 export class RunPageDigests {
   private readonly previous = new Map<string, Promise<Map<string, string>>>();
@@ -122,21 +125,33 @@ export class RunPageDigests {
   }
 
   /**
-   * Notes an unchanged page in one statement (one round trip, where a transaction takes five): locks
-   * the run's row as a save's claim does, notes the ids as seen by the run and the page's digest, and
-   * counts it. False, with nothing written, when the run's row is gone.
+   * Notes a page as unchanged in one statement (one round trip, where a transaction takes five), when
+   * PostgreSQL finds that its ids' stored hashes still digest to `noted` (as storedDigest does: in the
+   * page's order, '' for a deleted or pruned record, no match when one is not stored): locks the run's
+   * row as a save's claim does, notes the ids as seen by the run and the page's digest, and counts it.
+   * Checked where the hashes are, no page waits for the run's read of every stored hash, and a record
+   * another writer changed since that read is seen. Otherwise nothing is written: `changed`, with the
+   * stored hashes of the ids as they are now (null: not stored), or `gone` when the run's row is.
    */
-  async noteUnchanged(model: string, check: PageCheck, noted: string, ids: string[]): Promise<boolean> {
-    const { rows } = await this.db.query<{ n: number }>(
+  async noteUnchanged(model: string, check: PageCheck, noted: string, ids: string[], db: Queryable = this.db): Promise<PageVerdict> {
+    const { rows } = await db.query<{ run: number; same: number; stored: (string | null)[] | null }>(
       `WITH run AS (SELECT id FROM sync_runs WHERE id = $6 FOR SHARE),
-            seen AS (INSERT INTO sync_run_seen (run_id, model, external_ids) SELECT id, $2, $7 FROM run),
-            page AS (INSERT INTO record_page_digests ${NOTE_COLUMNS} SELECT $1, $2, $3, $4, $5, id FROM run ${NOTE_CONFLICT})
-       SELECT count(*)::int AS n FROM run`,
+            page AS (SELECT array_agg(CASE WHEN r.id IS NULL THEN NULL WHEN r.deleted_at IS NULL AND r.pruned_at IS NULL THEN r.hash ELSE '' END ORDER BY p.n) AS hashes
+                     FROM unnest($7::text[]) WITH ORDINALITY AS p(id, n)
+                     LEFT JOIN records r ON r.connection_pk = $1 AND r.model = $2 AND r.external_id = p.id),
+            same AS (SELECT run.id FROM run, page
+                     WHERE array_position(page.hashes, NULL) IS NULL AND encode(sha256(convert_to(array_to_string(page.hashes, ','), 'UTF8')), 'base64') = $5),
+            seen AS (INSERT INTO sync_run_seen (run_id, model, external_ids) SELECT id, $2, $7 FROM same),
+            note AS (INSERT INTO record_page_digests ${NOTE_COLUMNS} SELECT $1, $2, $3, $4, $5, id FROM same ${NOTE_CONFLICT})
+       SELECT (SELECT count(*) FROM run)::int AS run, (SELECT count(*) FROM same)::int AS same,
+              CASE WHEN NOT EXISTS (SELECT FROM same) THEN (SELECT hashes FROM page) END AS stored`,
       [this.connectionPk, model, check.page, check.schema, noted, this.runId, ids],
     );
-    if (rows[0]!.n === 0) return false;
+    const { run, same, stored } = rows[0]!;
+    if (run === 0) return { outcome: 'gone' };
+    if (same === 0) return { outcome: 'changed', stored: stored ?? [] };
     this.count(model, true);
-    return true;
+    return { outcome: 'noted' };
   }
 
   private count(model: string, skipped: boolean): void {
