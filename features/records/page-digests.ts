@@ -130,15 +130,17 @@ export class RunPageDigests {
    * page's order, '' for a deleted or pruned record, no match when one is not stored): locks the run's
    * row as a save's claim does, notes the ids as seen by the run and the page's digest, and counts it.
    * Checked where the hashes are, no page waits for the run's read of every stored hash, and a record
-   * another writer changed since that read is seen. Otherwise nothing is written: `changed`, with the
+   * another writer changed since that read is seen. One lookup by the unique index per id, as a
+   * subquery: as a join, a planner with statistics older than the first sync's rows (autovacuum had not
+   * analysed them) hashed the whole model for every page (~85 ms of PostgreSQL a page, bench/RESULTS.md). Otherwise nothing is written: `changed`, with the
    * stored hashes of the ids as they are now (null: not stored), or `gone` when the run's row is.
    */
   async noteUnchanged(model: string, check: PageCheck, noted: string, ids: string[], db: Queryable = this.db): Promise<PageVerdict> {
     const { rows } = await db.query<{ run: number; same: number; stored: (string | null)[] | null }>(
       `WITH run AS (SELECT id FROM sync_runs WHERE id = $6 FOR SHARE),
-            page AS (SELECT array_agg(CASE WHEN r.id IS NULL THEN NULL WHEN r.deleted_at IS NULL AND r.pruned_at IS NULL THEN r.hash ELSE '' END ORDER BY p.n) AS hashes
-                     FROM unnest($7::text[]) WITH ORDINALITY AS p(id, n)
-                     LEFT JOIN records r ON r.connection_pk = $1 AND r.model = $2 AND r.external_id = p.id),
+            page AS (SELECT array_agg((SELECT CASE WHEN r.deleted_at IS NULL AND r.pruned_at IS NULL THEN r.hash ELSE '' END FROM records r
+                                       WHERE r.connection_pk = $1 AND r.model = $2 AND r.external_id = p.id) ORDER BY p.n) AS hashes
+                     FROM unnest($7::text[]) WITH ORDINALITY AS p(id, n)),
             same AS (SELECT run.id FROM run, page
                      WHERE array_position(page.hashes, NULL) IS NULL AND encode(sha256(convert_to(array_to_string(page.hashes, ','), 'UTF8')), 'base64') = $5),
             seen AS (INSERT INTO sync_run_seen (run_id, model, external_ids) SELECT id, $2, $7 FROM same),
