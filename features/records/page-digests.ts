@@ -11,7 +11,7 @@
  * takes the per-record path.
  */
 import { hash } from 'node:crypto';
-import { serialize } from 'node:v8';
+import { deserialize, serialize } from 'node:v8';
 import { z } from 'zod';
 import type { Queryable } from '../../lib/db/pool.js';
 
@@ -25,8 +25,13 @@ const digest = (text: string) => hash('sha256', text, 'base64');
  * character, another Node version) only misses a skip. Null when it cannot be serialised (a function).
  */
 export function pageDigest(records: unknown[]): string | null {
+  const bytes = serializedPage(records);
+  return bytes && hash('sha256', bytes, 'base64');
+}
+
+function serializedPage(records: unknown[]): Buffer | null {
   try {
-    return hash('sha256', serialize(records), 'base64');
+    return serialize(records);
   } catch {
     return null;
   }
@@ -84,6 +89,8 @@ export interface PageCheck {
   schema: string;
   /** The digest of the stored hashes the last run left for it; absent: no run saved this page under this schema. */
   noted?: string;
+  /** With `noted`: the page as handed over (what the digest covers), a copy to save record by record should its records have changed since. */
+  handed?: () => unknown[];
 }
 
 /** What noteUnchanged found. */
@@ -105,10 +112,11 @@ export class RunPageDigests {
   async check(model: string, schema: z.ZodType | undefined, records: unknown[]): Promise<PageCheck | null> {
     if (records.length === 0) return null;
     const fingerprint = schema && schemaFingerprint(schema);
-    const page = fingerprint ? pageDigest(records) : null;
-    if (!fingerprint || !page) return null;
+    const bytes = fingerprint ? serializedPage(records) : null;
+    if (!fingerprint || !bytes) return null;
+    const page = hash('sha256', bytes, 'base64');
     const noted = (await this.notedFor(model, fingerprint)).get(page);
-    return noted === undefined ? { page, schema: fingerprint } : { page, schema: fingerprint, noted };
+    return noted === undefined ? { page, schema: fingerprint } : { page, schema: fingerprint, noted, handed: () => deserialize(bytes) as unknown[] };
   }
 
   /** Notes a saved page (in the transaction that saved it), and counts it. */

@@ -296,6 +296,17 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     return verdict;
   };
 
+  /**
+   * Skips a page the last run saved when PostgreSQL finds it unchanged; otherwise saves it record by record,
+   * from a copy of the page as handed over (the script may have gone on with the records since).
+   */
+  const checkPage = (model: string, ids: string[], check: PageCheck, noted: string, digests: RunPageDigests, note: NotePage | undefined) => async () => {
+    const verdict = await skipPage(model, ids, check, noted, digests);
+    if (verdict.outcome !== 'changed') return;
+    const now = new Map(ids.map((id, i) => [id, verdict.stored[i] ?? null]));
+    await savePage(model, prepare(model, check.handed!() as { id: string | number }[]), note, now)();
+  };
+
   /** A write (or a read of what the run wrote) after the run's queued writes, when there is a lane. */
   const inTurn = <T>(op: () => Promise<T>): Promise<T> => (hooks.lane ? hooks.lane.run(op) : op());
 
@@ -365,22 +376,11 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const noted = check?.noted;
       // The CPU work is done while the previous page commits; a page the last run saved is only digested.
       const work = noted ? null : prepare(model, records);
+      const note: NotePage | undefined = digests && check ? (tx, saved) => digests.note(tx, at(model), check, saved, false) : undefined;
       // One page in flight: wait for the previous one (so what is stored is current), then queue this one.
       await hooks.lane?.drain();
-      let now: Map<string, string | null> | undefined;
-      if (digests && check && noted) {
-        // Awaited (one statement): a page found changed is prepared from the records as handed over, before the script goes on.
-        const ids = uniqueIds(records);
-        const verdict = await inTurn(() => skipPage(model, ids, check, noted, digests));
-        if (verdict.outcome !== 'changed') return true;
-        now = new Map(ids.map((id, i) => [id, verdict.stored[i] ?? null]));
-      }
-      const write = savePage(
-        model,
-        work ?? prepare(model, records),
-        digests && check ? (tx, saved) => digests.note(tx, at(model), check, saved, false) : undefined,
-        now,
-      );
+      const write =
+        digests && check && noted ? checkPage(model, uniqueIds(records), check, noted, digests, note) : savePage(model, work ?? prepare(model, records), note);
       if (hooks.lane) hooks.lane.enqueue(write);
       else await write();
       return true;
