@@ -177,15 +177,13 @@ export function syncActivities(deps: ActivityDeps) {
       );
       // Awaited by the run's first save of the model, or by nobody when the run fails first.
       for (const read of storedAhead.values()) read.catch(() => undefined);
-      const seen = new RunSeen();
-      // No page waits for these reads (pages are checked in PostgreSQL); the deletion scope does.
-      for (const [model, read] of storedAhead) seen.read(model, read);
       const { marks, previous } = await openWriteMarks(deps.db, `sync:${runId}`);
       throwIfWrittenBefore(previous);
       const stopHeartbeat = heartbeating(2000);
       const lane = new WriteLane();
       const counted = new Set<string>();
       const pageDigests = new RunPageDigests(deps.db, run.connectionPk, runId);
+      const seen = new RunSeen();
       let logLines: Promise<void> = Promise.resolve();
       const ctx = createScriptContext(deps, l.connection, {
         lane,
@@ -215,12 +213,11 @@ export function syncActivities(deps: ActivityDeps) {
           await addRunResult(tx, runId, model, { added: r.added, updated: r.updated });
           counted.add(model);
         },
-        // Once the model is on the run's counts, an unchanged page adds nothing to them: it is checked and noted in one statement.
+        // Once the model is on the run's counts, an unchanged page adds nothing to them: it is noted in one statement.
         skipUnchanged: async (model, ids, check, noted) => {
-          if (!counted.has(model)) return null;
-          const verdict = await pageDigests.noteUnchanged(l.stored(model), check, noted, ids);
-          if (verdict.outcome === 'gone') throw new SyncRunGone(runId);
-          return verdict;
+          if (!counted.has(model)) return false;
+          if (!(await pageDigests.noteUnchanged(l.stored(model), check, noted, ids))) throw new SyncRunGone(runId);
+          return true;
         },
         onDeleted: (model, n, tx) => addRunResult(tx, runId, model, { deleted: n }),
         onInvalid: (model, problems) => void addInvalid(deps.db, runId, model, problems).catch(() => undefined),
@@ -247,7 +244,7 @@ export function syncActivities(deps: ActivityDeps) {
           if (skipped > 0) ctx.log(`${skipped} of ${pages} pages of ${model} unchanged since the last run: not validated or hashed again`);
         }
         if (ran) throw ran.err;
-        await noteDeleteScopes(deps.db, runId, await seen.scopes());
+        await noteDeleteScopes(deps.db, runId, seen.scopes());
       } catch (err) {
         throwIfRetryable(err, marks.landed);
         throwIfDatabaseUnavailable(err);

@@ -245,7 +245,7 @@ describe('records', () => {
     await ctx.batchUpdate([{ id: 't-3', title: 'Merged' }], SCOPED);
     // Another writer stores t-6 after the run read the stored hashes.
     await saveRecords(db, pk, SCOPED, [ticket(6)]);
-    const scope = (await seen.scopes())[SCOPED]!;
+    const scope = seen.scopes()[SCOPED]!;
     assert.deepEqual(scope.ids.sort(), ['t-4', 't-5']);
     const live = async () =>
       (

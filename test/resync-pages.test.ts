@@ -12,7 +12,7 @@ import { Nango } from '@nangohq/node';
 import { z } from 'zod';
 import { metabaseScripts } from '../integrations/metabase/index.js';
 import { registerPrebuiltScripts } from '../features/scripts/prebuilt.js';
-import { RunPageDigests, storedDigest } from '../features/records/page-digests.js';
+import { RunPageDigests } from '../features/records/page-digests.js';
 import { createSync } from '../sdk/index.js';
 import { startGenericApiFake, startMetabaseFake, type GenericApiFake } from './fakes/index.js';
 import { addItemsApiIntegration, startTestPlatform, waitFor, type TestPlatform } from './harness.js';
@@ -235,40 +235,24 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
     assert.deepEqual(await run(), { results: ZERO, skipped: '3 of 3 pages of PagedItem' });
   });
 
-  test("an unchanged page checked and noted in one statement: only when its ids' stored hashes digest as storedDigest does; nothing when the row is gone", async () => {
+  test("an unchanged page noted in one statement: ids seen and digest written with the run's row, nothing when the row is gone", async () => {
     const [last] = await q(`SELECT id, connection_pk FROM sync_runs WHERE sync_name = 'paged-items' ORDER BY started_at DESC LIMIT 1`);
     const check = { page: 'page-digest-of-a-test', schema: 'schema-of-a-test' };
     const written = async (runId: string) => ({
-      seen: (await q(`SELECT external_ids FROM sync_run_seen WHERE run_id = $1 AND model = $2`, [runId, MODEL])).map((r) => r.external_ids),
-      pages: (await q(`SELECT content_hash FROM record_page_digests WHERE run_id = $1 AND page_hash = $2`, [runId, check.page])).map((r) => r.content_hash),
+      seen: (await q(`SELECT external_ids FROM sync_run_seen WHERE run_id = $1 AND model = 'OneStatement'`, [runId])).map((r) => r.external_ids),
+      pages: (await q(`SELECT content_hash FROM record_page_digests WHERE run_id = $1 AND model = 'OneStatement'`, [runId])).map((r) => r.content_hash),
     });
-    const hashOf = async (id: string) => (await q(`SELECT hash FROM records WHERE model = $1 AND external_id = $2`, [MODEL, id]))[0]!.hash as string;
-    const [h1, h2] = [await hashOf('1'), await hashOf('2')];
     const gone = new RunPageDigests(t.platform.deps.db, last!.connection_pk, 'a-run-that-does-not-exist');
-    assert.deepEqual(await gone.noteUnchanged(MODEL, check, storedDigest([h2, h1])!, ['2', '1']), { outcome: 'gone' });
+    assert.equal(await gone.noteUnchanged('OneStatement', check, 'noted', ['1', '2']), false);
     assert.deepEqual(await written('a-run-that-does-not-exist'), { seen: [], pages: [] });
-    assert.deepEqual(gone.counts.get(MODEL), undefined);
+    assert.deepEqual(gone.counts.get('OneStatement'), undefined);
 
     const live = new RunPageDigests(t.platform.deps.db, last!.connection_pk, last!.id);
-    // Another order, a wrong digest, an id not stored (25 went with the cleared cache) even when '' stands for it: changed, nothing written.
-    assert.deepEqual(await live.noteUnchanged(MODEL, check, storedDigest([h1, h2])!, ['2', '1']), { outcome: 'changed', stored: [h2, h1] });
-    assert.deepEqual(await live.noteUnchanged(MODEL, check, 'not the digest', ['2', '1']), { outcome: 'changed', stored: [h2, h1] });
-    assert.deepEqual(await live.noteUnchanged(MODEL, check, storedDigest([h2, ''])!, ['2', '25']), { outcome: 'changed', stored: [h2, null] });
-    assert.deepEqual(await written(last!.id), { seen: [], pages: [] });
-    assert.deepEqual(live.counts.get(MODEL), undefined);
-
-    assert.deepEqual(await live.noteUnchanged(MODEL, check, storedDigest([h2, h1])!, ['2', '1']), { outcome: 'noted' });
-    assert.deepEqual(await written(last!.id), { seen: [['2', '1']], pages: [storedDigest([h2, h1])] });
-    assert.deepEqual(live.counts.get(MODEL), { pages: 1, skipped: 1 });
-    // A deleted record digests as '', as in the run's stored hashes.
-    await q(`UPDATE records SET deleted_at = now() WHERE model = $1 AND external_id = '3'`, [MODEL]);
-    try {
-      assert.deepEqual(await live.noteUnchanged(MODEL, check, storedDigest([''])!, ['3']), { outcome: 'noted' });
-    } finally {
-      await q(`UPDATE records SET deleted_at = NULL WHERE model = $1 AND external_id = '3'`, [MODEL]);
-    }
-    await q(`DELETE FROM sync_run_seen WHERE run_id = $1`, [last!.id]);
-    await q(`DELETE FROM record_page_digests WHERE page_hash = $1`, [check.page]);
+    assert.equal(await live.noteUnchanged('OneStatement', check, 'noted', ['1', '2']), true);
+    assert.deepEqual(await written(last!.id), { seen: [['1', '2']], pages: ['noted'] });
+    assert.deepEqual(live.counts.get('OneStatement'), { pages: 1, skipped: 1 });
+    await q(`DELETE FROM sync_run_seen WHERE model = 'OneStatement'`);
+    await q(`DELETE FROM record_page_digests WHERE model = 'OneStatement'`);
   });
 
   async function list(): Promise<Json[]> {

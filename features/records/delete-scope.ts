@@ -16,13 +16,10 @@ const MAX_SCOPE_IDS = 10_000;
 /** The ids one sync run saw, by model (as stored), and the stored hashes it read: the scopes of its deletion detection. */
 export class RunSeen {
   private readonly seen = new Map<string, Set<string>>();
-  private readonly stored = new Map<string, Promise<StoredHashes | null>>();
+  private readonly stored = new Map<string, StoredHashes>();
 
-  /**
-   * The model's stored hashes as the run reads them (its entries for ids the run did not see change
-   * only by its own deletes). No page waits for the read; the scope does, when the script has ended.
-   */
-  read(model: string, hashes: Promise<StoredHashes | null>): void {
+  /** The model's stored hashes as the run read them (its entries for ids the run did not see change only by its own deletes). */
+  read(model: string, hashes: StoredHashes): void {
     this.stored.set(model, hashes);
   }
 
@@ -33,12 +30,10 @@ export class RunSeen {
     for (const id of ids) set.add(id);
   }
 
-  /** Each model whose stored hashes the run read, with the scope of its deletion detection (none when too wide, or when the read failed). */
-  async scopes(): Promise<Record<string, DeleteScope>> {
+  /** Each model whose stored hashes the run read, with the scope of its deletion detection (none when too wide). */
+  scopes(): Record<string, DeleteScope> {
     const out: Record<string, DeleteScope> = {};
-    for (const [model, read] of this.stored) {
-      const hashes = await read.catch(() => null);
-      if (!hashes) continue;
+    for (const [model, hashes] of this.stored) {
       const seen = this.seen.get(model);
       const ids: string[] = [];
       for (const id of hashes.keys()) if (!seen?.has(id) && ids.push(id) > MAX_SCOPE_IDS) break;

@@ -11,7 +11,7 @@
  * takes the per-record path.
  */
 import { hash } from 'node:crypto';
-import { deserialize, serialize } from 'node:v8';
+import { serialize } from 'node:v8';
 import { z } from 'zod';
 import type { Queryable } from '../../lib/db/pool.js';
 
@@ -25,13 +25,8 @@ const digest = (text: string) => hash('sha256', text, 'base64');
  * character, another Node version) only misses a skip. Null when it cannot be serialised (a function).
  */
 export function pageDigest(records: unknown[]): string | null {
-  const bytes = serializedPage(records);
-  return bytes && hash('sha256', bytes, 'base64');
-}
-
-function serializedPage(records: unknown[]): Buffer | null {
   try {
-    return serialize(records);
+    return hash('sha256', serialize(records), 'base64');
   } catch {
     return null;
   }
@@ -89,12 +84,7 @@ export interface PageCheck {
   schema: string;
   /** The digest of the stored hashes the last run left for it; absent: no run saved this page under this schema. */
   noted?: string;
-  /** With `noted`: the page as handed over (what the digest covers), a copy to save record by record should its records have changed since. */
-  handed?: () => unknown[];
 }
-
-/** What noteUnchanged found. */
-export type PageVerdict = { outcome: 'noted' } | { outcome: 'changed'; stored: (string | null)[] } | { outcome: 'gone' };
 
 /** One sync run's page digests: the previous ones by model, read once, and the counts for the run's log. */
 export class RunPageDigests {
@@ -112,11 +102,10 @@ export class RunPageDigests {
   async check(model: string, schema: z.ZodType | undefined, records: unknown[]): Promise<PageCheck | null> {
     if (records.length === 0) return null;
     const fingerprint = schema && schemaFingerprint(schema);
-    const bytes = fingerprint ? serializedPage(records) : null;
-    if (!fingerprint || !bytes) return null;
-    const page = hash('sha256', bytes, 'base64');
+    const page = fingerprint ? pageDigest(records) : null;
+    if (!fingerprint || !page) return null;
     const noted = (await this.notedFor(model, fingerprint)).get(page);
-    return noted === undefined ? { page, schema: fingerprint } : { page, schema: fingerprint, noted, handed: () => deserialize(bytes) as unknown[] };
+    return noted === undefined ? { page, schema: fingerprint } : { page, schema: fingerprint, noted };
   }
 
   /** Notes a saved page (in the transaction that saved it), and counts it. */
@@ -133,35 +122,21 @@ export class RunPageDigests {
   }
 
   /**
-   * Notes a page as unchanged in one statement (one round trip, where a transaction takes five), when
-   * PostgreSQL finds that its ids' stored hashes still digest to `noted` (as storedDigest does: in the
-   * page's order, '' for a deleted or pruned record, no match when one is not stored): locks the run's
-   * row as a save's claim does, notes the ids as seen by the run and the page's digest, and counts it.
-   * Checked where the hashes are, no page waits for the run's read of every stored hash, and a record
-   * another writer changed since that read is seen. One lookup by the unique index per id, as a
-   * subquery: as a join, a planner with statistics older than the first sync's rows (autovacuum had not
-   * analysed them) hashed the whole model for every page (~85 ms of PostgreSQL a page, bench/RESULTS.md). Otherwise nothing is written: `changed`, with the
-   * stored hashes of the ids as they are now (null: not stored), or `gone` when the run's row is.
+   * Notes an unchanged page in one statement (one round trip, where a transaction takes five): locks
+   * the run's row as a save's claim does, notes the ids as seen by the run and the page's digest, and
+   * counts it. False, with nothing written, when the run's row is gone.
    */
-  async noteUnchanged(model: string, check: PageCheck, noted: string, ids: string[], db: Queryable = this.db): Promise<PageVerdict> {
-    const { rows } = await db.query<{ run: number; same: number; stored: (string | null)[] | null }>(
+  async noteUnchanged(model: string, check: PageCheck, noted: string, ids: string[]): Promise<boolean> {
+    const { rows } = await this.db.query<{ n: number }>(
       `WITH run AS (SELECT id FROM sync_runs WHERE id = $6 FOR SHARE),
-            page AS (SELECT array_agg((SELECT CASE WHEN r.deleted_at IS NULL AND r.pruned_at IS NULL THEN r.hash ELSE '' END FROM records r
-                                       WHERE r.connection_pk = $1 AND r.model = $2 AND r.external_id = p.id) ORDER BY p.n) AS hashes
-                     FROM unnest($7::text[]) WITH ORDINALITY AS p(id, n)),
-            same AS (SELECT run.id FROM run, page
-                     WHERE array_position(page.hashes, NULL) IS NULL AND encode(sha256(convert_to(array_to_string(page.hashes, ','), 'UTF8')), 'base64') = $5),
-            seen AS (INSERT INTO sync_run_seen (run_id, model, external_ids) SELECT id, $2, $7 FROM same),
-            note AS (INSERT INTO record_page_digests ${NOTE_COLUMNS} SELECT $1, $2, $3, $4, $5, id FROM same ${NOTE_CONFLICT})
-       SELECT (SELECT count(*) FROM run)::int AS run, (SELECT count(*) FROM same)::int AS same,
-              CASE WHEN NOT EXISTS (SELECT FROM same) THEN (SELECT hashes FROM page) END AS stored`,
+            seen AS (INSERT INTO sync_run_seen (run_id, model, external_ids) SELECT id, $2, $7 FROM run),
+            page AS (INSERT INTO record_page_digests ${NOTE_COLUMNS} SELECT $1, $2, $3, $4, $5, id FROM run ${NOTE_CONFLICT})
+       SELECT count(*)::int AS n FROM run`,
       [this.connectionPk, model, check.page, check.schema, noted, this.runId, ids],
     );
-    const { run, same, stored } = rows[0]!;
-    if (run === 0) return { outcome: 'gone' };
-    if (same === 0) return { outcome: 'changed', stored: stored ?? [] };
+    if (rows[0]!.n === 0) return false;
     this.count(model, true);
-    return { outcome: 'noted' };
+    return true;
   }
 
   private count(model: string, skipped: boolean): void {

@@ -22,6 +22,7 @@ import { readRecords } from '../records/read.js';
 import {
   deleteRecords,
   isDuplicateRecord,
+  noteSeen,
   prepareRecords,
   savePrepared,
   saveRecords,
@@ -30,7 +31,7 @@ import {
   type SaveResult,
   type StoredHashes,
 } from '../records/store.js';
-import { storedDigest, type PageCheck, type PageVerdict, type RunPageDigests } from '../records/page-digests.js';
+import { storedDigest, type PageCheck, type RunPageDigests } from '../records/page-digests.js';
 import type { RunSeen } from '../records/delete-scope.js';
 import type { WriteLane } from './write-lane.js';
 import type { WriteMarks } from './write-marks.js';
@@ -98,10 +99,10 @@ export interface RunHooks {
   seen?: RunSeen;
   /**
    * With pageDigests: notes an unchanged page of the model (ids seen, page digest; claim and onSaved
-   * included) in one statement when PostgreSQL finds it unchanged (RunPageDigests.noteUnchanged), and
-   * says what it found; null: the page goes through claim, the check, onSaved and the note in a transaction.
+   * included) in one statement, true when it did; false: the page goes through claim, onSaved and
+   * the note in a transaction.
    */
-  skipUnchanged?(model: string, ids: string[], check: PageCheck, noted: string): Promise<PageVerdict | null>;
+  skipUnchanged?(model: string, ids: string[], check: PageCheck, noted: string): Promise<boolean>;
   /** With compareStored: models' stored hashes whose read the caller has already started (by model as stored), so that it overlaps the first fetch. */
   storedAhead?: ReadonlyMap<string, Promise<StoredHashes | null>>;
   /** The variant a sync run runs (Nango's `nango.variant`); `base` when absent. */
@@ -226,10 +227,10 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   const storedFor = (model: string) => {
     let stored = storedByModel.get(model);
     if (!stored) {
-      stored = hooks.storedAhead?.get(at(model)) ?? storedHashes(deps.db, connection.id, at(model));
-      hooks.seen?.read(at(model), stored);
-      // Awaited by the pages that are not skipped and by the deletion scope; maybe by nobody.
-      stored.catch(() => undefined);
+      stored = (hooks.storedAhead?.get(at(model)) ?? storedHashes(deps.db, connection.id, at(model))).then((hashes) => {
+        if (hashes) hooks.seen?.read(at(model), hashes);
+        return hashes;
+      });
       storedByModel.set(model, stored);
     }
     return stored;
@@ -243,18 +244,11 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
 
   type NotePage = (tx: Queryable, storedDigest: string) => Promise<void>;
 
-  /**
-   * Writes a prepared page; `note` notes its digest once every record of it is stored (never for a page with invalid records: they are reported by every run).
-   * `now`: the stored hashes of some of its ids as PostgreSQL has them now (a page found changed), newer than the run's read.
-   */
+  /** Writes a prepared page; `note` notes its digest once every record of it is stored (never for a page with invalid records: they are reported by every run). */
   const savePage =
-    (model: string, { prepared, whole }: ReturnType<typeof prepare>, note?: NotePage, now?: Map<string, string | null>) =>
+    (model: string, { prepared, whole }: ReturnType<typeof prepare>, note?: NotePage) =>
     async () => {
       const stored = hooks.compareStored ? await storedFor(model) : null;
-      for (const [id, hash] of stored ? (now ?? []) : []) {
-        if (hash === null) stored!.delete(id);
-        else stored!.set(id, hash);
-      }
       const write = (insertNew: boolean) =>
         withTransaction(deps.db, async (tx) => {
           await hooks.claim?.(tx);
@@ -278,33 +272,26 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       hooks.seen?.saw(at(model), prepared.ids);
     };
 
-  /**
-   * Notes a page the last run saved as unchanged (its ids as seen, none added or updated) when its
-   * records are all stored as that run left them, checked in PostgreSQL (call it once the pages before it are written).
-   */
-  const skipPage = async (model: string, ids: string[], check: PageCheck, noted: string, digests: RunPageDigests): Promise<PageVerdict> => {
-    const verdict =
-      (await hooks.skipUnchanged?.(model, ids, check, noted)) ??
-      (await withTransaction(deps.db, async (tx) => {
-        await hooks.claim?.(tx);
-        const found = await digests.noteUnchanged(at(model), check, noted, ids, tx);
-        if (found.outcome === 'noted') await hooks.onSaved?.(model, { added: 0, updated: 0, unchanged: ids.length }, tx);
-        return found;
-      }));
-    if (verdict.outcome === 'gone') throw new Error(`the sync run ${hooks.runId} no longer exists`);
-    if (verdict.outcome === 'noted') hooks.seen?.saw(at(model), ids);
-    return verdict;
+  /** The page's ids when its records are all stored as the last run that saved this page left them (call it with the stored hashes current). */
+  const unchangedPage = async (model: string, records: { id: unknown }[], noted: string): Promise<string[] | null> => {
+    const stored = await storedFor(model);
+    if (!stored) return null;
+    const ids = uniqueIds(records);
+    return storedDigest(ids.map((id) => stored.get(id))) === noted ? ids : null;
   };
 
-  /**
-   * Skips a page the last run saved when PostgreSQL finds it unchanged; otherwise saves it record by record,
-   * from a copy of the page as handed over (the script may have gone on with the records since).
-   */
-  const checkPage = (model: string, ids: string[], check: PageCheck, noted: string, digests: RunPageDigests, note: NotePage | undefined) => async () => {
-    const verdict = await skipPage(model, ids, check, noted, digests);
-    if (verdict.outcome !== 'changed') return;
-    const now = new Map(ids.map((id, i) => [id, verdict.stored[i] ?? null]));
-    await savePage(model, prepare(model, check.handed!() as { id: string | number }[]), note, now)();
+  /** Notes an unchanged page: its ids as seen, none added or updated. */
+  const skipPage = (model: string, ids: string[], check: PageCheck, noted: string, digests: RunPageDigests) => async () => {
+    const once = await hooks.skipUnchanged?.(model, ids, check, noted);
+    if (!once) {
+      await withTransaction(deps.db, async (tx) => {
+        await hooks.claim?.(tx);
+        if (hooks.seenRunId) await noteSeen(tx, hooks.seenRunId, at(model), ids);
+        await hooks.onSaved?.(model, { added: 0, updated: 0, unchanged: ids.length }, tx);
+        await digests.note(tx, at(model), check, noted, true);
+      });
+    }
+    hooks.seen?.saw(at(model), ids);
   };
 
   /** A write (or a read of what the run wrote) after the run's queued writes, when there is a lane. */
@@ -369,18 +356,18 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
     },
     uncontrolledFetch: (options) => uncontrolledFetch(deps.http, options, context),
     async batchSave(records, model) {
-      // Started here when the run did not start it: the deletion scope needs it even when every page is skipped.
-      if (hooks.compareStored) void storedFor(model);
       const digests = hooks.compareStored ? hooks.pageDigests : undefined;
       const check = digests ? await digests.check(at(model), hooks.models[model], records) : null;
       const noted = check?.noted;
       // The CPU work is done while the previous page commits; a page the last run saved is only digested.
       const work = noted ? null : prepare(model, records);
-      const note: NotePage | undefined = digests && check ? (tx, saved) => digests.note(tx, at(model), check, saved, false) : undefined;
-      // One page in flight: wait for the previous one (so what is stored is current), then queue this one.
+      // One page in flight: wait for the previous one (so the stored hashes are current), then queue this one.
       await hooks.lane?.drain();
+      const unchanged = noted ? await unchangedPage(model, records, noted) : null;
       const write =
-        digests && check && noted ? checkPage(model, uniqueIds(records), check, noted, digests, note) : savePage(model, work ?? prepare(model, records), note);
+        digests && check && noted && unchanged
+          ? skipPage(model, unchanged, check, noted, digests)
+          : savePage(model, work ?? prepare(model, records), digests && check ? (tx, saved) => digests.note(tx, at(model), check, saved, false) : undefined);
       if (hooks.lane) hooks.lane.enqueue(write);
       else await write();
       return true;
