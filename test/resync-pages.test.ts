@@ -30,6 +30,9 @@ const ItemWithoutDate = z.object({ id: z.string(), name: z.string() });
 
 type Model = typeof Item | typeof ItemWithoutDate;
 
+/** When set, the script changes each page's records once batchSave has returned (a page is checked after that). */
+let changeAfterSave = false;
+
 function pagedSync(model: Model) {
   return createSync({
     description: 'items, 10 per page',
@@ -50,7 +53,10 @@ function pagedSync(model: Model) {
           cursor_path_in_response: 'next_cursor',
         },
       });
-      for await (const page of pages) await ctx.batchSave(page as never, MODEL);
+      for await (const page of pages) {
+        await ctx.batchSave(page as never, MODEL);
+        if (changeAfterSave) for (const r of page) r.name = 'changed by the script after batchSave';
+      }
     },
   });
 }
@@ -128,6 +134,30 @@ describe('sync runs skip the pages the last run saved unchanged', () => {
     items.updateItem('15', { name: 'renamed upstream' });
     assert.deepEqual(await run(), { results: { added: 0, updated: 1, deleted: 0 }, skipped: '2 of 3 pages of PagedItem' });
     assert.deepEqual((await stored())['15'], upstream()['15']);
+  });
+
+  test('records another writer changed between runs are saved again: their pages, digested alike, take the per-record path', async () => {
+    // One in the first page (checked in the transaction that counts the model), one in the second (checked in one statement).
+    await q(
+      `UPDATE records SET data = jsonb_set(data, '{name}', '"written by another writer"'), hash = md5(external_id || ' by another writer')
+        WHERE model = $1 AND external_id IN ('4', '14')`,
+      [MODEL],
+    );
+    assert.deepEqual(await run(), { results: { added: 0, updated: 2, deleted: 0 }, skipped: '1 of 3 pages of PagedItem' });
+    const now = await stored();
+    assert.deepEqual([now['4'], now['14']], [upstream()['4'], upstream()['14']]);
+    assert.deepEqual(await run(), { results: ZERO, skipped: '3 of 3 pages of PagedItem' });
+  });
+
+  test('a page found changed is saved as it was handed to batchSave, though the script changed its records after', async () => {
+    await q(`UPDATE records SET hash = md5('by another writer') WHERE model = $1 AND external_id = '14'`, [MODEL]);
+    changeAfterSave = true;
+    try {
+      assert.deepEqual(await run(), { results: { added: 0, updated: 1, deleted: 0 }, skipped: '2 of 3 pages of PagedItem' });
+    } finally {
+      changeAfterSave = false;
+    }
+    assert.deepEqual(await stored(), upstream());
   });
 
   test('a record deleted upstream is detected while the pages before it are skipped', async () => {
