@@ -262,6 +262,10 @@ const DYNAMIC_CONFIG = {
   'history.hostLevelCacheMaxSize': [{ value: 8192, constraints: {} }],
   // The dev server's latency settings (lib/embedded/temporal.ts): the same keys on a cluster.
   ...Object.fromEntries(Object.entries(DEV_SERVER_DYNAMIC_CONFIG).map(([key, value]) => [key, [{ value, constraints: {} }]])),
+  // A search attribute is usable as soon as it is registered (not after the cache's next refresh): this
+  // server's attributes are added at runtime (prepareNamespace) and used by the next workflow start. The dev
+  // server gets its attributes at launch, before any read, so it keeps the cache (DEV_SERVER_DYNAMIC_CONFIG).
+  'system.forceSearchAttributesCacheRefreshOnRead': [{ value: true, constraints: {} }],
   // A history shard makes one persistence write at a time by default (only Cassandra needs that):
   // with 4 shards, every workflow start, task and completion of the namespace queues behind 3 others'
   // PostgreSQL commits. Each firing of a schedule takes ~20 such writes (the scheduler's and the run's),
