@@ -9,7 +9,7 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createApp, serveFetch } from '../api/app.js';
 import type { AppDeps } from '../api/context.js';
 import { connectWorkers, startWorkers, type RunningWorkers } from '../worker/index.js';
-import { boundOldSpaceGrowth } from '../worker/heap.js';
+import { setOldSpaceGrowth } from '../worker/heap.js';
 import { tokenRefreshListener } from '../activities/token-refresh.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { registerAllPrebuiltScripts } from '../integrations/prebuilt.js';
@@ -85,6 +85,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     throw new ConfigError([`${(err as Error).message}: run npm ci again on a supported Node (package.json engines)`]);
   });
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  setOldSpaceGrowth({ api: opts.runApi, worker: opts.runWorker });
   const clock = opts.clock ?? (config.SWITCHYARD_NOW ? clockFrom(new Date(config.SWITCHYARD_NOW)) : systemClock);
   const db: Db = createPool(opts.databaseUrl, config.DATABASE_POOL_SIZE, config.DATABASE_POOL_WAIT_MS);
   let temporal: Client | null = null;
@@ -191,7 +192,6 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     if (opts.runApi) stopLogRetention = startLogRetention(deps);
 
     if (opts.runWorker) {
-      if (!opts.runApi) boundOldSpaceGrowth();
       // Named environments are polled as configured; unset, every environment is, as they come and go.
       const named = config.SWITCHYARD_WORKER_ENVIRONMENTS;
       workers = await startWorkers({

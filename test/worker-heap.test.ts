@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
-import { boundOldSpaceGrowth, boundWorkflowThreadHeaps, SEMI_SPACE_MB } from '../worker/heap.js';
+import { boundOldSpaceGrowth, boundWorkflowThreadHeaps, oldSpaceGrowingPercent, SEMI_SPACE_MB } from '../worker/heap.js';
 
 const BOUND_MB = 32;
 // Allocates ~200 MB of short-lived objects (a few survive), then prints the new space's size in MB.
@@ -62,6 +62,14 @@ require('node:worker_threads').parentPort.postMessage(peak);`;
     boundOldSpaceGrowth();
     const after = await oldSpacePeak();
     assert.ok(after < before * 0.85, `the old space grew to ${after.toFixed(0)} MB after the bound, ${before.toFixed(0)} MB before`);
+  });
+
+  // The API's fixed factor keeps V8 from lowering it to 1.1 (full collections every 150–250 ms in GET /records); the worker-only process keeps its bound.
+  test('a process that serves the API grows its old space by a fixed 2x, a worker-only process by its bound, a process that runs neither is left alone', () => {
+    assert.equal(oldSpaceGrowingPercent({ api: true, worker: false }), 100);
+    assert.equal(oldSpaceGrowingPercent({ api: true, worker: true }), 100);
+    assert.equal(oldSpaceGrowingPercent({ api: false, worker: true }), 50);
+    assert.equal(oldSpaceGrowingPercent({ api: false, worker: false }), null);
   });
 
   test('a workflow thread started after startWorkers has bounded the heaps gets a new space of at most 32 MB', async () => {

@@ -39,3 +39,24 @@ export function boundWorkflowThreadHeaps(): void {
 export function boundOldSpaceGrowth(): void {
   setFlagsFromString(`--heap-growing-percent=${OLD_SPACE_GROWING_PERCENT}`);
 }
+
+/**
+ * A process that serves the API keeps a fixed factor of 2 instead of V8's, which V8 lowers as far as
+ * 1.1 when the process allocates slowly against its collector's speed: after a sync left ~70 MB live
+ * in the API, the limit stayed ~5 MB above the live heap and `GET /records` paid a full collection
+ * every 150–250 ms (2 of 5 runs; 0.72–0.92 CPU-s a round against 0.30–0.47, 0 of 5 with the factor:
+ * bench/RESULTS.md, issue 32, p7-edge and the lead's runs).
+ */
+export const API_OLD_SPACE_GROWING_PERCENT = 100;
+
+/** The growing factor a process sets at start by what it runs: the API's when it serves requests, the worker's bound when it only runs workflows. */
+export function oldSpaceGrowingPercent(runs: { api: boolean; worker: boolean }): number | null {
+  if (runs.api) return API_OLD_SPACE_GROWING_PERCENT;
+  return runs.worker ? OLD_SPACE_GROWING_PERCENT : null;
+}
+
+/** Sets the process's old-space growing factor (oldSpaceGrowingPercent), for every isolate from now on. */
+export function setOldSpaceGrowth(runs: { api: boolean; worker: boolean }): void {
+  const percent = oldSpaceGrowingPercent(runs);
+  if (percent !== null) setFlagsFromString(`--heap-growing-percent=${percent}`);
+}
