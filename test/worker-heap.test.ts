@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
-import { boundOldSpaceGrowth, boundWorkflowThreadHeaps, oldSpaceGrowingPercent, SEMI_SPACE_MB } from '../worker/heap.js';
+import { boundWorkflowThreadHeaps, oldSpaceGrowingPercent, SEMI_SPACE_MB, setOldSpaceGrowth } from '../worker/heap.js';
 
 const BOUND_MB = 32;
 // Allocates ~200 MB of short-lived objects (a few survive), then prints the new space's size in MB.
@@ -59,7 +59,7 @@ require('node:worker_threads').parentPort.postMessage(peak);`;
     // The young generation as bounded, so the growing factor is all that differs.
     setFlagsFromString(`--max-semi-space-size=${SEMI_SPACE_MB}`);
     const before = await oldSpacePeak();
-    boundOldSpaceGrowth();
+    setOldSpaceGrowth({ api: false, worker: true });
     const after = await oldSpacePeak();
     assert.ok(after < before * 0.85, `the old space grew to ${after.toFixed(0)} MB after the bound, ${before.toFixed(0)} MB before`);
   });

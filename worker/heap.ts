@@ -32,15 +32,6 @@ export function boundWorkflowThreadHeaps(): void {
 }
 
 /**
- * The old space's growing factor, for every isolate of the process from now on. Only in a process
- * that runs the worker without the API (start/platform.ts): more frequent full collections are CPU
- * an API's request paths would pay too.
- */
-export function boundOldSpaceGrowth(): void {
-  setFlagsFromString(`--heap-growing-percent=${OLD_SPACE_GROWING_PERCENT}`);
-}
-
-/**
  * A process that serves the API keeps a fixed factor of 2 instead of V8's, which V8 lowers as far as
  * 1.1 when the process allocates slowly against its collector's speed: after a sync left ~70 MB live
  * in the API, the limit stayed ~5 MB above the live heap and `GET /records` paid a full collection
@@ -55,7 +46,10 @@ export function oldSpaceGrowingPercent(runs: { api: boolean; worker: boolean }):
   return runs.worker ? OLD_SPACE_GROWING_PERCENT : null;
 }
 
-/** Sets the process's old-space growing factor (oldSpaceGrowingPercent), for every isolate from now on. */
+/**
+ * Sets the process's old-space growing factor (oldSpaceGrowingPercent), for every isolate of the process
+ * from now on (V8 reads it at every full collection). start/platform.ts calls it first.
+ */
 export function setOldSpaceGrowth(runs: { api: boolean; worker: boolean }): void {
   const percent = oldSpaceGrowingPercent(runs);
   if (percent !== null) setFlagsFromString(`--heap-growing-percent=${percent}`);
