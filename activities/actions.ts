@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { dates } from '../lib/clock.js';
-import { actionRunLog, appendActionLog, finishActionRun, getActionRun, type ActionFailure } from '../features/actions/runs.js';
+import { appendActionLog, finishActionRun, getActionRun, type ActionFailure } from '../features/actions/runs.js';
 import { getConnectionByPk, type Connection } from '../features/connections/store.js';
 import { emitEvent } from '../features/webhooks/emit.js';
 import { getIntegrationById } from '../features/integrations/store.js';
@@ -16,6 +16,7 @@ import { throwIfRetryable, throwIfWrittenBefore } from '../features/scripts/fail
 import { newWriteMarks, openWriteMarks } from '../features/scripts/write-marks.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { heartbeating } from './heartbeat.js';
+import { inOrder } from '../lib/in-order.js';
 
 export const ACTION_OUTPUT_LIMIT_BYTES = 2 * 1024 * 1024;
 
@@ -91,13 +92,14 @@ export function actionActivities(deps: ActivityDeps) {
       const labels = { environment: await environmentName(deps.db, connection.environmentId), integration: integration.uniqueKey, script: run.actionName };
       const startedAt = Date.now();
 
-      const runLog = actionRunLog(deps.db, runId);
+      // The run is finished only after its log lines are stored: a caller that has the answer has its logs.
+      const runLog = inOrder((entry: Parameters<typeof appendActionLog>[2]) => appendActionLog(deps.db, runId, entry));
       throwIfWrittenBefore(previous);
       const ctx = createScriptContext(deps, connection, {
         kind: 'action',
         runId,
         models: modelsIn(scripts),
-        log: (entry) => runLog.append(entry),
+        log: (entry) => runLog.push(entry),
         writes: marks,
       });
       const stopHeartbeat = heartbeating(5000);

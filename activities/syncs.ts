@@ -41,6 +41,7 @@ import { throwIfDatabaseUnavailable, throwIfRetryable, throwIfWrittenBefore } fr
 import { openWriteMarks } from '../features/scripts/write-marks.js';
 import { BASE_VARIANT, parseInstance, storedModel } from '../features/syncs/variants.js';
 import { heartbeating } from './heartbeat.js';
+import { inOrder } from '../lib/in-order.js';
 
 interface Loaded {
   connection: Connection;
@@ -184,7 +185,7 @@ export function syncActivities(deps: ActivityDeps) {
       const counted = new Set<string>();
       const pageDigests = new RunPageDigests(deps.db, run.connectionPk, runId);
       const seen = new RunSeen();
-      let logLines: Promise<void> = Promise.resolve();
+      const logLines = inOrder((e: Parameters<typeof appendSyncRunLog>[2]) => appendSyncRunLog(deps.db, runId, e));
       const ctx = createScriptContext(deps, l.connection, {
         lane,
         writes: marks,
@@ -202,8 +203,7 @@ export function syncActivities(deps: ActivityDeps) {
         storedModel: l.stored,
         log: (e) => {
           deps.log[e.level]({ runId, ...e.fields }, e.message);
-          // One append after another: two in flight on different pool connections could land out of order.
-          logLines = logLines.then(() => appendSyncRunLog(deps.db, runId, e)).catch(() => undefined);
+          logLines.push(e);
         },
         claim: (tx) => lockSyncRun(tx, runId),
         // In the transaction that wrote the records: finishSync reads these counts to decide on the webhook.
@@ -251,7 +251,7 @@ export function syncActivities(deps: ActivityDeps) {
         throw ApplicationFailure.nonRetryable((err as Error).message ?? String(err), 'SyncScriptError');
       } finally {
         stopHeartbeat();
-        await logLines;
+        await logLines.flushed();
       }
     },
 

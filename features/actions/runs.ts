@@ -122,21 +122,6 @@ export async function finishActionRun(db: Queryable, id: string, result: { outpu
   return rows.length > 0;
 }
 
-/**
- * A run's log lines as the script logs them: each written after the one before, so they are stored in
- * order, and `flushed()` resolves once every line so far is stored (the run is finished after that, so
- * a caller that has the answer also has its logs). A line that fails to be written is left out.
- */
-export function actionRunLog(db: Queryable, id: string) {
-  let tail: Promise<void> = Promise.resolve();
-  return {
-    append(entry: { level: string; message: string; fields?: unknown }): void {
-      tail = tail.then(() => appendActionLog(db, id, entry)).catch(() => undefined);
-    },
-    flushed: (): Promise<void> => tail,
-  };
-}
-
 export async function appendActionLog(db: Queryable, id: string, entry: { level: string; message: string; fields?: unknown }): Promise<void> {
   await db.query(`UPDATE action_runs SET logs = logs || jsonb_build_array($2::jsonb) WHERE id = $1`, [
     id,
