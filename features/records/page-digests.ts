@@ -25,18 +25,11 @@ const digest = (text: string) => hash('sha256', text, 'base64');
  * character, another Node version) only misses a skip. Null when it cannot be serialised (a function).
  */
 export function pageDigest(records: unknown[]): string | null {
-  return digestedPage(records)?.page ?? null;
-}
-
-/** pageDigest with the serialisation it was taken over (a copy of the page as it was, for deserialize). */
-function digestedPage(records: unknown[]): { page: string; copy: Buffer } | null {
-  let copy: Buffer;
   try {
-    copy = serialize(records);
+    return hash('sha256', serialize(records), 'base64');
   } catch {
     return null;
   }
-  return { page: hash('sha256', copy, 'base64'), copy };
 }
 
 /** The digest of a page's stored hashes, in the order of its ids; null when one of them is not stored. */
@@ -93,9 +86,6 @@ export interface PageCheck {
   noted?: string;
 }
 
-/** A page's check with the page as it was when digested (V8's serialisation: `deserialize` gives it back). */
-export type CheckedPage = PageCheck & { copy: Buffer };
-
 /** One sync run's page digests: the previous ones by model, read once, and the counts for the run's log. */
 export class RunPageDigests {
   private readonly previous = new Map<string, Promise<Map<string, string>>>();
@@ -109,14 +99,13 @@ export class RunPageDigests {
   ) {}
 
   /** The page's digests, and what the last run noted for it; null when the page cannot take part. */
-  async check(model: string, schema: z.ZodType | undefined, records: unknown[]): Promise<CheckedPage | null> {
+  async check(model: string, schema: z.ZodType | undefined, records: unknown[]): Promise<PageCheck | null> {
     if (records.length === 0) return null;
     const fingerprint = schema && schemaFingerprint(schema);
-    const digested = fingerprint ? digestedPage(records) : null;
-    if (!fingerprint || !digested) return null;
-    const { page, copy } = digested;
+    const page = fingerprint ? pageDigest(records) : null;
+    if (!fingerprint || !page) return null;
     const noted = (await this.notedFor(model, fingerprint)).get(page);
-    return noted === undefined ? { page, schema: fingerprint, copy } : { page, schema: fingerprint, noted, copy };
+    return noted === undefined ? { page, schema: fingerprint } : { page, schema: fingerprint, noted };
   }
 
   /** Notes a saved page (in the transaction that saved it), and counts it. */

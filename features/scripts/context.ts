@@ -31,10 +31,7 @@ import {
   type SaveResult,
   type StoredHashes,
 } from '../records/store.js';
-import { deserialize } from 'node:v8';
-import { storedDigest, type CheckedPage, type PageCheck, type RunPageDigests } from '../records/page-digests.js';
-import { isPlainPage } from '../records/plain-page.js';
-import { PAGES_AHEAD_MAX_BYTES, PagesAhead } from './pages-ahead.js';
+import { storedDigest, type PageCheck, type RunPageDigests } from '../records/page-digests.js';
 import type { RunSeen } from '../records/delete-scope.js';
 import type { WriteLane } from './write-lane.js';
 import type { WriteMarks } from './write-marks.js';
@@ -227,13 +224,10 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
   const at = hooks.storedModel ?? ((model: string) => model);
   // A sync run reads its models' stored hashes once and skips unchanged records before writing.
   const storedByModel = new Map<string, Promise<StoredHashes | null>>();
-  /** Models whose stored hashes have been read. */
-  const storedRead = new Set<string>();
   const storedFor = (model: string) => {
     let stored = storedByModel.get(model);
     if (!stored) {
       stored = (hooks.storedAhead?.get(at(model)) ?? storedHashes(deps.db, connection.id, at(model))).then((hashes) => {
-        storedRead.add(model);
         if (hashes) hooks.seen?.read(at(model), hashes);
         return hashes;
       });
@@ -278,10 +272,12 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       hooks.seen?.saw(at(model), prepared.ids);
     };
 
-  /** True when the page's records (`ids`) are all stored as the last run that saved this page left them (call it with the stored hashes current). */
-  const unchangedPage = async (model: string, ids: string[], noted: string): Promise<boolean> => {
+  /** The page's ids when its records are all stored as the last run that saved this page left them (call it with the stored hashes current). */
+  const unchangedPage = async (model: string, records: { id: unknown }[], noted: string): Promise<string[] | null> => {
     const stored = await storedFor(model);
-    return stored !== null && storedDigest(ids.map((id) => stored.get(id))) === noted;
+    if (!stored) return null;
+    const ids = uniqueIds(records);
+    return storedDigest(ids.map((id) => stored.get(id))) === noted ? ids : null;
   };
 
   /** Notes an unchanged page: its ids as seen, none added or updated. */
@@ -296,22 +292,6 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       });
     }
     hooks.seen?.saw(at(model), ids);
-  };
-
-  const ahead = new PagesAhead(PAGES_AHEAD_MAX_BYTES);
-
-  /**
-   * A page the last run saved, checked in its turn on the lane once the stored hashes are read (see
-   * pages-ahead.ts); found changed, it is saved from its copy, as it was handed to batchSave.
-   */
-  const checkInTurn = (model: string, ids: string[], check: CheckedPage, noted: string, digests: RunPageDigests) => async () => {
-    try {
-      if (await unchangedPage(model, ids, noted)) return await skipPage(model, ids, check, noted, digests)();
-      const copy = deserialize(check.copy) as { id: string | number }[];
-      await savePage(model, prepare(model, copy), (tx, saved) => digests.note(tx, at(model), check, saved, false))();
-    } finally {
-      ahead.release(check.copy.length);
-    }
   };
 
   /** A write (or a read of what the run wrote) after the run's queued writes, when there is a lane. */
@@ -379,20 +359,14 @@ export function createScriptContext(deps: ConnectionDeps, connection: Connection
       const digests = hooks.compareStored ? hooks.pageDigests : undefined;
       const check = digests ? await digests.check(at(model), hooks.models[model], records) : null;
       const noted = check?.noted;
-      const ids = noted ? uniqueIds(records) : [];
-      // The stored hashes not read yet: the page's check waits on the lane, not the script (pages-ahead.ts).
-      if (digests && check && noted && hooks.lane && !storedRead.has(model) && isPlainPage(records) && ahead.take(check.copy.length)) {
-        hooks.lane.enqueue(checkInTurn(model, ids, check, noted, digests));
-        return true;
-      }
       // The CPU work is done while the previous page commits; a page the last run saved is only digested.
       const work = noted ? null : prepare(model, records);
       // One page in flight: wait for the previous one (so the stored hashes are current), then queue this one.
       await hooks.lane?.drain();
-      const unchanged = noted ? await unchangedPage(model, ids, noted) : false;
+      const unchanged = noted ? await unchangedPage(model, records, noted) : null;
       const write =
         digests && check && noted && unchanged
-          ? skipPage(model, ids, check, noted, digests)
+          ? skipPage(model, unchanged, check, noted, digests)
           : savePage(model, work ?? prepare(model, records), digests && check ? (tx, saved) => digests.note(tx, at(model), check, saved, false) : undefined);
       if (hooks.lane) hooks.lane.enqueue(write);
       else await write();
