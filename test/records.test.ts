@@ -185,38 +185,6 @@ describe('records', () => {
     await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, SCRATCH]);
   });
 
-  test('the stored hashes read as one row are those of a row per record: every id, whatever its characters, with its hash, and none for a deleted or pruned record', async () => {
-    const db = t.platform.deps.db;
-    const SCRATCH = 'ScratchHashes';
-    const odd = ['t-"quoted"', 't-back\\slash', 't-new\nline', 't-ünï-çødé', 't-emoji-😀', 't-,comma', 't- space'];
-    const batch = [...Array.from({ length: 20 }, (_, i) => ticket(i)), ...odd.map((id, i) => ({ ...ticket(100 + i), id }))];
-    await saveRecords(db, pk, SCRATCH, batch);
-    await deleteRecords(db, pk, SCRATCH, ['t-3', 't-"quoted"']);
-    await db.query(`UPDATE records SET pruned_at = now() WHERE connection_pk = $1 AND model = $2 AND external_id IN ('t-5', 't-ünï-çødé')`, [pk, SCRATCH]);
-    const perRow = async () =>
-      new Map(
-        (
-          await db.query<{ id: string; h: string }>(
-            `SELECT external_id AS id, CASE WHEN deleted_at IS NULL AND pruned_at IS NULL THEN hash ELSE '' END AS h FROM records WHERE connection_pk = $1 AND model = $2`,
-            [pk, SCRATCH],
-          )
-        ).rows.map((r) => [r.id, r.h]),
-      );
-    const read = (await storedHashes(db, pk, SCRATCH))!;
-    assert.deepEqual(new Map(read), await perRow());
-    assert.equal(read.get('t-3'), '');
-    assert.equal(read.get('t-5'), '');
-    assert.equal(read.get('t-new\nline')!.length, 32);
-    // A hash of another length (not one saveRecords writes): read a row per record, still the same map.
-    await db.query(`UPDATE records SET hash = 'short' WHERE connection_pk = $1 AND model = $2 AND external_id = 't-7'`, [pk, SCRATCH]);
-    const fallback = (await storedHashes(db, pk, SCRATCH))!;
-    assert.deepEqual(new Map(fallback), await perRow());
-    assert.equal(fallback.get('t-7'), 'short');
-    assert.equal((await storedHashes(db, pk, 'NoSuchModel'))!.size, 0);
-    assert.equal(await storedHashes(db, pk, SCRATCH, 10), null, 'over the cap');
-    await db.query('DELETE FROM records WHERE connection_pk = $1 AND model = $2', [pk, SCRATCH]);
-  });
-
   test("a sync run's page of ids it takes for new is saved whole when another writer stored one of them meanwhile; tombstones it deleted come back ADDED", async () => {
     const db = t.platform.deps.db;
     const RACED = 'RacedTicket';

@@ -25,49 +25,27 @@ function md5(text: string): string {
  */
 export type StoredHashes = Map<string, string> & { readonly upTo: string };
 
-/** The length of a content hash (md5, hex): every stored hash has it (saveRecords writes them). */
-const HASH_LENGTH = 32;
-/** A deleted or pruned record's place in the hashes' text (no hash has it). */
-const NO_HASH = ' '.repeat(HASH_LENGTH);
-
 /**
  * The content hashes of the model's records, read once (one pass over the model's rows, whatever the
  * planner picks), with the highest cursor in the same snapshot; null when the model has more than
- * `cap` records (kept in memory). They come as one row: the ids as a JSON array and the hashes as
- * one text of fixed-width hashes in the same order (the two aggregates see the rows in one order),
- * instead of a row per record for the driver to parse. A hash of another length takes a row per record.
+ * `cap` records (kept in memory).
  */
 export async function storedHashes(db: Db, connectionPk: number, model: string, cap = 250_000): Promise<StoredHashes | null> {
   return withTransaction(db, async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const { rows } = await tx.query<{ n: number; ids: string | null; hashes: string | null; fixed: boolean | null }>(
-      `SELECT count(*)::int AS n, json_agg(external_id)::text AS ids, string_agg(h, '') AS hashes, bool_and(length(h) = ${HASH_LENGTH}) AS fixed
-         FROM (SELECT external_id, CASE WHEN deleted_at IS NULL AND pruned_at IS NULL THEN hash ELSE '${NO_HASH}' END AS h FROM records
-                WHERE connection_pk = $1 AND model = $2 LIMIT $3) r`,
-      [connectionPk, model, cap + 1],
-    );
-    const { n, ids, hashes, fixed } = rows[0]!;
-    if (n > cap) return null;
+    // Rows as [id, hash] arrays: the Map takes them as they come (no object per row).
+    const { rows } = await tx.query<[string, string]>({
+      text: `SELECT external_id, CASE WHEN deleted_at IS NULL AND pruned_at IS NULL THEN hash ELSE '' END FROM records
+             WHERE connection_pk = $1 AND model = $2 LIMIT $3`,
+      values: [connectionPk, model, cap + 1],
+      rowMode: 'array',
+    });
+    if (rows.length > cap) return null;
     const top = await tx.query<{ top: string }>(
       'SELECT cursor::text AS top FROM records WHERE connection_pk = $1 AND model = $2 ORDER BY cursor DESC LIMIT 1',
       [connectionPk, model],
     );
-    const map = new Map<string, string>();
-    if (n > 0 && fixed) {
-      const list = JSON.parse(ids!) as string[];
-      for (let i = 0; i < list.length; i++) {
-        const h = hashes!.slice(i * HASH_LENGTH, (i + 1) * HASH_LENGTH);
-        map.set(list[i]!, h === NO_HASH ? '' : h);
-      }
-    } else if (n > 0) {
-      const each = await tx.query<[string, string]>({
-        text: `SELECT external_id, CASE WHEN deleted_at IS NULL AND pruned_at IS NULL THEN hash ELSE '' END FROM records WHERE connection_pk = $1 AND model = $2`,
-        values: [connectionPk, model],
-        rowMode: 'array',
-      });
-      for (const [id, h] of each.rows) map.set(id, h);
-    }
-    return Object.assign(map, { upTo: top.rows[0]?.top ?? '0' });
+    return Object.assign(new Map(rows), { upTo: top.rows[0]?.top ?? '0' });
   });
 }
 
