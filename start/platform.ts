@@ -9,7 +9,7 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createApp, serveFetch } from '../api/app.js';
 import type { AppDeps } from '../api/context.js';
 import { connectWorkers, startWorkers, type RunningWorkers } from '../worker/index.js';
-import { setOldSpaceGrowth } from '../worker/heap.js';
+import { setOldSpaceGrowth } from '../lib/heap.js';
 import { tokenRefreshListener } from '../activities/token-refresh.js';
 import { pluginFor } from '../integrations/plugins.js';
 import { registerAllPrebuiltScripts } from '../integrations/prebuilt.js';

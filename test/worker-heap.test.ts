@@ -1,5 +1,5 @@
 /**
- * The worker's young generation and its old space's growth are bounded (worker/heap.ts, issue 32): Node 24 lets each isolate's
+ * The worker's young generation and its old space's growth are bounded (lib/heap.ts, issue 32): Node 24 lets each isolate's
  * new space grow to 128 MB, which the worker's main thread and workflow threads each reached under
  * 1,000 one-minute schedules. Each test allocates garbage in a fresh isolate and reads how large its
  * new space became.
@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
-import { boundWorkflowThreadHeaps, oldSpaceGrowingPercent, SEMI_SPACE_MB, setOldSpaceGrowth } from '../worker/heap.js';
+import { boundWorkflowThreadHeaps, oldSpaceGrowingPercent, SEMI_SPACE_MB, setOldSpaceGrowth } from '../lib/heap.js';
 
 const BOUND_MB = 32;
 // Allocates ~200 MB of short-lived objects (a few survive), then prints the new space's size in MB.

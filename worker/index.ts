@@ -12,7 +12,7 @@ import { activityLogContext } from '../lib/log-context.js';
 import { workflowSpanSinks, type Telemetry } from '../lib/otel/index.js';
 import { taskQueueFor } from '../workflows/contracts.js';
 import { connectWithRetry, plainTemporal, type ConnectRetryLog, type TemporalConnectionSettings } from '../lib/temporal/connection.js';
-import { boundWorkflowThreadHeaps } from './heap.js';
+import { boundWorkflowThreadHeaps } from '../lib/heap.js';
 import { workflowCacheOptions } from './cache.js';
 import { workflowTaskPolling } from './polling.js';
 

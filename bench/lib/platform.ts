@@ -15,7 +15,7 @@ import { freePort } from '../../lib/embedded/temporal.js';
 import { createPool, type Db } from '../../lib/db/pool.js';
 import type { BenchServices } from './services.js';
 import { SANDBOX_NODE_FLAGS } from '../../lib/sandbox/node-flags.js';
-import { WORKER_NODE_FLAGS } from '../../worker/heap.js';
+import { WORKER_NODE_FLAGS } from '../../lib/heap.js';
 import { WORKER_MALLOC_ENV } from '../../worker/malloc.js';
 
 const ENTRY = fileURLToPath(new URL('./platform-main.ts', import.meta.url));

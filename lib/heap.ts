@@ -1,5 +1,7 @@
 /**
- * @module worker/heap — the worker's V8 young generation, bounded. Node 24 lets each isolate's new
+ * @module heap — a process's V8 heap, sized by what it runs (the API, the worker or both).
+ *
+ * The worker's young generation is bounded. Node 24 lets each isolate's new
  * space grow to 128 MB (two 64 MB semi-spaces), and a worker process has three that allocate all the
  * time: the main thread (activities) and one workflow thread per environment's Temporal worker. Under
  * a steady stream of sync runs each grows to its maximum, which put the worker at 640–940 MB RSS with
