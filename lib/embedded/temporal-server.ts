@@ -256,12 +256,6 @@ export function serverConfig(target: SqlTarget, databases: { main: string; visib
   };
 }
 
-/**
- * How often each service re-reads the namespaces (Temporal's default): a search attribute added to the
- * namespace is known to a service at most this long after it is registered.
- */
-const NAMESPACE_REFRESH_MS = 2000;
-
 /** Settings the CLI's dev server also applies, so the two behave alike for our workflows. */
 const DYNAMIC_CONFIG = {
   'frontend.persistenceMaxQPS': [{ value: 10000, constraints: {} }],
@@ -270,11 +264,10 @@ const DYNAMIC_CONFIG = {
   'history.hostLevelCacheMaxSize': [{ value: 8192, constraints: {} }],
   // The dev server's latency settings (lib/embedded/temporal.ts): the same keys on a cluster.
   ...Object.fromEntries(Object.entries(DEV_SERVER_DYNAMIC_CONFIG).map(([key, value]) => [key, [{ value, constraints: {} }]])),
-  // The search-attribute cache stays on (DEV_SERVER_DYNAMIC_CONFIG): forced refreshes read the cluster
-  // metadata and the namespace row again, one at a time under a process-wide lock, for every start, upsert
-  // and visibility write: ~14 and ~4 reads a sync run, 300 and 100 a second under 1,000 one-minute schedules
-  // (bench/RESULTS.md, issue 32, p8-server). Attributes added at runtime are waited for instead (prepareNamespace).
-  'system.namespaceCacheRefreshInterval': [{ value: `${NAMESPACE_REFRESH_MS / 1000}s`, constraints: {} }],
+  // A search attribute is usable as soon as it is registered (not after the cache's next refresh): this
+  // server's attributes are added at runtime (prepareNamespace) and used by the next workflow start. The dev
+  // server gets its attributes at launch, before any read, so it keeps the cache (DEV_SERVER_DYNAMIC_CONFIG).
+  'system.forceSearchAttributesCacheRefreshOnRead': [{ value: true, constraints: {} }],
   // A history shard makes one persistence write at a time by default (only Cassandra needs that):
   // with 4 shards, every workflow start, task and completion of the namespace queues behind 3 others'
   // PostgreSQL commits. Each firing of a schedule takes ~20 such writes (the scheduler's and the run's),
@@ -386,7 +379,6 @@ async function prepareNamespace(address: string, namespace: string, service: Ser
       120_000,
       service,
     );
-    let added = false;
     await waitFor(
       'our search attributes',
       async () => {
@@ -394,18 +386,13 @@ async function prepareNamespace(address: string, namespace: string, service: Ser
         const missing = searchAttributeNames.filter((n) => !(n in (existing.customAttributes ?? {})));
         if (missing.length === 0) return true;
         await op.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map((n) => [n, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])) });
-        added = true;
         return false;
       },
       120_000,
       service,
     );
-    // The namespace and its attributes (names in the namespace's record) are read from each service's
-    // namespace cache: the frontend refuses a query naming a namespace or attribute it does not know yet. Once it knows them all, the history
-    // service's cache, refreshed as often, is at most one refresh behind.
-    const naming = searchAttributeNames.map((n) => `${n} = 'switchyard-probe'`).join(' OR ');
-    await waitFor('our search attributes to be served', async () => Boolean(await svc.countWorkflowExecutions({ namespace, query: naming })), 120_000, service);
-    if (added) await new Promise((resolve) => setTimeout(resolve, NAMESPACE_REFRESH_MS + 500));
+    // The frontend's namespace cache: a visibility query succeeds once it knows the namespace.
+    await waitFor('the namespace to be served', async () => Boolean(await svc.countWorkflowExecutions({ namespace })), 120_000, service);
   } finally {
     await connection.close();
   }
