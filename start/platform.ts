@@ -7,7 +7,6 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createApp, serveFetch } from '../api/app.js';
-import { apiServerOptions } from '../api/server-options.js';
 import type { AppDeps } from '../api/context.js';
 import { connectWorkers, startWorkers, type RunningWorkers } from '../worker/index.js';
 import { setOldSpaceGrowth } from '../worker/heap.js';
@@ -227,9 +226,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     if (opts.runApi) {
       const app = createApp(deps);
       server = await new Promise<ServerType>((resolve) => {
-        const s = serve({ fetch: serveFetch(app), port: config.PORT, hostname: process.env.HOST ?? '0.0.0.0', serverOptions: apiServerOptions }, () =>
-          resolve(s),
-        );
+        const s = serve({ fetch: serveFetch(app), port: config.PORT, hostname: process.env.HOST ?? '0.0.0.0' }, () => resolve(s));
       });
       server.on('upgrade', (req, socket, head) => {
         if (new URL(req.url ?? '/', 'http://x').pathname === '/') authSockets.handleUpgrade(req, socket, head);
