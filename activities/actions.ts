@@ -17,6 +17,7 @@ import { newWriteMarks, openWriteMarks } from '../features/scripts/write-marks.j
 import { pluginFor } from '../integrations/plugins.js';
 import { heartbeating } from './heartbeat.js';
 import { inOrder } from '../lib/in-order.js';
+import type { LogLine } from '../sdk/helpers.js';
 
 export const ACTION_OUTPUT_LIMIT_BYTES = 2 * 1024 * 1024;
 
@@ -93,7 +94,7 @@ export function actionActivities(deps: ActivityDeps) {
       const startedAt = Date.now();
 
       // The run is finished only after its log lines are stored: a caller that has the answer has its logs.
-      const runLog = inOrder((entry: Parameters<typeof appendActionLog>[2]) => appendActionLog(deps.db, runId, entry));
+      const runLog = inOrder((entry: LogLine) => appendActionLog(deps.db, runId, entry));
       throwIfWrittenBefore(previous);
       const ctx = createScriptContext(deps, connection, {
         kind: 'action',

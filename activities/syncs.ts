@@ -42,6 +42,7 @@ import { openWriteMarks } from '../features/scripts/write-marks.js';
 import { BASE_VARIANT, parseInstance, storedModel } from '../features/syncs/variants.js';
 import { heartbeating } from './heartbeat.js';
 import { inOrder } from '../lib/in-order.js';
+import type { LogLine } from '../sdk/helpers.js';
 
 interface Loaded {
   connection: Connection;
@@ -185,7 +186,7 @@ export function syncActivities(deps: ActivityDeps) {
       const counted = new Set<string>();
       const pageDigests = new RunPageDigests(deps.db, run.connectionPk, runId);
       const seen = new RunSeen();
-      const logLines = inOrder((e: Parameters<typeof appendSyncRunLog>[2]) => appendSyncRunLog(deps.db, runId, e));
+      const logLines = inOrder((e: LogLine) => appendSyncRunLog(deps.db, runId, e));
       const ctx = createScriptContext(deps, l.connection, {
         lane,
         writes: marks,
