@@ -1,7 +1,7 @@
 /**
  * @module bench/schedules — many schedules: N connections (default 1000), each with a sync on a
  * 1-minute schedule. Once the setup's backlog has drained (or after `--schedules-settle` s, default
- * 120), a window of M whole minutes (default 3, `--schedules-minutes`). The API and the worker run in
+ * 360), a window of M whole minutes (default 3, `--schedules-minutes`). The API and the worker run in
  * separate processes so the worker's memory is its own.
  *
  * Lag of a run = when the sync run started (its `sync_runs.started_at`, written by the first
@@ -42,7 +42,7 @@ export const schedules: BenchGroup = {
     const knobs: Record<string, string> = {};
     if (ctx.flags['schedules-catchup'] !== undefined) knobs.SWITCHYARD_SYNC_CATCHUP_MINUTES = String(numberFlag(ctx, 'schedules-catchup', 60));
     if (ctx.flags['schedules-spread'] !== undefined) knobs.SWITCHYARD_SYNC_SPREAD_SECONDS = String(ctx.flags['schedules-spread']);
-    const settleMaxSeconds = numberFlag(ctx, 'schedules-settle', 120);
+    const settleMaxSeconds = numberFlag(ctx, 'schedules-settle', 360);
     const p = await platformEnv(ctx.services, 'schedules', knobs);
     const apiProcess = await spawnPlatform(p, { role: 'api' });
     let worker: PlatformProcess | null = null;
@@ -99,35 +99,46 @@ export const schedules: BenchGroup = {
       // interval firings (every minute at the schedule's offset).
       const spreadMs = 1000 * Number(knobs.SWITCHYARD_SYNC_SPREAD_SECONDS ?? configSchema.shape.SWITCHYARD_SYNC_SPREAD_SECONDS.parse(undefined));
       const offsetOf = new Map(ids.map((c) => [c, intervalSpec(syncScheduleOf(p.taskQueuePrefix, c), 60_000, spreadMs).offset ?? 0]));
-      const immediateRunsStarted = async () => {
+      // The setup's progress: connections whose immediate run has started, and connections whose latest
+      // interval firing due at least 10 s ago (the one in [now - 70 s, now - 10 s)) has started.
+      const setupProgress = async () => {
         const { rows } = await db.query<{ connection_id: string; id: string }>(
           `SELECT c.connection_id, r.id FROM sync_runs r JOIN connections c ON c.id = r.connection_pk WHERE r.started_at >= $1`,
           [new Date(t0Wall)],
         );
+        const dueBy = Date.now() - 10_000;
         const withImmediate = new Set<string>();
+        const onTime = new Set<string>();
         for (const r of rows) {
           const at = SCHEDULED_AT.exec(r.id)?.[1];
-          if (at && (new Date(at).getTime() - offsetOf.get(r.connection_id)!) % 60_000 !== 0) withImmediate.add(r.connection_id);
+          if (!at) continue;
+          const offset = offsetOf.get(r.connection_id)!;
+          const scheduled = new Date(at).getTime();
+          if ((scheduled - offset) % 60_000 !== 0) withImmediate.add(r.connection_id);
+          else if (scheduled === Math.floor((dueBy - offset) / 60_000) * 60_000 + offset) onTime.add(r.connection_id);
         }
-        return withImmediate.size;
+        return { immediate: withImmediate.size, latestFiring: onTime.size };
       };
       // Settle: the setup leaves a backlog in Temporal (each connection's immediate sync run, its check
-      // workflow, the sweeper redoing connections whose check is late). The window starts once every
-      // connection is checked and every immediate run has started (or after --schedules-settle s),
-      // at the next whole minute.
+      // workflow, and the interval firings queued behind them). The window starts once every connection
+      // is checked, every immediate run has started and the latest minute's firings have started (or
+      // after --schedules-settle s), at the next whole minute. Without the last condition a window
+      // could open on minutes of queued firings: it would measure the setup's burst, not the schedules.
       ctx.say(`schedules: set up in ${setupSeconds.toFixed(0)} s (worker RSS ${setupRss.lastMb.toFixed(0)} MB); settling (at most ${settleMaxSeconds} s)`);
       const settle0 = performance.now();
       let settled = false;
       const sweepable: number[] = [];
       for (;;) {
         const checked = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM connections WHERE last_check_at IS NOT NULL`)).rows[0]!.n;
-        const immediate = await immediateRunsStarted();
+        const { immediate, latestFiring } = await setupProgress();
         sweepable.push(await unchecked(15));
         // An immediate run whose time happens to fall on its schedule's grid (1 in 60) looks like an interval firing.
-        settled = checked >= connections && immediate >= connections * 0.97;
+        settled = checked >= connections && immediate >= connections * 0.97 && latestFiring >= connections * 0.99;
         const elapsed = (performance.now() - settle0) / 1000;
         if (settled || elapsed >= settleMaxSeconds) {
-          ctx.say(`schedules: ${settled ? 'settled' : 'not settled'} after ${elapsed.toFixed(0)} s: ${checked} checked, ${immediate} immediate runs started`);
+          ctx.say(
+            `schedules: ${settled ? 'settled' : 'not settled'} after ${elapsed.toFixed(0)} s: ${checked} checked, ${immediate} immediate runs started, the latest firing started for ${latestFiring}`,
+          );
           break;
         }
         await sleep(10_000);
@@ -265,7 +276,7 @@ export const schedules: BenchGroup = {
             .sort()
             .map(([k, v]) => `${k.slice(11, 16)} ${v} (${(summarize(lagsPerMinute.get(k)!).p99 / 1000).toFixed(1)} s)`)
             .join(', ')}`,
-          `setup (creating the connections and their schedules): ${setupSeconds.toFixed(0)} s; then ${settled ? 'settled' : 'NOT settled'} (every connection checked, every immediate run started) in ${settleSeconds.toFixed(0)} s; at most ${Math.max(0, ...sweepable)} connections unchecked for > 15 s (the connection sweeper redoes up to 100 of them every 30 s)`,
+          `setup (creating the connections and their schedules): ${setupSeconds.toFixed(0)} s; then ${settled ? 'settled' : 'NOT settled'} (every connection checked, every immediate run started, the latest minute's firings started) in ${settleSeconds.toFixed(0)} s; at most ${Math.max(0, ...sweepable)} connections unchecked for > 15 s (the connection sweeper redoes up to 100 of them every 30 s)`,
           `observation window: ${windowCpu}`,
           `CPU per run started in the window (${startedInWindow}): ${['temporal', 'switchyard worker', 'postgres']
             .map((k) => `${k} ${startedInWindow ? ((1000 * (windowCpuByPart[k] ?? 0)) / startedInWindow).toFixed(0) : '-'} ms`)
