@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { serverDynamicConfig } from './temporal-server.js';
+import { serverConfig, serverDynamicConfig } from './temporal-server.js';
 import { DEV_SERVER_DYNAMIC_CONFIG } from './temporal.js';
 
 const value = (config: ReturnType<typeof serverDynamicConfig>, key: string) => config[key]?.[0]?.value;
@@ -27,6 +27,27 @@ describe('the Temporal server dynamic config', () => {
   test('the search-attribute cache is on for the dev server (attributes given at launch), off for the server', () => {
     assert.equal(value(serverDynamicConfig(), 'system.forceSearchAttributesCacheRefreshOnRead'), true);
     assert.equal(DEV_SERVER_DYNAMIC_CONFIG['system.forceSearchAttributesCacheRefreshOnRead'], false);
+  });
+
+  // lib/pq (`postgres12`) has PostgreSQL parse and plan each of the ~120 statements a sync run costs.
+  test('both stores go through pgx, which keeps its statements prepared', () => {
+    const target = { host: '127.0.0.1', port: '5432', user: 'u', password: 'p' };
+    const ports = {
+      frontend: 1,
+      frontendHttp: 2,
+      history: 3,
+      matching: 4,
+      worker: 5,
+      frontendMembership: 6,
+      historyMembership: 7,
+      matchingMembership: 8,
+      workerMembership: 9,
+    };
+    const { datastores } = serverConfig(target, { main: 'm', visibility: 'v' }, ports, 'dynamic.yaml').persistence;
+    assert.deepEqual(
+      Object.values(datastores).map((d) => d.sql.pluginName),
+      ['postgres12_pgx', 'postgres12_pgx'],
+    );
   });
 
   test('values given at start are added or replace the defaults; the rest stay', () => {

@@ -206,7 +206,9 @@ async function serverPorts(file: string, frontend: number): Promise<ServerPorts>
 function datastore(target: SqlTarget, database: string, maxConns: number) {
   return {
     sql: {
-      pluginName: 'postgres12',
+      // pgx keeps each statement prepared per connection; lib/pq (`postgres12`) has PostgreSQL parse and
+      // plan every one of the ~120 statements a sync run costs the server. Same schema, same databases.
+      pluginName: 'postgres12_pgx',
       databaseName: database,
       connectAddr: `${target.host}:${target.port}`,
       connectProtocol: 'tcp',
@@ -220,7 +222,7 @@ function datastore(target: SqlTarget, database: string, maxConns: number) {
 }
 
 /** The server's static config: one cluster, both stores on PostgreSQL, every service on loopback. */
-function serverConfig(target: SqlTarget, databases: { main: string; visibility: string }, ports: ServerPorts, dynamicConfigFile: string) {
+export function serverConfig(target: SqlTarget, databases: { main: string; visibility: string }, ports: ServerPorts, dynamicConfigFile: string) {
   const service = (grpcPort: number, membershipPort: number, extra: Record<string, unknown> = {}) => ({
     rpc: { grpcPort, membershipPort, bindOnLocalHost: true, ...extra },
   });
