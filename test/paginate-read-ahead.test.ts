@@ -6,10 +6,16 @@
  * page requested ahead fails the run only when the script asks for that page; a script that stops
  * after its first page caused one request it did not use, and the run succeeds. The script's "work"
  * on each page asks the fake whether the next page's request has arrived, so nothing depends on time.
+ * A pre-built script runs on the platform's own thread: there the next page's request has reached the
+ * provider by the time the page is handed over, though the script then works without waiting on I/O.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Nango } from '@nangohq/node';
+import { z } from 'zod';
+import { metabaseScripts } from '../integrations/metabase/index.js';
+import { registerPrebuiltScripts } from '../features/scripts/prebuilt.js';
+import { createSync } from '../sdk/index.js';
 import { deployScripts } from './deploy-scripts.js';
 import { startMetabaseFake, type FakeServer } from './fakes/index.js';
 import { pageOf, startProbedPagesFake, type ProbedPagesState } from './fakes/probed-pages.js';
@@ -19,6 +25,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const API_KEY = 'mb_read_ahead=';
 const KEY = 'read-ahead';
+/** The integration of the pre-built script (its provider's pre-built scripts, none deployed). */
+const HOST_KEY = 'read-ahead-host';
 /** Probes of one page before the script goes on: enough for a request already sent to arrive. */
 const PROBES = 20;
 
@@ -57,17 +65,46 @@ export default createSync({
 `;
 }
 
+let provider: FakeServer<ProbedPagesState>;
+/** Per page handed to the pre-built script: whether the provider had the next page's request (since `listedFrom`) at that moment. */
+const atHandover: string[] = [];
+let listedFrom = 0;
+
+registerPrebuiltScripts('metabase', {
+  ...metabaseScripts,
+  'host-rows': createSync({
+    description: 'pages of GET /pages, checked on the spot',
+    frequency: 'every day',
+    autoStart: false,
+    syncType: 'full',
+    endpoints: [{ method: 'GET', path: '/host-rows' }],
+    models: { HostRow: z.object({ id: z.string(), page: z.number() }) },
+    async exec(ctx) {
+      const pages = ctx.paginate<{ id: string; page: number }>({
+        endpoint: '/pages',
+        paginate: { type: 'cursor', cursor_name_in_request: 'cursor', cursor_path_in_response: 'next_cursor', response_path: 'items' },
+      });
+      for await (const rows of pages) {
+        // Synchronously, before anything that waits: the provider's requests as they stand now.
+        const next = rows[0]!.page + 1;
+        const arrived = provider.requests.slice(listedFrom).some((r) => r.path === '/pages' && pageOf(r.query) === next);
+        atHandover.push(`${next} ${arrived ? 'arrived' : 'missing'}`);
+        await ctx.batchSave(rows, 'HostRow');
+      }
+    },
+  }),
+});
+
 describe('paginate reads one GET page ahead, through the platform', () => {
   let t: TestPlatform;
   let metabase: Awaited<ReturnType<typeof startMetabaseFake>>;
-  let provider: FakeServer<ProbedPagesState>;
   let nango: Nango;
 
   const q = async (sql: string, args: unknown[] = []) => (await t.platform.deps.db.query(sql, args)).rows as Json[];
-  async function run(sync: string): Promise<Json> {
+  async function run(sync: string, key = KEY): Promise<Json> {
     const runs = () => q(`SELECT status, results, error FROM sync_runs WHERE sync_name = $1 ORDER BY started_at`, [sync]);
     const n = (await runs()).length;
-    await nango.triggerSync(KEY, [sync], 'acme');
+    await nango.triggerSync(key, [sync], 'acme');
     return waitFor(`the ${sync} run to finish`, async () => {
       const r = (await runs())[n];
       return r && r.status !== 'RUNNING' ? r : null;
@@ -94,6 +131,12 @@ describe('paginate reads one GET page ahead, through the platform', () => {
       'syncs/failing-rows.ts': pagedSync({ model: 'FailingRow', endpoint: '/pages', method: 'GET', failAt: 2 }),
       'syncs/first-rows.ts': pagedSync({ model: 'FirstRow', endpoint: '/pages', method: 'GET', failAt: 1, stopAfter: 1 }),
     });
+    await addItemsApiIntegration(t, { key: HOST_KEY, connectionId: 'acme', apiKey: API_KEY, metabaseUrl: metabase.url, itemsUrl: provider.url });
+    const enabled = await t.api(`/integrations/${HOST_KEY}/endpoints`, {
+      method: 'PATCH',
+      json: { endpoints: [{ method: 'GET', path: '/host-rows', enabled: true }] },
+    });
+    assert.equal(enabled.status, 200, await enabled.clone().text());
   });
   after(async () => {
     await t?.stop();
@@ -120,6 +163,16 @@ describe('paginate reads one GET page ahead, through the platform', () => {
       ['GET 0', 'GET 1', 'GET 2'],
       'each page requested once',
     );
+  });
+
+  test("a pre-built script's next page has reached the provider when its page is handed over, though the script does not wait on I/O", async () => {
+    atHandover.length = 0;
+    listedFrom = provider.requests.length;
+    const done = await run('host-rows', HOST_KEY);
+    assert.equal(done.status, 'SUCCESS', JSON.stringify(done));
+    assert.deepEqual(await stored('HostRow'), ['pages-0-0', 'pages-0-1', 'pages-1-0', 'pages-1-1', 'pages-2-0', 'pages-2-1']);
+    // Page 3 does not exist: the last page's check finds nothing to have arrived.
+    assert.deepEqual(atHandover, ['1 arrived', '2 arrived', '3 missing']);
   });
 
   test('a POST paginate sends each request only when the script asks for its page', async () => {

@@ -33,19 +33,24 @@ export type StoredHashes = Map<string, string> & { readonly upTo: string };
 export async function storedHashes(db: Db, connectionPk: number, model: string, cap = 250_000): Promise<StoredHashes | null> {
   return withTransaction(db, async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    // Rows as [id, hash] arrays: the Map takes them as they come (no object per row).
-    const { rows } = await tx.query<[string, string]>({
-      text: `SELECT external_id, CASE WHEN deleted_at IS NULL AND pruned_at IS NULL THEN hash ELSE '' END FROM records
-             WHERE connection_pk = $1 AND model = $2 LIMIT $3`,
-      values: [connectionPk, model, cap + 1],
-      rowMode: 'array',
-    });
-    if (rows.length > cap) return null;
+    // Two JSON arrays in one row, in the same order (one scan feeds both aggregates): a third of the
+    // CPU of a row per record here, whose decoding and garbage came before a run's first page.
+    const { rows } = await tx.query<{ ids: string; hashes: string }>(
+      `SELECT coalesce(json_agg(external_id), '[]')::text AS ids, coalesce(json_agg(h), '[]')::text AS hashes
+         FROM (SELECT external_id, CASE WHEN deleted_at IS NULL AND pruned_at IS NULL THEN hash ELSE '' END AS h FROM records
+                WHERE connection_pk = $1 AND model = $2 LIMIT $3) AS stored`,
+      [connectionPk, model, cap + 1],
+    );
+    const ids = JSON.parse(rows[0]!.ids) as string[];
+    if (ids.length > cap) return null;
+    const hashes = JSON.parse(rows[0]!.hashes) as string[];
+    const stored = new Map<string, string>();
+    for (let i = 0; i < ids.length; i++) stored.set(ids[i]!, hashes[i]!);
     const top = await tx.query<{ top: string }>(
       'SELECT cursor::text AS top FROM records WHERE connection_pk = $1 AND model = $2 ORDER BY cursor DESC LIMIT 1',
       [connectionPk, model],
     );
-    return Object.assign(new Map(rows), { upTo: top.rows[0]?.top ?? '0' });
+    return Object.assign(stored, { upTo: top.rows[0]?.top ?? '0' });
   });
 }
 

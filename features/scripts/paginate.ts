@@ -70,23 +70,33 @@ function linkHeader(headers: ScriptResponse['headers'], rel: string): string | u
 }
 
 /**
+ * Returns once a request just started has had the chance to leave: two turns of the event loop's
+ * check phase. In the first, its credentials (resolved in promise callbacks) reach the HTTP client;
+ * in the second, the client has written it (undici checks an idle keep-alive socket in a check-phase
+ * turn before reusing it). Without them, a caller that works on its page without waiting on I/O (a
+ * pre-built script, or batchSave digesting the page) holds the request back until it is done.
+ */
+const letLeave = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+
+/**
  * A page's request, started now when its method is safe to send early (GET, HEAD: a search-style
  * POST may not be), otherwise when the page is asked for. A request started early keeps its failure
  * for the await: it surfaces on its own page, or nowhere when the caller stops first.
  */
 function requester(method: string | undefined) {
   const early = /^(GET|HEAD)$/i.test(method ?? 'GET');
-  return <R>(send: () => Promise<R>): (() => Promise<R>) => {
+  return async <R>(send: () => Promise<R>): Promise<() => Promise<R>> => {
     if (!early) return send;
     const p = send();
     p.catch(() => undefined);
+    await letLeave();
     return () => p;
   };
 }
 
 /**
- * Pages of items. For GET and HEAD the next page's request is started (at most one page ahead)
- * before the current page is handed over, so it travels while the caller saves this one; its
+ * Pages of items. For GET and HEAD the next page's request is started (at most one page ahead), and
+ * has left, before the current page is handed over, so it travels while the caller saves this one; its
  * position is still saved only once the caller asks for it (this page processed). A caller that
  * stops early has caused one request it does not use. Other methods send each request when its page
  * is asked for.
@@ -113,7 +123,7 @@ export async function* paginate<T>(
     const first = type === 'page' ? (p.page_start_value ?? p.offset_start_value ?? 1) : (p.offset_start_value ?? 0);
     const request = (at: number) => begin(() => send({ ...config, params: { ...params, [name]: at } }));
     let offset = start && 'offset' in start ? start.offset : first;
-    let pending = request(offset);
+    let pending = await request(offset);
     for (let isFirst = true; ; isFirst = false) {
       if (!isFirst) await resume?.save({ offset });
       const res = await pending();
@@ -122,7 +132,7 @@ export async function* paginate<T>(
       // `page` and `per-page`: the value is a page number; `by-response-size` (default): a count of items.
       const next = offset + (byPage ? 1 : items.length);
       await onPage(res, done ? undefined : next);
-      if (!done) pending = request(next);
+      if (!done) pending = await request(next);
       if (items.length) yield items;
       if (done) return;
       offset = next;
@@ -131,7 +141,7 @@ export async function* paginate<T>(
 
   if (type === 'link') {
     let next: ProxyConfig = start && 'next' in start ? { ...config, ...start.next } : { ...config, params };
-    let pending = begin(() => send(next));
+    let pending = await begin(() => send(next));
     const seen = new Set<string>();
     for (let first = true; ; first = false) {
       if (!first) await resume?.save({ next: { endpoint: next.endpoint, params: next.params, baseUrlOverride: next.baseUrlOverride } });
@@ -153,7 +163,7 @@ export async function* paginate<T>(
           baseUrlOverride: relative ? config.baseUrlOverride : url.origin,
         };
         const to = following;
-        pending = begin(() => send(to));
+        pending = await begin(() => send(to));
       }
       if (items.length) yield items;
       if (!following) return;
@@ -164,7 +174,7 @@ export async function* paginate<T>(
   const cursorName = p.cursor_name_in_request ?? 'cursor';
   const request = (at: string | undefined) => begin(() => send({ ...config, params: { ...params, ...(at ? { [cursorName]: at } : {}) } }));
   let cursor: string | undefined = start && 'cursor' in start ? start.cursor : undefined;
-  let pending = request(cursor);
+  let pending = await request(cursor);
   for (let first = true; ; first = false) {
     if (!first && cursor) await resume?.save({ cursor });
     const res = await pending();
@@ -172,7 +182,7 @@ export async function* paginate<T>(
     const next = pick(res.data, p.cursor_path_in_response ?? 'next_cursor');
     await onPage(res, typeof next === 'string' || typeof next === 'number' ? next : undefined);
     const more = (typeof next === 'string' || typeof next === 'number') && String(next) !== '' && String(next) !== cursor;
-    if (more) pending = request(String(next));
+    if (more) pending = await request(String(next));
     if (items.length) yield items;
     if (!more) return;
     cursor = String(next);
