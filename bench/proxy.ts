@@ -39,7 +39,7 @@ export const proxy: BenchGroup = {
     const rounds = numberFlag(ctx, 'proxy-rounds', 2);
     // Rounds run in full and not counted: each process's first long idle ends in V8's first full
     // collection, which drops the proxy path's optimized code, and the round after it is the slow
-    // one, once (the section of 2026-11-28 04:25 in bench/RESULTS.md). The counted rounds follow it.
+    // one, once (bench/RESULTS.md, 2026-11-28 03:58–05:14). The counted rounds follow it.
     const warmupRounds = numberFlag(ctx, 'proxy-warmup-rounds', 2);
     const generic = await startGenericApiFake({ apiKey: API_KEY, items: [{ name: 'one' }] });
     const metabase = await startMetabaseFake({ apiKey: API_KEY });
