@@ -115,35 +115,37 @@ export const proxy: BenchGroup = {
       // Every round's, keyed `<side> round <n>`: the rounds of one side differ (the p7 section of RESULTS.md).
       const cpu = new Map<string, string>();
       const warmup = new Map<Side, number[]>(targets.map((t) => [t.side, []]));
-      for (let w = 0; w < warmupRounds; w++) {
-        const order = targets.map((_, i) => targets[(i + w) % targets.length]!);
-        for (const t of order) {
-          warmup.get(t.side)!.push(round((await closedLoop(t.call, { concurrency, durationMs: seconds * 1000 })).perSecond, 0));
-          await closedLoop(t.call, { concurrency: 1, calls: 300 });
-          forget();
-        }
-        ctx.say(`proxy: warm-up round ${w + 1}/${warmupRounds} (not counted): ${targets.map((t) => `${t.side} ${warmup.get(t.side)!.at(-1)}/s`).join(', ')}`);
-      }
-      for (let r = 0; r < rounds; r++) {
+      for (let r = 0; r < warmupRounds + rounds; r++) {
+        const counted = r >= warmupRounds;
+        const label = counted ? `round ${r - warmupRounds + 1}` : `warm-up round ${r + 1}`;
         // Rotate the order so no side always runs first (or right after the most tiring one).
-        const order = targets.map((_, i) => targets[(i + r + warmupRounds) % targets.length]!);
+        const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
         for (const t of order) {
           const cpu0 = cpuSnapshot();
           const res = await closedLoop(t.call, { concurrency, durationMs: seconds * 1000 });
+          const cpu1 = cpuSnapshot();
+          if (res.errors) ctx.say(`proxy: ${res.errors} ${t.side} errors in ${label}, first: ${res.firstError}`);
+          forget();
+          const one = await closedLoop(t.call, { concurrency: 1, calls: 300 });
+          forget();
+          if (!counted) {
+            warmup.get(t.side)!.push(round(res.perSecond, 0));
+            continue;
+          }
           cpu.set(
-            `${t.side} round ${r + 1}`,
+            `${t.side} ${label}`,
             `${res.calls} calls, ${formatCpu(
-              cpuBreakdown(cpu0, cpuSnapshot(), t.platform ? { [t.side === 'passthrough' ? 'pass-through proxy' : 'switchyard']: t.platform.pid } : {}),
+              cpuBreakdown(cpu0, cpu1, t.platform ? { [t.side === 'passthrough' ? 'pass-through proxy' : 'switchyard']: t.platform.pid } : {}),
               res.seconds,
             )}`,
           );
-          if (res.errors) ctx.say(`proxy: ${res.errors} ${t.side} errors, first: ${res.firstError}`);
           loaded.get(t.side)!.push(res);
-          forget();
-          oneByOne.get(t.side)!.push(...(await closedLoop(t.call, { concurrency: 1, calls: 300 })).latenciesMs);
-          forget();
+          oneByOne.get(t.side)!.push(...one.latenciesMs);
         }
-        ctx.say(`proxy: round ${r + 1}/${rounds}: ${targets.map((t) => `${t.side} ${round(loaded.get(t.side)!.at(-1)!.perSecond, 0)}/s`).join(', ')}`);
+        const total = counted ? `${rounds}` : `${warmupRounds} (not counted)`;
+        ctx.say(
+          `proxy: ${label}/${total}: ${targets.map((t) => `${t.side} ${round(counted ? loaded.get(t.side)!.at(-1)!.perSecond : warmup.get(t.side)!.at(-1)!, 0)}/s`).join(', ')}`,
+        );
       }
       const rate = (side: Side) => {
         const xs = loaded.get(side)!;
